@@ -1,0 +1,361 @@
+//! Clips, keyframe tracks, sampling into poses, and CPU linear-blend skinning.
+
+use glam::{Mat4, Quat, Vec3};
+
+use crate::model::Surface;
+use crate::skeleton::{Skeleton, Transform};
+
+/// How values between keys are found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Lerp for vectors, shortest-path slerp for rotations.
+    #[default]
+    Linear,
+    /// Hold the previous key's value.
+    Step,
+}
+
+/// Keyframes of one property: `times[i]` (seconds, non-decreasing) and `values[i]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track<T> {
+    /// Key times in seconds.
+    pub times: Vec<f32>,
+    /// One value per key.
+    pub values: Vec<T>,
+    /// Interpolation between keys.
+    pub interpolation: Interpolation,
+}
+
+impl<T> Default for Track<T> {
+    fn default() -> Self {
+        Track {
+            times: Vec::new(),
+            values: Vec::new(),
+            interpolation: Interpolation::Linear,
+        }
+    }
+}
+
+/// Values that tracks can blend.
+pub trait Keyframe: Copy {
+    /// Linear blend from `self` to `other` by `t` in 0..=1.
+    fn blend(self, other: Self, t: f32) -> Self;
+}
+
+impl Keyframe for Vec3 {
+    fn blend(self, other: Self, t: f32) -> Self {
+        self.lerp(other, t)
+    }
+}
+
+impl Keyframe for Quat {
+    fn blend(self, other: Self, t: f32) -> Self {
+        self.slerp(other, t)
+    }
+}
+
+impl<T: Keyframe> Track<T> {
+    /// A linear track from `(time, value)` keys.
+    pub fn from_keys(keys: impl IntoIterator<Item = (f32, T)>) -> Self {
+        let (times, values) = keys.into_iter().unzip();
+        Track {
+            times,
+            values,
+            interpolation: Interpolation::Linear,
+        }
+    }
+
+    /// True when the track has no keys.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty() || self.values.is_empty()
+    }
+
+    /// The value at `time`: clamped to the first and last keys outside their range.
+    /// `None` for an empty track. Tolerates unsorted times and mismatched lengths
+    /// (it uses the common prefix and never panics).
+    pub fn sample(&self, time: f32) -> Option<T> {
+        let n = self.times.len().min(self.values.len());
+        let times = &self.times[..n];
+        let values = &self.values[..n];
+        let (&first, &last) = (values.first()?, values.last()?);
+        if time.is_nan() || time <= times[0] {
+            return Some(first);
+        }
+        if time >= times[n - 1] {
+            return Some(last);
+        }
+        // First key strictly after `time`; 1..n because of the checks above.
+        let hi = times.partition_point(|&t| t <= time).clamp(1, n - 1);
+        let lo = hi - 1;
+        let (t0, t1) = (times[lo], times[hi]);
+        let span = t1 - t0;
+        let f = if span > 0.0 {
+            ((time - t0) / span).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        Some(match self.interpolation {
+            Interpolation::Step => values[lo],
+            Interpolation::Linear => values[lo].blend(values[hi], f),
+        })
+    }
+
+    /// Time of the last key (0 when empty).
+    pub fn end_time(&self) -> f32 {
+        self.times.last().copied().unwrap_or(0.0)
+    }
+}
+
+/// The animated properties of one bone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Channel {
+    /// Index into the skeleton's bones.
+    pub bone: usize,
+    /// Local translation keys (empty: keep the rest translation).
+    pub translation: Track<Vec3>,
+    /// Local rotation keys (empty: keep the rest rotation).
+    pub rotation: Track<Quat>,
+    /// Local scale keys (empty: keep the rest scale).
+    pub scale: Track<Vec3>,
+}
+
+/// A named animation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Clip {
+    /// Clip name.
+    pub name: String,
+    /// One channel per animated bone.
+    pub channels: Vec<Channel>,
+}
+
+impl Clip {
+    /// Length in seconds: the last key time over all tracks.
+    pub fn duration(&self) -> f32 {
+        self.channels
+            .iter()
+            .flat_map(|c| {
+                [
+                    c.translation.end_time(),
+                    c.rotation.end_time(),
+                    c.scale.end_time(),
+                ]
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// The most keys any one track has (the frame count of frame-based formats).
+    pub fn max_keys(&self) -> usize {
+        self.channels
+            .iter()
+            .flat_map(|c| {
+                [
+                    c.translation.times.len(),
+                    c.rotation.times.len(),
+                    c.scale.times.len(),
+                ]
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The pose at `time`: every bone starts at its rest transform and animated
+    /// components are replaced by the sampled values. Channels naming bones outside
+    /// the skeleton are ignored.
+    pub fn sample(&self, skeleton: &Skeleton, time: f32) -> Pose {
+        let mut locals: Vec<Transform> = skeleton.bones.iter().map(|b| b.rest).collect();
+        for c in &self.channels {
+            let Some(local) = locals.get_mut(c.bone) else {
+                continue;
+            };
+            if let Some(t) = c.translation.sample(time) {
+                local.translation = t;
+            }
+            if let Some(r) = c.rotation.sample(time) {
+                local.rotation = r.normalize();
+            }
+            if let Some(s) = c.scale.sample(time) {
+                local.scale = s;
+            }
+        }
+        Pose { locals }
+    }
+}
+
+/// Local transforms of every bone at one instant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pose {
+    /// `locals[i]` is bone `i`'s transform relative to its parent.
+    pub locals: Vec<Transform>,
+}
+
+impl Pose {
+    /// The rest pose of `skeleton`.
+    pub fn rest(skeleton: &Skeleton) -> Pose {
+        Pose {
+            locals: skeleton.bones.iter().map(|b| b.rest).collect(),
+        }
+    }
+
+    /// Model-space matrix of every bone.
+    pub fn world_matrices(&self, skeleton: &Skeleton) -> Vec<Mat4> {
+        skeleton.world_matrices_for(&self.locals)
+    }
+
+    /// Skinning matrices: `world[i] * inverse_bind[i]`.
+    pub fn joint_matrices(&self, skeleton: &Skeleton) -> Vec<Mat4> {
+        self.world_matrices(skeleton)
+            .into_iter()
+            .zip(skeleton.inverse_bind_matrices())
+            .map(|(w, ib)| w * ib)
+            .collect()
+    }
+}
+
+/// Linear-blend skinning on the CPU: the surface's positions and normals deformed by
+/// `pose`. Vertices without influences (or a surface without a skin) are left as they
+/// are; joints outside the skeleton are ignored; weights are used as stored (normalize
+/// them first if they may not sum to 1).
+///
+/// ```
+/// use meshfmt_core::{glam::{Quat, Vec3}, *};
+/// let skeleton = Skeleton { bones: vec![Bone { name: "root".into(), ..Default::default() }] };
+/// let surface = Surface {
+///     positions: vec![Vec3::X],
+///     skin: vec![VertexInfluences::single(0)],
+///     ..Default::default()
+/// };
+/// let mut pose = Pose::rest(&skeleton);
+/// pose.locals[0].rotation = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+/// let (positions, _) = skin_surface(&surface, &skeleton, &pose);
+/// assert!(positions[0].abs_diff_eq(Vec3::Y, 1e-6));
+/// ```
+pub fn skin_surface(surface: &Surface, skeleton: &Skeleton, pose: &Pose) -> (Vec<Vec3>, Vec<Vec3>) {
+    let joints = pose.joint_matrices(skeleton);
+    let blend = |i: usize| -> Option<Mat4> {
+        let inf = surface.skin.get(i)?;
+        let mut m = Mat4::ZERO;
+        let mut any = false;
+        for (j, w) in inf.pairs() {
+            if let Some(jm) = joints.get(j as usize) {
+                m += *jm * w;
+                any = true;
+            }
+        }
+        any.then_some(m)
+    };
+    let mut positions = Vec::with_capacity(surface.positions.len());
+    let mut normals = Vec::with_capacity(surface.normals.len());
+    for (i, p) in surface.positions.iter().enumerate() {
+        match blend(i) {
+            Some(m) => {
+                positions.push(m.transform_point3(*p));
+                if let Some(n) = surface.normals.get(i) {
+                    normals.push(m.transform_vector3(*n).normalize_or_zero());
+                }
+            }
+            None => {
+                positions.push(*p);
+                if let Some(n) = surface.normals.get(i) {
+                    normals.push(*n);
+                }
+            }
+        }
+    }
+    (positions, normals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skeleton::Bone;
+    use crate::skin::VertexInfluences;
+    use std::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn sample_clamps_and_lerps() {
+        let t = Track::from_keys([(0.0, Vec3::ZERO), (2.0, Vec3::new(4.0, 0.0, 0.0))]);
+        assert_eq!(t.sample(-1.0), Some(Vec3::ZERO));
+        assert_eq!(t.sample(0.5), Some(Vec3::new(1.0, 0.0, 0.0)));
+        assert_eq!(t.sample(2.0), Some(Vec3::new(4.0, 0.0, 0.0)));
+        assert_eq!(t.sample(9.0), Some(Vec3::new(4.0, 0.0, 0.0)));
+        assert_eq!(t.sample(f32::NAN), Some(Vec3::ZERO));
+        let mut step = t.clone();
+        step.interpolation = Interpolation::Step;
+        assert_eq!(step.sample(1.9), Some(Vec3::ZERO));
+        assert_eq!(Track::<Vec3>::default().sample(0.0), None);
+    }
+
+    #[test]
+    fn slerp_halfway_is_45_degrees() {
+        let t = Track::from_keys([(0.0, Quat::IDENTITY), (1.0, Quat::from_rotation_z(FRAC_PI_2))]);
+        let q = t.sample(0.5).unwrap();
+        let expected = Quat::from_rotation_z(FRAC_PI_2 / 2.0);
+        assert!(q.abs_diff_eq(expected, 1e-6));
+    }
+
+    #[test]
+    fn hostile_tracks_do_not_panic() {
+        let t = Track {
+            times: vec![3.0, 1.0, 2.0, 0.0],
+            values: vec![Vec3::X, Vec3::Y],
+            interpolation: Interpolation::Linear,
+        };
+        for time in [-1.0, 0.0, 0.5, 1.5, 2.5, 10.0] {
+            assert!(t.sample(time).is_some());
+        }
+        let dup = Track::from_keys([(1.0, Vec3::X), (1.0, Vec3::Y), (1.0, Vec3::Z)]);
+        assert!(dup.sample(1.0).is_some());
+    }
+
+    #[test]
+    fn two_bone_lbs_by_hand() {
+        // Arm along +X: shoulder at origin, elbow at x=1. A vertex at x=2 bound to the
+        // elbow; rotating the shoulder 90 degrees about Z moves it to (0,2,0).
+        let skeleton = Skeleton {
+            bones: vec![
+                Bone {
+                    name: "shoulder".into(),
+                    ..Default::default()
+                },
+                Bone {
+                    name: "elbow".into(),
+                    parent: Some(0),
+                    rest: Transform {
+                        translation: Vec3::X,
+                        ..Transform::IDENTITY
+                    },
+                    inverse_bind: None,
+                },
+            ],
+        };
+        let surface = Surface {
+            positions: vec![Vec3::new(2.0, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0)],
+            normals: vec![Vec3::Y, Vec3::Y],
+            skin: vec![
+                VertexInfluences::single(1),
+                VertexInfluences::from_pairs([(0, 0.5), (1, 0.5)]),
+            ],
+            ..Default::default()
+        };
+        let clip = Clip {
+            name: "raise".into(),
+            channels: vec![Channel {
+                bone: 0,
+                rotation: Track::from_keys([
+                    (0.0, Quat::IDENTITY),
+                    (1.0, Quat::from_rotation_z(FRAC_PI_2)),
+                ]),
+                ..Default::default()
+            }],
+        };
+        assert_eq!(clip.duration(), 1.0);
+        assert_eq!(clip.max_keys(), 2);
+        let rest = skin_surface(&surface, &skeleton, &clip.sample(&skeleton, 0.0));
+        assert!(rest.0[0].abs_diff_eq(Vec3::new(2.0, 0.0, 0.0), 1e-6));
+        let (p, n) = skin_surface(&surface, &skeleton, &clip.sample(&skeleton, 1.0));
+        assert!(p[0].abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5), "{:?}", p[0]);
+        // Both joints move the elbow-point the same way.
+        assert!(p[1].abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-5), "{:?}", p[1]);
+        assert!(n[0].abs_diff_eq(-Vec3::X, 1e-5));
+    }
+}

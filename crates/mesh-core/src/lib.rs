@@ -1,0 +1,65 @@
+//! The format-neutral model every meshfmt format crate converts to and from.
+//!
+//! Published as `meshfmt-core`. Built on [`glam`] types (re-exported), it holds what
+//! game mesh formats have in common:
+//!
+//! - geometry: [`Model`] with named [`Surface`]s (positions, normals, tangents with
+//!   handedness, two UV sets, RGBA colors, `u32` triangles, a material slot,
+//!   [`MorphTarget`]s as deltas or absolute values);
+//! - [`Skeleton`] of [`Bone`]s with rest [`Transform`]s, world and inverse-bind matrices;
+//! - skins: per-vertex [`VertexInfluences`] of up to [`MAX_INFLUENCES`] pairs;
+//! - animation: [`Clip`]s of per-bone keyframe [`Track`]s, [`Clip::sample`] into a
+//!   [`Pose`], and [`skin_surface`] for linear-blend skinning on the CPU;
+//! - [`Material`]s (metallic-roughness) and [`Texture`]s (paths or embedded RGBA);
+//! - [`Bounds`], [`CoordinateSystem`] conversion ([`Model::convert_to`]);
+//! - [`quantize`]: the unorm/snorm/box quantizers formats use, with stated error bounds;
+//! - [`validate`]: every problem with its path, not just the first;
+//! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
+//! - [`dump`]: a stable text dump for fixtures and the CLI.
+//!
+//! ```
+//! use meshfmt_core::{glam::Vec3, validate, Model, Surface};
+//! let model = Model {
+//!     name: "triangle".into(),
+//!     surfaces: vec![Surface {
+//!         name: "tri".into(),
+//!         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+//!         indices: vec![0, 1, 2],
+//!         ..Default::default()
+//!     }],
+//!     ..Default::default()
+//! };
+//! assert!(validate(&model).is_empty());
+//! assert_eq!(model.triangle_count(), 1);
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub use glam;
+
+pub mod animation;
+pub mod bounds;
+pub mod coords;
+mod dump;
+mod loss;
+pub mod material;
+pub mod model;
+pub mod quantize;
+pub mod skeleton;
+pub mod skin;
+mod validate;
+
+pub use animation::{Channel, Clip, Interpolation, Pose, Track, skin_surface};
+pub use bounds::{Aabb, Bounds, Sphere};
+pub use coords::{Conversion, CoordinateSystem, Handedness, UpAxis};
+pub use dump::{DumpOptions, Fnv1a, dump};
+pub use loss::{Converted, Feature, Loss, LossKind};
+pub use material::{Material, RgbaImage, Texture, TextureBinding, TextureRole, TextureSource};
+pub use model::{Model, MorphKind, MorphTarget, Surface};
+pub use skeleton::{Bone, Skeleton, Transform};
+pub use skin::{MAX_INFLUENCES, VertexInfluences};
+pub use validate::{MAX_PER_ARRAY, Problem, WEIGHT_SUM_TOLERANCE, validate};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

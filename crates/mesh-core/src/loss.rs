@@ -1,0 +1,183 @@
+//! What a conversion could not carry over, so nothing is dropped silently.
+
+use std::fmt;
+
+/// A feature of a model, as the conformance matrix reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Feature {
+    /// Positions and triangles.
+    Geometry,
+    /// Vertex normals.
+    Normals,
+    /// Vertex tangents.
+    Tangents,
+    /// First UV set.
+    Uv0,
+    /// Second UV set.
+    Uv1,
+    /// Vertex colors.
+    Colors,
+    /// Joint influences.
+    Skin,
+    /// Bone hierarchy.
+    Skeleton,
+    /// Animation clips.
+    Animation,
+    /// Blend shapes.
+    MorphTargets,
+    /// Materials.
+    Materials,
+    /// Textures.
+    Textures,
+    /// Names of surfaces, bones, clips.
+    Names,
+}
+
+impl Feature {
+    /// Every feature, in report order.
+    pub const ALL: [Feature; 13] = [
+        Feature::Geometry,
+        Feature::Normals,
+        Feature::Tangents,
+        Feature::Uv0,
+        Feature::Uv1,
+        Feature::Colors,
+        Feature::Skin,
+        Feature::Skeleton,
+        Feature::Animation,
+        Feature::MorphTargets,
+        Feature::Materials,
+        Feature::Textures,
+        Feature::Names,
+    ];
+
+    /// Lower-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Geometry => "geometry",
+            Feature::Normals => "normals",
+            Feature::Tangents => "tangents",
+            Feature::Uv0 => "uv0",
+            Feature::Uv1 => "uv1",
+            Feature::Colors => "colors",
+            Feature::Skin => "skin",
+            Feature::Skeleton => "skeleton",
+            Feature::Animation => "animation",
+            Feature::MorphTargets => "morph targets",
+            Feature::Materials => "materials",
+            Feature::Textures => "textures",
+            Feature::Names => "names",
+        }
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a feature was affected.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LossKind {
+    /// The target cannot hold it at all.
+    Dropped,
+    /// Kept, but quantized; values are within `max_error` (absolute, in the feature's
+    /// own units) of the originals.
+    Quantized {
+        /// Worst-case absolute error.
+        max_error: f32,
+    },
+    /// Kept partly (e.g. 8 influences cut to 4, names truncated).
+    Reduced,
+}
+
+/// One loss: which feature, how, where and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loss {
+    /// The feature affected.
+    pub feature: Feature,
+    /// How.
+    pub kind: LossKind,
+    /// Where, e.g. `surfaces[1]` (empty for the whole model).
+    pub path: String,
+    /// Why, in words, e.g. "unity-meshser has no skin".
+    pub reason: String,
+}
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = match &self.kind {
+            LossKind::Dropped => "dropped".to_string(),
+            LossKind::Quantized { max_error } => format!("quantized (error <= {max_error:e})"),
+            LossKind::Reduced => "reduced".to_string(),
+        };
+        if self.path.is_empty() {
+            write!(f, "{} {how}: {}", self.feature, self.reason)
+        } else {
+            write!(f, "{} {how} at {}: {}", self.feature, self.path, self.reason)
+        }
+    }
+}
+
+/// A conversion's result and everything it lost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted<T> {
+    /// The converted value.
+    pub value: T,
+    /// Losses, in the order they were found; empty for a lossless conversion.
+    pub losses: Vec<Loss>,
+}
+
+impl<T> Converted<T> {
+    /// A lossless result.
+    pub fn exact(value: T) -> Self {
+        Converted {
+            value,
+            losses: Vec::new(),
+        }
+    }
+
+    /// True when nothing was lost.
+    pub fn is_lossless(&self) -> bool {
+        self.losses.is_empty()
+    }
+
+    /// Records a loss.
+    pub fn lose(&mut self, feature: Feature, kind: LossKind, path: impl Into<String>, reason: impl Into<String>) {
+        self.losses.push(Loss {
+            feature,
+            kind,
+            path: path.into(),
+            reason: reason.into(),
+        });
+    }
+
+    /// Maps the value, keeping the losses.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Converted<U> {
+        Converted {
+            value: f(self.value),
+            losses: self.losses,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display() {
+        let mut c = Converted::exact(());
+        assert!(c.is_lossless());
+        c.lose(Feature::Skin, LossKind::Dropped, "", "unity-meshser has no skin");
+        c.lose(Feature::Normals, LossKind::Quantized { max_error: 0.0039 }, "surfaces[0]", "3-byte normals");
+        let text: Vec<String> = c.losses.iter().map(|l| l.to_string()).collect();
+        assert_eq!(text, [
+            "skin dropped: unity-meshser has no skin",
+            "normals quantized (error <= 3.9e-3) at surfaces[0]: 3-byte normals",
+        ]);
+        assert_eq!(c.map(|_| 1).value, 1);
+    }
+}

@@ -1,0 +1,139 @@
+//! Geometry: the model, its surfaces and morph targets.
+
+use glam::{Vec2, Vec3, Vec4};
+
+use crate::animation::Clip;
+use crate::bounds::Bounds;
+use crate::coords::CoordinateSystem;
+use crate::material::{Material, Texture};
+use crate::skeleton::Skeleton;
+use crate::skin::VertexInfluences;
+
+/// A whole asset: surfaces, the skeleton they are skinned to, clips, materials.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Model {
+    /// Asset name (may be empty).
+    pub name: String,
+    /// The axes and units every position, direction and transform here is expressed in.
+    pub coordinate_system: CoordinateSystem,
+    /// Renderable pieces, each with its own vertex arrays.
+    pub surfaces: Vec<Surface>,
+    /// Bones; empty for static models.
+    pub skeleton: Skeleton,
+    /// Animation clips targeting `skeleton`'s bones.
+    pub animations: Vec<Clip>,
+    /// Materials referenced by [`Surface::material`].
+    pub materials: Vec<Material>,
+    /// Textures referenced by materials.
+    pub textures: Vec<Texture>,
+}
+
+impl Model {
+    /// Total vertices over all surfaces.
+    pub fn vertex_count(&self) -> usize {
+        self.surfaces.iter().map(|s| s.positions.len()).sum()
+    }
+
+    /// Total triangles over all surfaces.
+    pub fn triangle_count(&self) -> usize {
+        self.surfaces.iter().map(Surface::triangle_count).sum()
+    }
+
+    /// Bounds of every surface's positions, or `None` when there are no vertices.
+    pub fn bounds(&self) -> Option<Bounds> {
+        Bounds::from_points(self.surfaces.iter().flat_map(|s| s.positions.iter().copied()))
+    }
+}
+
+/// A named piece of geometry with one material. Optional attributes are empty vectors
+/// when absent; when present they have one entry per position.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Surface {
+    /// Surface name (may be empty).
+    pub name: String,
+    /// Vertex positions.
+    pub positions: Vec<Vec3>,
+    /// Unit normals, or empty.
+    pub normals: Vec<Vec3>,
+    /// Tangents: xyz unit tangent, w = handedness (+1 or -1) so that
+    /// `bitangent = w * normal.cross(tangent)`. Empty when absent.
+    pub tangents: Vec<Vec4>,
+    /// First texture coordinate set, or empty.
+    pub uv0: Vec<Vec2>,
+    /// Second texture coordinate set (lightmaps, detail), or empty.
+    pub uv1: Vec<Vec2>,
+    /// Linear RGBA colors in 0..=1, or empty.
+    pub colors: Vec<Vec4>,
+    /// Triangle list, three indices per triangle, counter-clockwise front faces in the
+    /// model's coordinate system.
+    pub indices: Vec<u32>,
+    /// Index into [`Model::materials`].
+    pub material: Option<usize>,
+    /// Joint influences per vertex, indexing [`Model::skeleton`]; empty when static.
+    pub skin: Vec<VertexInfluences>,
+    /// Blend shapes.
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+impl Surface {
+    /// Number of whole triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Triangles as index triples (a trailing partial triangle is ignored).
+    pub fn triangles(&self) -> impl Iterator<Item = [u32; 3]> + '_ {
+        self.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]])
+    }
+}
+
+/// How a morph target's arrays relate to the base mesh.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MorphKind {
+    /// Arrays are offsets added to the base positions/normals (glTF's convention).
+    #[default]
+    Delta,
+    /// Arrays are complete replacement positions/normals (UNIGINE stores these).
+    Absolute,
+}
+
+/// One blend shape of a surface.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphTarget {
+    /// Target name (may be empty).
+    pub name: String,
+    /// Whether the arrays are deltas or absolute values.
+    pub kind: MorphKind,
+    /// One per base vertex.
+    pub positions: Vec<Vec3>,
+    /// One per base vertex, or empty.
+    pub normals: Vec<Vec3>,
+}
+
+impl MorphTarget {
+    /// The target's positions as deltas from `base` (converting an absolute target).
+    pub fn position_deltas(&self, base: &[Vec3]) -> Vec<Vec3> {
+        match self.kind {
+            MorphKind::Delta => self.positions.clone(),
+            MorphKind::Absolute => self
+                .positions
+                .iter()
+                .zip(base)
+                .map(|(p, b)| *p - *b)
+                .collect(),
+        }
+    }
+
+    /// The target's positions as absolute values given `base` (converting a delta target).
+    pub fn absolute_positions(&self, base: &[Vec3]) -> Vec<Vec3> {
+        match self.kind {
+            MorphKind::Absolute => self.positions.clone(),
+            MorphKind::Delta => self
+                .positions
+                .iter()
+                .zip(base)
+                .map(|(p, b)| *p + *b)
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Bones, rest transforms, world and inverse-bind matrices.
+
+use glam::{Mat4, Quat, Vec3};
+
+/// Translation, rotation and scale, applied scale first, then rotation, then translation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transform {
+    /// Offset.
+    pub translation: Vec3,
+    /// Unit quaternion.
+    pub rotation: Quat,
+    /// Per-axis scale.
+    pub scale: Vec3,
+}
+
+impl Transform {
+    /// No change.
+    pub const IDENTITY: Transform = Transform {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
+
+    /// The 4x4 matrix `T * R * S`.
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+
+    /// Decomposes an affine matrix (shear is lost).
+    pub fn from_mat4(m: &Mat4) -> Transform {
+        let (scale, rotation, translation) = m.to_scale_rotation_translation();
+        Transform {
+            translation,
+            rotation,
+            scale,
+        }
+    }
+
+    /// Component-wise interpolation: lerp for translation and scale, shortest-path
+    /// slerp for rotation.
+    pub fn interpolate(&self, other: &Transform, t: f32) -> Transform {
+        Transform {
+            translation: self.translation.lerp(other.translation, t),
+            rotation: self.rotation.slerp(other.rotation, t),
+            scale: self.scale.lerp(other.scale, t),
+        }
+    }
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Transform::IDENTITY
+    }
+}
+
+/// One joint.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bone {
+    /// Bone name (node names in glTF).
+    pub name: String,
+    /// Index of the parent bone, `None` for roots. Parents need not come first.
+    pub parent: Option<usize>,
+    /// Rest (bind) pose relative to the parent.
+    pub rest: Transform,
+    /// Inverse bind matrix when the file stores one that differs from the inverse of
+    /// the rest pose's world matrix; `None` means "derive it from `rest`".
+    pub inverse_bind: Option<Mat4>,
+}
+
+/// A bone hierarchy.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Skeleton {
+    /// The bones; indices into this vector are the joint numbers skins use.
+    pub bones: Vec<Bone>,
+}
+
+impl Skeleton {
+    /// True when there are no bones.
+    pub fn is_empty(&self) -> bool {
+        self.bones.is_empty()
+    }
+
+    /// Number of bones.
+    pub fn len(&self) -> usize {
+        self.bones.len()
+    }
+
+    /// Index of the first bone called `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.bones.iter().position(|b| b.name == name)
+    }
+
+    /// World (model-space) matrices for per-bone local transforms `locals`
+    /// (`locals[i]` for bone `i`; missing entries use the rest pose).
+    ///
+    /// Works whatever the bone order. A parent index that is out of range or part of a
+    /// cycle is treated as "no parent" (see [`crate::validate`] to report it), so this
+    /// never loops or panics.
+    pub fn world_matrices_for(&self, locals: &[Transform]) -> Vec<Mat4> {
+        let n = self.bones.len();
+        let local = |i: usize| -> Mat4 {
+            locals
+                .get(i)
+                .unwrap_or(&self.bones[i].rest)
+                .to_mat4()
+        };
+        let mut world: Vec<Option<Mat4>> = vec![None; n];
+        let mut chain = Vec::new();
+        for start in 0..n {
+            if world[start].is_some() {
+                continue;
+            }
+            // Walk up to the first resolved ancestor (or a root), at most n steps.
+            chain.clear();
+            let mut cur = Some(start);
+            let mut base = Mat4::IDENTITY;
+            while let Some(i) = cur {
+                if let Some(m) = world[i] {
+                    base = m;
+                    break;
+                }
+                if chain.len() > n || chain.contains(&i) {
+                    // Cycle: cut it here.
+                    break;
+                }
+                chain.push(i);
+                cur = self.bones[i].parent.filter(|&p| p < n);
+            }
+            for &i in chain.iter().rev() {
+                base *= local(i);
+                world[i] = Some(base);
+            }
+        }
+        world.into_iter().map(|m| m.unwrap_or(Mat4::IDENTITY)).collect()
+    }
+
+    /// World matrices of the rest pose.
+    pub fn rest_world_matrices(&self) -> Vec<Mat4> {
+        self.world_matrices_for(&[])
+    }
+
+    /// Inverse bind matrices: each bone's stored one, else the inverse of its rest world
+    /// matrix.
+    pub fn inverse_bind_matrices(&self) -> Vec<Mat4> {
+        let world = self.rest_world_matrices();
+        self.bones
+            .iter()
+            .zip(world)
+            .map(|(b, w)| b.inverse_bind.unwrap_or_else(|| w.inverse()))
+            .collect()
+    }
+
+    /// Children of bone `i`.
+    pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.bones
+            .iter()
+            .enumerate()
+            .filter(move |(_, b)| b.parent == Some(i))
+            .map(|(j, _)| j)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bone(name: &str, parent: Option<usize>, t: Vec3) -> Bone {
+        Bone {
+            name: name.into(),
+            parent,
+            rest: Transform {
+                translation: t,
+                ..Transform::IDENTITY
+            },
+            inverse_bind: None,
+        }
+    }
+
+    #[test]
+    fn world_matrices_children_before_parents() {
+        // Child listed first: world still composes parent * child.
+        let s = Skeleton {
+            bones: vec![
+                bone("hand", Some(1), Vec3::new(0.0, 1.0, 0.0)),
+                bone("arm", None, Vec3::new(2.0, 0.0, 0.0)),
+            ],
+        };
+        let w = s.rest_world_matrices();
+        assert_eq!(w[0].w_axis.truncate(), Vec3::new(2.0, 1.0, 0.0));
+        assert_eq!(w[1].w_axis.truncate(), Vec3::new(2.0, 0.0, 0.0));
+        let ib = s.inverse_bind_matrices();
+        assert!((ib[0] * w[0]).abs_diff_eq(Mat4::IDENTITY, 1e-6));
+        assert_eq!(s.find("arm"), Some(1));
+        assert_eq!(s.children(1).collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn cycles_and_bad_parents_do_not_hang() {
+        let s = Skeleton {
+            bones: vec![
+                bone("a", Some(1), Vec3::X),
+                bone("b", Some(0), Vec3::Y),
+                bone("c", Some(99), Vec3::Z),
+                bone("d", Some(3), Vec3::Z),
+            ],
+        };
+        let w = s.rest_world_matrices();
+        assert_eq!(w.len(), 4);
+        assert_eq!(w[2].w_axis.truncate(), Vec3::Z);
+        assert_eq!(w[3].w_axis.truncate(), Vec3::Z);
+    }
+
+    #[test]
+    fn transform_order_is_trs() {
+        let t = Transform {
+            translation: Vec3::new(1.0, 0.0, 0.0),
+            rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            scale: Vec3::splat(2.0),
+        };
+        // (1,0,0) scaled to (2,0,0), rotated to (0,2,0), moved to (1,2,0).
+        let p = t.to_mat4().transform_point3(Vec3::X);
+        assert!(p.abs_diff_eq(Vec3::new(1.0, 2.0, 0.0), 1e-6));
+        let back = Transform::from_mat4(&t.to_mat4());
+        assert!(back.translation.abs_diff_eq(t.translation, 1e-6));
+        assert!(back.scale.abs_diff_eq(t.scale, 1e-6));
+    }
+}

@@ -1,0 +1,352 @@
+//! Model validation that reports every problem with its path.
+
+use std::fmt;
+
+use crate::model::Model;
+
+/// One thing wrong with a model, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Path such as `surfaces[2].indices[7]` or `skeleton.bones[3].parent`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Most problems reported per array before the rest are summarized in one line, so a
+/// million bad indices make a readable report.
+pub const MAX_PER_ARRAY: usize = 20;
+
+/// Tolerance on "weights sum to 1".
+pub const WEIGHT_SUM_TOLERANCE: f32 = 1e-3;
+
+struct Report {
+    problems: Vec<Problem>,
+}
+
+impl Report {
+    fn push(&mut self, path: String, message: String) {
+        self.problems.push(Problem { path, message });
+    }
+
+    /// Reports `check` failures over `items` under `path[i]`, capped per array.
+    fn each<T>(
+        &mut self,
+        path: &str,
+        items: &[T],
+        mut check: impl FnMut(&T) -> Option<String>,
+    ) {
+        let mut count = 0usize;
+        for (i, item) in items.iter().enumerate() {
+            if let Some(message) = check(item) {
+                if count < MAX_PER_ARRAY {
+                    self.push(format!("{path}[{i}]"), message);
+                }
+                count += 1;
+            }
+        }
+        if count > MAX_PER_ARRAY {
+            self.push(
+                path.to_string(),
+                format!("{} more problems like the above", count - MAX_PER_ARRAY),
+            );
+        }
+    }
+
+    fn length(&mut self, path: String, len: usize, expected: usize) {
+        if len != 0 && len != expected {
+            self.push(path, format!("has {len} entries but the surface has {expected} vertices"));
+        }
+    }
+}
+
+fn non_finite(values: &[f32]) -> Option<String> {
+    values
+        .iter()
+        .any(|v| !v.is_finite())
+        .then(|| "value is NaN or infinite".to_string())
+}
+
+/// Checks a model and returns every problem found (empty when valid): attribute
+/// lengths, indices out of range, NaN and infinite values, skin joints and weights,
+/// material and texture references, bone parents (range and cycles), animation
+/// channels and key times.
+///
+/// ```
+/// use meshfmt_core::{glam::Vec3, validate, Model, Surface};
+/// let model = Model {
+///     surfaces: vec![Surface {
+///         positions: vec![Vec3::ZERO, Vec3::X, Vec3::new(f32::NAN, 0.0, 0.0)],
+///         indices: vec![0, 1, 5],
+///         ..Default::default()
+///     }],
+///     ..Default::default()
+/// };
+/// let problems: Vec<String> = validate(&model).iter().map(|p| p.to_string()).collect();
+/// assert_eq!(problems, [
+///     "surfaces[0].positions[2]: value is NaN or infinite",
+///     "surfaces[0].indices[2]: index 5 out of range (3 vertices)",
+/// ]);
+/// ```
+pub fn validate(model: &Model) -> Vec<Problem> {
+    let mut r = Report {
+        problems: Vec::new(),
+    };
+    let bones = model.skeleton.bones.len();
+    for (si, s) in model.surfaces.iter().enumerate() {
+        let p = format!("surfaces[{si}]");
+        let n = s.positions.len();
+        r.each(&format!("{p}.positions"), &s.positions, |v| non_finite(&v.to_array()));
+        r.length(format!("{p}.normals"), s.normals.len(), n);
+        r.each(&format!("{p}.normals"), &s.normals, |v| non_finite(&v.to_array()));
+        r.length(format!("{p}.tangents"), s.tangents.len(), n);
+        r.each(&format!("{p}.tangents"), &s.tangents, |v| non_finite(&v.to_array()));
+        r.length(format!("{p}.uv0"), s.uv0.len(), n);
+        r.each(&format!("{p}.uv0"), &s.uv0, |v| non_finite(&v.to_array()));
+        r.length(format!("{p}.uv1"), s.uv1.len(), n);
+        r.each(&format!("{p}.uv1"), &s.uv1, |v| non_finite(&v.to_array()));
+        r.length(format!("{p}.colors"), s.colors.len(), n);
+        r.each(&format!("{p}.colors"), &s.colors, |v| non_finite(&v.to_array()));
+        if s.indices.len() % 3 != 0 {
+            r.push(
+                format!("{p}.indices"),
+                format!("length {} is not a multiple of 3", s.indices.len()),
+            );
+        }
+        r.each(&format!("{p}.indices"), &s.indices, |&i| {
+            (i as usize >= n).then(|| format!("index {i} out of range ({n} vertices)"))
+        });
+        if let Some(m) = s.material {
+            if m >= model.materials.len() {
+                r.push(
+                    format!("{p}.material"),
+                    format!("material {m} out of range ({} materials)", model.materials.len()),
+                );
+            }
+        }
+        r.length(format!("{p}.skin"), s.skin.len(), n);
+        r.each(&format!("{p}.skin"), &s.skin, |inf| {
+            let mut msgs = Vec::new();
+            for (j, w) in inf.pairs() {
+                if j as usize >= bones {
+                    msgs.push(format!("joint {j} out of range ({bones} bones)"));
+                }
+                if !w.is_finite() || w < 0.0 {
+                    msgs.push(format!("weight {w} is negative or not finite"));
+                }
+            }
+            let sum = inf.weight_sum();
+            if inf.count() > 0 && (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+                msgs.push(format!("weights sum to {sum}, not 1"));
+            }
+            (!msgs.is_empty()).then(|| msgs.join("; "))
+        });
+        for (mi, m) in s.morph_targets.iter().enumerate() {
+            let mp = format!("{p}.morph_targets[{mi}]");
+            if m.positions.len() != n {
+                r.push(
+                    format!("{mp}.positions"),
+                    format!("has {} entries but the surface has {n} vertices", m.positions.len()),
+                );
+            }
+            r.length(format!("{mp}.normals"), m.normals.len(), n);
+            r.each(&format!("{mp}.positions"), &m.positions, |v| non_finite(&v.to_array()));
+            r.each(&format!("{mp}.normals"), &m.normals, |v| non_finite(&v.to_array()));
+        }
+    }
+
+    // Skeleton: parents in range, not self, no cycles; finite transforms.
+    for (bi, b) in model.skeleton.bones.iter().enumerate() {
+        let bp = format!("skeleton.bones[{bi}]");
+        if let Some(parent) = b.parent {
+            if parent >= bones {
+                r.push(format!("{bp}.parent"), format!("parent {parent} out of range ({bones} bones)"));
+            } else if parent == bi {
+                r.push(format!("{bp}.parent"), "bone is its own parent".into());
+            }
+        }
+        let t = &b.rest;
+        let mut vals = t.translation.to_array().to_vec();
+        vals.extend(t.rotation.to_array());
+        vals.extend(t.scale.to_array());
+        if let Some(m) = non_finite(&vals) {
+            r.push(format!("{bp}.rest"), m);
+        } else if (t.rotation.length() - 1.0).abs() > 1e-3 {
+            r.push(format!("{bp}.rest.rotation"), format!("quaternion length {} is not 1", t.rotation.length()));
+        }
+        if let Some(ib) = &b.inverse_bind {
+            if let Some(m) = non_finite(&ib.to_cols_array()) {
+                r.push(format!("{bp}.inverse_bind"), m);
+            }
+        }
+    }
+    for start in 0..bones {
+        // Walk up; a walk longer than the bone count that stays in range is a cycle.
+        // Report each cycle once, at its smallest member.
+        let mut cur = start;
+        let mut steps = 0;
+        let mut in_cycle = false;
+        while let Some(p) = model.skeleton.bones[cur].parent {
+            if p >= bones || p == cur {
+                break;
+            }
+            cur = p;
+            steps += 1;
+            if steps > bones {
+                in_cycle = true;
+                break;
+            }
+        }
+        if in_cycle {
+            // `cur` is inside the cycle; collect its members.
+            let mut members = vec![cur];
+            let mut c = cur;
+            while let Some(p) = model.skeleton.bones[c].parent {
+                if p == cur || members.len() > bones {
+                    break;
+                }
+                members.push(p);
+                c = p;
+            }
+            if members.iter().min() == Some(&start) {
+                members.sort_unstable();
+                r.push(
+                    format!("skeleton.bones[{start}].parent"),
+                    format!("parent cycle through bones {members:?}"),
+                );
+            }
+        }
+    }
+
+    for (ci, clip) in model.animations.iter().enumerate() {
+        for (chi, ch) in clip.channels.iter().enumerate() {
+            let cp = format!("animations[{ci}].channels[{chi}]");
+            if ch.bone >= bones {
+                r.push(format!("{cp}.bone"), format!("bone {} out of range ({bones} bones)", ch.bone));
+            }
+            let tracks: [(&str, &[f32], usize, Vec<f32>); 3] = [
+                ("translation", &ch.translation.times, ch.translation.values.len(),
+                    ch.translation.values.iter().flat_map(|v| v.to_array()).collect()),
+                ("rotation", &ch.rotation.times, ch.rotation.values.len(),
+                    ch.rotation.values.iter().flat_map(|v| v.to_array()).collect()),
+                ("scale", &ch.scale.times, ch.scale.values.len(),
+                    ch.scale.values.iter().flat_map(|v| v.to_array()).collect()),
+            ];
+            for (name, times, nvalues, flat) in tracks {
+                let tp = format!("{cp}.{name}");
+                if times.len() != nvalues {
+                    r.push(tp.clone(), format!("{} times but {nvalues} values", times.len()));
+                }
+                if let Some(m) = non_finite(times) {
+                    r.push(format!("{tp}.times"), m);
+                } else if let Some(i) = times.windows(2).position(|w| w[1] < w[0]) {
+                    r.push(format!("{tp}.times[{}]", i + 1), format!("time {} is before {}", times[i + 1], times[i]));
+                }
+                if let Some(m) = non_finite(&flat) {
+                    r.push(format!("{tp}.values"), m);
+                }
+            }
+        }
+    }
+
+    for (mi, m) in model.materials.iter().enumerate() {
+        for (ti, t) in m.textures.iter().enumerate() {
+            if t.texture >= model.textures.len() {
+                r.push(
+                    format!("materials[{mi}].textures[{ti}]"),
+                    format!("texture {} out of range ({} textures)", t.texture, model.textures.len()),
+                );
+            }
+        }
+    }
+    for (ti, t) in model.textures.iter().enumerate() {
+        if let crate::material::TextureSource::Embedded(img) = &t.source {
+            let expected = u64::from(img.width) * u64::from(img.height) * 4;
+            if img.pixels.len() as u64 != expected {
+                r.push(
+                    format!("textures[{ti}].pixels"),
+                    format!("{} bytes for a {}x{} RGBA image ({expected} expected)", img.pixels.len(), img.width, img.height),
+                );
+            }
+        }
+    }
+    r.problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::*;
+    use glam::{Quat, Vec3};
+
+    fn messages(m: &Model) -> Vec<String> {
+        validate(m).iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let mut m = Model::default();
+        m.skeleton.bones = vec![
+            Bone { name: "a".into(), parent: Some(1), ..Default::default() },
+            Bone { name: "b".into(), parent: Some(2), ..Default::default() },
+            Bone { name: "c".into(), parent: Some(0), ..Default::default() },
+            Bone { name: "d".into(), parent: Some(9), ..Default::default() },
+            Bone { name: "e".into(), parent: Some(4), ..Default::default() },
+        ];
+        m.skeleton.bones[3].rest.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
+        m.surfaces.push(Surface {
+            positions: vec![Vec3::ZERO; 3],
+            normals: vec![Vec3::Y; 2],
+            indices: vec![0, 1, 2, 3],
+            material: Some(0),
+            skin: vec![
+                VertexInfluences::from_pairs([(0, 0.5), (7, 0.25)]),
+                VertexInfluences::single(1),
+                VertexInfluences::single(1),
+            ],
+            ..Default::default()
+        });
+        m.animations.push(Clip {
+            name: "x".into(),
+            channels: vec![Channel {
+                bone: 5,
+                translation: Track { times: vec![0.0, 2.0, 1.0], values: vec![Vec3::ZERO; 2], ..Default::default() },
+                ..Default::default()
+            }],
+        });
+        assert_eq!(
+            messages(&m),
+            [
+                "surfaces[0].normals: has 2 entries but the surface has 3 vertices",
+                "surfaces[0].indices: length 4 is not a multiple of 3",
+                "surfaces[0].indices[3]: index 3 out of range (3 vertices)",
+                "surfaces[0].material: material 0 out of range (0 materials)",
+                "surfaces[0].skin[0]: joint 7 out of range (5 bones); weights sum to 0.75, not 1",
+                "skeleton.bones[3].parent: parent 9 out of range (5 bones)",
+                "skeleton.bones[3].rest.rotation: quaternion length 2 is not 1",
+                "skeleton.bones[4].parent: bone is its own parent",
+                "skeleton.bones[0].parent: parent cycle through bones [0, 1, 2]",
+                "animations[0].channels[0].bone: bone 5 out of range (5 bones)",
+                "animations[0].channels[0].translation: 3 times but 2 values",
+                "animations[0].channels[0].translation.times[2]: time 1 is before 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn many_bad_indices_are_summarized() {
+        let m = Model {
+            surfaces: vec![Surface { indices: vec![9; 300], positions: vec![Vec3::ZERO], ..Default::default() }],
+            ..Default::default()
+        };
+        let p = validate(&m);
+        assert_eq!(p.len(), MAX_PER_ARRAY + 1);
+        assert_eq!(p.last().unwrap().message, "280 more problems like the above");
+    }
+}

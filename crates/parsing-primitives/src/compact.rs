@@ -1,0 +1,187 @@
+//! UNIGINE's variable-length "compact int" (`Stream::readInt2`/`writeInt2`).
+//!
+//! Layout (notes/unigine.md §1.3): the first byte holds 6 magnitude bits (bits 0-5),
+//! the sign (bit 6) and a "more" flag (bit 7); each following byte holds 7 magnitude
+//! bits (bits 0-6, at shifts 6, 13, 20, 27) and a "more" flag (bit 7). At most 5 bytes,
+//! so magnitudes up to 2^34 - 1. Writers in the wild always use the minimal length.
+//!
+//! ```
+//! use parsing_primitives::compact::{compact_int, encode_compact};
+//! assert_eq!(compact_int(&[0x80, 0x87, 0x01]), Ok((&[][..], 8640)));
+//! let mut out = Vec::new();
+//! encode_compact(8640, &mut out);
+//! assert_eq!(out, [0x80, 0x87, 0x01]);
+//! ```
+
+use nom::IResult;
+use nom::error::{Error as NomError, ErrorKind as NomErrorKind};
+
+/// Largest magnitude a 5-byte compact int can hold.
+pub const COMPACT_MAX: i64 = (1 << 34) - 1;
+
+/// Longest encoding in bytes.
+pub const COMPACT_MAX_LEN: usize = 5;
+
+/// nom parser for one compact int. Fails with `Eof` when the input ends before the last
+/// byte and with `TooLarge` when a fifth byte still has the "more" flag set.
+pub fn compact_int(input: &[u8]) -> IResult<&[u8], i64> {
+    let mut magnitude: i64 = 0;
+    let mut negative = false;
+    for (i, &byte) in input.iter().enumerate().take(COMPACT_MAX_LEN) {
+        if i == 0 {
+            magnitude = i64::from(byte & 0x3f);
+            negative = byte & 0x40 != 0;
+        } else {
+            magnitude |= i64::from(byte & 0x7f) << (6 + 7 * (i - 1));
+        }
+        if byte & 0x80 == 0 {
+            let value = if negative { -magnitude } else { magnitude };
+            return Ok((&input[i + 1..], value));
+        }
+    }
+    let kind = if input.len() < COMPACT_MAX_LEN {
+        NomErrorKind::Eof
+    } else {
+        NomErrorKind::TooLarge
+    };
+    Err(nom::Err::Error(NomError::new(input, kind)))
+}
+
+/// Appends the minimal encoding of `value`. Returns `false` (and writes nothing) when
+/// `|value| > COMPACT_MAX`.
+pub fn encode_compact(value: i64, out: &mut Vec<u8>) -> bool {
+    if !(-COMPACT_MAX..=COMPACT_MAX).contains(&value) {
+        return false;
+    }
+    let mut magnitude = value.unsigned_abs();
+    let sign = if value < 0 { 0x40 } else { 0 };
+    let mut first = (magnitude & 0x3f) as u8 | sign;
+    magnitude >>= 6;
+    if magnitude == 0 {
+        out.push(first);
+        return true;
+    }
+    first |= 0x80;
+    out.push(first);
+    while magnitude != 0 {
+        let mut byte = (magnitude & 0x7f) as u8;
+        magnitude >>= 7;
+        if magnitude != 0 {
+            byte |= 0x80;
+        }
+        out.push(byte);
+    }
+    true
+}
+
+/// Length in bytes of the minimal encoding of `value` (for `|value| <= COMPACT_MAX`).
+pub fn compact_len(value: i64) -> usize {
+    let m = value.unsigned_abs();
+    match m {
+        0..=0x3f => 1,
+        0x40..=0x1fff => 2,
+        0x2000..=0xf_ffff => 3,
+        0x10_0000..=0x7ff_ffff => 4,
+        _ => 5,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(v: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        assert!(encode_compact(v, &mut out));
+        out
+    }
+
+    /// Test vectors taken from real files (notes/unigine.md §1.3).
+    #[test]
+    fn vectors_from_real_files() {
+        let cases: &[(&[u8], i64)] = &[
+            (&[0x35], 53),
+            (&[0x06], 6),
+            (&[0x9a, 0x01], 90),
+            (&[0xa0, 0x04], 288),
+            (&[0xa4, 0x20], 2084),
+            (&[0x80, 0x87, 0x01], 8640),
+            (&[0xbc, 0xc0, 0x01], 12348),
+            (&[0x98, 0xea, 0x01], 15000),
+        ];
+        for &(bytes, value) in cases {
+            assert_eq!(compact_int(bytes), Ok((&[][..], value)), "{bytes:02x?}");
+            assert_eq!(enc(value), bytes, "{value}");
+            assert_eq!(compact_len(value), bytes.len());
+        }
+    }
+
+    #[test]
+    fn length_boundaries_are_minimal() {
+        // 63 fits in one byte; 64..127 always take two (first byte has 6 payload bits).
+        for (v, len) in [
+            (0, 1),
+            (63, 1),
+            (64, 2),
+            (127, 2),
+            (8191, 2),
+            (8192, 3),
+            ((1 << 20) - 1, 3),
+            (1 << 20, 4),
+            ((1 << 27) - 1, 4),
+            (1 << 27, 5),
+            (COMPACT_MAX, 5),
+        ] {
+            let bytes = enc(v);
+            assert_eq!(bytes.len(), len, "{v}");
+            assert_eq!(compact_len(v), len, "{v}");
+            assert_eq!(compact_int(&bytes), Ok((&[][..], v)));
+            let neg = enc(-v);
+            assert_eq!(compact_int(&neg), Ok((&[][..], -v)));
+        }
+    }
+
+    #[test]
+    fn sign_bit_is_bit_six() {
+        assert_eq!(enc(-1), [0x41]);
+        assert_eq!(compact_int(&[0x41]), Ok((&[][..], -1)));
+    }
+
+    #[test]
+    fn out_of_range_is_refused() {
+        let mut out = Vec::new();
+        assert!(!encode_compact(COMPACT_MAX + 1, &mut out));
+        assert!(!encode_compact(i64::MIN, &mut out));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn truncated_and_overlong_fail() {
+        assert!(compact_int(&[]).is_err());
+        assert!(compact_int(&[0x80]).is_err());
+        assert!(compact_int(&[0x80, 0x80, 0x80]).is_err());
+        assert!(matches!(
+            compact_int(&[0xff; 8]),
+            Err(nom::Err::Error(e)) if e.code == NomErrorKind::TooLarge
+        ));
+        assert!(matches!(
+            compact_int(&[0xff; 4]),
+            Err(nom::Err::Error(e)) if e.code == NomErrorKind::Eof
+        ));
+    }
+
+    #[test]
+    fn leaves_the_rest() {
+        assert_eq!(compact_int(&[0x9a, 0x01, 0xaa]), Ok((&[0xaa][..], 90)));
+    }
+
+    #[test]
+    fn exhaustive_round_trip_first_million() {
+        let mut out = Vec::with_capacity(8);
+        for v in -70_000i64..1_000_000 {
+            out.clear();
+            assert!(encode_compact(v, &mut out));
+            assert_eq!(compact_int(&out), Ok((&[][..], v)));
+        }
+    }
+}

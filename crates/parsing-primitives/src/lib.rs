@@ -1,0 +1,56 @@
+//! Checked reading and writing primitives shared by the meshfmt format crates.
+//!
+//! Every decoder in meshfmt takes untrusted bytes. This crate is where that is made safe
+//! once, so the format crates stay small:
+//!
+//! - [`Reader`]: the one cursor all byte access goes through. Scalars (little- and
+//!   big-endian) use nom's *complete* parsers; bulk arrays ([`Reader::le_array`]) are
+//!   decoded in one copy through bytemuck, never one parser call per float.
+//! - Counts read from a file are checked against the bytes left **before** anything is
+//!   allocated ([`Reader::count`], [`Reader::array`]), and against [`Limits`].
+//! - One [`Error`] type: byte offset, a context path (`surface[2] 'body'.tindices`) and
+//!   an [`ErrorKind`]. Its `Display` is one line.
+//! - [`Writer`]: the encoder side, with the same vocabulary plus back-patching.
+//! - [`compact`]: UNIGINE's variable-length integers; [`RawString`]: names kept as bytes.
+//!
+//! # The no-panic contract
+//! No function in this crate panics, hangs or allocates more than [`Limits`] allow on
+//! any input. Format crates inherit the contract by doing all byte access through
+//! [`Reader`].
+//!
+//! # Example
+//! ```
+//! use parsing_primitives::{Reader, ErrorKind};
+//! // A count of 0x7fffffff in a 10-byte input fails at once, allocating nothing.
+//! let data = [0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0, 0, 0];
+//! let mut r = Reader::new("example", &data);
+//! let n = r.u32_le()?;
+//! let err = r.field("positions", |r| r.le_array::<[f32; 3]>(u64::from(n))).unwrap_err();
+//! assert!(matches!(err.kind(), ErrorKind::CountTooLarge { remaining: 6, .. }));
+//! # Ok::<(), parsing_primitives::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod compact;
+mod element;
+mod error;
+mod limits;
+mod reader;
+mod text;
+mod writer;
+
+pub use element::{Element, Endian};
+pub use error::{Error, ErrorKind, Result};
+pub use limits::Limits;
+pub use reader::Reader;
+pub use text::RawString;
+pub use writer::{Patch, Writer};
+
+/// The nom version this crate builds on, re-exported so format crates can write their
+/// own nom parsers against the same types.
+pub use nom;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

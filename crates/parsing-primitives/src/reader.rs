@@ -1,0 +1,755 @@
+//! The one small reader every decoder goes through.
+
+use std::fmt::Write as _;
+
+use nom::IResult;
+use nom::Parser;
+use nom::number::complete as num;
+
+use crate::compact;
+use crate::element::{self, Element, Endian};
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits::Limits;
+
+type NomFn<'a, T> = fn(&'a [u8]) -> IResult<&'a [u8], T>;
+
+/// One step of a context path.
+#[derive(Debug, Clone, Copy)]
+enum Segment<'a> {
+    Field(&'static str),
+    Index(usize),
+    Label(&'a [u8]),
+}
+
+/// A checked cursor over untrusted bytes.
+///
+/// Every read checks the bytes left first and fails with a positioned [`Error`]
+/// carrying the absolute offset and the context path built with [`Reader::field`],
+/// [`Reader::item`] and [`Reader::label`]. Scalars go through nom's complete parsers;
+/// arrays are checked against the remaining input and [`Limits`] before anything is
+/// allocated, then decoded in one bulk copy.
+///
+/// ```
+/// use parsing_primitives::Reader;
+/// let bytes = [b'm', b's', b'1', b'1', 0x02, 0x05, b'r', b'o', b'o', b't', 0];
+/// let mut r = Reader::new("unigine-mesh", &bytes);
+/// r.magic(b"ms11")?;
+/// let n = r.field("num_surfaces", |r| r.compact_count(2))?;
+/// assert_eq!(n, 2);
+/// let name = r.field("surfaces", |r| r.item(0, |r| r.field("name", |r| r.compact_nul_string(1024))))?;
+/// assert_eq!(name, b"root");
+/// // The next read fails and says where and what.
+/// let err = r.field("surfaces", |r| r.item(1, |r| r.field("name", |r| r.compact_nul_string(1024))))
+///     .unwrap_err();
+/// assert_eq!(err.to_string(),
+///     "unigine-mesh: surfaces[1].name: unexpected end of input: needs 1 bytes but 0 remain (at offset 0xb)");
+/// # Ok::<(), parsing_primitives::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    format: &'static str,
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+    limits: Limits,
+    allocated: u64,
+    path: Vec<Segment<'a>>,
+}
+
+macro_rules! scalars {
+    ($($(#[$m:meta])* $name:ident -> $t:ty = $p:path;)*) => {$(
+        $(#[$m])*
+        pub fn $name(&mut self) -> Result<$t> {
+            self.parse(std::mem::size_of::<$t>() as u64, $p as NomFn<'a, $t>)
+        }
+    )*};
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `data` with default [`Limits`]; `format` names the crate in errors.
+    pub fn new(format: &'static str, data: &'a [u8]) -> Self {
+        Reader {
+            format,
+            data,
+            pos: 0,
+            base: 0,
+            limits: Limits::DEFAULT,
+            allocated: 0,
+            path: Vec::new(),
+        }
+    }
+
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Makes reported offsets start at `base` (for data that sits inside a larger file).
+    pub fn with_base_offset(mut self, base: u64) -> Self {
+        self.base = base;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Absolute offset of the next byte.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// Position inside this reader's slice.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes left.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// True when every byte has been read.
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The unread bytes, without consuming them.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
+    // ---------------------------------------------------------------- context path
+
+    /// Runs `f` with `name` appended to the context path (`a.b.name`).
+    pub fn field<T>(
+        &mut self,
+        name: &'static str,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        self.scoped(Segment::Field(name), f)
+    }
+
+    /// Runs `f` with `[index]` appended to the context path.
+    pub fn item<T>(&mut self, index: usize, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.scoped(Segment::Index(index), f)
+    }
+
+    /// Adds ` 'label'` (a name read from the file) to the current path step until the
+    /// enclosing [`field`](Self::field) or [`item`](Self::item) scope ends, so later
+    /// errors read `surface[2] 'body'.tindices`.
+    pub fn label(&mut self, label: &'a [u8]) {
+        self.path.push(Segment::Label(label));
+    }
+
+    fn scoped<T>(
+        &mut self,
+        segment: Segment<'a>,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let mark = self.path.len();
+        self.path.push(segment);
+        let out = f(self);
+        self.path.truncate(mark);
+        out
+    }
+
+    /// The current context path as text.
+    pub fn path(&self) -> String {
+        let mut s = String::new();
+        for seg in &self.path {
+            match seg {
+                Segment::Field(name) => {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(name);
+                }
+                Segment::Index(i) => {
+                    let _ = write!(s, "[{i}]");
+                }
+                Segment::Label(bytes) => {
+                    let text = String::from_utf8_lossy(bytes);
+                    let short: String = text.chars().take(64).collect();
+                    let _ = write!(s, " '{short}'");
+                }
+            }
+        }
+        s
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    /// An error at the current offset and path.
+    pub fn error(&self, kind: ErrorKind) -> Error {
+        self.error_at(self.offset(), kind)
+    }
+
+    /// An error at an absolute offset, with the current path.
+    pub fn error_at(&self, offset: u64, kind: ErrorKind) -> Error {
+        Error::new(self.format, offset, self.path(), kind)
+    }
+
+    /// An [`ErrorKind::InvalidValue`] at an absolute offset.
+    pub fn invalid_at(&self, offset: u64, message: impl Into<String>) -> Error {
+        self.error_at(
+            offset,
+            ErrorKind::InvalidValue {
+                message: message.into(),
+            },
+        )
+    }
+
+    fn end_error(&self, needed: u64) -> Error {
+        self.error(ErrorKind::UnexpectedEnd {
+            needed,
+            remaining: self.remaining() as u64,
+        })
+    }
+
+    // ---------------------------------------------------------------- scalars
+
+    fn parse<T>(&mut self, needed: u64, mut parser: NomFn<'a, T>) -> Result<T> {
+        let input = &self.data[self.pos..];
+        match parser.parse_complete(input) {
+            Ok((rest, value)) => {
+                self.pos = self.data.len() - rest.len();
+                Ok(value)
+            }
+            Err(_) => Err(self.end_error(needed)),
+        }
+    }
+
+    scalars! {
+        /// `u8`.
+        u8 -> u8 = num::u8;
+        /// `i8`.
+        i8 -> i8 = num::i8;
+        /// Little-endian `u16`.
+        u16_le -> u16 = num::le_u16;
+        /// Little-endian `i16`.
+        i16_le -> i16 = num::le_i16;
+        /// Little-endian `u32`.
+        u32_le -> u32 = num::le_u32;
+        /// Little-endian `i32`.
+        i32_le -> i32 = num::le_i32;
+        /// Little-endian `u64`.
+        u64_le -> u64 = num::le_u64;
+        /// Little-endian `i64`.
+        i64_le -> i64 = num::le_i64;
+        /// Little-endian IEEE-754 `f32`.
+        f32_le -> f32 = num::le_f32;
+        /// Little-endian IEEE-754 `f64`.
+        f64_le -> f64 = num::le_f64;
+        /// Big-endian `u16`.
+        u16_be -> u16 = num::be_u16;
+        /// Big-endian `i16`.
+        i16_be -> i16 = num::be_i16;
+        /// Big-endian `u32`.
+        u32_be -> u32 = num::be_u32;
+        /// Big-endian `i32`.
+        i32_be -> i32 = num::be_i32;
+        /// Big-endian IEEE-754 `f32`.
+        f32_be -> f32 = num::be_f32;
+    }
+
+    /// UNIGINE compact int (see [`compact`](crate::compact)).
+    pub fn compact_int(&mut self) -> Result<i64> {
+        let start = self.offset();
+        let input = &self.data[self.pos..];
+        match compact::compact_int(input) {
+            Ok((rest, v)) => {
+                self.pos = self.data.len() - rest.len();
+                Ok(v)
+            }
+            Err(nom::Err::Error(e)) if e.code == nom::error::ErrorKind::TooLarge => {
+                Err(self.invalid_at(start, "compact int longer than 5 bytes"))
+            }
+            Err(_) => {
+                // Needed: the bytes present (all with "more" set) plus one.
+                Err(self.end_error(input.len() as u64 + 1))
+            }
+        }
+    }
+
+    /// A compact int used as an element count: negative values are invalid and the count
+    /// is checked like [`count`](Self::count) with `min_element_size` bytes per element.
+    pub fn compact_count(&mut self, min_element_size: usize) -> Result<usize> {
+        let start = self.offset();
+        let v = self.compact_int()?;
+        let n = u64::try_from(v)
+            .map_err(|_| self.invalid_at(start, format!("negative count {v}")))?;
+        self.count_at(start, n, min_element_size)
+    }
+
+    // ---------------------------------------------------------------- raw bytes
+
+    /// The next `n` bytes.
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(self.end_error(n as u64));
+        }
+        let out = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// The next `N` bytes as an array.
+    pub fn array_of<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let b = self.bytes(N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(b);
+        Ok(out)
+    }
+
+    /// The next `n` bytes without consuming them.
+    pub fn peek(&self, n: usize) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(self.end_error(n as u64));
+        }
+        Ok(&self.data[self.pos..self.pos + n])
+    }
+
+    /// Skips `n` bytes.
+    pub fn skip(&mut self, n: usize) -> Result<()> {
+        self.bytes(n).map(|_| ())
+    }
+
+    /// Requires the exact bytes `expected` (a 4-byte magic, usually).
+    pub fn magic(&mut self, expected: &[u8]) -> Result<()> {
+        let start = self.offset();
+        let found = self.bytes(expected.len())?;
+        if found != expected {
+            return Err(self.error_at(
+                start,
+                ErrorKind::BadMagic {
+                    found: found.to_vec(),
+                    expected: expected.to_vec(),
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// A reader over the next `len` bytes, which this reader skips. Offsets in its
+    /// errors stay absolute and it inherits the path and limits.
+    pub fn sub(&mut self, len: usize) -> Result<Reader<'a>> {
+        let base = self.offset();
+        let data = self.bytes(len)?;
+        Ok(Reader {
+            format: self.format,
+            data,
+            pos: 0,
+            base,
+            limits: self.limits,
+            allocated: self.allocated,
+            path: self.path.clone(),
+        })
+    }
+
+    /// Fails with [`ErrorKind::TrailingBytes`] unless every byte was read.
+    pub fn finish(&self) -> Result<()> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(self.error(ErrorKind::TrailingBytes {
+                count: self.remaining() as u64,
+            }))
+        }
+    }
+
+    // ---------------------------------------------------------------- strings
+
+    /// `i32` length counting the NUL, then that many bytes ending in NUL (old UNIGINE
+    /// formats). Returns the bytes before the NUL. A length of 0 is an empty string with
+    /// nothing stored; `max_len` caps the stored length.
+    pub fn i32_nul_string(&mut self, max_len: usize) -> Result<&'a [u8]> {
+        let start = self.offset();
+        let len = self.i32_le()?;
+        self.nul_string_body(start, i64::from(len), max_len)
+    }
+
+    /// Compact-int length counting the NUL, then the bytes ending in NUL (ms10 and later).
+    pub fn compact_nul_string(&mut self, max_len: usize) -> Result<&'a [u8]> {
+        let start = self.offset();
+        let len = self.compact_int()?;
+        self.nul_string_body(start, len, max_len)
+    }
+
+    fn nul_string_body(&mut self, start: u64, len: i64, max_len: usize) -> Result<&'a [u8]> {
+        let len = usize::try_from(len)
+            .map_err(|_| self.invalid_at(start, format!("negative string length {len}")))?;
+        if len > max_len {
+            return Err(self.error_at(
+                start,
+                ErrorKind::LimitExceeded {
+                    what: "string length",
+                    value: len as u64,
+                    limit: max_len as u64,
+                },
+            ));
+        }
+        if len == 0 {
+            return Ok(&[]);
+        }
+        let body_start = self.offset();
+        let body = self.bytes(len)?;
+        match body.split_last() {
+            Some((0, text)) => Ok(text),
+            _ => Err(self.invalid_at(
+                body_start,
+                format!("string of length {len} does not end in NUL"),
+            )),
+        }
+    }
+
+    /// Pascal string with a `u8` length and no terminator.
+    pub fn pascal_u8(&mut self) -> Result<&'a [u8]> {
+        let n = self.u8()?;
+        self.bytes(usize::from(n))
+    }
+
+    /// Pascal string with a big-endian `u16` length and no terminator.
+    pub fn pascal_u16_be(&mut self) -> Result<&'a [u8]> {
+        let n = self.u16_be()?;
+        self.bytes(usize::from(n))
+    }
+
+    // ---------------------------------------------------------------- counts and arrays
+
+    /// Checks a count read from the file: at most [`Limits::max_elements`], and
+    /// `count * min_element_size` must fit in the bytes left. Call this before any
+    /// allocation sized by `count`.
+    pub fn count(&self, count: u64, min_element_size: usize) -> Result<usize> {
+        self.count_at(self.offset(), count, min_element_size)
+    }
+
+    fn count_at(&self, at: u64, count: u64, min_element_size: usize) -> Result<usize> {
+        if count > self.limits.max_elements {
+            return Err(self.error_at(
+                at,
+                ErrorKind::LimitExceeded {
+                    what: "array length",
+                    value: count,
+                    limit: self.limits.max_elements,
+                },
+            ));
+        }
+        let needed = count.saturating_mul(min_element_size as u64);
+        let remaining = self.remaining() as u64;
+        if needed > remaining {
+            return Err(self.error_at(
+                at,
+                ErrorKind::CountTooLarge {
+                    count,
+                    needed,
+                    remaining,
+                },
+            ));
+        }
+        usize::try_from(count).map_err(|_| {
+            self.error_at(
+                at,
+                ErrorKind::LimitExceeded {
+                    what: "array length",
+                    value: count,
+                    limit: usize::MAX as u64,
+                },
+            )
+        })
+    }
+
+    /// Records `bytes` of decoded data against [`Limits::max_alloc_bytes`]; call it
+    /// before allocating memory whose size the input does not bound (decompression).
+    pub fn charge(&mut self, bytes: u64) -> Result<()> {
+        let total = self.allocated.saturating_add(bytes);
+        if total > self.limits.max_alloc_bytes {
+            return Err(self.error(ErrorKind::LimitExceeded {
+                what: "allocation total",
+                value: total,
+                limit: self.limits.max_alloc_bytes,
+            }));
+        }
+        self.allocated = total;
+        Ok(())
+    }
+
+    /// `count` elements decoded by `f`, each taking at least `min_element_size` bytes.
+    /// The count is checked first; each element runs inside an `[i]` path step.
+    pub fn array<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        mut f: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.count(count, min_element_size)?;
+        self.charge((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))?;
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            out.push(self.item(i, &mut f)?);
+        }
+        Ok(out)
+    }
+
+    /// `count` little-endian elements in one bulk copy (e.g. `le_array::<[f32; 3]>`).
+    pub fn le_array<T: Element>(&mut self, count: u64) -> Result<Vec<T>> {
+        self.bulk(count, Endian::Little)
+    }
+
+    /// `count` big-endian elements in one bulk copy.
+    pub fn be_array<T: Element>(&mut self, count: u64) -> Result<Vec<T>> {
+        self.bulk(count, Endian::Big)
+    }
+
+    fn bulk<T: Element>(&mut self, count: u64, endian: Endian) -> Result<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        let n = self.count(count, size)?;
+        self.charge((n * size) as u64)?;
+        let bytes = self.bytes(n * size)?;
+        Ok(element::decode_array(bytes, endian))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_both_orders() {
+        let b = [0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x80, 0x3f, 0xff];
+        let mut r = Reader::new("t", &b);
+        assert_eq!(r.u16_le().unwrap(), 0x0201);
+        assert_eq!(r.u16_be().unwrap(), 0x0304);
+        assert_eq!(r.f32_le().unwrap(), 1.0);
+        assert_eq!(r.i8().unwrap(), -1);
+        assert!(r.is_empty());
+        let mut r = Reader::new("t", &b);
+        assert_eq!(r.u32_be().unwrap(), 0x01020304);
+        assert_eq!(r.i32_le().unwrap(), 0x3f80_0000);
+        let mut r = Reader::new("t", &b[..8]);
+        assert_eq!(r.u64_le().unwrap(), 0x3f80_0000_0403_0201);
+        let mut r = Reader::new("t", &[0xfe, 0xff, 0xff, 0xfe]);
+        assert_eq!(r.i16_le().unwrap(), -2);
+        assert_eq!(r.i16_be().unwrap(), -2);
+        let mut r = Reader::new("t", &[0x3f, 0x80, 0, 0]);
+        assert_eq!(r.f32_be().unwrap(), 1.0);
+        let mut r = Reader::new("t", &1.25f64.to_le_bytes());
+        assert_eq!(r.f64_le().unwrap(), 1.25);
+        let mut r = Reader::new("t", &(-5i64).to_le_bytes());
+        assert_eq!(r.i64_le().unwrap(), -5);
+        let mut r = Reader::new("t", &(-5i32).to_be_bytes());
+        assert_eq!(r.i32_be().unwrap(), -5);
+        let mut r = Reader::new("t", &[7]);
+        assert_eq!(r.u8().unwrap(), 7);
+    }
+
+    #[test]
+    fn short_scalar_reports_needed_and_offset() {
+        let mut r = Reader::new("fmt", &[1, 2, 3]).with_base_offset(0x100);
+        r.u8().unwrap();
+        let e = r.u32_le().unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &ErrorKind::UnexpectedEnd {
+                needed: 4,
+                remaining: 2
+            }
+        );
+        assert_eq!(e.offset(), 0x101);
+        // A failed read consumes nothing.
+        assert_eq!(r.position(), 1);
+    }
+
+    #[test]
+    fn path_rendering_with_labels() {
+        let mut r = Reader::new("unigine-mesh", &[]);
+        let e = r
+            .field("surface", |r| {
+                r.item(2, |r| {
+                    r.label(b"body");
+                    r.field("tindices", |r| r.u16_le())
+                })
+            })
+            .unwrap_err();
+        assert_eq!(e.path(), "surface[2] 'body'.tindices");
+        // Scopes are unwound afterwards, labels included.
+        assert_eq!(r.path(), "");
+    }
+
+    #[test]
+    fn the_display_from_the_issue() {
+        let mut data = vec![0u8; 0x1a2c];
+        data.extend_from_slice(&[0u8; 512]);
+        let mut r = Reader::new("unigine-mesh", &data);
+        r.skip(0x1a2c).unwrap();
+        let e = r
+            .field("surface", |r| {
+                r.item(2, |r| {
+                    r.label(b"body");
+                    r.field("tindices", |r| r.le_array::<u16>(70000))
+                })
+            })
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unigine-mesh: surface[2] 'body'.tindices: count 70000 needs 140000 bytes but 512 remain (at offset 0x1a2c)"
+        );
+    }
+
+    #[test]
+    fn hostile_count_fails_before_allocating() {
+        // 0x7fffffff elements in a 10-byte input.
+        let mut data = 0x7fff_ffffu32.to_le_bytes().to_vec();
+        data.extend_from_slice(&[0; 6]);
+        let mut r = Reader::new("t", &data);
+        let n = r.u32_le().unwrap();
+        let e = r.le_array::<f32>(u64::from(n)).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::CountTooLarge { count: 0x7fff_ffff, remaining: 6, .. }));
+        let e = r.array(u64::from(n), 1, |r| r.u8()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::CountTooLarge { .. }));
+        // Even zero-sized elements are capped by the element limit.
+        let e = r.count(u64::MAX, 0).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LimitExceeded { what: "array length", .. }));
+        // Overflowing multiplication saturates instead of wrapping.
+        let r = Reader::new("t", &data).with_limits(Limits::UNLIMITED);
+        assert!(r.count(u64::MAX / 2 + 1, 4).is_err());
+    }
+
+    #[test]
+    fn allocation_budget() {
+        let data = [0u8; 64];
+        let mut r = Reader::new("t", &data).with_limits(Limits {
+            max_alloc_bytes: 40,
+            max_elements: 1000,
+        });
+        assert_eq!(r.le_array::<u32>(8).unwrap().len(), 8);
+        let e = r.le_array::<u32>(3).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::LimitExceeded { what: "allocation total", value: 44, limit: 40 }));
+        let mut r = Reader::new("t", &data).with_limits(Limits {
+            max_alloc_bytes: 1 << 20,
+            max_elements: 4,
+        });
+        assert!(r.le_array::<u8>(5).is_err());
+        assert!(r.le_array::<u8>(4).is_ok());
+    }
+
+    #[test]
+    fn bulk_arrays() {
+        let mut data = Vec::new();
+        for v in [1.0f32, 2.0, 3.0, -4.0, 5.5, 6.0] {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        data.extend_from_slice(&[0x00, 0x01, 0x00, 0x02]);
+        let mut r = Reader::new("t", &data[1..]);
+        r.skip(3).unwrap(); // misaligned start on purpose
+        let mut r = Reader::new("t", &data);
+        let v: Vec<[f32; 3]> = r.le_array(2).unwrap();
+        assert_eq!(v, [[1.0, 2.0, 3.0], [-4.0, 5.5, 6.0]]);
+        let w: Vec<u16> = r.be_array(2).unwrap();
+        assert_eq!(w, [1, 2]);
+        assert!(r.finish().is_ok());
+        // Misaligned input decodes the same.
+        let mut shifted = vec![9u8];
+        shifted.extend_from_slice(&data);
+        let mut r = Reader::new("t", &shifted);
+        r.u8().unwrap();
+        let v: Vec<f32> = r.le_array(6).unwrap();
+        assert_eq!(v, [1.0, 2.0, 3.0, -4.0, 5.5, 6.0]);
+        let v: Vec<i16> = r.le_array(2).unwrap();
+        assert_eq!(v, [256, 512]);
+    }
+
+    #[test]
+    fn strings() {
+        let data = [
+            0x05, 0, 0, 0, b'r', b'o', b'o', b't', 0, // i32 length
+            0x06, b'B', b'o', b'x', b'0', b'1', 0, // compact length
+            0x01, 0, // empty with NUL
+            0x04, b'H', b'E', b'A', b'D', // pascal u8
+            0x00, 0x03, b'a', b'b', b'c', // pascal u16 BE
+        ];
+        let mut r = Reader::new("t", &data);
+        assert_eq!(r.i32_nul_string(1024).unwrap(), b"root");
+        assert_eq!(r.compact_nul_string(1024).unwrap(), b"Box01");
+        assert_eq!(r.compact_nul_string(1024).unwrap(), b"");
+        assert_eq!(r.pascal_u8().unwrap(), b"HEAD");
+        assert_eq!(r.pascal_u16_be().unwrap(), b"abc");
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn bad_strings() {
+        // Missing NUL.
+        let mut r = Reader::new("t", &[0x02, b'a', b'b']);
+        let e = r.compact_nul_string(10).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::InvalidValue { .. }));
+        assert_eq!(e.offset(), 1);
+        // Over the maximum.
+        let mut r = Reader::new("t", &[0x0b]);
+        assert!(matches!(
+            r.compact_nul_string(10).unwrap_err().kind(),
+            ErrorKind::LimitExceeded { what: "string length", .. }
+        ));
+        // Negative i32 length.
+        let mut r = Reader::new("t", &(-1i32).to_le_bytes());
+        assert!(matches!(
+            r.i32_nul_string(10).unwrap_err().kind(),
+            ErrorKind::InvalidValue { .. }
+        ));
+        // Pascal string longer than the input.
+        let mut r = Reader::new("t", &[5, b'a']);
+        assert!(matches!(
+            r.pascal_u8().unwrap_err().kind(),
+            ErrorKind::UnexpectedEnd { needed: 5, remaining: 1 }
+        ));
+    }
+
+    #[test]
+    fn compact_errors() {
+        let mut r = Reader::new("t", &[0x80, 0x80]);
+        assert!(matches!(
+            r.compact_int().unwrap_err().kind(),
+            ErrorKind::UnexpectedEnd { needed: 3, remaining: 2 }
+        ));
+        let mut r = Reader::new("t", &[0xff; 6]);
+        assert!(matches!(r.compact_int().unwrap_err().kind(), ErrorKind::InvalidValue { .. }));
+        let mut r = Reader::new("t", &[0x41]);
+        assert!(matches!(r.compact_count(1).unwrap_err().kind(), ErrorKind::InvalidValue { .. }));
+        let mut r = Reader::new("t", &[0x0a, 0, 0]);
+        let e = r.compact_count(1).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::CountTooLarge { count: 10, needed: 10, remaining: 2 }));
+        assert_eq!(e.offset(), 0);
+    }
+
+    #[test]
+    fn magic_sub_and_trailing() {
+        let data = *b"ms11abcdXY";
+        let mut r = Reader::new("t", &data);
+        r.magic(b"ms11").unwrap();
+        let mut sub = r.sub(4).unwrap();
+        assert_eq!(sub.offset(), 4);
+        assert_eq!(sub.bytes(4).unwrap(), b"abcd");
+        let e = sub.u8().unwrap_err();
+        assert_eq!(e.offset(), 8);
+        assert_eq!(r.peek(2).unwrap(), b"XY");
+        let e = r.finish().unwrap_err();
+        assert_eq!(e.kind(), &ErrorKind::TrailingBytes { count: 2 });
+        let mut r = Reader::new("t", &data);
+        let e = r.magic(b"ms10").unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::BadMagic { .. }));
+        assert_eq!(r.array_of::<2>().unwrap(), *b"ms");
+        assert_eq!(r.rest(), b"11abcdXY");
+    }
+
+    #[test]
+    fn generic_array_with_item_paths() {
+        let data = [1u8, 2, 3];
+        let mut r = Reader::new("t", &data);
+        let e = r
+            .field("faces", |r| r.array(2, 1, |r| r.u16_le()))
+            .unwrap_err();
+        assert_eq!(e.path(), "faces[1]");
+    }
+}
