@@ -320,7 +320,7 @@ impl<'a> Reader<'a> {
     /// Requires the exact bytes `expected` (a 4-byte magic, usually).
     pub fn magic(&mut self, expected: &[u8]) -> Result<()> {
         let start = self.offset();
-        let found = self.bytes(expected.len())?;
+        let found = self.peek(expected.len())?;
         if found != expected {
             return Err(self.error_at(
                 start,
@@ -330,6 +330,7 @@ impl<'a> Reader<'a> {
                 },
             ));
         }
+        self.pos += expected.len();
         Ok(())
     }
 
@@ -427,16 +428,7 @@ impl<'a> Reader<'a> {
     }
 
     fn count_at(&self, at: u64, count: u64, min_element_size: usize) -> Result<usize> {
-        if count > self.limits.max_elements {
-            return Err(self.error_at(
-                at,
-                ErrorKind::LimitExceeded {
-                    what: "array length",
-                    value: count,
-                    limit: self.limits.max_elements,
-                },
-            ));
-        }
+        // The input-size check comes first: it is the more telling message.
         let needed = count.saturating_mul(min_element_size as u64);
         let remaining = self.remaining() as u64;
         if needed > remaining {
@@ -446,6 +438,16 @@ impl<'a> Reader<'a> {
                     count,
                     needed,
                     remaining,
+                },
+            ));
+        }
+        if count > self.limits.max_elements {
+            return Err(self.error_at(
+                at,
+                ErrorKind::LimitExceeded {
+                    what: "array length",
+                    value: count,
+                    limit: self.limits.max_elements,
                 },
             ));
         }
@@ -535,11 +537,14 @@ mod tests {
         assert_eq!(r.i16_be().unwrap(), -2);
         let mut r = Reader::new("t", &[0x3f, 0x80, 0, 0]);
         assert_eq!(r.f32_be().unwrap(), 1.0);
-        let mut r = Reader::new("t", &1.25f64.to_le_bytes());
+        let b = 1.25f64.to_le_bytes();
+        let mut r = Reader::new("t", &b);
         assert_eq!(r.f64_le().unwrap(), 1.25);
-        let mut r = Reader::new("t", &(-5i64).to_le_bytes());
+        let b = (-5i64).to_le_bytes();
+        let mut r = Reader::new("t", &b);
         assert_eq!(r.i64_le().unwrap(), -5);
-        let mut r = Reader::new("t", &(-5i32).to_be_bytes());
+        let b = (-5i32).to_be_bytes();
+        let mut r = Reader::new("t", &b);
         assert_eq!(r.i32_be().unwrap(), -5);
         let mut r = Reader::new("t", &[7]);
         assert_eq!(r.u8().unwrap(), 7);
@@ -693,7 +698,8 @@ mod tests {
             ErrorKind::LimitExceeded { what: "string length", .. }
         ));
         // Negative i32 length.
-        let mut r = Reader::new("t", &(-1i32).to_le_bytes());
+        let b = (-1i32).to_le_bytes();
+        let mut r = Reader::new("t", &b);
         assert!(matches!(
             r.i32_nul_string(10).unwrap_err().kind(),
             ErrorKind::InvalidValue { .. }
