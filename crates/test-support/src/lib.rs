@@ -1,1 +1,23 @@
-//! x
+//! Test helpers shared by every meshfmt crate (never published).
+//!
+//! - [`samples_dir`] / [`samples_or_skip`]: the third-party sample files, found through
+//!   `MESHFMT_SAMPLES` or `../shared/samples` beside the workspace root;
+//! - [`ByteBuilder`]: hand-assembled fixtures, one commented field per line;
+//! - [`assert_truncations_fail`] and [`assert_flips_never_panic`]: the harnesses every
+//!   decoder runs;
+//! - [`assert_close`] and friends: float comparison with a stated bound;
+//! - [`canonical`]: the canonical models fixtures are generated from.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod bytes;
+pub mod canonical;
+mod compare;
+mod harness;
+mod samples;
+
+pub use bytes::ByteBuilder;
+pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_close_vec4};
+pub use harness::{assert_flips_never_panic, assert_truncations_fail};
+pub use samples::{samples_dir, samples_or_skip, workspace_root};
