@@ -1,1 +1,28 @@
-fn main() {}
+//! Workspace automation.
+//!
+//! ```text
+//! cargo xtask fixtures          regenerate fixtures/ and print the conformance report
+//! cargo xtask fixtures --check  regenerate in memory; fail if fixtures/ is stale
+//! ```
+#![forbid(unsafe_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod conformance;
+mod fixtures;
+
+use std::process::ExitCode;
+
+fn usage() -> ExitCode {
+    eprintln!("usage: cargo xtask fixtures [--check]");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["fixtures"] => fixtures::run(false),
+        ["fixtures", "--check"] => fixtures::run(true),
+        _ => usage(),
+    }
+}

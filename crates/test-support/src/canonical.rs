@@ -213,7 +213,7 @@ pub fn skinned_arm() -> Model {
             let a = r * 4 + c;
             let b = r * 4 + (c + 1) % 4;
             let (a2, b2) = (a + 4, b + 4);
-            s.indices.extend([a, a2, b2, a, b2, b]);
+            s.indices.extend([a, b2, a2, a, b, b2]);
         }
     }
     let skeleton = Skeleton {
@@ -371,8 +371,24 @@ mod tests {
     }
 
     #[test]
-    fn cube_faces_point_outward() {
-        // Counter-clockwise winding: the geometric normal agrees with the stored one.
+    fn front_faces_agree_with_normals() {
+        // Counter-clockwise winding: each triangle's geometric normal points the way its
+        // vertex normals do.
+        for c in ALL {
+            let m = (c.build)();
+            for (si, s) in m.surfaces.iter().enumerate() {
+                if s.normals.is_empty() {
+                    continue;
+                }
+                for t in s.triangles() {
+                    let [a, b, cc] = t.map(|i| s.positions[i as usize]);
+                    let g = (b - a).cross(cc - a).normalize();
+                    let n: Vec3 = t.iter().map(|&i| s.normals[i as usize]).sum();
+                    assert!(g.dot(n) > 0.0, "{} surface {si} triangle {t:?}", c.name);
+                }
+            }
+        }
+        // The cube's flat faces match exactly.
         let s = &cube().surfaces[0];
         for t in s.triangles() {
             let [a, b, c] = t.map(|i| s.positions[i as usize]);

@@ -1,0 +1,138 @@
+//! The formats the tool knows, how each is detected, and what it can do so far.
+
+use crate::error::CliError;
+use crate::info::Info;
+
+/// One file format family, backed by one format crate.
+pub struct Format {
+    /// Crate and format name, as printed in `info` (`unigine-mesh`).
+    pub name: &'static str,
+    /// What files it covers.
+    pub description: &'static str,
+    /// File extensions, lower case, without the dot.
+    pub extensions: &'static [&'static str],
+    /// The crate's cheap magic/structure check.
+    pub sniff: fn(&[u8]) -> bool,
+    /// Reads a file into `info` counts, once the crate has a reader.
+    pub inspect: Option<fn(&[u8]) -> Result<Info, CliError>>,
+    /// The issue that brings the reader, for the "not yet" message.
+    pub tracking: &'static str,
+}
+
+/// Every format, in detection order: magic-number formats first, then the formats
+/// recognized by structure alone (no magic), whose checks are weaker.
+pub const FORMATS: &[Format] = &[
+    Format {
+        name: "unigine-mesh",
+        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14)",
+        extensions: &["mesh", "smesh"],
+        sniff: unigine_mesh::sniff,
+        inspect: None,
+        tracking: "issue 3",
+    },
+    Format {
+        name: "unigine-anim",
+        description: "UNIGINE animation (as08 .sanim, an10, an11)",
+        extensions: &["anim", "sanim"],
+        sniff: unigine_anim::sniff,
+        inspect: None,
+        tracking: "issue 4",
+    },
+    Format {
+        name: "m3d",
+        description: "Model 3D, binary (3DMO) and ASCII (3dmodel)",
+        extensions: &["m3d", "a3d"],
+        sniff: m3d_format::sniff,
+        inspect: None,
+        tracking: "issue 7",
+    },
+    Format {
+        name: "niotso-mesh",
+        description: "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2",
+        extensions: &["mesh", "skel", "anim"],
+        sniff: niotso_mesh::sniff,
+        inspect: None,
+        tracking: "issue 5",
+    },
+    Format {
+        name: "unity-meshser",
+        description: "Unity MeshSerializer2 compact mesh (no magic; exact-length check)",
+        extensions: &["meshser", "bytes"],
+        sniff: unity_meshser::sniff,
+        inspect: None,
+        tracking: "issue 6",
+    },
+];
+
+/// Looks a format up by name.
+pub fn by_name(name: &str) -> Option<&'static Format> {
+    FORMATS.iter().find(|f| f.name == name)
+}
+
+/// How a file's format was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    /// The content matched the format's magic or structure.
+    Content,
+    /// Only the extension matched (the reader then says what is wrong).
+    Extension,
+    /// The user named it.
+    Forced,
+}
+
+/// Picks the format of `data` named `file_name`: content first, then an extension that
+/// only one format uses.
+pub fn detect(data: &[u8], file_name: &str) -> Result<(&'static Format, Detected), CliError> {
+    if let Some(f) = FORMATS.iter().find(|f| (f.sniff)(data)) {
+        return Ok((f, Detected::Content));
+    }
+    let ext = std::path::Path::new(file_name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let owners: Vec<&'static Format> = FORMATS
+        .iter()
+        .filter(|f| f.extensions.contains(&ext.as_str()))
+        .collect();
+    match owners.as_slice() {
+        [one] => Ok((one, Detected::Extension)),
+        [] => Err(CliError::UnknownFormat {
+            detail: if ext.is_empty() {
+                "no magic matched and the file has no extension".to_string()
+            } else {
+                format!("no magic matched and the extension '.{ext}' is not a known one")
+            },
+        }),
+        many => Err(CliError::UnknownFormat {
+            detail: format!(
+                "no magic matched; '.{ext}' is used by {} but none recognized the content",
+                many.iter().map(|f| f.name).collect::<Vec<_>>().join(" and ")
+            ),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_beats_extension() {
+        let (f, how) = detect(b"an10\x00", "x.mesh").unwrap();
+        assert_eq!((f.name, how), ("unigine-anim", Detected::Content));
+        let (f, how) = detect(b"garbage", "x.SANIM").unwrap();
+        assert_eq!((f.name, how), ("unigine-anim", Detected::Extension));
+        assert!(matches!(detect(b"garbage", "x.mesh"), Err(CliError::UnknownFormat { .. })));
+        assert!(matches!(detect(b"garbage", "x.bin"), Err(CliError::UnknownFormat { .. })));
+        assert!(matches!(detect(b"garbage", "x"), Err(CliError::UnknownFormat { .. })));
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in FORMATS.iter().enumerate() {
+            assert!(FORMATS[i + 1..].iter().all(|b| b.name != a.name));
+            assert_eq!(by_name(a.name).map(|f| f.name), Some(a.name));
+        }
+    }
+}
