@@ -14,11 +14,31 @@ struct FormatStatus {
 /// Format crates, with what they can do today. Each format issue replaces its status
 /// with real write -> read -> compare results per canonical model.
 const FORMATS: &[FormatStatus] = &[
-    FormatStatus { name: "unigine-mesh", versions: "mi08 ms08 ms10 ms11 ms13 ms14", status: "detects (sniff); reader and writer: issue 3, 12" },
-    FormatStatus { name: "unigine-anim", versions: "as08 an10 an11", status: "detects (sniff); reader and writer: issue 4, 12" },
-    FormatStatus { name: "niotso-mesh", versions: "mesh v2, skel v1, anim v2", status: "detects (sniff); reader and writer: issue 5" },
-    FormatStatus { name: "unity-meshser", versions: "MeshSerializer2", status: "detects (sniff); reader and writer: issue 6" },
-    FormatStatus { name: "m3d-format", versions: "3DMO binary, 3dmodel ASCII", status: "detects (sniff); reader and writer: issue 7" },
+    FormatStatus {
+        name: "unigine-mesh",
+        versions: "mi08 ms08 ms10 ms11 ms13 ms14",
+        status: "detects (sniff); reader and writer: issue 3, 12",
+    },
+    FormatStatus {
+        name: "unigine-anim",
+        versions: "as08 an10 an11",
+        status: "detects (sniff); reader and writer: issue 4, 12",
+    },
+    FormatStatus {
+        name: "niotso-mesh",
+        versions: "mesh v2, skel v1, anim v2",
+        status: "detects (sniff); reader and writer: issue 5",
+    },
+    FormatStatus {
+        name: "unity-meshser",
+        versions: "MeshSerializer2",
+        status: "detects (sniff); reader and writer: issue 6",
+    },
+    FormatStatus {
+        name: "m3d-format",
+        versions: "3DMO binary, 3dmodel ASCII",
+        status: "detects (sniff); reader and writer: issue 7",
+    },
 ];
 
 pub struct Row {
@@ -85,7 +105,16 @@ impl Report {
 
     /// Plain-text table for the terminal.
     pub fn table(&self) -> String {
-        let head = ["model", "surfaces", "vertices", "triangles", "bones", "clips", "morphs", "validate"];
+        let head = [
+            "model",
+            "surfaces",
+            "vertices",
+            "triangles",
+            "bones",
+            "clips",
+            "morphs",
+            "validate",
+        ];
         let lines = self.model_lines();
         let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
         for l in &lines {
@@ -103,7 +132,15 @@ impl Report {
         };
         let mut s = String::from("Canonical models\n");
         s += &fmt_line(head.to_vec());
-        s += &fmt_line(widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().iter().map(String::as_str).collect());
+        s += &fmt_line(
+            widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str)
+                .collect(),
+        );
         for l in &lines {
             s += &fmt_line(l.iter().map(String::as_str).collect());
         }

@@ -23,7 +23,9 @@ fn generate() -> Generated {
     for c in canonical::ALL {
         let model = (c.build)();
         let opts = if c.large {
-            DumpOptions { max_items: LARGE_DUMP_ITEMS }
+            DumpOptions {
+                max_items: LARGE_DUMP_ITEMS,
+            }
         } else {
             DumpOptions::default()
         };
@@ -35,10 +37,16 @@ fn generate() -> Generated {
             ));
         }
         text.push_str(&dump(&model, &opts));
-        out.insert(PathBuf::from(format!("canonical/{}.txt", c.name)), text.into_bytes());
+        out.insert(
+            PathBuf::from(format!("canonical/{}.txt", c.name)),
+            text.into_bytes(),
+        );
     }
     let report = conformance::report();
-    out.insert(PathBuf::from("CONFORMANCE.md"), report.markdown().into_bytes());
+    out.insert(
+        PathBuf::from("CONFORMANCE.md"),
+        report.markdown().into_bytes(),
+    );
     out.insert(PathBuf::from("README.md"), README.as_bytes().to_vec());
     out
 }

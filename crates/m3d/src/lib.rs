@@ -32,3 +32,7 @@ mod tests {
         assert!(!super::sniff(b"3Dmo"));
     }
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

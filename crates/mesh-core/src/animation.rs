@@ -287,7 +287,10 @@ mod tests {
 
     #[test]
     fn slerp_halfway_is_45_degrees() {
-        let t = Track::from_keys([(0.0, Quat::IDENTITY), (1.0, Quat::from_rotation_z(FRAC_PI_2))]);
+        let t = Track::from_keys([
+            (0.0, Quat::IDENTITY),
+            (1.0, Quat::from_rotation_z(FRAC_PI_2)),
+        ]);
         let q = t.sample(0.5).unwrap();
         let expected = Quat::from_rotation_z(FRAC_PI_2 / 2.0);
         assert!(q.abs_diff_eq(expected, 1e-6));
@@ -353,9 +356,17 @@ mod tests {
         let rest = skin_surface(&surface, &skeleton, &clip.sample(&skeleton, 0.0));
         assert!(rest.0[0].abs_diff_eq(Vec3::new(2.0, 0.0, 0.0), 1e-6));
         let (p, n) = skin_surface(&surface, &skeleton, &clip.sample(&skeleton, 1.0));
-        assert!(p[0].abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5), "{:?}", p[0]);
+        assert!(
+            p[0].abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5),
+            "{:?}",
+            p[0]
+        );
         // Both joints move the elbow-point the same way.
-        assert!(p[1].abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-5), "{:?}", p[1]);
+        assert!(
+            p[1].abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-5),
+            "{:?}",
+            p[1]
+        );
         assert!(n[0].abs_diff_eq(-Vec3::X, 1e-5));
     }
 }

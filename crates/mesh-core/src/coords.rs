@@ -169,6 +169,67 @@ impl Conversion {
     }
 }
 
+impl crate::Model {
+    /// Re-expresses everything in `target`: positions, normals, tangents (handedness
+    /// flipped under a reflection), morph targets, bone rest transforms and inverse
+    /// binds, animation keys; triangle winding is reversed under a reflection so front
+    /// faces stay front faces.
+    ///
+    /// ```
+    /// use meshfmt_core::{glam::Vec3, CoordinateSystem, Model, Surface};
+    /// let mut m = Model {
+    ///     coordinate_system: CoordinateSystem::Y_UP_LEFT,
+    ///     surfaces: vec![Surface { positions: vec![Vec3::Z; 3], indices: vec![0, 1, 2], ..Default::default() }],
+    ///     ..Default::default()
+    /// };
+    /// m.convert_to(CoordinateSystem::GLTF);
+    /// assert_eq!(m.surfaces[0].positions[0], -Vec3::Z);
+    /// assert_eq!(m.surfaces[0].indices, [0, 2, 1]);
+    /// ```
+    pub fn convert_to(&mut self, target: CoordinateSystem) {
+        let c = self.coordinate_system.conversion_to(&target);
+        self.coordinate_system = target;
+        for s in &mut self.surfaces {
+            s.positions.iter_mut().for_each(|p| *p = c.point(*p));
+            s.normals.iter_mut().for_each(|n| *n = c.direction(*n));
+            s.tangents.iter_mut().for_each(|t| *t = c.tangent(*t));
+            for m in &mut s.morph_targets {
+                m.positions.iter_mut().for_each(|p| *p = c.point(*p));
+                m.normals.iter_mut().for_each(|n| *n = c.direction(*n));
+            }
+            if c.flips_winding() {
+                for tri in s.indices.chunks_exact_mut(3) {
+                    tri.swap(1, 2);
+                }
+            }
+        }
+        for b in &mut self.skeleton.bones {
+            b.rest.translation = c.point(b.rest.translation);
+            b.rest.rotation = c.rotation(b.rest.rotation);
+            b.rest.scale = c.scale_vector(b.rest.scale);
+            if let Some(ib) = &mut b.inverse_bind {
+                *ib = c.matrix(*ib);
+            }
+        }
+        for clip in &mut self.animations {
+            for ch in &mut clip.channels {
+                ch.translation
+                    .values
+                    .iter_mut()
+                    .for_each(|t| *t = c.point(*t));
+                ch.rotation
+                    .values
+                    .iter_mut()
+                    .for_each(|q| *q = c.rotation(*q));
+                ch.scale
+                    .values
+                    .iter_mut()
+                    .for_each(|s| *s = c.scale_vector(*s));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,7 +249,11 @@ mod tests {
     fn handedness_matches_determinant() {
         for a in ALL {
             let det = a.to_canonical().determinant();
-            let expected = if a.handedness == Handedness::Right { 1.0 } else { -1.0 };
+            let expected = if a.handedness == Handedness::Right {
+                1.0
+            } else {
+                -1.0
+            };
             assert_eq!(det, expected, "{a:?}");
         }
     }
@@ -248,62 +313,19 @@ mod tests {
         assert_eq!(c.point(Vec3::new(100.0, 0.0, 0.0)), Vec3::X);
         assert_eq!(c.direction(Vec3::Y), Vec3::Y);
         let m = Mat4::from_translation(Vec3::new(0.0, 200.0, 0.0));
-        assert!(c.matrix(m).abs_diff_eq(Mat4::from_translation(Vec3::new(0.0, 2.0, 0.0)), 1e-6));
+        assert!(
+            c.matrix(m)
+                .abs_diff_eq(Mat4::from_translation(Vec3::new(0.0, 2.0, 0.0)), 1e-6)
+        );
         let z = CoordinateSystem::Z_UP_RIGHT.conversion_to(&CoordinateSystem::GLTF);
-        assert_eq!(z.scale_vector(Vec3::new(1.0, 2.0, 3.0)), Vec3::new(1.0, 3.0, 2.0));
+        assert_eq!(
+            z.scale_vector(Vec3::new(1.0, 2.0, 3.0)),
+            Vec3::new(1.0, 3.0, 2.0)
+        );
         let l = CoordinateSystem::Y_UP_LEFT.conversion_to(&CoordinateSystem::GLTF);
-        assert_eq!(l.tangent(Vec4::new(0.0, 0.0, 1.0, 1.0)), Vec4::new(0.0, 0.0, -1.0, -1.0));
-    }
-}
-
-impl crate::Model {
-    /// Re-expresses everything in `target`: positions, normals, tangents (handedness
-    /// flipped under a reflection), morph targets, bone rest transforms and inverse
-    /// binds, animation keys; triangle winding is reversed under a reflection so front
-    /// faces stay front faces.
-    ///
-    /// ```
-    /// use meshfmt_core::{glam::Vec3, CoordinateSystem, Model, Surface};
-    /// let mut m = Model {
-    ///     coordinate_system: CoordinateSystem::Y_UP_LEFT,
-    ///     surfaces: vec![Surface { positions: vec![Vec3::Z; 3], indices: vec![0, 1, 2], ..Default::default() }],
-    ///     ..Default::default()
-    /// };
-    /// m.convert_to(CoordinateSystem::GLTF);
-    /// assert_eq!(m.surfaces[0].positions[0], -Vec3::Z);
-    /// assert_eq!(m.surfaces[0].indices, [0, 2, 1]);
-    /// ```
-    pub fn convert_to(&mut self, target: CoordinateSystem) {
-        let c = self.coordinate_system.conversion_to(&target);
-        self.coordinate_system = target;
-        for s in &mut self.surfaces {
-            s.positions.iter_mut().for_each(|p| *p = c.point(*p));
-            s.normals.iter_mut().for_each(|n| *n = c.direction(*n));
-            s.tangents.iter_mut().for_each(|t| *t = c.tangent(*t));
-            for m in &mut s.morph_targets {
-                m.positions.iter_mut().for_each(|p| *p = c.point(*p));
-                m.normals.iter_mut().for_each(|n| *n = c.direction(*n));
-            }
-            if c.flips_winding() {
-                for tri in s.indices.chunks_exact_mut(3) {
-                    tri.swap(1, 2);
-                }
-            }
-        }
-        for b in &mut self.skeleton.bones {
-            b.rest.translation = c.point(b.rest.translation);
-            b.rest.rotation = c.rotation(b.rest.rotation);
-            b.rest.scale = c.scale_vector(b.rest.scale);
-            if let Some(ib) = &mut b.inverse_bind {
-                *ib = c.matrix(*ib);
-            }
-        }
-        for clip in &mut self.animations {
-            for ch in &mut clip.channels {
-                ch.translation.values.iter_mut().for_each(|t| *t = c.point(*t));
-                ch.rotation.values.iter_mut().for_each(|q| *q = c.rotation(*q));
-                ch.scale.values.iter_mut().for_each(|s| *s = c.scale_vector(*s));
-            }
-        }
+        assert_eq!(
+            l.tangent(Vec4::new(0.0, 0.0, 1.0, 1.0)),
+            Vec4::new(0.0, 0.0, -1.0, -1.0)
+        );
     }
 }

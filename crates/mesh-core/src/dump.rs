@@ -5,7 +5,6 @@
 //! also gets an FNV-1a digest of its full contents, so a cut dump still changes when any
 //! value does.
 
-
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
 use crate::animation::{Interpolation, Track};
@@ -21,7 +20,9 @@ pub struct DumpOptions {
 
 impl Default for DumpOptions {
     fn default() -> Self {
-        DumpOptions { max_items: usize::MAX }
+        DumpOptions {
+            max_items: usize::MAX,
+        }
     }
 }
 
@@ -134,12 +135,18 @@ impl Out<'_> {
         }
         let mut h = Fnv1a::new();
         items.iter().for_each(|v| v.hash(&mut h));
-        self.line(indent, format!("{name} ({}) fnv1a={:016x}", items.len(), h.finish()));
+        self.line(
+            indent,
+            format!("{name} ({}) fnv1a={:016x}", items.len(), h.finish()),
+        );
         for (i, v) in items.iter().enumerate().take(self.opts.max_items) {
             self.line(indent + 1, format!("{i}: {}", v.text()));
         }
         if items.len() > self.opts.max_items {
-            self.line(indent + 1, format!("... {} more", items.len() - self.opts.max_items));
+            self.line(
+                indent + 1,
+                format!("... {} more", items.len() - self.opts.max_items),
+            );
         }
     }
 
@@ -169,7 +176,10 @@ fn mat4(m: &Mat4) -> String {
 /// assert!(text.starts_with("model \"empty\"\n"));
 /// ```
 pub fn dump(model: &Model, opts: &DumpOptions) -> String {
-    let mut o = Out { s: String::new(), opts };
+    let mut o = Out {
+        s: String::new(),
+        opts,
+    };
     let cs = &model.coordinate_system;
     o.line(0, format!("model {:?}", model.name));
     o.line(
@@ -216,11 +226,17 @@ pub fn dump(model: &Model, opts: &DumpOptions) -> String {
         let tris: Vec<[u32; 3]> = s.triangles().collect();
         o.array(1, "triangles", &tris);
         if s.indices.len() % 3 != 0 {
-            o.line(1, format!("trailing indices {:?}", &s.indices[tris.len() * 3..]));
+            o.line(
+                1,
+                format!("trailing indices {:?}", &s.indices[tris.len() * 3..]),
+            );
         }
         o.array(1, "skin", &s.skin);
         for (mi, m) in s.morph_targets.iter().enumerate() {
-            o.line(1, format!("morph_target[{mi}] {:?} kind={:?}", m.name, m.kind));
+            o.line(
+                1,
+                format!("morph_target[{mi}] {:?} kind={:?}", m.name, m.kind),
+            );
             o.array(2, "positions", &m.positions);
             o.array(2, "normals", &m.normals);
         }
@@ -242,7 +258,10 @@ pub fn dump(model: &Model, opts: &DumpOptions) -> String {
         }
     }
     for (i, c) in model.animations.iter().enumerate() {
-        o.line(0, format!("animation[{i}] {:?} duration={:?}", c.name, c.duration()));
+        o.line(
+            0,
+            format!("animation[{i}] {:?} duration={:?}", c.name, c.duration()),
+        );
         for ch in &c.channels {
             o.line(1, format!("channel bone={}", ch.bone));
             o.track(2, "translation", &ch.translation);
@@ -263,7 +282,10 @@ pub fn dump(model: &Model, opts: &DumpOptions) -> String {
             ),
         );
         for t in &m.textures {
-            o.line(1, format!("texture {:?} -> {} uv{}", t.role, t.texture, t.uv_set));
+            o.line(
+                1,
+                format!("texture {:?} -> {} uv{}", t.role, t.texture, t.uv_set),
+            );
         }
     }
     for (i, t) in model.textures.iter().enumerate() {

@@ -116,7 +116,11 @@ impl fmt::Display for Loss {
         if self.path.is_empty() {
             write!(f, "{} {how}: {}", self.feature, self.reason)
         } else {
-            write!(f, "{} {how} at {}: {}", self.feature, self.path, self.reason)
+            write!(
+                f,
+                "{} {how} at {}: {}",
+                self.feature, self.path, self.reason
+            )
         }
     }
 }
@@ -145,7 +149,13 @@ impl<T> Converted<T> {
     }
 
     /// Records a loss.
-    pub fn lose(&mut self, feature: Feature, kind: LossKind, path: impl Into<String>, reason: impl Into<String>) {
+    pub fn lose(
+        &mut self,
+        feature: Feature,
+        kind: LossKind,
+        path: impl Into<String>,
+        reason: impl Into<String>,
+    ) {
         self.losses.push(Loss {
             feature,
             kind,
@@ -171,13 +181,26 @@ mod tests {
     fn display() {
         let mut c = Converted::exact(());
         assert!(c.is_lossless());
-        c.lose(Feature::Skin, LossKind::Dropped, "", "unity-meshser has no skin");
-        c.lose(Feature::Normals, LossKind::Quantized { max_error: 0.0039 }, "surfaces[0]", "3-byte normals");
+        c.lose(
+            Feature::Skin,
+            LossKind::Dropped,
+            "",
+            "unity-meshser has no skin",
+        );
+        c.lose(
+            Feature::Normals,
+            LossKind::Quantized { max_error: 0.0039 },
+            "surfaces[0]",
+            "3-byte normals",
+        );
         let text: Vec<String> = c.losses.iter().map(|l| l.to_string()).collect();
-        assert_eq!(text, [
-            "skin dropped: unity-meshser has no skin",
-            "normals quantized (error <= 3.9e-3) at surfaces[0]: 3-byte normals",
-        ]);
+        assert_eq!(
+            text,
+            [
+                "skin dropped: unity-meshser has no skin",
+                "normals quantized (error <= 3.9e-3) at surfaces[0]: 3-byte normals",
+            ]
+        );
         assert_eq!(c.map(|_| 1).value, 1);
     }
 }

@@ -41,7 +41,11 @@ impl Model {
 
     /// Bounds of every surface's positions, or `None` when there are no vertices.
     pub fn bounds(&self) -> Option<Bounds> {
-        Bounds::from_points(self.surfaces.iter().flat_map(|s| s.positions.iter().copied()))
+        Bounds::from_points(
+            self.surfaces
+                .iter()
+                .flat_map(|s| s.positions.iter().copied()),
+        )
     }
 }
 

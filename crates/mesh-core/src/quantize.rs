@@ -157,7 +157,7 @@ impl BoxQuantizer {
 
     /// Encodes one axis value.
     pub fn encode_axis(v: f32, min: f32, size: f32, rounding: Rounding) -> u16 {
-        if !(size > 0.0) {
+        if size.is_nan() || size <= 0.0 {
             return 0;
         }
         let t = finite_or_zero((v - min) / size).clamp(0.0, 1.0);
@@ -284,7 +284,9 @@ mod tests {
         assert_eq!(q.encode(Vec3::splat(5.0), Rounding::Nearest), [0, 0, 0]);
         assert_eq!(q.decode([9, 9, 9]), Vec3::ONE);
         assert_eq!(
-            BoxQuantizer::enclosing(&[Vec3::ZERO, Vec3::ONE]).unwrap().size,
+            BoxQuantizer::enclosing(&[Vec3::ZERO, Vec3::ONE])
+                .unwrap()
+                .size,
             Vec3::ONE
         );
     }

@@ -98,12 +98,7 @@ impl Skeleton {
     /// never loops or panics.
     pub fn world_matrices_for(&self, locals: &[Transform]) -> Vec<Mat4> {
         let n = self.bones.len();
-        let local = |i: usize| -> Mat4 {
-            locals
-                .get(i)
-                .unwrap_or(&self.bones[i].rest)
-                .to_mat4()
-        };
+        let local = |i: usize| -> Mat4 { locals.get(i).unwrap_or(&self.bones[i].rest).to_mat4() };
         let mut world: Vec<Option<Mat4>> = vec![None; n];
         let mut chain = Vec::new();
         for start in 0..n {
@@ -131,7 +126,10 @@ impl Skeleton {
                 world[i] = Some(base);
             }
         }
-        world.into_iter().map(|m| m.unwrap_or(Mat4::IDENTITY)).collect()
+        world
+            .into_iter()
+            .map(|m| m.unwrap_or(Mat4::IDENTITY))
+            .collect()
     }
 
     /// World matrices of the rest pose.

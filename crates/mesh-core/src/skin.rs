@@ -88,6 +88,9 @@ mod tests {
         assert!((v.weights[0] - 9.0 / 44.0).abs() < 1e-7);
         let mut zero = VertexInfluences::default();
         assert!(!zero.normalize());
-        assert_eq!(VertexInfluences::single(3).pairs().collect::<Vec<_>>(), [(3, 1.0)]);
+        assert_eq!(
+            VertexInfluences::single(3).pairs().collect::<Vec<_>>(),
+            [(3, 1.0)]
+        );
     }
 }

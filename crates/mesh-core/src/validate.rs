@@ -36,12 +36,7 @@ impl Report {
     }
 
     /// Reports `check` failures over `items` under `path[i]`, capped per array.
-    fn each<T>(
-        &mut self,
-        path: &str,
-        items: &[T],
-        mut check: impl FnMut(&T) -> Option<String>,
-    ) {
+    fn each<T>(&mut self, path: &str, items: &[T], mut check: impl FnMut(&T) -> Option<String>) {
         let mut count = 0usize;
         for (i, item) in items.iter().enumerate() {
             if let Some(message) = check(item) {
@@ -61,7 +56,10 @@ impl Report {
 
     fn length(&mut self, path: String, len: usize, expected: usize) {
         if len != 0 && len != expected {
-            self.push(path, format!("has {len} entries but the surface has {expected} vertices"));
+            self.push(
+                path,
+                format!("has {len} entries but the surface has {expected} vertices"),
+            );
         }
     }
 }
@@ -102,17 +100,25 @@ pub fn validate(model: &Model) -> Vec<Problem> {
     for (si, s) in model.surfaces.iter().enumerate() {
         let p = format!("surfaces[{si}]");
         let n = s.positions.len();
-        r.each(&format!("{p}.positions"), &s.positions, |v| non_finite(&v.to_array()));
+        r.each(&format!("{p}.positions"), &s.positions, |v| {
+            non_finite(&v.to_array())
+        });
         r.length(format!("{p}.normals"), s.normals.len(), n);
-        r.each(&format!("{p}.normals"), &s.normals, |v| non_finite(&v.to_array()));
+        r.each(&format!("{p}.normals"), &s.normals, |v| {
+            non_finite(&v.to_array())
+        });
         r.length(format!("{p}.tangents"), s.tangents.len(), n);
-        r.each(&format!("{p}.tangents"), &s.tangents, |v| non_finite(&v.to_array()));
+        r.each(&format!("{p}.tangents"), &s.tangents, |v| {
+            non_finite(&v.to_array())
+        });
         r.length(format!("{p}.uv0"), s.uv0.len(), n);
         r.each(&format!("{p}.uv0"), &s.uv0, |v| non_finite(&v.to_array()));
         r.length(format!("{p}.uv1"), s.uv1.len(), n);
         r.each(&format!("{p}.uv1"), &s.uv1, |v| non_finite(&v.to_array()));
         r.length(format!("{p}.colors"), s.colors.len(), n);
-        r.each(&format!("{p}.colors"), &s.colors, |v| non_finite(&v.to_array()));
+        r.each(&format!("{p}.colors"), &s.colors, |v| {
+            non_finite(&v.to_array())
+        });
         if s.indices.len() % 3 != 0 {
             r.push(
                 format!("{p}.indices"),
@@ -126,7 +132,10 @@ pub fn validate(model: &Model) -> Vec<Problem> {
             if m >= model.materials.len() {
                 r.push(
                     format!("{p}.material"),
-                    format!("material {m} out of range ({} materials)", model.materials.len()),
+                    format!(
+                        "material {m} out of range ({} materials)",
+                        model.materials.len()
+                    ),
                 );
             }
         }
@@ -152,12 +161,19 @@ pub fn validate(model: &Model) -> Vec<Problem> {
             if m.positions.len() != n {
                 r.push(
                     format!("{mp}.positions"),
-                    format!("has {} entries but the surface has {n} vertices", m.positions.len()),
+                    format!(
+                        "has {} entries but the surface has {n} vertices",
+                        m.positions.len()
+                    ),
                 );
             }
             r.length(format!("{mp}.normals"), m.normals.len(), n);
-            r.each(&format!("{mp}.positions"), &m.positions, |v| non_finite(&v.to_array()));
-            r.each(&format!("{mp}.normals"), &m.normals, |v| non_finite(&v.to_array()));
+            r.each(&format!("{mp}.positions"), &m.positions, |v| {
+                non_finite(&v.to_array())
+            });
+            r.each(&format!("{mp}.normals"), &m.normals, |v| {
+                non_finite(&v.to_array())
+            });
         }
     }
 
@@ -166,7 +182,10 @@ pub fn validate(model: &Model) -> Vec<Problem> {
         let bp = format!("skeleton.bones[{bi}]");
         if let Some(parent) = b.parent {
             if parent >= bones {
-                r.push(format!("{bp}.parent"), format!("parent {parent} out of range ({bones} bones)"));
+                r.push(
+                    format!("{bp}.parent"),
+                    format!("parent {parent} out of range ({bones} bones)"),
+                );
             } else if parent == bi {
                 r.push(format!("{bp}.parent"), "bone is its own parent".into());
             }
@@ -178,7 +197,10 @@ pub fn validate(model: &Model) -> Vec<Problem> {
         if let Some(m) = non_finite(&vals) {
             r.push(format!("{bp}.rest"), m);
         } else if (t.rotation.length() - 1.0).abs() > 1e-3 {
-            r.push(format!("{bp}.rest.rotation"), format!("quaternion length {} is not 1", t.rotation.length()));
+            r.push(
+                format!("{bp}.rest.rotation"),
+                format!("quaternion length {} is not 1", t.rotation.length()),
+            );
         }
         if let Some(ib) = &b.inverse_bind {
             if let Some(m) = non_finite(&ib.to_cols_array()) {
@@ -228,25 +250,54 @@ pub fn validate(model: &Model) -> Vec<Problem> {
         for (chi, ch) in clip.channels.iter().enumerate() {
             let cp = format!("animations[{ci}].channels[{chi}]");
             if ch.bone >= bones {
-                r.push(format!("{cp}.bone"), format!("bone {} out of range ({bones} bones)", ch.bone));
+                r.push(
+                    format!("{cp}.bone"),
+                    format!("bone {} out of range ({bones} bones)", ch.bone),
+                );
             }
             let tracks: [(&str, &[f32], usize, Vec<f32>); 3] = [
-                ("translation", &ch.translation.times, ch.translation.values.len(),
-                    ch.translation.values.iter().flat_map(|v| v.to_array()).collect()),
-                ("rotation", &ch.rotation.times, ch.rotation.values.len(),
-                    ch.rotation.values.iter().flat_map(|v| v.to_array()).collect()),
-                ("scale", &ch.scale.times, ch.scale.values.len(),
-                    ch.scale.values.iter().flat_map(|v| v.to_array()).collect()),
+                (
+                    "translation",
+                    &ch.translation.times,
+                    ch.translation.values.len(),
+                    ch.translation
+                        .values
+                        .iter()
+                        .flat_map(|v| v.to_array())
+                        .collect(),
+                ),
+                (
+                    "rotation",
+                    &ch.rotation.times,
+                    ch.rotation.values.len(),
+                    ch.rotation
+                        .values
+                        .iter()
+                        .flat_map(|v| v.to_array())
+                        .collect(),
+                ),
+                (
+                    "scale",
+                    &ch.scale.times,
+                    ch.scale.values.len(),
+                    ch.scale.values.iter().flat_map(|v| v.to_array()).collect(),
+                ),
             ];
             for (name, times, nvalues, flat) in tracks {
                 let tp = format!("{cp}.{name}");
                 if times.len() != nvalues {
-                    r.push(tp.clone(), format!("{} times but {nvalues} values", times.len()));
+                    r.push(
+                        tp.clone(),
+                        format!("{} times but {nvalues} values", times.len()),
+                    );
                 }
                 if let Some(m) = non_finite(times) {
                     r.push(format!("{tp}.times"), m);
                 } else if let Some(i) = times.windows(2).position(|w| w[1] < w[0]) {
-                    r.push(format!("{tp}.times[{}]", i + 1), format!("time {} is before {}", times[i + 1], times[i]));
+                    r.push(
+                        format!("{tp}.times[{}]", i + 1),
+                        format!("time {} is before {}", times[i + 1], times[i]),
+                    );
                 }
                 if let Some(m) = non_finite(&flat) {
                     r.push(format!("{tp}.values"), m);
@@ -260,7 +311,11 @@ pub fn validate(model: &Model) -> Vec<Problem> {
             if t.texture >= model.textures.len() {
                 r.push(
                     format!("materials[{mi}].textures[{ti}]"),
-                    format!("texture {} out of range ({} textures)", t.texture, model.textures.len()),
+                    format!(
+                        "texture {} out of range ({} textures)",
+                        t.texture,
+                        model.textures.len()
+                    ),
                 );
             }
         }
@@ -271,7 +326,12 @@ pub fn validate(model: &Model) -> Vec<Problem> {
             if img.pixels.len() as u64 != expected {
                 r.push(
                     format!("textures[{ti}].pixels"),
-                    format!("{} bytes for a {}x{} RGBA image ({expected} expected)", img.pixels.len(), img.width, img.height),
+                    format!(
+                        "{} bytes for a {}x{} RGBA image ({expected} expected)",
+                        img.pixels.len(),
+                        img.width,
+                        img.height
+                    ),
                 );
             }
         }
@@ -293,11 +353,31 @@ mod tests {
     fn every_problem_is_reported() {
         let mut m = Model::default();
         m.skeleton.bones = vec![
-            Bone { name: "a".into(), parent: Some(1), ..Default::default() },
-            Bone { name: "b".into(), parent: Some(2), ..Default::default() },
-            Bone { name: "c".into(), parent: Some(0), ..Default::default() },
-            Bone { name: "d".into(), parent: Some(9), ..Default::default() },
-            Bone { name: "e".into(), parent: Some(4), ..Default::default() },
+            Bone {
+                name: "a".into(),
+                parent: Some(1),
+                ..Default::default()
+            },
+            Bone {
+                name: "b".into(),
+                parent: Some(2),
+                ..Default::default()
+            },
+            Bone {
+                name: "c".into(),
+                parent: Some(0),
+                ..Default::default()
+            },
+            Bone {
+                name: "d".into(),
+                parent: Some(9),
+                ..Default::default()
+            },
+            Bone {
+                name: "e".into(),
+                parent: Some(4),
+                ..Default::default()
+            },
         ];
         m.skeleton.bones[3].rest.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
         m.surfaces.push(Surface {
@@ -316,7 +396,11 @@ mod tests {
             name: "x".into(),
             channels: vec![Channel {
                 bone: 5,
-                translation: Track { times: vec![0.0, 2.0, 1.0], values: vec![Vec3::ZERO; 2], ..Default::default() },
+                translation: Track {
+                    times: vec![0.0, 2.0, 1.0],
+                    values: vec![Vec3::ZERO; 2],
+                    ..Default::default()
+                },
                 ..Default::default()
             }],
         });
@@ -342,11 +426,18 @@ mod tests {
     #[test]
     fn many_bad_indices_are_summarized() {
         let m = Model {
-            surfaces: vec![Surface { indices: vec![9; 300], positions: vec![Vec3::ZERO], ..Default::default() }],
+            surfaces: vec![Surface {
+                indices: vec![9; 300],
+                positions: vec![Vec3::ZERO],
+                ..Default::default()
+            }],
             ..Default::default()
         };
         let p = validate(&m);
         assert_eq!(p.len(), MAX_PER_ARRAY + 1);
-        assert_eq!(p.last().unwrap().message, "280 more problems like the above");
+        assert_eq!(
+            p.last().unwrap().message,
+            "280 more problems like the above"
+        );
     }
 }

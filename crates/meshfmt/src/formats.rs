@@ -3,6 +3,9 @@
 use crate::error::CliError;
 use crate::info::Info;
 
+/// Reads a whole file into `info` counts.
+pub type InspectFn = fn(&[u8]) -> Result<Info, CliError>;
+
 /// One file format family, backed by one format crate.
 pub struct Format {
     /// Crate and format name, as printed in `info` (`unigine-mesh`).
@@ -14,7 +17,7 @@ pub struct Format {
     /// The crate's cheap magic/structure check.
     pub sniff: fn(&[u8]) -> bool,
     /// Reads a file into `info` counts, once the crate has a reader.
-    pub inspect: Option<fn(&[u8]) -> Result<Info, CliError>>,
+    pub inspect: Option<InspectFn>,
     /// The issue that brings the reader, for the "not yet" message.
     pub tracking: &'static str,
 }
@@ -107,7 +110,10 @@ pub fn detect(data: &[u8], file_name: &str) -> Result<(&'static Format, Detected
         many => Err(CliError::UnknownFormat {
             detail: format!(
                 "no magic matched; '.{ext}' is used by {} but none recognized the content",
-                many.iter().map(|f| f.name).collect::<Vec<_>>().join(" and ")
+                many.iter()
+                    .map(|f| f.name)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             ),
         }),
     }
@@ -123,9 +129,18 @@ mod tests {
         assert_eq!((f.name, how), ("unigine-anim", Detected::Content));
         let (f, how) = detect(b"garbage", "x.SANIM").unwrap();
         assert_eq!((f.name, how), ("unigine-anim", Detected::Extension));
-        assert!(matches!(detect(b"garbage", "x.mesh"), Err(CliError::UnknownFormat { .. })));
-        assert!(matches!(detect(b"garbage", "x.bin"), Err(CliError::UnknownFormat { .. })));
-        assert!(matches!(detect(b"garbage", "x"), Err(CliError::UnknownFormat { .. })));
+        assert!(matches!(
+            detect(b"garbage", "x.mesh"),
+            Err(CliError::UnknownFormat { .. })
+        ));
+        assert!(matches!(
+            detect(b"garbage", "x.bin"),
+            Err(CliError::UnknownFormat { .. })
+        ));
+        assert!(matches!(
+            detect(b"garbage", "x"),
+            Err(CliError::UnknownFormat { .. })
+        ));
     }
 
     #[test]

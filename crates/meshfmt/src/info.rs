@@ -79,7 +79,10 @@ impl Info {
 
     /// Aligned `key: value` lines for people.
     pub fn to_text(&self) -> String {
-        let mut s = format!("format:     {}\nversion:    {}\n", self.format, self.version);
+        let mut s = format!(
+            "format:     {}\nversion:    {}\n",
+            self.format, self.version
+        );
         for (k, v) in self.counts() {
             let _ = writeln!(s, "{:<11} {v}", format!("{k}:"));
         }

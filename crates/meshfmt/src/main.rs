@@ -20,7 +20,11 @@ use error::CliError;
 use formats::{Detected, FORMATS};
 
 #[derive(Parser)]
-#[command(name = "meshfmt", version, about = "Inspect, validate and convert game mesh and animation files")]
+#[command(
+    name = "meshfmt",
+    version,
+    about = "Inspect, validate and convert game mesh and animation files"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -70,7 +74,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::Formats => {
-            println!("{:<14} {:<14} {:<6} description", "name", "extensions", "read");
+            println!(
+                "{:<14} {:<14} {:<6} description",
+                "name", "extensions", "read"
+            );
             for f in FORMATS {
                 let read = if f.inspect.is_some() { "yes" } else { "no" };
                 println!(

@@ -1,4 +1,5 @@
 //! The binary's contract: clean one-line errors with exit code 1, never a panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -37,8 +38,14 @@ fn assert_clean_failure(out: &Output, expected: &str) {
     assert!(out.stdout.is_empty());
     assert!(stderr.starts_with("meshfmt: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
-    assert!(stderr.contains(expected), "expected '{expected}' in: {stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(expected),
+        "expected '{expected}' in: {stderr}"
+    );
 }
 
 #[test]
@@ -68,7 +75,13 @@ fn formats_lists_every_crate() {
     let out = meshfmt(&["formats"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for name in ["unigine-mesh", "unigine-anim", "niotso-mesh", "unity-meshser", "m3d"] {
+    for name in [
+        "unigine-mesh",
+        "unigine-anim",
+        "niotso-mesh",
+        "unity-meshser",
+        "m3d",
+    ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
 }

@@ -85,10 +85,19 @@ mod tests {
 
     #[test]
     fn kinds() {
-        assert_eq!(sniff_kind(b"\x00\x00\x00\x01\x05adult\x00\x10"), Some(Kind::Skel));
+        assert_eq!(
+            sniff_kind(b"\x00\x00\x00\x01\x05adult\x00\x10"),
+            Some(Kind::Skel)
+        );
         assert_eq!(sniff_kind(b"\x00\x00\x00\x03\x05adult"), None);
         assert_eq!(sniff_kind(b"\x00\x00\x00\x02\x00\x00\x00\x01\x04HE"), None);
         assert!(!sniff(b""));
-        assert!(!sniff(b"\x00\x00\x00\x02\x00\x00\x00\x01\x04\x00\x01\x02\x03"));
+        assert!(!sniff(
+            b"\x00\x00\x00\x02\x00\x00\x00\x01\x04\x00\x01\x02\x03"
+        ));
     }
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

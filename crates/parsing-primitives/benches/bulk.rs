@@ -28,7 +28,9 @@ fn main() {
 
     let bulk = best_of(10, || {
         let mut r = Reader::new("bench", &bytes);
-        r.le_array::<[f32; 3]>((n / 3) as u64).map(|v| v.len()).unwrap_or(0)
+        r.le_array::<[f32; 3]>((n / 3) as u64)
+            .map(|v| v.len())
+            .unwrap_or(0)
     });
     let per_float = best_of(10, || {
         let mut r = Reader::new("bench", &bytes);
@@ -61,7 +63,10 @@ fn main() {
     });
 
     println!("bulk le_array<[f32;3]> decode: {:>8.0} MiB/s", mib / bulk);
-    println!("per-float f32_le decode:       {:>8.0} MiB/s", mib / per_float);
+    println!(
+        "per-float f32_le decode:       {:>8.0} MiB/s",
+        mib / per_float
+    );
     println!("bulk le_slice<f32> encode:     {:>8.0} MiB/s", mib / encode);
     println!(
         "compact int decode:            {:>8.1} M ints/s ({} ints, {} bytes)",

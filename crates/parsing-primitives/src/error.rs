@@ -15,7 +15,11 @@ pub enum ErrorKind {
         remaining: u64,
     },
     /// A fixed magic did not match.
-    #[error("bad magic: found {} but expected {}", Escaped(found), Escaped(expected))]
+    #[error(
+        "bad magic: found {} but expected {}",
+        Escaped(found),
+        Escaped(expected)
+    )]
     BadMagic {
         /// The bytes in the file.
         found: Vec<u8>,
@@ -162,10 +166,7 @@ mod tests {
 
     #[test]
     fn error_is_one_pointer() {
-        assert_eq!(
-            std::mem::size_of::<Error>(),
-            std::mem::size_of::<usize>()
-        );
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
     }
 
     #[test]
@@ -192,6 +193,9 @@ mod tests {
         assert_eq!(e.offset(), 7);
         assert_eq!(e.path(), "a.b");
         assert_eq!(e.kind(), &ErrorKind::TrailingBytes { count: 3 });
-        assert_eq!(e.to_string(), "x: a.b: 3 trailing bytes after the end of the data (at offset 0x7)");
+        assert_eq!(
+            e.to_string(),
+            "x: a.b: 3 trailing bytes after the end of the data (at offset 0x7)"
+        );
     }
 }

@@ -279,8 +279,8 @@ impl<'a> Reader<'a> {
     pub fn compact_count(&mut self, min_element_size: usize) -> Result<usize> {
         let start = self.offset();
         let v = self.compact_int()?;
-        let n = u64::try_from(v)
-            .map_err(|_| self.invalid_at(start, format!("negative count {v}")))?;
+        let n =
+            u64::try_from(v).map_err(|_| self.invalid_at(start, format!("negative count {v}")))?;
         self.count_at(start, n, min_element_size)
     }
 
@@ -611,12 +611,25 @@ mod tests {
         let mut r = Reader::new("t", &data);
         let n = r.u32_le().unwrap();
         let e = r.le_array::<f32>(u64::from(n)).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::CountTooLarge { count: 0x7fff_ffff, remaining: 6, .. }));
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::CountTooLarge {
+                count: 0x7fff_ffff,
+                remaining: 6,
+                ..
+            }
+        ));
         let e = r.array(u64::from(n), 1, |r| r.u8()).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::CountTooLarge { .. }));
         // Even zero-sized elements are capped by the element limit.
         let e = r.count(u64::MAX, 0).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::LimitExceeded { what: "array length", .. }));
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::LimitExceeded {
+                what: "array length",
+                ..
+            }
+        ));
         // Overflowing multiplication saturates instead of wrapping.
         let r = Reader::new("t", &data).with_limits(Limits::UNLIMITED);
         assert!(r.count(u64::MAX / 2 + 1, 4).is_err());
@@ -631,7 +644,14 @@ mod tests {
         });
         assert_eq!(r.le_array::<u32>(8).unwrap().len(), 8);
         let e = r.le_array::<u32>(3).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::LimitExceeded { what: "allocation total", value: 44, limit: 40 }));
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::LimitExceeded {
+                what: "allocation total",
+                value: 44,
+                limit: 40
+            }
+        ));
         let mut r = Reader::new("t", &data).with_limits(Limits {
             max_alloc_bytes: 1 << 20,
             max_elements: 4,
@@ -695,7 +715,10 @@ mod tests {
         let mut r = Reader::new("t", &[0x0b]);
         assert!(matches!(
             r.compact_nul_string(10).unwrap_err().kind(),
-            ErrorKind::LimitExceeded { what: "string length", .. }
+            ErrorKind::LimitExceeded {
+                what: "string length",
+                ..
+            }
         ));
         // Negative i32 length.
         let b = (-1i32).to_le_bytes();
@@ -708,7 +731,10 @@ mod tests {
         let mut r = Reader::new("t", &[5, b'a']);
         assert!(matches!(
             r.pascal_u8().unwrap_err().kind(),
-            ErrorKind::UnexpectedEnd { needed: 5, remaining: 1 }
+            ErrorKind::UnexpectedEnd {
+                needed: 5,
+                remaining: 1
+            }
         ));
     }
 
@@ -717,15 +743,31 @@ mod tests {
         let mut r = Reader::new("t", &[0x80, 0x80]);
         assert!(matches!(
             r.compact_int().unwrap_err().kind(),
-            ErrorKind::UnexpectedEnd { needed: 3, remaining: 2 }
+            ErrorKind::UnexpectedEnd {
+                needed: 3,
+                remaining: 2
+            }
         ));
         let mut r = Reader::new("t", &[0xff; 6]);
-        assert!(matches!(r.compact_int().unwrap_err().kind(), ErrorKind::InvalidValue { .. }));
+        assert!(matches!(
+            r.compact_int().unwrap_err().kind(),
+            ErrorKind::InvalidValue { .. }
+        ));
         let mut r = Reader::new("t", &[0x41]);
-        assert!(matches!(r.compact_count(1).unwrap_err().kind(), ErrorKind::InvalidValue { .. }));
+        assert!(matches!(
+            r.compact_count(1).unwrap_err().kind(),
+            ErrorKind::InvalidValue { .. }
+        ));
         let mut r = Reader::new("t", &[0x0a, 0, 0]);
         let e = r.compact_count(1).unwrap_err();
-        assert!(matches!(e.kind(), ErrorKind::CountTooLarge { count: 10, needed: 10, remaining: 2 }));
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::CountTooLarge {
+                count: 10,
+                needed: 10,
+                remaining: 2
+            }
+        ));
         assert_eq!(e.offset(), 0);
     }
 

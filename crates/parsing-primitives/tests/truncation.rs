@@ -1,13 +1,27 @@
 //! Every primitive, truncated at every byte, fails with a positioned error and never
 //! panics; the whole input decodes to the values written.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use parsing_primitives::{ErrorKind, Reader, Result, Writer};
 
 fn encode() -> Vec<u8> {
     let mut w = Writer::new("t");
     w.bytes(b"ms11");
-    w.u8(1).i8(-1).u16_le(2).i16_le(-3).u32_le(4).i32_le(-5).u64_le(6).i64_le(-7);
-    w.f32_le(0.5).f64_le(0.25).u16_be(8).i16_be(-9).u32_be(10).i32_be(-11).f32_be(1.5);
+    w.u8(1)
+        .i8(-1)
+        .u16_le(2)
+        .i16_le(-3)
+        .u32_le(4)
+        .i32_le(-5)
+        .u64_le(6)
+        .i64_le(-7);
+    w.f32_le(0.5)
+        .f64_le(0.25)
+        .u16_be(8)
+        .i16_be(-9)
+        .u32_be(10)
+        .i32_be(-11)
+        .f32_be(1.5);
     w.compact_u32(8640);
     w.i32_nul_string(b"root").unwrap();
     w.compact_nul_string(b"Box01").unwrap();
@@ -59,7 +73,13 @@ fn decode(bytes: &[u8]) -> Result<Decoded> {
     let positions = r.field("positions", |r| r.le_array(n as u64))?;
     let be = r.be_array(2)?;
     r.finish()?;
-    Ok(Decoded { ints, floats, strings, positions, be })
+    Ok(Decoded {
+        ints,
+        floats,
+        strings,
+        positions,
+        be,
+    })
 }
 
 #[test]
@@ -67,7 +87,15 @@ fn full_input_decodes() {
     let d = decode(&encode()).unwrap();
     assert_eq!(d.ints, [1, -1, 2, -3, 4, -5, 6, -7, 8, -9, 10, -11, 8640]);
     assert_eq!(d.floats, [0.5, 0.25, 1.5]);
-    assert_eq!(d.strings, [b"root".to_vec(), b"Box01".to_vec(), b"HEAD".to_vec(), b"a20".to_vec()]);
+    assert_eq!(
+        d.strings,
+        [
+            b"root".to_vec(),
+            b"Box01".to_vec(),
+            b"HEAD".to_vec(),
+            b"a20".to_vec()
+        ]
+    );
     assert_eq!(d.positions, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
     assert_eq!(d.be, [7, 8]);
 }
@@ -77,7 +105,11 @@ fn truncated_at_every_byte_fails_cleanly() {
     let bytes = encode();
     for len in 0..bytes.len() {
         let err = decode(&bytes[..len]).expect_err("a truncated input must not decode");
-        assert!(err.offset() <= len as u64, "offset {} past the end {len}", err.offset());
+        assert!(
+            err.offset() <= len as u64,
+            "offset {} past the end {len}",
+            err.offset()
+        );
         assert!(
             matches!(
                 err.kind(),

@@ -28,7 +28,8 @@ impl ByteBuilder {
 
     /// Appends raw bytes with a comment.
     pub fn bytes(mut self, b: &[u8], comment: &str) -> Self {
-        self.fields.push((self.data.len(), b.len(), comment.to_string()));
+        self.fields
+            .push((self.data.len(), b.len(), comment.to_string()));
         self.data.extend_from_slice(b);
         self
     }

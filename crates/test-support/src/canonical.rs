@@ -25,12 +25,42 @@ pub struct Canonical {
 
 /// Every canonical model, in report order.
 pub const ALL: &[Canonical] = &[
-    Canonical { name: "cube", description: "static cube: 24 vertices, normals, tangents, UV0, one material", large: false, build: cube },
-    Canonical { name: "multi_surface", description: "three surfaces, two UV sets, vertex colors, two materials with textures", large: false, build: multi_surface },
-    Canonical { name: "skinned_arm", description: "two-bone arm, 2 weights per vertex at the elbow, one 3-key bend clip", large: false, build: skinned_arm },
-    Canonical { name: "morph", description: "3x3 grid with one delta morph target", large: false, build: morph },
-    Canonical { name: "degenerate", description: "empty surface, single triangle, zero-length names", large: false, build: degenerate },
-    Canonical { name: "big_surface", description: "one surface of 256x257 = 65,792 vertices (needs 32-bit indices)", large: true, build: big_surface },
+    Canonical {
+        name: "cube",
+        description: "static cube: 24 vertices, normals, tangents, UV0, one material",
+        large: false,
+        build: cube,
+    },
+    Canonical {
+        name: "multi_surface",
+        description: "three surfaces, two UV sets, vertex colors, two materials with textures",
+        large: false,
+        build: multi_surface,
+    },
+    Canonical {
+        name: "skinned_arm",
+        description: "two-bone arm, 2 weights per vertex at the elbow, one 3-key bend clip",
+        large: false,
+        build: skinned_arm,
+    },
+    Canonical {
+        name: "morph",
+        description: "3x3 grid with one delta morph target",
+        large: false,
+        build: morph,
+    },
+    Canonical {
+        name: "degenerate",
+        description: "empty surface, single triangle, zero-length names",
+        large: false,
+        build: degenerate,
+    },
+    Canonical {
+        name: "big_surface",
+        description: "one surface of 256x257 = 65,792 vertices (needs 32-bit indices)",
+        large: true,
+        build: big_surface,
+    },
 ];
 
 /// Looks a canonical model up by name.
@@ -66,7 +96,8 @@ pub fn cube() -> Model {
             s.tangents.push(t.extend(1.0));
             s.uv0.push(Vec2::new(u, 1.0 - v));
         }
-        s.indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+        s.indices
+            .extend([base, base + 1, base + 2, base, base + 2, base + 3]);
     }
     Model {
         name: "cube".into(),
@@ -95,8 +126,18 @@ pub fn multi_surface() -> Model {
             Vec3::new(0.0, 1.0, 0.0),
         ],
         normals: vec![Vec3::Z; 4],
-        uv0: vec![Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(1.0, 0.0), Vec2::new(0.0, 0.0)],
-        uv1: vec![Vec2::new(0.0, 0.5), Vec2::new(0.5, 0.5), Vec2::new(0.5, 0.0), Vec2::new(0.0, 0.0)],
+        uv0: vec![
+            Vec2::new(0.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 0.0),
+        ],
+        uv1: vec![
+            Vec2::new(0.0, 0.5),
+            Vec2::new(0.5, 0.5),
+            Vec2::new(0.5, 0.0),
+            Vec2::new(0.0, 0.0),
+        ],
         colors: vec![
             Vec4::new(1.0, 0.0, 0.0, 1.0),
             Vec4::new(0.0, 1.0, 0.0, 1.0),
@@ -118,11 +159,14 @@ pub fn multi_surface() -> Model {
     for k in 0..6 {
         let a = k as f32 * TAU / 6.0;
         hex.positions.push(Vec3::new(a.cos(), a.sin(), 1.0));
-        hex.uv0.push(Vec2::new(0.5 + 0.5 * a.cos(), 0.5 - 0.5 * a.sin()));
+        hex.uv0
+            .push(Vec2::new(0.5 + 0.5 * a.cos(), 0.5 - 0.5 * a.sin()));
     }
     hex.normals = vec![Vec3::Z; 7];
     hex.uv1 = hex.uv0.iter().map(|uv| *uv * 0.25).collect();
-    hex.colors = (0..7).map(|k| Vec4::new(k as f32 / 6.0, 0.5, 1.0 - k as f32 / 6.0, 1.0)).collect();
+    hex.colors = (0..7)
+        .map(|k| Vec4::new(k as f32 / 6.0, 0.5, 1.0 - k as f32 / 6.0, 1.0))
+        .collect();
     for k in 0..6u32 {
         hex.indices.extend([0, 1 + k, 1 + (k + 1) % 6]);
     }
@@ -134,11 +178,15 @@ pub fn multi_surface() -> Model {
     };
     for i in 0..4 {
         for j in 0..2 {
-            strip.positions.push(Vec3::new(i as f32 * 0.5, -1.0 - j as f32 * 0.5, 0.0));
+            strip
+                .positions
+                .push(Vec3::new(i as f32 * 0.5, -1.0 - j as f32 * 0.5, 0.0));
             strip.normals.push(Vec3::Z);
             strip.uv0.push(Vec2::new(i as f32 / 3.0, j as f32));
             strip.uv1.push(Vec2::new(i as f32 / 6.0, j as f32 / 2.0));
-            strip.colors.push(Vec4::new(0.25 * i as f32, 0.5 * j as f32, 0.75, 1.0));
+            strip
+                .colors
+                .push(Vec4::new(0.25 * i as f32, 0.5 * j as f32, 0.75, 1.0));
         }
     }
     for i in 0..3u32 {
@@ -155,7 +203,11 @@ pub fn multi_surface() -> Model {
                 base_color: Vec4::ONE,
                 metallic: 0.0,
                 roughness: 0.8,
-                textures: vec![TextureBinding { role: TextureRole::BaseColor, texture: 0, uv_set: 0 }],
+                textures: vec![TextureBinding {
+                    role: TextureRole::BaseColor,
+                    texture: 0,
+                    uv_set: 0,
+                }],
                 ..Default::default()
             },
             Material {
@@ -165,19 +217,32 @@ pub fn multi_surface() -> Model {
                 roughness: 0.3,
                 emissive: Vec3::new(0.1, 0.2, 0.5),
                 textures: vec![
-                    TextureBinding { role: TextureRole::BaseColor, texture: 1, uv_set: 0 },
-                    TextureBinding { role: TextureRole::Occlusion, texture: 0, uv_set: 1 },
+                    TextureBinding {
+                        role: TextureRole::BaseColor,
+                        texture: 1,
+                        uv_set: 0,
+                    },
+                    TextureBinding {
+                        role: TextureRole::Occlusion,
+                        texture: 0,
+                        uv_set: 1,
+                    },
                 ],
             },
         ],
         textures: vec![
-            Texture { name: "checker".into(), source: TextureSource::Path("textures/checker.png".into()) },
+            Texture {
+                name: "checker".into(),
+                source: TextureSource::Path("textures/checker.png".into()),
+            },
             Texture {
                 name: "gradient".into(),
                 source: TextureSource::Embedded(meshfmt_core::RgbaImage {
                     width: 2,
                     height: 2,
-                    pixels: vec![255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255],
+                    pixels: vec![
+                        255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255,
+                    ],
                 }),
             },
         ],
@@ -218,11 +283,19 @@ pub fn skinned_arm() -> Model {
     }
     let skeleton = Skeleton {
         bones: vec![
-            Bone { name: "shoulder".into(), parent: None, rest: Transform::IDENTITY, inverse_bind: None },
+            Bone {
+                name: "shoulder".into(),
+                parent: None,
+                rest: Transform::IDENTITY,
+                inverse_bind: None,
+            },
             Bone {
                 name: "elbow".into(),
                 parent: Some(0),
-                rest: Transform { translation: Vec3::X, ..Transform::IDENTITY },
+                rest: Transform {
+                    translation: Vec3::X,
+                    ..Transform::IDENTITY
+                },
                 inverse_bind: None,
             },
         ],
@@ -259,7 +332,8 @@ pub fn morph() -> Model {
     };
     for j in 0..3 {
         for i in 0..3 {
-            s.positions.push(Vec3::new(i as f32 - 1.0, j as f32 - 1.0, 0.0));
+            s.positions
+                .push(Vec3::new(i as f32 - 1.0, j as f32 - 1.0, 0.0));
             s.normals.push(Vec3::Z);
             s.uv0.push(Vec2::new(i as f32 / 2.0, 1.0 - j as f32 / 2.0));
         }
@@ -292,7 +366,10 @@ pub fn degenerate() -> Model {
         name: String::new(),
         coordinate_system: CoordinateSystem::GLTF,
         surfaces: vec![
-            Surface { name: "empty".into(), ..Default::default() },
+            Surface {
+                name: "empty".into(),
+                ..Default::default()
+            },
             Surface {
                 name: String::new(),
                 positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
@@ -326,7 +403,10 @@ pub fn big_surface() -> Model {
             let dx = 0.25 * x.cos() * z.cos();
             let dz = -0.25 * x.sin() * z.sin();
             s.normals.push(Vec3::new(-dx, 1.0, -dz).normalize());
-            s.uv0.push(Vec2::new(i as f32 / (w - 1) as f32, j as f32 / (h - 1) as f32));
+            s.uv0.push(Vec2::new(
+                i as f32 / (w - 1) as f32,
+                j as f32 / (h - 1) as f32,
+            ));
         }
     }
     for j in 0..h - 1 {
@@ -405,7 +485,11 @@ mod tests {
         // Tip-ring corner (2, -0.1, -0.1) bound to the elbow: rotated 90 degrees about
         // Z around (1, 0, 0) -> (1 + 0.1, 1, -0.1).
         let tip = 4 * 4;
-        assert!(p[tip].abs_diff_eq(Vec3::new(1.1, 1.0, -0.1), 1e-5), "{}", p[tip]);
+        assert!(
+            p[tip].abs_diff_eq(Vec3::new(1.1, 1.0, -0.1), 1e-5),
+            "{}",
+            p[tip]
+        );
         let rest = skin_surface(&m.surfaces[0], &m.skeleton, &Pose::rest(&m.skeleton)).0;
         assert!(rest[tip].abs_diff_eq(m.surfaces[0].positions[tip], 1e-6));
     }

@@ -8,7 +8,10 @@ pub fn assert_close(what: &str, a: &[f32], b: &[f32], bound: f32) {
     assert_eq!(a.len(), b.len(), "{what}: lengths differ");
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let e = (x - y).abs();
-        assert!(e <= bound, "{what}[{i}]: {x} vs {y}, error {e} > bound {bound}");
+        assert!(
+            e <= bound,
+            "{what}[{i}]: {x} vs {y}, error {e} > bound {bound}"
+        );
     }
 }
 

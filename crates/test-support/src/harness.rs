@@ -13,7 +13,10 @@ pub fn assert_truncations_fail<T, E: std::fmt::Debug>(
         let outcome = catch_unwind(AssertUnwindSafe(|| decode(prefix).is_err()));
         match outcome {
             Ok(true) => {}
-            Ok(false) => panic!("a prefix of {len} of {} bytes decoded without error", bytes.len()),
+            Ok(false) => panic!(
+                "a prefix of {len} of {} bytes decoded without error",
+                bytes.len()
+            ),
             Err(_) => panic!("decoder panicked on a prefix of {len} bytes"),
         }
     }

@@ -41,3 +41,7 @@ mod tests {
         assert!(!super::sniff(b"an13"));
     }
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -23,7 +23,9 @@
 #![deny(missing_docs)]
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 7] = [b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15"];
+pub const MAGICS: [&[u8; 4]; 7] = [
+    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15",
+];
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
@@ -43,3 +45,7 @@ mod tests {
         assert!(!super::sniff(b""));
     }
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

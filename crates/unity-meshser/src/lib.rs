@@ -68,3 +68,7 @@ mod tests {
         assert!(!super::sniff(&[1, 0]));
     }
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
