@@ -1,8 +1,7 @@
 //! The conformance report: what each canonical model holds, that it validates, and
 //! what each format crate does with it.
 
-use meshfmt_core::{Model, validate};
-use test_support::canonical;
+use meshfmt_core::{Model, canonical, validate};
 
 /// Status of a format crate in the report.
 struct FormatStatus {

@@ -15,7 +15,8 @@
 //! - [`quantize`]: the unorm/snorm/box quantizers formats use, with stated error bounds;
 //! - [`validate`]: every problem with its path, not just the first;
 //! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
-//! - [`dump`]: a stable text dump for fixtures and the CLI.
+//! - [`dump`]: a stable text dump for fixtures and the CLI;
+//! - `canonical` (feature `canonical`): small, fully known models for testing pipelines.
 //!
 //! ```
 //! use meshfmt_core::{glam::Vec3, validate, Model, Surface};
@@ -39,6 +40,8 @@ pub use glam;
 
 pub mod animation;
 pub mod bounds;
+#[cfg(feature = "canonical")]
+pub mod canonical;
 pub mod coords;
 mod dump;
 mod loss;

@@ -6,13 +6,12 @@
 //! - [`assert_truncations_fail`] and [`assert_flips_never_panic`]: the harnesses every
 //!   decoder runs;
 //! - [`assert_close`] and friends: float comparison with a stated bound;
-//! - [`canonical`]: the canonical models fixtures are generated from.
+//! - [`canonical`]: meshfmt-core's canonical models, re-exported.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bytes;
-pub mod canonical;
 mod compare;
 mod harness;
 mod samples;
@@ -20,4 +19,5 @@ mod samples;
 pub use bytes::ByteBuilder;
 pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_close_vec4};
 pub use harness::{assert_flips_never_panic, assert_truncations_fail};
+pub use meshfmt_core::canonical;
 pub use samples::{samples_dir, samples_or_skip, workspace_root};

@@ -1,13 +1,22 @@
-//! Canonical models: the known inputs fixtures are generated from and conversions are
-//! checked against. Every value here is written by hand or computed by a formula in
-//! this file, never taken from a decoder's output.
+//! Canonical models (feature `canonical`): small, fully known models for testing
+//! converters and pipelines. meshfmt generates its fixtures from them and checks every
+//! format's conversions against them. Every value is written by hand or computed by a
+//! formula in this file, never taken from a decoder's output.
+//!
+//! ```
+//! use meshfmt_core::{canonical, validate};
+//! for c in canonical::ALL {
+//!     assert!(validate(&(c.build)()).is_empty(), "{}", c.name);
+//! }
+//! ```
 
 use std::f32::consts::{FRAC_PI_2, TAU};
 
-use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
-use meshfmt_core::{
-    Bone, Channel, Clip, CoordinateSystem, Material, Model, MorphKind, MorphTarget, Skeleton,
-    Surface, Texture, TextureBinding, TextureRole, TextureSource, Track, Transform,
+use glam::{Quat, Vec2, Vec3, Vec4};
+
+use crate::{
+    Bone, Channel, Clip, CoordinateSystem, Material, Model, MorphKind, MorphTarget, RgbaImage,
+    Skeleton, Surface, Texture, TextureBinding, TextureRole, TextureSource, Track, Transform,
     VertexInfluences,
 };
 
@@ -237,7 +246,7 @@ pub fn multi_surface() -> Model {
             },
             Texture {
                 name: "gradient".into(),
-                source: TextureSource::Embedded(meshfmt_core::RgbaImage {
+                source: TextureSource::Embedded(RgbaImage {
                     width: 2,
                     height: 2,
                     pixels: vec![
@@ -427,7 +436,7 @@ pub fn big_surface() -> Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshfmt_core::{Pose, skin_surface, validate};
+    use crate::{Pose, skin_surface, validate};
 
     #[test]
     fn every_canonical_model_is_valid() {
