@@ -68,8 +68,10 @@ pub struct Surface {
     pub uv1: Vec<Vec2>,
     /// Linear RGBA colors in 0..=1, or empty.
     pub colors: Vec<Vec4>,
-    /// Triangle list, three indices per triangle, counter-clockwise front faces in the
-    /// model's coordinate system.
+    /// Triangle list, three indices per triangle. Front faces are those for which
+    /// `(b - a).cross(c - a)`, computed on the coordinates, points out of the face:
+    /// counter-clockwise on screen in a right-handed frame (glTF), clockwise in a
+    /// left-handed one (Unity, Direct3D). [`Model::convert_to`] keeps this true.
     pub indices: Vec<u32>,
     /// Index into [`Model::materials`].
     pub material: Option<usize>,

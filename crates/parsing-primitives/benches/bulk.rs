@@ -20,7 +20,8 @@ fn best_of<F: FnMut() -> u64>(runs: usize, mut f: F) -> f64 {
 }
 
 fn checksum(v: &[f32]) -> u64 {
-    v.iter().fold(0u64, |a, x| a.wrapping_add(u64::from(x.to_bits())))
+    v.iter()
+        .fold(0u64, |a, x| a.wrapping_add(u64::from(x.to_bits())))
 }
 
 fn main() {
