@@ -47,10 +47,11 @@ impl Bounds {
     ///
     /// ```
     /// use meshfmt_core::{glam::Vec3, Bounds};
-    /// let b = Bounds::from_points([Vec3::ZERO, Vec3::ONE]).unwrap();
+    /// let b = Bounds::from_points([Vec3::ZERO, Vec3::ONE]).ok_or("no points")?;
     /// assert_eq!(b.aabb.max, Vec3::ONE);
     /// assert_eq!(b.sphere.center, Vec3::splat(0.5));
     /// assert!((b.sphere.radius - 0.75f32.sqrt()).abs() < 1e-6);
+    /// # Ok::<(), &str>(())
     /// ```
     pub fn from_points(points: impl IntoIterator<Item = Vec3>) -> Option<Bounds> {
         let mut min = Vec3::splat(f32::INFINITY);

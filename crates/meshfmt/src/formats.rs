@@ -120,34 +120,5 @@ pub fn detect(data: &[u8], file_name: &str) -> Result<(&'static Format, Detected
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn content_beats_extension() {
-        let (f, how) = detect(b"an10\x00", "x.mesh").unwrap();
-        assert_eq!((f.name, how), ("unigine-anim", Detected::Content));
-        let (f, how) = detect(b"garbage", "x.SANIM").unwrap();
-        assert_eq!((f.name, how), ("unigine-anim", Detected::Extension));
-        assert!(matches!(
-            detect(b"garbage", "x.mesh"),
-            Err(CliError::UnknownFormat { .. })
-        ));
-        assert!(matches!(
-            detect(b"garbage", "x.bin"),
-            Err(CliError::UnknownFormat { .. })
-        ));
-        assert!(matches!(
-            detect(b"garbage", "x"),
-            Err(CliError::UnknownFormat { .. })
-        ));
-    }
-
-    #[test]
-    fn names_are_unique() {
-        for (i, a) in FORMATS.iter().enumerate() {
-            assert!(FORMATS[i + 1..].iter().all(|b| b.name != a.name));
-            assert_eq!(by_name(a.name).map(|f| f.name), Some(a.name));
-        }
-    }
-}
+#[path = "tests/formats.rs"]
+mod tests;
