@@ -6,6 +6,7 @@
 //! - [`assert_truncations_fail`] and [`assert_flips_never_panic`]: the harnesses every
 //!   decoder runs;
 //! - [`assert_close`] and friends: float comparison with a stated bound;
+//! - [`Rng`]: a deterministic generator for property tests;
 //! - [`canonical`]: meshfmt-core's canonical models, re-exported.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -14,10 +15,12 @@
 mod bytes;
 mod compare;
 mod harness;
+mod rng;
 mod samples;
 
 pub use bytes::ByteBuilder;
 pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_close_vec4};
 pub use harness::{assert_flips_never_panic, assert_truncations_fail};
 pub use meshfmt_core::canonical;
+pub use rng::Rng;
 pub use samples::{samples_dir, samples_or_skip, workspace_root};

@@ -1,0 +1,369 @@
+//! Floats and meshfmt-core: [`MeshFile::to_surface`], [`MeshFile::from_surface`],
+//! [`MeshFile::to_core`] and [`MeshFile::from_core`].
+
+use meshfmt_core::{
+    Converted, CoordinateSystem, Feature, LossKind, Model, Surface, VertexInfluences,
+};
+
+use crate::MAX_COUNT;
+use crate::error::{Error, Result};
+use crate::file::{Format, MeshFile};
+use crate::quantize::{self, Quantization};
+
+/// Writing choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// How floats become integers.
+    pub quantization: Quantization,
+    /// Store tangents when the mesh has them (the original script's `saveTangents`,
+    /// which defaults to `false` there; here `true`, so nothing is dropped unasked).
+    pub tangents: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            quantization: Quantization::Rounded,
+            tangents: true,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// What the original script does with `saveTangents`.
+    pub fn compatible(save_tangents: bool) -> Self {
+        WriteOptions {
+            quantization: Quantization::Compatible,
+            tangents: save_tangents,
+        }
+    }
+}
+
+/// Unity's frame: +Y up, left-handed, meters. Front faces are clockwise on screen,
+/// which is meshfmt-core's convention for a left-handed frame, so triangles carry over
+/// as they are.
+pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Y_UP_LEFT;
+
+impl MeshFile {
+    /// The mesh as the original reader decodes it: positions, normals, tangents and
+    /// UVs with its exact single-precision arithmetic, and the triangles.
+    pub fn to_surface(&self) -> Surface {
+        Surface {
+            name: String::new(),
+            positions: quantize::decode_positions(&self.position_bounds, &self.positions),
+            normals: quantize::decode_normals(&self.normals),
+            tangents: quantize::decode_tangents(&self.tangents),
+            uv0: quantize::decode_uvs(&self.uv_bounds, &self.uvs),
+            indices: self
+                .triangles
+                .iter()
+                .flatten()
+                .map(|&i| u32::from(i))
+                .collect(),
+            ..Surface::default()
+        }
+    }
+
+    /// Encodes a surface's positions, normals, tangents (if `options.tangents`) and
+    /// UV0; other attributes are ignored (see [`MeshFile::from_core`] for a conversion
+    /// that reports them). Fails when the format cannot hold the mesh: more than
+    /// [`MAX_COUNT`] vertices or triangles, indices not whole triangles or out of range,
+    /// or attribute arrays of the wrong length.
+    ///
+    /// With [`Quantization::Compatible`] the bytes are those the original script
+    /// writes for the same mesh.
+    pub fn from_surface(surface: &Surface, options: &WriteOptions) -> Result<MeshFile> {
+        let n = surface.positions.len();
+        if n > usize::from(MAX_COUNT) {
+            return Err(Error::TooManyVertices {
+                count: n,
+                max: MAX_COUNT,
+            });
+        }
+        if surface.indices.len() % 3 != 0 {
+            return Err(Error::NotTriangles {
+                len: surface.indices.len(),
+            });
+        }
+        let t = surface.indices.len() / 3;
+        if t > usize::from(MAX_COUNT) {
+            return Err(Error::TooManyTriangles {
+                count: t,
+                max: MAX_COUNT,
+            });
+        }
+        let check_len = |name: &str, len: usize| {
+            if len != 0 && len != n {
+                return Err(Error::Inconsistent(format!(
+                    "{name} has {len} entries for {n} positions"
+                )));
+            }
+            Ok(())
+        };
+        check_len("normals", surface.normals.len())?;
+        check_len("tangents", surface.tangents.len())?;
+        check_len("uv0", surface.uv0.len())?;
+        let mut triangles = Vec::with_capacity(t);
+        for (triangle, tri) in surface.indices.chunks_exact(3).enumerate() {
+            let mut out = [0u16; 3];
+            for (o, &index) in out.iter_mut().zip(tri) {
+                if index as usize >= n {
+                    return Err(Error::IndexOutOfRange {
+                        triangle,
+                        index,
+                        vertices: n,
+                    });
+                }
+                // Below n <= MAX_COUNT, so it fits.
+                *o = index as u16;
+            }
+            triangles.push(out);
+        }
+        let mode = options.quantization;
+        let (position_bounds, positions) = quantize::encode_positions(&surface.positions, mode);
+        let normals = quantize::encode_normals(&surface.normals, mode);
+        let tangents = if options.tangents {
+            quantize::encode_tangents(&surface.tangents, mode)
+        } else {
+            Vec::new()
+        };
+        let (uv_bounds, uvs) = quantize::encode_uvs(&surface.uv0, mode);
+        let mut file = MeshFile {
+            format: Format::default(),
+            position_bounds,
+            positions,
+            normals,
+            tangents,
+            uv_bounds,
+            uvs,
+            triangles,
+        };
+        // The original sets bits from the source arrays, even for an empty mesh.
+        let mut f = Format::POSITIONS;
+        if !surface.normals.is_empty() {
+            f |= Format::NORMALS;
+        }
+        if options.tangents && !surface.tangents.is_empty() {
+            f |= Format::TANGENTS;
+        }
+        if !surface.uv0.is_empty() {
+            f |= Format::UVS;
+        }
+        file.format = Format(f);
+        Ok(file)
+    }
+
+    /// The file as a meshfmt-core model: one surface, in Unity's frame
+    /// ([`COORDINATE_SYSTEM`]). Nothing is lost.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        let mut surface = self.to_surface();
+        surface.name = "mesh".into();
+        Ok(Converted::exact(Model {
+            name: String::new(),
+            coordinate_system: COORDINATE_SYSTEM,
+            surfaces: vec![surface],
+            ..Model::default()
+        }))
+    }
+
+    /// Encodes a meshfmt-core model: converted to Unity's frame, its surfaces merged
+    /// into one mesh. Every feature the format cannot hold is reported as a loss, and
+    /// the quantization of each kept one with its error bound.
+    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+        let mut model = model.clone();
+        model.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        let surfaces: Vec<&Surface> = model.surfaces.iter().collect();
+        let merged = merge(&surfaces, &mut out);
+        report_dropped(&model, &merged, options, &mut out);
+        let file = MeshFile::from_surface(&merged, options)?;
+        report_quantized(&file, options, &mut out);
+        Ok(out.map(|()| file))
+    }
+}
+
+/// Concatenates surfaces; an attribute survives only if every surface with vertices
+/// has it.
+fn merge(surfaces: &[&Surface], out: &mut Converted<()>) -> Surface {
+    let with_vertices: Vec<&&Surface> = surfaces
+        .iter()
+        .filter(|s| !s.positions.is_empty())
+        .collect();
+    let all = |has: fn(&Surface) -> bool| with_vertices.iter().all(|s| has(s));
+    let keep_normals = all(|s| !s.normals.is_empty());
+    let keep_tangents = all(|s| !s.tangents.is_empty());
+    let keep_uv0 = all(|s| !s.uv0.is_empty());
+    for (kept, any, feature, name) in [
+        (
+            keep_normals,
+            with_vertices.iter().any(|s| !s.normals.is_empty()),
+            Feature::Normals,
+            "normals",
+        ),
+        (
+            keep_tangents,
+            with_vertices.iter().any(|s| !s.tangents.is_empty()),
+            Feature::Tangents,
+            "tangents",
+        ),
+        (
+            keep_uv0,
+            with_vertices.iter().any(|s| !s.uv0.is_empty()),
+            Feature::Uv0,
+            "UV0",
+        ),
+    ] {
+        if !kept && any {
+            out.lose(
+                feature,
+                LossKind::Dropped,
+                "",
+                format!("only some surfaces have {name}; one merged mesh needs all or none"),
+            );
+        }
+    }
+    if surfaces.len() > 1 {
+        out.lose(
+            Feature::Names,
+            LossKind::Reduced,
+            "",
+            format!(
+                "{} surfaces merged into one mesh (unity-meshser holds one)",
+                surfaces.len()
+            ),
+        );
+    }
+    let mut m = Surface::default();
+    for s in surfaces {
+        let base = m.positions.len() as u32;
+        m.positions.extend(&s.positions);
+        if keep_normals {
+            m.normals.extend(&s.normals);
+        }
+        if keep_tangents {
+            m.tangents.extend(&s.tangents);
+        }
+        if keep_uv0 {
+            m.uv0.extend(&s.uv0);
+        }
+        m.indices
+            .extend(s.indices.iter().map(|i| i.saturating_add(base)));
+    }
+    m
+}
+
+fn report_dropped(
+    model: &Model,
+    merged: &Surface,
+    options: &WriteOptions,
+    out: &mut Converted<()>,
+) {
+    let any = |f: fn(&Surface) -> bool| model.surfaces.iter().any(f);
+    let checks: [(bool, Feature, &str); 8] = [
+        (
+            any(|s| !s.uv1.is_empty()),
+            Feature::Uv1,
+            "unity-meshser has no second UV set",
+        ),
+        (
+            any(|s| !s.colors.is_empty()),
+            Feature::Colors,
+            "unity-meshser has no vertex colors",
+        ),
+        (
+            any(|s| s.skin.iter().any(|v: &VertexInfluences| v.count() > 0)),
+            Feature::Skin,
+            "unity-meshser has no skin",
+        ),
+        (
+            !model.skeleton.is_empty(),
+            Feature::Skeleton,
+            "unity-meshser has no skeleton",
+        ),
+        (
+            !model.animations.is_empty(),
+            Feature::Animation,
+            "unity-meshser has no animation",
+        ),
+        (
+            any(|s| !s.morph_targets.is_empty()),
+            Feature::MorphTargets,
+            "unity-meshser has no morph targets",
+        ),
+        (
+            !model.materials.is_empty() || any(|s| s.material.is_some()),
+            Feature::Materials,
+            "unity-meshser has no materials",
+        ),
+        (
+            !model.textures.is_empty(),
+            Feature::Textures,
+            "unity-meshser has no textures",
+        ),
+    ];
+    for (present, feature, reason) in checks {
+        if present {
+            out.lose(feature, LossKind::Dropped, "", reason);
+        }
+    }
+    if !options.tangents && !merged.tangents.is_empty() {
+        out.lose(
+            Feature::Tangents,
+            LossKind::Dropped,
+            "",
+            "tangents not requested (WriteOptions::tangents)",
+        );
+    }
+    if !model.name.is_empty() || model.surfaces.iter().any(|s| !s.name.is_empty()) {
+        out.lose(
+            Feature::Names,
+            LossKind::Dropped,
+            "",
+            "unity-meshser stores no names",
+        );
+    }
+}
+
+fn report_quantized(file: &MeshFile, options: &WriteOptions, out: &mut Converted<()>) {
+    let mode = options.quantization;
+    let b = &file.position_bounds;
+    if !file.positions.is_empty() {
+        let e = (0..3)
+            .map(|a| quantize::box_error_bound(b[2 * a], b[2 * a + 1], mode))
+            .fold(0.0, f32::max);
+        out.lose(
+            Feature::Geometry,
+            LossKind::Quantized { max_error: e },
+            "",
+            "16-bit positions across the bounding box",
+        );
+    }
+    if !file.uvs.is_empty() {
+        let u = &file.uv_bounds;
+        let e = quantize::box_error_bound(u[0], u[1], mode)
+            .max(quantize::box_error_bound(u[2], u[3], mode));
+        out.lose(
+            Feature::Uv0,
+            LossKind::Quantized { max_error: e },
+            "",
+            "16-bit UVs across the UV box",
+        );
+    }
+    let byte = quantize::byte_error_bound(mode);
+    if !file.normals.is_empty() {
+        out.lose(
+            Feature::Normals,
+            LossKind::Quantized { max_error: byte },
+            "",
+            "8-bit normal components",
+        );
+    }
+    if !file.tangents.is_empty() {
+        out.lose(
+            Feature::Tangents,
+            LossKind::Quantized { max_error: byte },
+            "",
+            "8-bit tangent components",
+        );
+    }
+}

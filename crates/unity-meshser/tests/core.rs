@@ -1,0 +1,145 @@
+//! meshfmt-core round trips of the canonical models: kept features come back within
+//! the reported bounds, and every feature the format lacks is reported, never dropped
+//! silently.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use meshfmt_core::{CoordinateSystem, Feature, LossKind, Model, canonical};
+use test_support::{assert_close_vec2, assert_close_vec3};
+use unity_meshser::{MeshFile, Quantization, WriteOptions};
+
+fn bound(losses: &[meshfmt_core::Loss], feature: Feature) -> f32 {
+    losses
+        .iter()
+        .find_map(|l| match l.kind {
+            LossKind::Quantized { max_error } if l.feature == feature => Some(max_error),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no quantization reported for {feature}"))
+}
+
+fn dropped(losses: &[meshfmt_core::Loss]) -> Vec<Feature> {
+    losses
+        .iter()
+        .filter(|l| l.kind == LossKind::Dropped)
+        .map(|l| l.feature)
+        .collect()
+}
+
+fn round_trip(model: &Model, mode: Quantization) -> (Model, Vec<meshfmt_core::Loss>) {
+    let opts = WriteOptions {
+        quantization: mode,
+        tangents: true,
+    };
+    let conv = MeshFile::from_core(model, &opts).unwrap();
+    let bytes = conv.value.write().unwrap();
+    let mut back = unity_meshser::read(&bytes).unwrap().to_core().unwrap();
+    assert!(back.is_lossless(), "reading loses nothing");
+    assert_eq!(back.value.coordinate_system, CoordinateSystem::Y_UP_LEFT);
+    back.value.convert_to(model.coordinate_system);
+    (back.value, conv.losses)
+}
+
+#[test]
+fn kept_features_within_reported_bounds() {
+    for c in canonical::ALL.iter().filter(|c| !c.large) {
+        let model = (c.build)();
+        for mode in [Quantization::Compatible, Quantization::Rounded] {
+            let (back, losses) = round_trip(&model, mode);
+            let s = &back.surfaces[0];
+            let positions: Vec<_> = model
+                .surfaces
+                .iter()
+                .flat_map(|s| s.positions.clone())
+                .collect();
+            let mut indices = Vec::new();
+            let mut base = 0;
+            for src in &model.surfaces {
+                indices.extend(src.indices.iter().map(|i| i + base));
+                base += src.positions.len() as u32;
+            }
+            assert_eq!(s.indices, indices, "{}: triangles exact", c.name);
+            if positions.is_empty() {
+                continue;
+            }
+            assert_close_vec3(
+                c.name,
+                &s.positions,
+                &positions,
+                bound(&losses, Feature::Geometry),
+            );
+            if model
+                .surfaces
+                .iter()
+                .all(|s| s.positions.is_empty() || !s.normals.is_empty())
+            {
+                let normals: Vec<_> = model
+                    .surfaces
+                    .iter()
+                    .flat_map(|s| s.normals.clone())
+                    .collect();
+                assert_close_vec3(
+                    c.name,
+                    &s.normals,
+                    &normals,
+                    bound(&losses, Feature::Normals),
+                );
+            }
+            if model
+                .surfaces
+                .iter()
+                .all(|s| s.positions.is_empty() || !s.uv0.is_empty())
+            {
+                let uv: Vec<_> = model.surfaces.iter().flat_map(|s| s.uv0.clone()).collect();
+                assert_close_vec2(c.name, &s.uv0, &uv, bound(&losses, Feature::Uv0));
+            }
+        }
+    }
+}
+
+#[test]
+fn missing_features_are_reported() {
+    let (_, losses) = round_trip(&canonical::skinned_arm(), Quantization::Rounded);
+    let d = dropped(&losses);
+    for f in [Feature::Skin, Feature::Skeleton, Feature::Animation] {
+        assert!(d.contains(&f), "{f} not reported: {losses:?}");
+    }
+    let (_, losses) = round_trip(&canonical::multi_surface(), Quantization::Rounded);
+    let d = dropped(&losses);
+    for f in [
+        Feature::Uv1,
+        Feature::Colors,
+        Feature::Materials,
+        Feature::Textures,
+    ] {
+        assert!(d.contains(&f), "{f} not reported");
+    }
+    let text: Vec<String> = losses.iter().map(ToString::to_string).collect();
+    assert!(
+        text.contains(&"uv1 dropped: unity-meshser has no second UV set".to_string()),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.contains("3 surfaces merged into one mesh"))
+    );
+    let (_, losses) = round_trip(&canonical::morph(), Quantization::Rounded);
+    assert!(dropped(&losses).contains(&Feature::MorphTargets));
+    // The cube keeps everything it has but its material and names.
+    let (_, losses) = round_trip(&canonical::cube(), Quantization::Rounded);
+    assert_eq!(dropped(&losses), [Feature::Materials, Feature::Names]);
+}
+
+#[test]
+fn tangents_can_be_left_out_and_say_so() {
+    let opts = WriteOptions {
+        quantization: Quantization::Rounded,
+        tangents: false,
+    };
+    let conv = MeshFile::from_core(&canonical::cube(), &opts).unwrap();
+    assert!(conv.value.tangents.is_empty());
+    assert!(
+        conv.losses
+            .iter()
+            .any(|l| l.feature == Feature::Tangents && l.kind == LossKind::Dropped)
+    );
+}
