@@ -1,108 +1,191 @@
 //! The conformance report: what each canonical model holds, that it validates, and
-//! what each format crate does with it.
+//! what every format does with it (write -> read -> compare, feature by feature).
 
-use meshfmt_core::{Model, canonical, validate};
+use meshfmt_core::{DumpOptions, Feature, Model, canonical, dump, validate};
 
-/// Status of a format crate in the report.
-struct FormatStatus {
-    name: &'static str,
-    versions: &'static str,
-    status: &'static str,
-}
+use crate::codecs::{CODECS, Codec};
+use crate::compare::{Outcome, compare};
 
-/// Format crates, with what they can do today. Each format issue replaces its status
-/// with real write -> read -> compare results per canonical model.
-const FORMATS: &[FormatStatus] = &[
-    FormatStatus {
-        name: "unigine-mesh",
-        versions: "mi08 ms08 ms10 ms11 ms13 ms14",
-        status: "detects (sniff); reader and writer: issue 3, 12",
-    },
-    FormatStatus {
-        name: "unigine-anim",
-        versions: "as08 an10 an11",
-        status: "detects (sniff); reader and writer: issue 4, 12",
-    },
-    FormatStatus {
-        name: "niotso-mesh",
-        versions: "mesh v2, skel v1, anim v2",
-        status: "detects (sniff); reader and writer: issue 5",
-    },
-    FormatStatus {
-        name: "unity-meshser",
-        versions: "MeshSerializer2",
-        status: "detects (sniff); reader and writer: issue 6",
-    },
-    FormatStatus {
-        name: "m3d-format",
-        versions: "3DMO binary, 3dmodel ASCII",
-        status: "detects (sniff); reader and writer: issue 7",
-    },
+/// Format crates without a codec yet, and where their work is tracked.
+const PENDING: &[(&str, &str)] = &[
+    (
+        "unigine-mesh",
+        "detects (sniff); reader and writer: issues 3, 12",
+    ),
+    (
+        "unigine-anim",
+        "detects (sniff); reader and writer: issues 4, 12",
+    ),
+    ("niotso-mesh", "detects (sniff); reader and writer: issue 5"),
+    ("m3d-format", "detects (sniff); reader and writer: issue 7"),
 ];
 
 pub struct Row {
     name: &'static str,
     description: &'static str,
-    surfaces: usize,
-    vertices: usize,
-    triangles: usize,
-    bones: usize,
-    clips: usize,
-    morphs: usize,
+    large: bool,
+    model: Model,
     problems: Vec<String>,
+}
+
+/// One codec on one model.
+pub struct Cell {
+    pub codec: &'static Codec,
+    pub model: &'static str,
+    pub large: bool,
+    pub result: Result<Encoded, String>,
+}
+
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    pub decoded: Model,
+    pub losses: Vec<String>,
+    pub features: Vec<(Feature, Outcome)>,
 }
 
 pub struct Report {
     rows: Vec<Row>,
+    pub cells: Vec<Cell>,
 }
 
-fn row(name: &'static str, description: &'static str, m: &Model) -> Row {
-    Row {
-        name,
-        description,
-        surfaces: m.surfaces.len(),
-        vertices: m.vertex_count(),
-        triangles: m.triangle_count(),
-        bones: m.skeleton.len(),
-        clips: m.animations.len(),
-        morphs: m.surfaces.iter().map(|s| s.morph_targets.len()).sum(),
-        problems: validate(m).iter().map(ToString::to_string).collect(),
-    }
+fn run_codec(codec: &'static Codec, model: &Model) -> Result<Encoded, String> {
+    let enc = (codec.encode)(model)?;
+    let dec =
+        (codec.decode)(&enc.value).map_err(|e| format!("reading our own output failed: {e}"))?;
+    let mut decoded = dec.value;
+    decoded.convert_to(model.coordinate_system);
+    let mut losses = enc.losses;
+    losses.extend(dec.losses);
+    let features = compare(model, &decoded, &losses);
+    Ok(Encoded {
+        bytes: enc.value,
+        decoded,
+        losses: losses.iter().map(ToString::to_string).collect(),
+        features,
+    })
 }
 
 pub fn report() -> Report {
-    Report {
-        rows: canonical::ALL
-            .iter()
-            .map(|c| row(c.name, c.description, &(c.build)()))
-            .collect(),
+    let rows: Vec<Row> = canonical::ALL
+        .iter()
+        .map(|c| {
+            let model = (c.build)();
+            let problems = validate(&model).iter().map(ToString::to_string).collect();
+            Row {
+                name: c.name,
+                description: c.description,
+                large: c.large,
+                model,
+                problems,
+            }
+        })
+        .collect();
+    let mut cells = Vec::new();
+    for codec in CODECS {
+        for r in &rows {
+            cells.push(Cell {
+                codec,
+                model: r.name,
+                large: r.large,
+                result: run_codec(codec, &r.model),
+            });
+        }
+    }
+    Report { rows, cells }
+}
+
+impl Cell {
+    /// Short summary for the terminal table.
+    fn summary(&self) -> String {
+        match &self.result {
+            Err(e) => format!("cannot hold: {e}"),
+            Ok(e) => {
+                let count =
+                    |f: fn(&Outcome) -> bool| e.features.iter().filter(|(_, o)| f(o)).count();
+                let bad = count(Outcome::is_failure);
+                if bad > 0 {
+                    return format!("{bad} MISMATCHES");
+                }
+                format!(
+                    "{} bytes: {} exact, {} within bound, {} lost",
+                    e.bytes.len(),
+                    count(|o| *o == Outcome::Exact),
+                    count(|o| matches!(o, Outcome::WithinBound { .. })),
+                    count(|o| matches!(o, Outcome::Lost(_)))
+                )
+            }
+        }
     }
 }
 
 impl Report {
-    fn model_lines(&self) -> Vec<[String; 8]> {
-        self.rows
+    /// Failures that must fail the run.
+    pub fn failures(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .rows
             .iter()
-            .map(|r| {
-                [
-                    r.name.to_string(),
-                    r.surfaces.to_string(),
-                    r.vertices.to_string(),
-                    r.triangles.to_string(),
-                    r.bones.to_string(),
-                    r.clips.to_string(),
-                    r.morphs.to_string(),
-                    if r.problems.is_empty() {
-                        "valid".to_string()
-                    } else {
-                        format!("{} problems", r.problems.len())
-                    },
-                ]
+            .flat_map(|r| {
+                r.problems
+                    .iter()
+                    .map(move |p| format!("canonical {}: {p}", r.name))
             })
-            .collect()
+            .collect();
+        for c in &self.cells {
+            if let Ok(e) = &c.result {
+                for (f, o) in &e.features {
+                    if o.is_failure() {
+                        out.push(format!("{} {} {f}: {}", c.codec.label, c.model, o.cell()));
+                    }
+                }
+            }
+        }
+        out
     }
 
-    /// Plain-text table for the terminal.
+    /// The text fixture next to a codec's output: the decoded model and the losses.
+    pub fn cell_dump(&self, cell: &Cell) -> Option<String> {
+        let e = cell.result.as_ref().ok()?;
+        let mut s = format!(
+            "# {} written by {} and read back ({} bytes)\n",
+            cell.model,
+            cell.codec.label,
+            e.bytes.len()
+        );
+        for l in &e.losses {
+            s += &format!("# loss: {l}\n");
+        }
+        let opts = if cell.large {
+            DumpOptions { max_items: 8 }
+        } else {
+            DumpOptions::default()
+        };
+        s += &dump(&e.decoded, &opts);
+        Some(s)
+    }
+
+    fn model_cells(r: &Row) -> [String; 8] {
+        let m = &r.model;
+        [
+            r.name.to_string(),
+            m.surfaces.len().to_string(),
+            m.vertex_count().to_string(),
+            m.triangle_count().to_string(),
+            m.skeleton.len().to_string(),
+            m.animations.len().to_string(),
+            m.surfaces
+                .iter()
+                .map(|s| s.morph_targets.len())
+                .sum::<usize>()
+                .to_string(),
+            if r.problems.is_empty() {
+                "valid".into()
+            } else {
+                format!("{} problems", r.problems.len())
+            },
+        ]
+    }
+
+    /// Plain-text tables for the terminal.
     pub fn table(&self) -> String {
         let head = [
             "model",
@@ -114,65 +197,116 @@ impl Report {
             "morphs",
             "validate",
         ];
-        let lines = self.model_lines();
-        let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
-        for l in &lines {
-            for (w, c) in widths.iter_mut().zip(l) {
-                *w = (*w).max(c.len());
-            }
-        }
-        let fmt_line = |cells: Vec<&str>| -> String {
-            let parts: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:<w$}"))
-                .collect();
-            parts.join("  ").trim_end().to_string() + "\n"
-        };
+        let mut rows: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
+        rows.extend(self.rows.iter().map(|r| Self::model_cells(r).to_vec()));
         let mut s = String::from("Canonical models\n");
-        s += &fmt_line(head.to_vec());
-        s += &fmt_line(
-            widths
-                .iter()
-                .map(|w| "-".repeat(*w))
-                .collect::<Vec<_>>()
-                .iter()
-                .map(String::as_str)
-                .collect(),
-        );
-        for l in &lines {
-            s += &fmt_line(l.iter().map(String::as_str).collect());
-        }
+        s += &align(&rows);
         for r in &self.rows {
             for p in &r.problems {
                 s += &format!("  {}: {p}\n", r.name);
             }
         }
-        s += "\nFormat crates\n";
-        let w = FORMATS.iter().map(|f| f.name.len()).max().unwrap_or(0);
-        for f in FORMATS {
-            s += &format!("{:<w$}  {}\n", f.name, f.status);
+        for codec in CODECS {
+            s += &format!("\n{} (write -> read -> compare)\n", codec.label);
+            let mut rows = vec![vec!["model".to_string(), "result".to_string()]];
+            for c in self.cells.iter().filter(|c| std::ptr::eq(c.codec, codec)) {
+                rows.push(vec![c.model.to_string(), c.summary()]);
+            }
+            s += &align(&rows);
         }
+        s += "\nNot yet in the matrix\n";
+        for (name, status) in PENDING {
+            s += &format!("  {name:<14} {status}\n");
+        }
+        s += "\nFull per-feature results: fixtures/CONFORMANCE.md\n";
         s
     }
 
     /// Markdown for fixtures/CONFORMANCE.md.
     pub fn markdown(&self) -> String {
         let mut s = String::from(
-            "# Conformance report\n\nGenerated by `cargo xtask fixtures`; do not edit.\n\n## Canonical models\n\n\
+            "# Conformance report\n\nGenerated by `cargo xtask fixtures`; do not edit.\n\n\
+             Each canonical model is written by every format that can hold it, read back, converted to the\n\
+             canonical frame and compared feature by feature: `exact` (bit-identical), `<= e` (within the\n\
+             quantization bound the encoder reported), `dropped`/`reduced` (reported by the conversion, reason\n\
+             below), `-` (the model has no such feature).\n\n## Canonical models\n\n\
              | model | what it exercises | surfaces | vertices | triangles | bones | clips | morph targets | validate |\n\
              |---|---|---|---|---|---|---|---|---|\n",
         );
-        for (r, l) in self.rows.iter().zip(self.model_lines()) {
+        for r in &self.rows {
+            let l = Self::model_cells(r);
             s += &format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 l[0], r.description, l[1], l[2], l[3], l[4], l[5], l[6], l[7]
             );
         }
-        s += "\n## Format crates\n\n| crate | versions | status |\n|---|---|---|\n";
-        for f in FORMATS {
-            s += &format!("| {} | {} | {} |\n", f.name, f.versions, f.status);
+        for codec in CODECS {
+            s += &format!("\n## {}\n\n| model |", codec.label);
+            for f in Feature::ALL {
+                s += &format!(" {f} |");
+            }
+            s += "\n|---|";
+            s += &"---|".repeat(Feature::ALL.len());
+            s += "\n";
+            let cells: Vec<&Cell> = self
+                .cells
+                .iter()
+                .filter(|c| std::ptr::eq(c.codec, codec))
+                .collect();
+            for c in &cells {
+                match &c.result {
+                    Err(e) => s += &format!("| {} | cannot hold: {e} |\n", c.model),
+                    Ok(e) => {
+                        s += &format!("| {} |", c.model);
+                        for (_, o) in &e.features {
+                            s += &format!(" {} |", o.cell());
+                        }
+                        s += "\n";
+                    }
+                }
+            }
+            s += "\nLosses reported by the conversion:\n\n";
+            for c in &cells {
+                if let Ok(e) = &c.result {
+                    for l in &e.losses {
+                        s += &format!("- {}: {l}\n", c.model);
+                    }
+                }
+            }
+        }
+        s += "\n## Not yet in the matrix\n\n| crate | status |\n|---|---|\n";
+        for (name, status) in PENDING {
+            s += &format!("| {name} | {status} |\n");
         }
         s
     }
+}
+
+fn align(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(String::len)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut s = String::new();
+    for (n, r) in rows.iter().enumerate() {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        s += line.join("  ").trim_end();
+        s += "\n";
+        if n == 0 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            s += &rule.join("  ");
+            s += "\n";
+        }
+    }
+    s
 }

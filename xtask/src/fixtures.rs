@@ -17,7 +17,7 @@ const LARGE_DUMP_ITEMS: usize = 8;
 /// Relative path -> contents of every generated file.
 pub type Generated = BTreeMap<PathBuf, Vec<u8>>;
 
-fn generate() -> Generated {
+fn generate(report: &conformance::Report) -> Generated {
     let mut out = Generated::new();
     for c in canonical::ALL {
         let model = (c.build)();
@@ -41,7 +41,20 @@ fn generate() -> Generated {
             text.into_bytes(),
         );
     }
-    let report = conformance::report();
+    for cell in &report.cells {
+        let Ok(encoded) = &cell.result else { continue };
+        let stem = format!("{}/{}", cell.codec.crate_name, cell.model);
+        // Large models are generated in memory only; their dump (with digests) is kept.
+        if !cell.large {
+            out.insert(
+                PathBuf::from(format!("{stem}.{}", cell.codec.ext)),
+                encoded.bytes.clone(),
+            );
+        }
+        if let Some(text) = report.cell_dump(cell) {
+            out.insert(PathBuf::from(format!("{stem}.txt")), text.into_bytes());
+        }
+    }
     out.insert(
         PathBuf::from("CONFORMANCE.md"),
         report.markdown().into_bytes(),
@@ -84,7 +97,8 @@ fn on_disk(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 pub fn run(check: bool) -> ExitCode {
-    let generated = generate();
+    let report = conformance::report();
+    let generated = generate(&report);
     let root = fixtures_dir();
     let existing = on_disk(&root);
     let mut stale = Vec::new();
@@ -99,7 +113,14 @@ pub fn run(check: bool) -> ExitCode {
         stale.push(format!("not generated: fixtures/{}", rel.display()));
     }
 
-    print!("{}", conformance::report().table());
+    print!("{}", report.table());
+    let failures = report.failures();
+    for f in &failures {
+        eprintln!("conformance failure: {f}");
+    }
+    if !failures.is_empty() {
+        return ExitCode::FAILURE;
+    }
 
     if check {
         if stale.is_empty() {

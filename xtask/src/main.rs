@@ -7,6 +7,8 @@
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod codecs;
+mod compare;
 mod conformance;
 mod fixtures;
 

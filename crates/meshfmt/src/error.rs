@@ -28,7 +28,19 @@ pub enum CliError {
         /// Where the reader is tracked.
         tracking: &'static str,
     },
-    /// The decoder rejected the file (the message carries the byte offset).
+    /// The format crate rejected the file or the model (the message carries the byte
+    /// offset for decoding errors).
     #[error("{0}")]
-    Decode(#[from] parsing_primitives::Error),
+    Format(String),
+    /// The format cannot be written yet.
+    #[error("{format}: writing is not supported yet ({tracking})")]
+    WriteNotSupported {
+        /// Format name.
+        format: &'static str,
+        /// Where the writer is tracked.
+        tracking: &'static str,
+    },
+    /// `validate` found problems (already printed).
+    #[error("{0} problems found")]
+    Invalid(usize),
 }

@@ -1,10 +1,19 @@
 //! The formats the tool knows, how each is detected, and what it can do so far.
 
+use meshfmt_core::{Converted, Model};
+
+use crate::adapters::{self, EncodeOptions};
 use crate::error::CliError;
 use crate::info::Info;
 
 /// Reads a whole file into `info` counts.
 pub type InspectFn = fn(&[u8]) -> Result<Info, CliError>;
+/// Decodes a whole file into meshfmt-core.
+pub type ToCoreFn = fn(&[u8]) -> Result<Converted<Model>, CliError>;
+/// Encodes meshfmt-core into the format.
+pub type FromCoreFn = fn(&Model, &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError>;
+/// Reads and writes the faithful types: the same-format rewrite.
+pub type RewriteFn = fn(&[u8]) -> Result<Vec<u8>, CliError>;
 
 /// One file format family, backed by one format crate.
 pub struct Format {
@@ -18,6 +27,12 @@ pub struct Format {
     pub sniff: fn(&[u8]) -> bool,
     /// Reads a file into `info` counts, once the crate has a reader.
     pub inspect: Option<InspectFn>,
+    /// Decodes to meshfmt-core, once the crate has a reader.
+    pub to_core: Option<ToCoreFn>,
+    /// Encodes from meshfmt-core, once the crate has a writer.
+    pub from_core: Option<FromCoreFn>,
+    /// Faithful same-format rewrite, once the crate reads and writes.
+    pub rewrite: Option<RewriteFn>,
     /// The issue that brings the reader, for the "not yet" message.
     pub tracking: &'static str,
 }
@@ -31,6 +46,9 @@ pub const FORMATS: &[Format] = &[
         extensions: &["mesh", "smesh"],
         sniff: unigine_mesh::sniff,
         inspect: None,
+        to_core: None,
+        from_core: None,
+        rewrite: None,
         tracking: "issue 3",
     },
     Format {
@@ -39,6 +57,9 @@ pub const FORMATS: &[Format] = &[
         extensions: &["anim", "sanim"],
         sniff: unigine_anim::sniff,
         inspect: None,
+        to_core: None,
+        from_core: None,
+        rewrite: None,
         tracking: "issue 4",
     },
     Format {
@@ -47,6 +68,9 @@ pub const FORMATS: &[Format] = &[
         extensions: &["m3d", "a3d"],
         sniff: m3d_format::sniff,
         inspect: None,
+        to_core: None,
+        from_core: None,
+        rewrite: None,
         tracking: "issue 7",
     },
     Format {
@@ -55,51 +79,78 @@ pub const FORMATS: &[Format] = &[
         extensions: &["mesh", "skel", "anim"],
         sniff: niotso_mesh::sniff,
         inspect: None,
+        to_core: None,
+        from_core: None,
+        rewrite: None,
         tracking: "issue 5",
     },
     Format {
         name: "unity-meshser",
         description: "Unity MeshSerializer2 compact mesh (no magic; exact-length check)",
-        extensions: &["meshser", "bytes"],
+        extensions: &["bytes", "data"],
         sniff: unity_meshser::sniff,
-        inspect: None,
+        inspect: Some(adapters::unity::inspect),
+        to_core: Some(adapters::unity::to_core),
+        from_core: Some(adapters::unity::from_core),
+        rewrite: Some(adapters::unity::rewrite),
         tracking: "issue 6",
     },
 ];
+
+/// The format for an output file: `--to NAME`, else the one format that writes the
+/// extension.
+pub fn for_output(to: Option<&str>, file_name: &str) -> Result<&'static Format, CliError> {
+    if let Some(name) = to {
+        return by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.to_string()));
+    }
+    let ext = extension(file_name);
+    let writers: Vec<&'static Format> = FORMATS
+        .iter()
+        .filter(|f| f.extensions.contains(&ext.as_str()))
+        .collect();
+    match writers.as_slice() {
+        [one] => Ok(one),
+        [] => Err(CliError::UnknownFormat {
+            detail: format!("no format writes '.{ext}' files; name one with --to"),
+        }),
+        many => Err(CliError::UnknownFormat {
+            detail: format!(
+                "'.{ext}' is written by {}; name one with --to",
+                many.iter()
+                    .map(|f| f.name)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        }),
+    }
+}
+
+fn extension(file_name: &str) -> String {
+    std::path::Path::new(file_name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default()
+}
 
 /// Looks a format up by name.
 pub fn by_name(name: &str) -> Option<&'static Format> {
     FORMATS.iter().find(|f| f.name == name)
 }
 
-/// How a file's format was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detected {
-    /// The content matched the format's magic or structure.
-    Content,
-    /// Only the extension matched (the reader then says what is wrong).
-    Extension,
-    /// The user named it.
-    Forced,
-}
-
 /// Picks the format of `data` named `file_name`: content first, then an extension that
 /// only one format uses.
-pub fn detect(data: &[u8], file_name: &str) -> Result<(&'static Format, Detected), CliError> {
+pub fn detect(data: &[u8], file_name: &str) -> Result<&'static Format, CliError> {
     if let Some(f) = FORMATS.iter().find(|f| (f.sniff)(data)) {
-        return Ok((f, Detected::Content));
+        return Ok(f);
     }
-    let ext = std::path::Path::new(file_name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
+    let ext = extension(file_name);
     let owners: Vec<&'static Format> = FORMATS
         .iter()
         .filter(|f| f.extensions.contains(&ext.as_str()))
         .collect();
     match owners.as_slice() {
-        [one] => Ok((one, Detected::Extension)),
+        [one] => Ok(one),
         [] => Err(CliError::UnknownFormat {
             detail: if ext.is_empty() {
                 "no magic matched and the file has no extension".to_string()

@@ -2,12 +2,19 @@
 //!
 //! ```text
 //! meshfmt info FILE [--json] [--format NAME]
+//! meshfmt dump FILE [--format NAME] [--max-items N]
+//! meshfmt validate FILE [--format NAME]
+//! meshfmt convert IN OUT [--to NAME] [--quality compatible|rounded]
 //! meshfmt formats
 //! ```
 //! Errors go to stderr as one line with the byte offset, and the exit code is 1.
+//! `convert` between the same format rewrites the file's faithful types (byte-identical
+//! for files the reader fully understands); other conversions go through meshfmt-core
+//! and print what was lost.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod adapters;
 mod error;
 mod formats;
 mod info;
@@ -15,9 +22,11 @@ mod info;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use meshfmt_core::{DumpOptions, Model, dump, validate};
 
+use adapters::{EncodeOptions, Quality};
 use error::CliError;
-use formats::{Detected, FORMATS};
+use formats::{FORMATS, Format};
 
 #[derive(Parser)]
 #[command(
@@ -43,28 +52,83 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         format: Option<String>,
     },
+    /// Print everything a file holds, decoded, as text.
+    Dump {
+        /// The file to dump.
+        file: String,
+        /// Skip detection and read the file as this format.
+        #[arg(long, value_name = "NAME")]
+        format: Option<String>,
+        /// Print at most this many entries per array.
+        #[arg(long, value_name = "N")]
+        max_items: Option<usize>,
+    },
+    /// Read a file and check the result; print every problem with its path.
+    Validate {
+        /// The file to check.
+        file: String,
+        /// Skip detection and read the file as this format.
+        #[arg(long, value_name = "NAME")]
+        format: Option<String>,
+    },
+    /// Convert a file to another format (or rewrite it in the same one).
+    Convert {
+        /// Input file.
+        input: String,
+        /// Output file.
+        output: String,
+        /// Read the input as this format.
+        #[arg(long, value_name = "NAME")]
+        from: Option<String>,
+        /// Write this format (default: from the output's extension).
+        #[arg(long, value_name = "NAME")]
+        to: Option<String>,
+        /// Quantization quality for formats that quantize (default: the format's own).
+        #[arg(long, value_enum)]
+        quality: Option<Quality>,
+    },
     /// List the supported formats and what the tool can do with each.
     Formats,
+}
+
+fn read_file(path: &str) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| CliError::Io {
+        path: path.to_string(),
+        source,
+    })
+}
+
+fn pick(data: &[u8], path: &str, forced: Option<String>) -> Result<&'static Format, CliError> {
+    match forced {
+        Some(name) => formats::by_name(&name).ok_or(CliError::UnknownFormatName(name)),
+        None => formats::detect(data, path),
+    }
+}
+
+fn not_readable(f: &Format) -> CliError {
+    CliError::NotSupported {
+        format: f.name,
+        tracking: f.tracking,
+    }
+}
+
+fn load(path: &str, forced: Option<String>) -> Result<(Model, &'static Format), CliError> {
+    let data = read_file(path)?;
+    let f = pick(&data, path, forced)?;
+    let to_core = f.to_core.ok_or_else(|| not_readable(f))?;
+    let conv = to_core(&data)?;
+    for loss in &conv.losses {
+        eprintln!("meshfmt: note: {loss}");
+    }
+    Ok((conv.value, f))
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Info { file, json, format } => {
-            let data = std::fs::read(&file).map_err(|source| CliError::Io {
-                path: file.clone(),
-                source,
-            })?;
-            let (fmt, _how) = match format {
-                Some(name) => (
-                    formats::by_name(&name).ok_or(CliError::UnknownFormatName(name))?,
-                    Detected::Forced,
-                ),
-                None => formats::detect(&data, &file)?,
-            };
-            let inspect = fmt.inspect.ok_or(CliError::NotSupported {
-                format: fmt.name,
-                tracking: fmt.tracking,
-            })?;
+            let data = read_file(&file)?;
+            let f = pick(&data, &file, format)?;
+            let inspect = f.inspect.ok_or_else(|| not_readable(f))?;
             let info = inspect(&data)?;
             if json {
                 println!("{}", info.to_json());
@@ -73,18 +137,76 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Dump {
+            file,
+            format,
+            max_items,
+        } => {
+            let (model, _) = load(&file, format)?;
+            let opts = DumpOptions {
+                max_items: max_items.unwrap_or(usize::MAX),
+            };
+            print!("{}", dump(&model, &opts));
+            Ok(())
+        }
+        Command::Validate { file, format } => {
+            let (model, f) = load(&file, format)?;
+            let problems = validate(&model);
+            for p in &problems {
+                println!("{p}");
+            }
+            if problems.is_empty() {
+                println!("{file}: valid {} file", f.name);
+                Ok(())
+            } else {
+                Err(CliError::Invalid(problems.len()))
+            }
+        }
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+            quality,
+        } => {
+            let data = read_file(&input)?;
+            let src = pick(&data, &input, from)?;
+            let dst = formats::for_output(to.as_deref(), &output)?;
+            let bytes = match (std::ptr::eq(src, dst), dst.rewrite, quality) {
+                // Same format, nothing asked to change: rewrite the faithful types.
+                (true, Some(rewrite), None) => rewrite(&data)?,
+                _ => {
+                    let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
+                    let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
+                        format: dst.name,
+                        tracking: dst.tracking,
+                    })?;
+                    let model = to_core(&data)?;
+                    let encoded = from_core(&model.value, &EncodeOptions { quality })?;
+                    for loss in model.losses.iter().chain(&encoded.losses) {
+                        eprintln!("meshfmt: note: {loss}");
+                    }
+                    encoded.value
+                }
+            };
+            std::fs::write(&output, bytes).map_err(|source| CliError::Io {
+                path: output.clone(),
+                source,
+            })
+        }
         Command::Formats => {
             println!(
-                "{:<14} {:<14} {:<6} description",
-                "name", "extensions", "read"
+                "{:<14} {:<14} {:<5} {:<5} description",
+                "name", "extensions", "read", "write"
             );
+            let yes = |b: bool| if b { "yes" } else { "no" };
             for f in FORMATS {
-                let read = if f.inspect.is_some() { "yes" } else { "no" };
                 println!(
-                    "{:<14} {:<14} {:<6} {}",
+                    "{:<14} {:<14} {:<5} {:<5} {}",
                     f.name,
                     f.extensions.join(","),
-                    read,
+                    yes(f.to_core.is_some()),
+                    yes(f.from_core.is_some()),
                     f.description
                 );
             }

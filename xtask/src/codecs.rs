@@ -1,0 +1,37 @@
+//! The format writers and readers the fixtures and the conformance report exercise.
+//! Each format issue adds its entries here.
+
+use meshfmt_core::{Converted, Model};
+
+/// One format (and version) that can hold a model or part of one.
+pub struct Codec {
+    /// Crate name: the fixtures folder.
+    pub crate_name: &'static str,
+    /// Label in the report (format and version).
+    pub label: &'static str,
+    /// File extension of the fixtures.
+    pub ext: &'static str,
+    /// canonical model -> bytes, with what the format could not hold.
+    pub encode: fn(&Model) -> Result<Converted<Vec<u8>>, String>,
+    /// bytes -> model.
+    pub decode: fn(&[u8]) -> Result<Converted<Model>, String>,
+}
+
+pub const CODECS: &[Codec] = &[Codec {
+    crate_name: "unity-meshser",
+    label: "unity-meshser (Rounded)",
+    ext: "bytes",
+    encode: |m| {
+        let opts = unity_meshser::WriteOptions::default();
+        let c = unity_meshser::MeshFile::from_core(m, &opts).map_err(|e| e.to_string())?;
+        let bytes = c.value.write().map_err(|e| e.to_string())?;
+        Ok(Converted {
+            value: bytes,
+            losses: c.losses,
+        })
+    },
+    decode: |b| {
+        let f = unity_meshser::read(b).map_err(|e| e.to_string())?;
+        f.to_core().map_err(|e| e.to_string())
+    },
+}];
