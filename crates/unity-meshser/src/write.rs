@@ -61,11 +61,13 @@ impl MeshFile {
     /// The file's bytes, after [`MeshFile::check`].
     ///
     /// ```
-    /// use unity_meshser::MeshFile;
-    /// let bytes = [1, 0, 0, 0, 1, // 1 vertex, 0 triangles, positions only
-    ///     0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // bounds
-    ///     0xff, 0xff, 0, 0, 0, 0]; // one position
+    /// let mut bytes = vec![1, 0, 0, 0, 1]; // 1 vertex, 0 triangles, positions only
+    /// for bound in [0.0f32, 1.0, 0.0, 0.0, 0.0, 0.0] {
+    ///     bytes.extend(bound.to_le_bytes()); // xmin xmax ymin ymax zmin zmax
+    /// }
+    /// bytes.extend([0xff, 0xff, 0, 0, 0, 0]); // the vertex: (65535, 0, 0)
     /// let file = unity_meshser::read(&bytes)?;
+    /// assert_eq!(file.to_surface().positions[0].x, 1.0);
     /// assert_eq!(file.write()?, bytes);
     /// # Ok::<(), unity_meshser::Error>(())
     /// ```
