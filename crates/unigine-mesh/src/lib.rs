@@ -1,19 +1,17 @@
 //! UNIGINE mesh files: `.mesh` and `.smesh`.
 //!
-//! | magic | extension | engine | contents |
+//! | magic | extension | engine | status |
 //! |---|---|---|---|
-//! | `mi08` | `.mesh` | UNIGINE 1.x | static mesh |
-//! | `ms08` | `.smesh` | UNIGINE 1.x | skinned mesh with animations |
-//! | `ms10`, `ms11` | `.mesh` | UNIGINE 2.0 - 2.x | static or skinned mesh, compact ints |
-//! | `ms13`, `ms14` | `.mesh` | UNIGINE 2.19+ | ms14 stores geometry in LZ4 blocks |
-//!
-//! **Status:** this release detects the formats ([`sniff`]); reading and writing land
-//! with the crate's format work. The API will follow the meshfmt shape: `read(&[u8])`
-//! into faithful per-version types, `write`, and conversion to and from `meshfmt-core`.
+//! | `mi08` | `.mesh` | UNIGINE 1.x static | read/write, from the docs (no public sample) |
+//! | `ms08` | `.smesh` | UNIGINE 1.x skinned | read/write, from the docs (no public sample) |
+//! | `ms10` | `.mesh` | UNIGINE 2.0 | read/write, verified byte for byte on real files |
+//! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
+//! | `ms13`, `ms14`, `ms15` | `.mesh` | UNIGINE 2.19+ | recognized, rejected as unsupported |
 //!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
-//! beyond what the input justifies.
+//! beyond what the input justifies; errors name the byte offset, the surface and the
+//! field.
 //!
 //! ```
 //! assert!(unigine_mesh::sniff(b"ms11\x01\x05root\x00"));
@@ -22,15 +20,83 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod common;
+mod error;
+pub mod ms1x;
+
+use parsing_primitives::{Limits, Reader};
+
+pub use common::{BindTransform, Bounds};
+pub use error::{Error, Result};
+pub use ms1x::{Ms1x, Ms1xVersion};
+
+/// Name used in error messages.
+pub const FORMAT_NAME: &str = "unigine-mesh";
+
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 7] = [
-    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15",
-];
+pub const MAGICS: [&[u8; 4]; 7] = [b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15"];
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
     data.get(..4)
         .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
+}
+
+/// Reading choices.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Allocation caps.
+    pub limits: Limits,
+}
+
+/// A mesh file of any supported version.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum MeshFile {
+    /// ms10 or ms11.
+    Ms1x(Ms1x),
+}
+
+impl MeshFile {
+    /// The version's magic as text (`"ms11"`).
+    pub fn version(&self) -> &'static str {
+        match self {
+            MeshFile::Ms1x(m) => match m.version {
+                Ms1xVersion::Ms10 => "ms10",
+                Ms1xVersion::Ms11 => "ms11",
+            },
+        }
+    }
+
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        match self {
+            MeshFile::Ms1x(m) => m.write(),
+        }
+    }
+
+    /// Writes the file's bytes to `out`.
+    pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
+        out.write_all(&self.write()?)?;
+        Ok(())
+    }
+}
+
+/// Reads a mesh of any supported version with default options.
+pub fn read(data: &[u8]) -> Result<MeshFile> {
+    read_with(data, &ReadOptions::default())
+}
+
+/// Reads a mesh of any supported version.
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
+    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let magic: [u8; 4] = r.peek(4).map_err(Error::Decode)?.try_into().unwrap_or([0; 4]);
+    match &magic {
+        b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
+        b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
+        m if sniff(m) => Err(Error::UnsupportedVersion(String::from_utf8_lossy(m).into_owned())),
+        _ => Err(Error::NotAMesh(magic)),
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,543 @@
+//! ms10 and ms11 (`.mesh`, UNIGINE 2.0 to ~2.9): faithful types, read and write.
+//!
+//! The two differ only in the tangent: ms10 stores `i16 x, y, z` of a unit quaternion
+//! with `w >= 0` implicit plus an `i8` binormal sign (7 bytes); ms11 stores the whole
+//! quaternion as `i16[4]`, the binormal sign being the sign of `w` (notes 5). Every
+//! count and string length is a compact int; only the three magics are raw.
+
+use parsing_primitives::{RawString, Reader, Writer};
+
+use crate::common::{
+    BindTransform, Bounds, MAX_NAME, first_out_of_range, index_width, read_bounds, read_indices,
+    write_indices,
+};
+use crate::error::{Result, invalid};
+use crate::FORMAT_NAME;
+
+/// Which of the two layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ms1xVersion {
+    /// `ms10`: 7-byte tangents.
+    Ms10,
+    /// `ms11`: 8-byte tangents.
+    Ms11,
+}
+
+impl Ms1xVersion {
+    /// The magic.
+    pub fn magic(self) -> &'static [u8; 4] {
+        match self {
+            Ms1xVersion::Ms10 => b"ms10",
+            Ms1xVersion::Ms11 => b"ms11",
+        }
+    }
+
+    fn tangent_size(self) -> usize {
+        match self {
+            Ms1xVersion::Ms10 => 7,
+            Ms1xVersion::Ms11 => 8,
+        }
+    }
+}
+
+/// A bone of the hierarchy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoneInfo {
+    /// Name.
+    pub name: RawString,
+    /// Parent index, -1 for a root.
+    pub parent: i16,
+}
+
+/// One bone's key in one frame of an embedded animation. A component is `Some` when
+/// the frame stores it (its flag bit is set); the flag byte is derived from these.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FrameKey {
+    /// Translation x, y, z (flag bits 0, 1, 2).
+    pub translation: [Option<f32>; 3],
+    /// Rotation quaternion x, y, z, w in units of 1/32767 (flag bit 3).
+    pub rotation: Option<[i16; 4]>,
+    /// Scale x, y, z (flag bits 4, 5, 6).
+    pub scale: [Option<f32>; 3],
+}
+
+impl FrameKey {
+    /// The flag byte: bit 0..2 translation, 3 rotation, 4..6 scale.
+    pub fn flags(&self) -> u8 {
+        let mut f = 0u8;
+        for k in 0..3 {
+            if self.translation[k].is_some() {
+                f |= 1 << k;
+            }
+            if self.scale[k].is_some() {
+                f |= 0x10 << k;
+            }
+        }
+        if self.rotation.is_some() {
+            f |= 0x08;
+        }
+        f
+    }
+}
+
+/// An animation stored inside the mesh (float translation and scale, i16 rotation,
+/// no bounding boxes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddedAnimation {
+    /// Name (from the header's name list).
+    pub name: RawString,
+    /// Animated bones, as indices into the bone list.
+    pub bones: Vec<i16>,
+    /// The stored animation flag byte (in real files the OR of every frame's flags).
+    pub flags: u8,
+    /// Number of frames.
+    pub num_frames: u32,
+    /// `num_frames * bones.len()` keys, frame-major: key of bone `b` in frame `f` is
+    /// `keys[f * bones.len() + b]`.
+    pub keys: Vec<FrameKey>,
+}
+
+impl EmbeddedAnimation {
+    /// The keys of frame `f` (empty past the end).
+    pub fn frame(&self, f: usize) -> &[FrameKey] {
+        let n = self.bones.len();
+        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+    }
+}
+
+/// One morph target's geometry: coordinate vertices and tangent vertices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MorphTarget {
+    /// Name (every sample: empty).
+    pub name: RawString,
+    /// Coordinate vertices (positions).
+    pub vertices: Vec<[f32; 3]>,
+    /// Tangent quaternions in units of 1/32767. ms11: x, y, z, w. ms10: x, y, z and, in
+    /// the last slot, the stored `i8` binormal sign (+-127).
+    pub tangents: Vec<[i16; 4]>,
+}
+
+/// Up to four (bone, weight) pairs of one coordinate vertex; weight / 65535.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VertexWeights {
+    /// Pairs used (0..=4).
+    pub count: u8,
+    /// Bone indices.
+    pub bones: [i16; 4],
+    /// Weights in units of 1/65535 (real files truncate: sums of 65533..65535).
+    pub weights: [u16; 4],
+}
+
+/// A surface: header fields and geometry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Surface {
+    /// Name.
+    pub name: RawString,
+    /// Bounds as stored.
+    pub bounds: Bounds,
+    /// Morph targets; the first is the base geometry (at least one).
+    pub morph_targets: Vec<MorphTarget>,
+    /// One per coordinate vertex of morph target 0, or empty for static meshes.
+    pub weights: Vec<VertexWeights>,
+    /// UV set 0, per tangent vertex, or empty.
+    pub uv0: Vec<[f32; 2]>,
+    /// UV set 1, per tangent vertex, or empty.
+    pub uv1: Vec<[f32; 2]>,
+    /// RGBA colors, per tangent vertex, or empty.
+    pub colors: Vec<[u8; 4]>,
+    /// Triangle corners into the coordinate vertices (positions, weights).
+    pub cindices: Vec<u32>,
+    /// Triangle corners into the tangent vertices (tangents, UVs, colors).
+    pub tindices: Vec<u32>,
+}
+
+impl Surface {
+    /// Coordinate vertices of morph target 0.
+    pub fn num_cvertices(&self) -> usize {
+        self.morph_targets.first().map_or(0, |m| m.vertices.len())
+    }
+
+    /// Tangent vertices of morph target 0.
+    pub fn num_tvertices(&self) -> usize {
+        self.morph_targets.first().map_or(0, |m| m.tangents.len())
+    }
+}
+
+/// An ms10 or ms11 file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ms1x {
+    /// Layout.
+    pub version: Ms1xVersion,
+    /// Whole-mesh bounds as stored.
+    pub bounds: Bounds,
+    /// Bone hierarchy.
+    pub bones: Vec<BoneInfo>,
+    /// Bind pose, one local transform per bone.
+    pub bind_pose: Vec<BindTransform>,
+    /// Embedded animations.
+    pub animations: Vec<EmbeddedAnimation>,
+    /// Surfaces.
+    pub surfaces: Vec<Surface>,
+}
+
+fn read_name<'a>(r: &mut Reader<'a>) -> parsing_primitives::Result<&'a [u8]> {
+    r.compact_nul_string(MAX_NAME)
+}
+
+fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<FrameKey> {
+    let at = r.offset();
+    let flags = r.u8()?;
+    if flags & 0x80 != 0 {
+        return Err(r.invalid_at(at, format!("frame flags {flags:#04x} use the undefined bit 7")));
+    }
+    let mut k = FrameKey::default();
+    for i in 0..3 {
+        if flags & (1 << i) != 0 {
+            k.translation[i] = Some(r.f32_le()?);
+        }
+    }
+    if flags & 0x08 != 0 {
+        k.rotation = Some(r.le_array::<[i16; 4]>(1)?[0]);
+    }
+    for i in 0..3 {
+        if flags & (0x10 << i) != 0 {
+            k.scale[i] = Some(r.f32_le()?);
+        }
+    }
+    Ok(k)
+}
+
+/// A count that must be 0 or `expected`.
+fn count_zero_or(r: &mut Reader<'_>, expected: usize, what: &str, of: &str, min_size: usize) -> parsing_primitives::Result<usize> {
+    let at = r.offset();
+    let n = r.compact_count(min_size)?;
+    if n != 0 && n != expected {
+        return Err(r.invalid_at(at, format!("{n} {what}, but the surface has {expected} {of} (must be 0 or equal)")));
+    }
+    Ok(n)
+}
+
+/// Reads an ms10/ms11 file (after [`crate::read`] chose the version by magic).
+pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives::Result<Ms1x> {
+    let magic = version.magic();
+    r.field("magic", |r| r.magic(magic))?;
+    let bounds = r.field("bounds", read_bounds)?;
+    let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
+    let bones = r.field("bones", |r| {
+        r.array(num_bones as u64, 3, |r| {
+            let name = RawString::from(read_name(r)?);
+            let at = r.offset();
+            let parent = r.i16_le()?;
+            if parent < -1 || parent as isize >= num_bones as isize {
+                return Err(r.invalid_at(at, format!("parent {parent} out of range ({num_bones} bones)")));
+            }
+            Ok(BoneInfo { name, parent })
+        })
+    })?;
+    let num_animations = r.field("num_animations", |r| r.compact_count(1))?;
+    let names = r.field("animation_names", |r| {
+        r.array(num_animations as u64, 1, |r| read_name(r).map(RawString::from))
+    })?;
+    let num_surfaces = r.field("num_surfaces", |r| r.compact_count(42))?;
+    let mut headers = r.field("surfaces", |r| {
+        r.array(num_surfaces as u64, 42, |r| {
+            let name = read_name(r)?;
+            r.label(name);
+            let bounds = read_bounds(r)?;
+            let n = r.field("num_morph_targets", |r| r.compact_count(1))?;
+            if n == 0 {
+                return Err(r.invalid_at(r.offset(), "a surface needs at least one morph target"));
+            }
+            let morph_names = r.field("morph_targets", |r| {
+                r.array(n as u64, 1, |r| read_name(r).map(RawString::from))
+            })?;
+            Ok((name, bounds, morph_names))
+        })
+    })?;
+    r.field("marker2", |r| r.magic(magic))?;
+    let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(num_bones as u64))?;
+    let bind_pose = bind_pose.into_iter().map(BindTransform::from_array).collect();
+    let mut animations = Vec::with_capacity(num_animations);
+    for (a, name) in names.into_iter().enumerate() {
+        let anim = r.field("animations", |r| {
+            r.item(a, |r| {
+                let n = r.field("num_bones", |r| r.compact_count(2))?;
+                let at = r.offset();
+                let bones: Vec<i16> = r.field("bones", |r| r.le_array(n as u64))?;
+                if let Some(k) = bones.iter().position(|&b| b < 0 || b as usize >= num_bones) {
+                    return Err(r.invalid_at(at + 2 * k as u64, format!("bone {} out of range ({num_bones} bones)", bones[k])));
+                }
+                let flags = r.field("flags", |r| r.u8())?;
+                let at = r.offset();
+                let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
+                let total = (num_frames as u64).saturating_mul(n as u64);
+                let keys = r.field("frames", |r| r.array(total, 1, read_key))?;
+                let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+                Ok(EmbeddedAnimation { name, bones, flags, num_frames, keys })
+            })
+        })?;
+        animations.push(anim);
+    }
+    let tsize = version.tangent_size();
+    let mut surfaces = Vec::with_capacity(num_surfaces);
+    for (s, (name, bounds, morph_names)) in headers.drain(..).enumerate() {
+        let surface = r.field("surfaces", |r| {
+            r.item(s, |r| {
+                r.label(name);
+                read_geometry(r, version, tsize, RawString::from(name), bounds, morph_names)
+            })
+        })?;
+        surfaces.push(surface);
+    }
+    r.field("marker3", |r| r.magic(magic))?;
+    r.finish()?;
+    Ok(Ms1x { version, bounds, bones, bind_pose, animations, surfaces })
+}
+
+fn read_geometry(
+    r: &mut Reader<'_>,
+    version: Ms1xVersion,
+    tsize: usize,
+    name: RawString,
+    bounds: Bounds,
+    morph_names: Vec<RawString>,
+) -> parsing_primitives::Result<Surface> {
+    let mut morph_targets = Vec::with_capacity(morph_names.len());
+    for (m, mname) in morph_names.into_iter().enumerate() {
+        let mt = r.field("morph_targets", |r| {
+            r.item(m, |r| {
+                let nv = r.field("num_vertices", |r| r.compact_count(12))?;
+                let vertices = r.field("vertices", |r| r.le_array::<[f32; 3]>(nv as u64))?;
+                let nt = r.field("num_tangents", |r| r.compact_count(tsize))?;
+                let tangents = r.field("tangents", |r| match version {
+                    Ms1xVersion::Ms11 => r.le_array::<[i16; 4]>(nt as u64),
+                    Ms1xVersion::Ms10 => {
+                        let raw = r.le_array::<[u8; 7]>(nt as u64)?;
+                        Ok(raw
+                            .into_iter()
+                            .map(|b| {
+                                [
+                                    i16::from_le_bytes([b[0], b[1]]),
+                                    i16::from_le_bytes([b[2], b[3]]),
+                                    i16::from_le_bytes([b[4], b[5]]),
+                                    i16::from(b[6] as i8),
+                                ]
+                            })
+                            .collect())
+                    }
+                })?;
+                Ok(MorphTarget { name: mname, vertices, tangents })
+            })
+        })?;
+        morph_targets.push(mt);
+    }
+    let nv0 = morph_targets.first().map_or(0, |m| m.vertices.len());
+    let nt0 = morph_targets.first().map_or(0, |m| m.tangents.len());
+    let nw = r.field("num_weights", |r| count_zero_or(r, nv0, "weights", "coordinate vertices", 1))?;
+    let weights = r.field("weights", |r| {
+        r.array(nw as u64, 1, |r| {
+            let at = r.offset();
+            let count = r.u8()?;
+            if count > 4 {
+                return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
+            }
+            let mut w = VertexWeights { count, ..VertexWeights::default() };
+            for k in 0..usize::from(count) {
+                w.bones[k] = r.i16_le()?;
+                w.weights[k] = r.u16_le()?;
+            }
+            Ok(w)
+        })
+    })?;
+    let n0 = r.field("num_uv0", |r| count_zero_or(r, nt0, "UV0 entries", "tangent vertices", 8))?;
+    let uv0 = r.field("uv0", |r| r.le_array::<[f32; 2]>(n0 as u64))?;
+    let n1 = r.field("num_uv1", |r| count_zero_or(r, nt0, "UV1 entries", "tangent vertices", 8))?;
+    let uv1 = r.field("uv1", |r| r.le_array::<[f32; 2]>(n1 as u64))?;
+    let nc = r.field("num_colors", |r| count_zero_or(r, nt0, "colors", "tangent vertices", 4))?;
+    let colors = r.field("colors", |r| r.le_array::<[u8; 4]>(nc as u64))?;
+    let cw = index_width(nv0);
+    let tw = index_width(nt0);
+    let at = r.offset();
+    let nci = r.field("num_cindices", |r| r.compact_count(cw))?;
+    if nci % 3 != 0 {
+        return Err(r.invalid_at(at, format!("{nci} coordinate indices is not a whole number of triangles")));
+    }
+    let at = r.offset();
+    let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
+    if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
+        return Err(r.invalid_at(at + (k * cw) as u64, format!("cindex {i} out of range ({nv0} coordinate vertices)")));
+    }
+    let at = r.offset();
+    let nti = r.field("num_tindices", |r| r.compact_count(tw))?;
+    if nti != nci {
+        return Err(r.invalid_at(at, format!("{nti} triangle indices but {nci} coordinate indices")));
+    }
+    let at = r.offset();
+    let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
+    if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
+        return Err(r.invalid_at(at + (k * tw) as u64, format!("tindex {i} out of range ({nt0} tangent vertices)")));
+    }
+    Ok(Surface { name, bounds, morph_targets, weights, uv0, uv1, colors, cindices, tindices })
+}
+
+impl Ms1x {
+    /// Checks everything [`Ms1x::write`] relies on, so the output reads back equal:
+    /// one bind transform per bone, parents and animated bones in range, key counts,
+    /// at least one morph target per surface, attribute counts 0 or the vertex count,
+    /// at most 4 weights per vertex, whole triangles with indices in range, and (ms10)
+    /// binormal signs that fit a byte.
+    pub fn check(&self) -> Result<()> {
+        let nb = self.bones.len();
+        if nb > i16::MAX as usize {
+            return Err(invalid(format!("{nb} bones exceed the i16 bone index range")));
+        }
+        if self.bind_pose.len() != nb {
+            return Err(invalid(format!("{} bind transforms for {nb} bones", self.bind_pose.len())));
+        }
+        for (i, b) in self.bones.iter().enumerate() {
+            if b.parent < -1 || b.parent as isize >= nb as isize {
+                return Err(invalid(format!("bone {i}: parent {} out of range", b.parent)));
+            }
+        }
+        for (i, a) in self.animations.iter().enumerate() {
+            if let Some(b) = a.bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
+                return Err(invalid(format!("animation {i}: bone {b} out of range ({nb} bones)")));
+            }
+            if a.keys.len() as u64 != u64::from(a.num_frames) * a.bones.len() as u64 {
+                return Err(invalid(format!(
+                    "animation {i}: {} keys for {} frames of {} bones",
+                    a.keys.len(),
+                    a.num_frames,
+                    a.bones.len()
+                )));
+            }
+        }
+        for (i, s) in self.surfaces.iter().enumerate() {
+            let at = |what: String| invalid(format!("surface {i} '{}': {what}", s.name));
+            if s.morph_targets.is_empty() {
+                return Err(at("no morph target (the base geometry is morph target 0)".into()));
+            }
+            let (nv, nt) = (s.num_cvertices(), s.num_tvertices());
+            for (name, len, n) in [
+                ("weights", s.weights.len(), nv),
+                ("uv0", s.uv0.len(), nt),
+                ("uv1", s.uv1.len(), nt),
+                ("colors", s.colors.len(), nt),
+            ] {
+                if len != 0 && len != n {
+                    return Err(at(format!("{len} {name} for {n} vertices (must be 0 or equal)")));
+                }
+            }
+            if s.weights.iter().any(|w| w.count > 4) {
+                return Err(at("more than 4 weights on a vertex".into()));
+            }
+            if s.cindices.len() != s.tindices.len() || s.cindices.len() % 3 != 0 {
+                return Err(at(format!(
+                    "{} cindices and {} tindices (must be equal and whole triangles)",
+                    s.cindices.len(),
+                    s.tindices.len()
+                )));
+            }
+            if let Some((_, i)) = first_out_of_range(&s.cindices, nv) {
+                return Err(at(format!("cindex {i} out of range ({nv} vertices)")));
+            }
+            if let Some((_, i)) = first_out_of_range(&s.tindices, nt) {
+                return Err(at(format!("tindex {i} out of range ({nt} vertices)")));
+            }
+            if self.version == Ms1xVersion::Ms10 {
+                let bad = s.morph_targets.iter().flat_map(|m| &m.tangents).find(|t| i8::try_from(t[3]).is_err());
+                if let Some(t) = bad {
+                    return Err(at(format!("ms10 binormal sign {} does not fit a byte", t[3])));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The file's bytes, after [`Ms1x::check`]: minimal compact ints and index widths
+    /// from morph-target-0 counts, as real files are written.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.check()?;
+        let mut w = Writer::new(FORMAT_NAME);
+        let magic = self.version.magic();
+        w.bytes(magic);
+        w.le_slice(&self.bounds.to_array());
+        w.compact_count(self.bones.len())?;
+        for b in &self.bones {
+            w.compact_nul_string(b.name.as_bytes())?;
+            w.i16_le(b.parent);
+        }
+        w.compact_count(self.animations.len())?;
+        for a in &self.animations {
+            w.compact_nul_string(a.name.as_bytes())?;
+        }
+        w.compact_count(self.surfaces.len())?;
+        for s in &self.surfaces {
+            w.compact_nul_string(s.name.as_bytes())?;
+            w.le_slice(&s.bounds.to_array());
+            w.compact_count(s.morph_targets.len())?;
+            for m in &s.morph_targets {
+                w.compact_nul_string(m.name.as_bytes())?;
+            }
+        }
+        w.bytes(magic);
+        let pose: Vec<[f32; 10]> = self.bind_pose.iter().map(BindTransform::to_array).collect();
+        w.le_slice(&pose);
+        for a in &self.animations {
+            w.compact_count(a.bones.len())?;
+            w.le_slice(&a.bones);
+            w.u8(a.flags);
+            w.compact_u32(a.num_frames);
+            for k in &a.keys {
+                w.u8(k.flags());
+                for t in k.translation.iter().flatten() {
+                    w.f32_le(*t);
+                }
+                if let Some(q) = &k.rotation {
+                    w.le_slice(q);
+                }
+                for s in k.scale.iter().flatten() {
+                    w.f32_le(*s);
+                }
+            }
+        }
+        for s in &self.surfaces {
+            for m in &s.morph_targets {
+                w.compact_count(m.vertices.len())?;
+                w.le_slice(&m.vertices);
+                w.compact_count(m.tangents.len())?;
+                match self.version {
+                    Ms1xVersion::Ms11 => {
+                        w.le_slice(&m.tangents);
+                    }
+                    Ms1xVersion::Ms10 => {
+                        for t in &m.tangents {
+                            w.i16_le(t[0]).i16_le(t[1]).i16_le(t[2]);
+                            // check() proved it fits.
+                            w.i8(t[3] as i8);
+                        }
+                    }
+                }
+            }
+            w.compact_count(s.weights.len())?;
+            for v in &s.weights {
+                w.u8(v.count);
+                for k in 0..usize::from(v.count) {
+                    w.i16_le(v.bones[k]).u16_le(v.weights[k]);
+                }
+            }
+            w.compact_count(s.uv0.len())?;
+            w.le_slice(&s.uv0);
+            w.compact_count(s.uv1.len())?;
+            w.le_slice(&s.uv1);
+            w.compact_count(s.colors.len())?;
+            w.le_slice(&s.colors);
+            w.compact_count(s.cindices.len())?;
+            write_indices(&mut w, &s.cindices, index_width(s.num_cvertices()));
+            w.compact_count(s.tindices.len())?;
+            write_indices(&mut w, &s.tindices, index_width(s.num_tvertices()));
+        }
+        w.bytes(magic);
+        Ok(w.into_inner())
+    }
+}
