@@ -427,7 +427,9 @@ impl<'a> Reader<'a> {
         self.count_at(self.offset(), count, min_element_size)
     }
 
-    fn count_at(&self, at: u64, count: u64, min_element_size: usize) -> Result<usize> {
+    /// [`count`](Self::count) for a count field that started at absolute offset `at`
+    /// (errors point at the field, not past it).
+    pub fn count_at(&self, at: u64, count: u64, min_element_size: usize) -> Result<usize> {
         // The input-size check comes first: it is the more telling message.
         let needed = count.saturating_mul(min_element_size as u64);
         let remaining = self.remaining() as u64;

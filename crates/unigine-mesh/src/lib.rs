@@ -23,12 +23,14 @@
 pub mod common;
 mod error;
 pub mod ms1x;
+pub mod old;
 
 use parsing_primitives::{Limits, Reader};
 
 pub use common::{BindTransform, Bounds};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
+pub use old::{Mi08, Ms08};
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-mesh";
@@ -53,6 +55,10 @@ pub struct ReadOptions {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum MeshFile {
+    /// mi08 static mesh (UNIGINE 1.x).
+    Mi08(Mi08),
+    /// ms08 skinned mesh (UNIGINE 1.x).
+    Ms08(Ms08),
     /// ms10 or ms11.
     Ms1x(Ms1x),
 }
@@ -61,6 +67,8 @@ impl MeshFile {
     /// The version's magic as text (`"ms11"`).
     pub fn version(&self) -> &'static str {
         match self {
+            MeshFile::Mi08(_) => "mi08",
+            MeshFile::Ms08(_) => "ms08",
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
                 Ms1xVersion::Ms11 => "ms11",
@@ -71,6 +79,8 @@ impl MeshFile {
     /// The file's bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
         match self {
+            MeshFile::Mi08(m) => m.write(),
+            MeshFile::Ms08(m) => m.write(),
             MeshFile::Ms1x(m) => m.write(),
         }
     }
@@ -92,6 +102,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
     let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
     let magic: [u8; 4] = r.peek(4).map_err(Error::Decode)?.try_into().unwrap_or([0; 4]);
     match &magic {
+        b"mi08" => Ok(MeshFile::Mi08(old::read_mi08(&mut r)?)),
+        b"ms08" => Ok(MeshFile::Ms08(old::read_ms08(&mut r)?)),
         b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
         m if sniff(m) => Err(Error::UnsupportedVersion(String::from_utf8_lossy(m).into_owned())),
