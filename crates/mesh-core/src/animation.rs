@@ -94,6 +94,10 @@ impl<T: Keyframe> Track<T> {
         } else {
             0.0
         };
+        if f == 0.0 {
+            // Exactly on a key: its value, bit for bit (slerp at 0 need not be exact).
+            return Some(values[lo]);
+        }
         Some(match self.interpolation {
             Interpolation::Step => values[lo],
             Interpolation::Linear => values[lo].blend(values[hi], f),
@@ -156,6 +160,27 @@ impl Clip {
             })
             .max()
             .unwrap_or(0)
+    }
+
+    /// True when every key of every track lies on the grid `k / fps` (within 1e-4 of
+    /// a frame), so sampling at those frame times loses nothing.
+    pub fn is_on_grid(&self, fps: f32) -> bool {
+        let on = |t: &f32| {
+            let f = t * fps;
+            (f - f.round()).abs() <= 1e-4 * f.abs().max(1.0)
+        };
+        self.channels.iter().all(|c| {
+            c.translation.times.iter().all(on)
+                && c.rotation.times.iter().all(on)
+                && c.scale.times.iter().all(on)
+        })
+    }
+
+    /// Frame times `0, 1/fps, 2/fps, ...` covering [`Clip::duration`] (at least one).
+    pub fn frame_times(&self, fps: f32) -> Vec<f32> {
+        let n = (self.duration() * fps).round();
+        let n = if n.is_finite() && n >= 0.0 { n as usize } else { 0 };
+        (0..=n).map(|f| f as f32 / fps).collect()
     }
 
     /// The pose at `time`: every bone starts at its rest transform and animated

@@ -21,13 +21,16 @@
 #![deny(missing_docs)]
 
 pub mod common;
+mod convert;
 mod error;
 pub mod ms1x;
 pub mod old;
+pub mod tangent;
 
 use parsing_primitives::{Limits, Reader};
 
 pub use common::{BindTransform, Bounds};
+pub use convert::{COORDINATE_SYSTEM, FPS, TargetVersion, WriteOptions};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};

@@ -103,3 +103,22 @@ fn two_bone_lbs_by_hand() {
     );
     assert!(n[0].abs_diff_eq(-Vec3::X, 1e-5));
 }
+
+#[test]
+fn grid_and_frame_times() {
+    let clip = Clip {
+        name: "c".into(),
+        channels: vec![Channel {
+            bone: 0,
+            translation: Track::from_keys([(0.0, Vec3::ZERO), (1.0 / 30.0, Vec3::X), (0.1, Vec3::Y)]),
+            ..Default::default()
+        }],
+    };
+    assert!(clip.is_on_grid(30.0));
+    assert!(!clip.is_on_grid(24.0));
+    assert_eq!(clip.frame_times(30.0).len(), 4);
+    // Sampling exactly on a key returns the key bit for bit.
+    let q = Quat::from_rotation_z(0.3);
+    let t = Track::from_keys([(0.0, Quat::IDENTITY), (0.5, q), (1.0, Quat::IDENTITY)]);
+    assert_eq!(t.sample(0.5), Some(q));
+}

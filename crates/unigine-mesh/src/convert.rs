@@ -1,0 +1,803 @@
+//! meshfmt-core conversion for every version.
+//!
+//! # Coordinate and triangle indices
+//! ms10/ms11 index each triangle corner twice: a *coordinate* index (position, skin
+//! weights, morph positions) and a *tangent* index (tangent frame, UVs, color).
+//! meshfmt-core has one index per corner, so [`Ms1x::to_core`] makes one core vertex
+//! per distinct `(cindex, tindex)` pair, in order of first use by the triangles.
+//! [`Ms1x::from_core`] splits core vertices back: vertices with bit-identical position,
+//! skin and morph positions share a coordinate vertex, and vertices with the same
+//! quantized tangent, UVs and color share a tangent vertex, in order of first
+//! appearance. The arrays may come back in a different order than a file had them,
+//! but every triangle corner keeps every attribute value (tested in
+//! tests/convert.rs): positions, UVs and colors exactly; tangent frames to the i16
+//! quantization; weights to the u16 truncation after meshfmt-core's renormalization.
+//!
+//! # Animations
+//! UNIGINE files store no frame rate; frames are [`FPS`] apart, the engine's default
+//! playback speed.
+
+use std::collections::HashMap;
+
+use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
+use meshfmt_core::{
+    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, MorphKind,
+    MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform,
+    VertexInfluences,
+};
+use parsing_primitives::RawString;
+
+use crate::common::{BindTransform, Bounds};
+use crate::error::{Result, invalid};
+use crate::ms1x::{
+    BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Ms1x, Ms1xVersion, Surface, VertexWeights,
+};
+use crate::old::{BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Bone, Ms08Surface, Ms08Weight, compress_normal, decompress_normal};
+use crate::tangent;
+use crate::{MeshFile, old};
+
+/// Frames per second of UNIGINE animations (the files store none; 30 is the engine's
+/// default playback speed).
+pub const FPS: f32 = 30.0;
+
+/// UNIGINE's frame: +Z up, right-handed, meters; counter-clockwise front faces.
+pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
+
+/// Which version [`MeshFile::from_core`] writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// mi08 (static, UNIGINE 1.x).
+    Mi08,
+    /// ms08 (skinned, UNIGINE 1.x).
+    Ms08,
+    /// ms10 (UNIGINE 2.0, 7-byte tangents).
+    Ms10,
+    /// ms11 (UNIGINE 2.x).
+    #[default]
+    Ms11,
+}
+
+/// Writing choices for [`MeshFile::from_core`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// The version to write.
+    pub version: TargetVersion,
+}
+
+fn text(s: &RawString) -> String {
+    s.to_string_lossy()
+}
+
+fn model(surfaces: Vec<CoreSurface>, skeleton: Skeleton, animations: Vec<Clip>) -> Model {
+    Model {
+        name: String::new(),
+        coordinate_system: COORDINATE_SYSTEM,
+        surfaces,
+        skeleton,
+        animations,
+        ..Model::default()
+    }
+}
+
+fn non_utf8_names<'a>(names: impl Iterator<Item = &'a RawString>, out: &mut Converted<()>) {
+    let bad = names.filter(|n| n.as_str().is_none()).count();
+    if bad > 0 {
+        out.lose(Feature::Names, LossKind::Reduced, "", format!("{bad} names are not UTF-8 and were decoded lossily"));
+    }
+}
+
+// ---------------------------------------------------------------------------- ms10/ms11
+
+impl Ms1x {
+    /// The file as a meshfmt-core model (see the module docs for the index mapping).
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        let mut out = Converted::exact(());
+        non_utf8_names(
+            self.bones.iter().map(|b| &b.name).chain(self.surfaces.iter().map(|s| &s.name)).chain(self.animations.iter().map(|a| &a.name)),
+            &mut out,
+        );
+        let skeleton = Skeleton {
+            bones: self
+                .bones
+                .iter()
+                .zip(&self.bind_pose)
+                .map(|(b, t)| Bone {
+                    name: text(&b.name),
+                    parent: usize::try_from(b.parent).ok(),
+                    rest: bind_to_transform(t),
+                    inverse_bind: None,
+                })
+                .collect(),
+        };
+        let mut surfaces = Vec::with_capacity(self.surfaces.len());
+        for (i, s) in self.surfaces.iter().enumerate() {
+            surfaces.push(self.surface_to_core(i, s, &mut out)?);
+        }
+        let animations = self.animations.iter().map(|a| animation_to_clip(a, &self.bind_pose)).collect();
+        Ok(out.map(|()| model(surfaces, skeleton, animations)))
+    }
+
+    fn surface_to_core(&self, index: usize, s: &Surface, out: &mut Converted<()>) -> Result<CoreSurface> {
+        let base = &s.morph_targets[0];
+        for (m, mt) in s.morph_targets.iter().enumerate().skip(1) {
+            if mt.vertices.len() != base.vertices.len() || mt.tangents.len() != base.tangents.len() {
+                return Err(invalid(format!(
+                    "surface {index} '{}': morph target {m} has {} vertices and {} tangents, the base {} and {}",
+                    s.name,
+                    mt.vertices.len(),
+                    mt.tangents.len(),
+                    base.vertices.len(),
+                    base.tangents.len()
+                )));
+            }
+        }
+        if !base.name.is_empty() {
+            out.lose(Feature::Names, LossKind::Dropped, format!("surfaces[{index}]"), "the base morph target's name has no place in meshfmt-core");
+        }
+        let mut pairs: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut order: Vec<(u32, u32)> = Vec::new();
+        let mut indices = Vec::with_capacity(s.cindices.len());
+        for (&c, &t) in s.cindices.iter().zip(&s.tindices) {
+            let next = order.len() as u32;
+            let v = *pairs.entry((c, t)).or_insert_with(|| {
+                order.push((c, t));
+                next
+            });
+            indices.push(v);
+        }
+        let mut cs = CoreSurface { name: text(&s.name), indices, ..CoreSurface::default() };
+        for &(c, t) in &order {
+            let (c, t) = (c as usize, t as usize);
+            cs.positions.push(Vec3::from_array(base.vertices[c]));
+            let (n, tan) = tangent::to_normal_tangent(self.version, base.tangents[t]);
+            cs.normals.push(n);
+            cs.tangents.push(tan);
+            if !s.uv0.is_empty() {
+                cs.uv0.push(Vec2::from_array(s.uv0[t]));
+            }
+            if !s.uv1.is_empty() {
+                cs.uv1.push(Vec2::from_array(s.uv1[t]));
+            }
+            if !s.colors.is_empty() {
+                cs.colors.push(Vec4::from_array(s.colors[t].map(|b| f32::from(b) / 255.0)));
+            }
+            if !s.weights.is_empty() {
+                cs.skin.push(weights_to_core(&s.weights[c]));
+            }
+        }
+        for mt in &s.morph_targets[1..] {
+            cs.morph_targets.push(CoreMorph {
+                name: text(&mt.name),
+                kind: MorphKind::Absolute,
+                positions: order.iter().map(|&(c, _)| Vec3::from_array(mt.vertices[c as usize])).collect(),
+                normals: order.iter().map(|&(_, t)| tangent::to_normal_tangent(self.version, mt.tangents[t as usize]).0).collect(),
+            });
+        }
+        Ok(cs)
+    }
+
+    /// Encodes a meshfmt-core model as ms10 or ms11, reporting every loss.
+    pub fn from_core(model: &Model, version: Ms1xVersion) -> Result<Converted<Ms1x>> {
+        let mut m = model.clone();
+        m.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        report_common_losses(&m, &mut out);
+        let bones = bones_from_core(&m.skeleton, &mut out)?;
+        let bind_pose = m.skeleton.bones.iter().map(|b| transform_to_bind(&b.rest)).collect();
+        let mut surfaces = Vec::with_capacity(m.surfaces.len());
+        for (i, s) in m.surfaces.iter().enumerate() {
+            surfaces.push(surface_from_core(i, s, version, m.skeleton.len(), &mut out)?);
+        }
+        let mut animations = Vec::with_capacity(m.animations.len());
+        for (i, clip) in m.animations.iter().enumerate() {
+            animations.push(clip_to_embedded(i, clip, &m.skeleton, &mut out)?);
+        }
+        let bounds = Bounds::of_points(surfaces.iter().flat_map(|s: &Surface| s.morph_targets[0].vertices.iter()));
+        Ok(out.map(|()| Ms1x { version, bounds, bones, bind_pose, animations, surfaces }))
+    }
+}
+
+fn bind_to_transform(t: &BindTransform) -> Transform {
+    let q = Quat::from_array(t.rotation);
+    Transform {
+        translation: Vec3::from_array(t.position),
+        rotation: if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY },
+        scale: Vec3::from_array(t.scale),
+    }
+}
+
+fn transform_to_bind(t: &Transform) -> BindTransform {
+    BindTransform {
+        position: t.translation.to_array(),
+        rotation: t.rotation.to_array(),
+        scale: t.scale.to_array(),
+    }
+}
+
+fn weights_to_core(w: &VertexWeights) -> VertexInfluences {
+    let n = usize::from(w.count.min(4));
+    let mut v = VertexInfluences::from_pairs(
+        (0..n).map(|k| (w.bones[k].max(0) as u32, f32::from(w.weights[k]) / 65535.0)),
+    );
+    v.normalize();
+    v
+}
+
+fn quat_from_i16(q: [i16; 4]) -> Quat {
+    let q = Quat::from_array(q.map(|v| f32::from(v) / 32767.0));
+    if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY }
+}
+
+fn quat_to_i16(q: Quat) -> [i16; 4] {
+    q.normalize().to_array().map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+}
+
+/// Keys resolved frame by frame: unflagged components carry the previous frame's
+/// value, starting from the bind pose.
+fn animation_to_clip(a: &EmbeddedAnimation, bind: &[BindTransform]) -> Clip {
+    let nb = a.bones.len();
+    let mut channels = Vec::with_capacity(nb);
+    for (slot, &bone) in a.bones.iter().enumerate() {
+        let bone = bone as usize;
+        let start = bind.get(bone).copied().map(|b| bind_to_transform(&b)).unwrap_or(Transform::IDENTITY);
+        let (mut t, mut r, mut s) = (start.translation, start.rotation, start.scale);
+        let mut flags = 0u8;
+        let mut channel = Channel { bone, ..Channel::default() };
+        for f in 0..a.num_frames as usize {
+            let Some(k) = a.keys.get(f * nb + slot) else { break };
+            flags |= k.flags();
+            for i in 0..3 {
+                if let Some(v) = k.translation[i] {
+                    t[i] = v;
+                }
+                if let Some(v) = k.scale[i] {
+                    s[i] = v;
+                }
+            }
+            if let Some(q) = k.rotation {
+                r = quat_from_i16(q);
+            }
+            let time = f as f32 / FPS;
+            channel.translation.times.push(time);
+            channel.translation.values.push(t);
+            channel.rotation.times.push(time);
+            channel.rotation.values.push(r);
+            channel.scale.times.push(time);
+            channel.scale.values.push(s);
+        }
+        if flags & 0x07 == 0 {
+            channel.translation = Track::default();
+        }
+        if flags & 0x08 == 0 {
+            channel.rotation = Track::default();
+        }
+        if flags & 0x70 == 0 {
+            channel.scale = Track::default();
+        }
+        channels.push(channel);
+    }
+    Clip { name: a.name.to_string_lossy(), channels }
+}
+
+fn clip_to_embedded(index: usize, clip: &Clip, skeleton: &Skeleton, out: &mut Converted<()>) -> Result<EmbeddedAnimation> {
+    if !clip.is_on_grid(FPS) {
+        out.lose(Feature::Animation, LossKind::Reduced, format!("animations[{index}]"), format!("keys resampled at {FPS} frames per second"));
+    }
+    let times = clip.frame_times(FPS);
+    let mut bones = Vec::new();
+    let mut channels = Vec::new();
+    for c in &clip.channels {
+        if c.bone >= skeleton.len() {
+            return Err(invalid(format!("animation {index}: channel for bone {} of {}", c.bone, skeleton.len())));
+        }
+        if bones.contains(&(c.bone as i16)) {
+            return Err(invalid(format!("animation {index}: two channels for bone {}", c.bone)));
+        }
+        bones.push(c.bone as i16);
+        channels.push(c);
+    }
+    out.lose(Feature::Animation, LossKind::Quantized { max_error: tangent::COMPONENT_MAX_ERROR }, format!("animations[{index}]"), "rotations stored as i16 / 32767");
+    let mut keys = Vec::with_capacity(times.len() * bones.len());
+    let mut previous: Vec<FrameKey> = vec![FrameKey::default(); bones.len()];
+    for (f, &time) in times.iter().enumerate() {
+        for (slot, c) in channels.iter().enumerate() {
+            let full = FrameKey {
+                translation: match c.translation.sample(time) {
+                    Some(t) => t.to_array().map(Some),
+                    None => [None; 3],
+                },
+                rotation: c.rotation.sample(time).map(quat_to_i16),
+                scale: match c.scale.sample(time) {
+                    Some(s) => s.to_array().map(Some),
+                    None => [None; 3],
+                },
+            };
+            // Frame 0 carries everything; later frames only what changed.
+            let key = if f == 0 {
+                full
+            } else {
+                let p = &previous[slot];
+                let changed = |a: Option<f32>, b: Option<f32>| if a.map(f32::to_bits) == b.map(f32::to_bits) { None } else { a };
+                FrameKey {
+                    translation: [0, 1, 2].map(|i| changed(full.translation[i], p.translation[i])),
+                    rotation: if full.rotation == p.rotation { None } else { full.rotation },
+                    scale: [0, 1, 2].map(|i| changed(full.scale[i], p.scale[i])),
+                }
+            };
+            previous[slot] = full;
+            keys.push(key);
+        }
+    }
+    let flags = keys.iter().fold(0, |a, k| a | k.flags());
+    let num_frames = u32::try_from(times.len()).map_err(|_| invalid("too many frames"))?;
+    Ok(EmbeddedAnimation { name: RawString::from(clip.name.as_str()), bones, flags, num_frames, keys })
+}
+
+fn bones_from_core(skeleton: &Skeleton, out: &mut Converted<()>) -> Result<Vec<BoneInfo>> {
+    if skeleton.len() > i16::MAX as usize {
+        return Err(invalid(format!("{} bones exceed the i16 bone index range", skeleton.len())));
+    }
+    let derived = skeleton.rest_world_matrices();
+    let mut explicit = 0;
+    let bones = skeleton
+        .bones
+        .iter()
+        .zip(&derived)
+        .map(|(b, w)| {
+            if let Some(ib) = b.inverse_bind {
+                if !(ib * *w).abs_diff_eq(meshfmt_core::glam::Mat4::IDENTITY, 1e-4) {
+                    explicit += 1;
+                }
+            }
+            BoneInfo {
+                name: RawString::from(b.name.as_str()),
+                parent: b.parent.map_or(-1, |p| p as i16),
+            }
+        })
+        .collect();
+    if explicit > 0 {
+        out.lose(Feature::Skeleton, LossKind::Reduced, "skeleton", format!("{explicit} inverse bind matrices differ from the bind pose; UNIGINE derives them from it"));
+    }
+    Ok(bones)
+}
+
+fn report_common_losses(m: &Model, out: &mut Converted<()>) {
+    if !m.materials.is_empty() || m.surfaces.iter().any(|s| s.material.is_some()) {
+        out.lose(Feature::Materials, LossKind::Dropped, "", "UNIGINE meshes keep materials in separate .mat files");
+    }
+    if !m.textures.is_empty() {
+        out.lose(Feature::Textures, LossKind::Dropped, "", "UNIGINE meshes keep textures in separate files");
+    }
+    if !m.name.is_empty() {
+        out.lose(Feature::Names, LossKind::Dropped, "", "UNIGINE meshes store no model name");
+    }
+}
+
+/// Smooth vertex normals from the triangles (area-weighted), for sources without any.
+fn generated_normals(s: &CoreSurface) -> Vec<Vec3> {
+    let mut n = vec![Vec3::ZERO; s.positions.len()];
+    for t in s.triangles() {
+        let [a, b, c] = t.map(|i| s.positions.get(i as usize).copied().unwrap_or(Vec3::ZERO));
+        let g = (b - a).cross(c - a);
+        for i in t {
+            if let Some(v) = n.get_mut(i as usize) {
+                *v += g;
+            }
+        }
+    }
+    n.into_iter().map(|v| v.normalize_or(Vec3::Z)).collect()
+}
+
+fn bits3(v: Vec3) -> [u32; 3] {
+    v.to_array().map(f32::to_bits)
+}
+
+fn surface_from_core(index: usize, s: &CoreSurface, version: Ms1xVersion, bones: usize, out: &mut Converted<()>) -> Result<Surface> {
+    let n = s.positions.len();
+    let path = format!("surfaces[{index}]");
+    if s.indices.len() % 3 != 0 {
+        return Err(invalid(format!("surface {index} '{}': {} indices is not whole triangles", s.name, s.indices.len())));
+    }
+    if let Some(&i) = s.indices.iter().find(|&&i| i as usize >= n) {
+        return Err(invalid(format!("surface {index} '{}': index {i} out of range ({n} vertices)", s.name)));
+    }
+    for (name, len) in [("normals", s.normals.len()), ("tangents", s.tangents.len()), ("uv0", s.uv0.len()), ("uv1", s.uv1.len()), ("colors", s.colors.len()), ("skin", s.skin.len())] {
+        if len != 0 && len != n {
+            return Err(invalid(format!("surface {index} '{}': {len} {name} for {n} vertices", s.name)));
+        }
+    }
+    let normals = if s.normals.is_empty() { generated_normals(s) } else { s.normals.clone() };
+    let tangents: Vec<Vec4> = if s.tangents.is_empty() {
+        normals.iter().map(|n| n.any_orthonormal_vector().extend(1.0)).collect()
+    } else {
+        s.tangents.clone()
+    };
+    if !s.skin.is_empty() && s.skin.iter().any(|v| v.count() > 4) {
+        out.lose(Feature::Skin, LossKind::Reduced, path.clone(), "more than 4 influences: the 4 strongest kept, renormalized");
+    }
+    if !s.skin.is_empty() {
+        out.lose(Feature::Skin, LossKind::Quantized { max_error: 4.0 / 65535.0 }, path.clone(), "weights stored as u16 / 65535, truncated");
+    }
+    if !s.colors.is_empty() {
+        out.lose(Feature::Colors, LossKind::Quantized { max_error: 0.5 / 255.0 }, path.clone(), "colors stored as u8");
+    }
+    out.lose(Feature::Normals, LossKind::Quantized { max_error: 4.0 * tangent::COMPONENT_MAX_ERROR }, path.clone(), "normals and tangents stored as an i16 quaternion");
+    let mut morphs: Vec<Vec<Vec3>> = Vec::new();
+    let mut morph_normals: Vec<Vec<Vec3>> = Vec::new();
+    for mt in &s.morph_targets {
+        if mt.positions.len() != n || (!mt.normals.is_empty() && mt.normals.len() != n) {
+            return Err(invalid(format!("surface {index} '{}': morph target '{}' does not match the vertex count", s.name, mt.name)));
+        }
+        morphs.push(mt.absolute_positions(&s.positions));
+        morph_normals.push(match (mt.kind, mt.normals.is_empty()) {
+            (_, true) => normals.clone(),
+            (MorphKind::Absolute, false) => mt.normals.clone(),
+            (MorphKind::Delta, false) => mt.normals.iter().zip(&normals).map(|(d, b)| (*d + *b).normalize_or(*b)).collect(),
+        });
+    }
+    // Split core vertices into coordinate and tangent vertices.
+    let skin: Vec<VertexWeights> = s.skin.iter().map(|v| weights_from_core(v, bones)).collect::<Result<_>>()?;
+    let mut ckeys: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut tkeys: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut cmap = Vec::with_capacity(n);
+    let mut tmap = Vec::with_capacity(n);
+    let mut base = MorphTarget { name: RawString::default(), vertices: Vec::new(), tangents: Vec::new() };
+    let mut extra: Vec<MorphTarget> = s.morph_targets.iter().map(|m| MorphTarget { name: RawString::from(m.name.as_str()), vertices: Vec::new(), tangents: Vec::new() }).collect();
+    let mut out_surface = Surface {
+        name: RawString::from(s.name.as_str()),
+        bounds: Bounds::of_points(std::iter::empty()),
+        morph_targets: Vec::new(),
+        weights: Vec::new(),
+        uv0: Vec::new(),
+        uv1: Vec::new(),
+        colors: Vec::new(),
+        cindices: Vec::new(),
+        tindices: Vec::new(),
+    };
+    for v in 0..n {
+        let tq = tangent::encode(version, normals[v], tangents[v]);
+        let morph_tq: Vec<[i16; 4]> = morph_normals.iter().map(|mn| tangent::encode(version, mn[v], tangents[v])).collect();
+        let color = s.colors.get(v).map(|c| c.to_array().map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8));
+        // Coordinate key: position, skin, morph positions.
+        let mut ck: Vec<u32> = bits3(s.positions[v]).to_vec();
+        if let Some(w) = skin.get(v) {
+            ck.push(u32::from(w.count));
+            ck.extend(w.bones.iter().map(|&b| b as u16 as u32));
+            ck.extend(w.weights.iter().map(|&x| u32::from(x)));
+        }
+        for m in &morphs {
+            ck.extend(bits3(m[v]));
+        }
+        // Tangent key: quantized frames, UVs, color.
+        let mut tk: Vec<u32> = tq.iter().map(|&x| x as u16 as u32).collect();
+        for q in &morph_tq {
+            tk.extend(q.iter().map(|&x| x as u16 as u32));
+        }
+        if let Some(uv) = s.uv0.get(v) {
+            tk.extend(uv.to_array().map(f32::to_bits));
+        }
+        if let Some(uv) = s.uv1.get(v) {
+            tk.extend(uv.to_array().map(f32::to_bits));
+        }
+        if let Some(c) = color {
+            tk.push(u32::from_le_bytes(c));
+        }
+        let next_c = base.vertices.len() as u32;
+        let c = *ckeys.entry(ck).or_insert_with(|| {
+            base.vertices.push(s.positions[v].to_array());
+            for (m, e) in morphs.iter().zip(extra.iter_mut()) {
+                e.vertices.push(m[v].to_array());
+            }
+            if let Some(w) = skin.get(v) {
+                out_surface.weights.push(*w);
+            }
+            next_c
+        });
+        let next_t = base.tangents.len() as u32;
+        let t = *tkeys.entry(tk).or_insert_with(|| {
+            base.tangents.push(tq);
+            for (q, e) in morph_tq.iter().zip(extra.iter_mut()) {
+                e.tangents.push(*q);
+            }
+            if let Some(uv) = s.uv0.get(v) {
+                out_surface.uv0.push(uv.to_array());
+            }
+            if let Some(uv) = s.uv1.get(v) {
+                out_surface.uv1.push(uv.to_array());
+            }
+            if let Some(c) = color {
+                out_surface.colors.push(c);
+            }
+            next_t
+        });
+        cmap.push(c);
+        tmap.push(t);
+    }
+    out_surface.cindices = s.indices.iter().map(|&i| cmap[i as usize]).collect();
+    out_surface.tindices = s.indices.iter().map(|&i| tmap[i as usize]).collect();
+    out_surface.bounds = Bounds::of_points(base.vertices.iter());
+    out_surface.morph_targets.push(base);
+    out_surface.morph_targets.extend(extra);
+    Ok(out_surface)
+}
+
+fn weights_from_core(v: &VertexInfluences, bones: usize) -> Result<VertexWeights> {
+    let strongest = VertexInfluences::from_pairs_strongest(v.pairs());
+    let mut four = VertexInfluences::from_pairs(strongest.pairs().take(4));
+    four.normalize();
+    let mut w = VertexWeights::default();
+    for (k, (j, wt)) in four.pairs().enumerate() {
+        if j as usize >= bones {
+            return Err(invalid(format!("skin joint {j} out of range ({bones} bones)")));
+        }
+        w.bones[k] = j as i16;
+        // Truncated like real files (sums of 65533..65535).
+        w.weights[k] = (wt.clamp(0.0, 1.0) * 65535.0) as u16;
+        w.count = k as u8 + 1;
+    }
+    Ok(w)
+}
+
+// ---------------------------------------------------------------------------- mi08/ms08
+
+fn old_surface_to_core(name: &RawString, positions: &[[f32; 3]], normals: &[[u16; 3]], uv0: &[[f32; 2]], uv1: &[[f32; 2]], triangles: &[[u32; 3]]) -> CoreSurface {
+    CoreSurface {
+        name: text(name),
+        positions: positions.iter().map(|p| Vec3::from_array(*p)).collect(),
+        normals: normals.iter().map(|n| Vec3::from_array(n.map(decompress_normal)).normalize_or_zero()).collect(),
+        uv0: uv0.iter().map(|u| Vec2::from_array(*u)).collect(),
+        uv1: uv1.iter().map(|u| Vec2::from_array(*u)).collect(),
+        indices: triangles.iter().flatten().copied().collect(),
+        ..CoreSurface::default()
+    }
+}
+
+/// Common per-surface part of the old formats: positions, compressed normals, UVs,
+/// triangles.
+struct OldGeometry {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[u16; 3]>,
+    uv0: Vec<[f32; 2]>,
+    uv1: Vec<[f32; 2]>,
+    triangles: Vec<[u32; 3]>,
+}
+
+fn old_geometry(index: usize, s: &CoreSurface, out: &mut Converted<()>) -> Result<OldGeometry> {
+    let n = s.positions.len();
+    if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
+        return Err(invalid(format!("surface {index} '{}': indices must be whole triangles within {n} vertices", s.name)));
+    }
+    let path = format!("surfaces[{index}]");
+    let normals = if s.normals.len() == n { s.normals.clone() } else { generated_normals(s) };
+    for (feature, present, reason) in [
+        (Feature::Tangents, !s.tangents.is_empty(), "UNIGINE 1.x meshes store no tangents"),
+        (Feature::Colors, !s.colors.is_empty(), "UNIGINE 1.x meshes store no colors"),
+        (Feature::MorphTargets, !s.morph_targets.is_empty(), "UNIGINE 1.x meshes have no morph targets"),
+    ] {
+        if present {
+            out.lose(feature, LossKind::Dropped, path.clone(), reason);
+        }
+    }
+    out.lose(Feature::Normals, LossKind::Quantized { max_error: old::NORMAL_MAX_ERROR }, path, "normals compressed to u16 (truncated)");
+    Ok(OldGeometry {
+        positions: s.positions.iter().map(|p| p.to_array()).collect(),
+        normals: normals.iter().map(|v| v.to_array().map(compress_normal)).collect(),
+        uv0: if s.uv0.len() == n { s.uv0.iter().map(|u| u.to_array()).collect() } else { Vec::new() },
+        uv1: if s.uv1.len() == n { s.uv1.iter().map(|u| u.to_array()).collect() } else { Vec::new() },
+        triangles: s.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+    })
+}
+
+impl Mi08 {
+    /// The file as a meshfmt-core model. Normals are decompressed and renormalized.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        let mut out = Converted::exact(());
+        non_utf8_names(self.surfaces.iter().map(|s| &s.name), &mut out);
+        let surfaces = self
+            .surfaces
+            .iter()
+            .map(|s| old_surface_to_core(&s.name, &s.positions, &s.normals, &s.uv0, &s.uv1, &s.triangles))
+            .collect();
+        Ok(out.map(|()| model(surfaces, Skeleton::default(), Vec::new())))
+    }
+
+    /// Encodes a meshfmt-core model as mi08 (static geometry only).
+    pub fn from_core(model: &Model) -> Result<Converted<Mi08>> {
+        let mut m = model.clone();
+        m.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        report_common_losses(&m, &mut out);
+        for (feature, present, reason) in [
+            (Feature::Skin, m.surfaces.iter().any(|s| !s.skin.is_empty()), "mi08 is static: no skin"),
+            (Feature::Skeleton, !m.skeleton.is_empty(), "mi08 is static: no skeleton"),
+            (Feature::Animation, !m.animations.is_empty(), "mi08 is static: no animation"),
+        ] {
+            if present {
+                out.lose(feature, LossKind::Dropped, "", reason);
+            }
+        }
+        let mut surfaces = Vec::new();
+        for (i, s) in m.surfaces.iter().enumerate() {
+            let g = old_geometry(i, s, &mut out)?;
+            surfaces.push(Mi08Surface {
+                name: RawString::from(s.name.as_str()),
+                bounds: Bounds::of_points(g.positions.iter()),
+                positions: g.positions,
+                normals: g.normals,
+                uv0: g.uv0,
+                uv1: g.uv1,
+                triangles: g.triangles,
+            });
+        }
+        let bounds = Bounds::of_points(surfaces.iter().flat_map(|s| s.positions.iter()));
+        Ok(out.map(|()| Mi08 { bounds, surfaces }))
+    }
+}
+
+impl Ms08 {
+    /// The file as a meshfmt-core model: frame 0 is the bind pose (the bones' rest
+    /// transforms); frames 1.. become one clip, [`FPS`] apart. Weights are /255 and
+    /// renormalized.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        let mut out = Converted::exact(());
+        non_utf8_names(self.bones.iter().map(|b| &b.name).chain(self.surfaces.iter().map(|s| &s.name)), &mut out);
+        let frame_to = |f: &BoneFrame| Transform {
+            translation: Vec3::from_array(f.position),
+            rotation: {
+                let q = Quat::from_array(f.rotation);
+                if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY }
+            },
+            scale: Vec3::splat(f.scale),
+        };
+        let bind = self.frame(0);
+        let skeleton = Skeleton {
+            bones: self
+                .bones
+                .iter()
+                .enumerate()
+                .map(|(i, b)| Bone {
+                    name: text(&b.name),
+                    parent: usize::try_from(b.parent).ok(),
+                    rest: bind.get(i).map(frame_to).unwrap_or_default(),
+                    inverse_bind: None,
+                })
+                .collect(),
+        };
+        let mut animations = Vec::new();
+        if self.num_frames > 1 {
+            let channels = (0..self.bones.len())
+                .map(|b| {
+                    let mut c = Channel { bone: b, ..Channel::default() };
+                    for f in 1..self.num_frames as usize {
+                        let Some(t) = self.frame(f).get(b).map(frame_to) else { break };
+                        let time = (f - 1) as f32 / FPS;
+                        c.translation.times.push(time);
+                        c.translation.values.push(t.translation);
+                        c.rotation.times.push(time);
+                        c.rotation.values.push(t.rotation);
+                        c.scale.times.push(time);
+                        c.scale.values.push(t.scale);
+                    }
+                    c
+                })
+                .collect();
+            animations.push(Clip { name: "animation".into(), channels });
+        }
+        let surfaces = self
+            .surfaces
+            .iter()
+            .map(|s| {
+                let mut cs = old_surface_to_core(&s.name, &s.positions, &s.normals, &s.uv0, &s.uv1, &s.triangles);
+                cs.skin = (0..s.positions.len())
+                    .map(|i| {
+                        let mut v = VertexInfluences::from_pairs_strongest(
+                            s.vertex_weights(i).iter().map(|w| (u32::from(w.bone), f32::from(w.weight) / 255.0)),
+                        );
+                        v.normalize();
+                        v
+                    })
+                    .collect();
+                cs
+            })
+            .collect();
+        Ok(out.map(|()| model(surfaces, skeleton, animations)))
+    }
+
+    /// Encodes a meshfmt-core model as ms08: rest pose as frame 0, the first clip
+    /// sampled at [`FPS`] as frames 1.., weights as u8 (truncated).
+    pub fn from_core(model: &Model) -> Result<Converted<Ms08>> {
+        let mut m = model.clone();
+        m.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        report_common_losses(&m, &mut out);
+        let nb = m.skeleton.len();
+        if nb > usize::from(u16::MAX) {
+            return Err(invalid(format!("{nb} bones exceed the u16 bone index range")));
+        }
+        let bones = m
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| Ms08Bone { name: RawString::from(b.name.as_str()), parent: b.parent.map_or(-1, |p| p as i32) })
+            .collect();
+        let mut non_uniform = 0;
+        let mut to_frame = |t: &Transform| {
+            if (t.scale.x - t.scale.y).abs() > 1e-6 || (t.scale.x - t.scale.z).abs() > 1e-6 {
+                non_uniform += 1;
+            }
+            BoneFrame { position: t.translation.to_array(), scale: t.scale.x, rotation: t.rotation.to_array() }
+        };
+        let mut frames: Vec<BoneFrame> = m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
+        let mut num_frames = 1u32;
+        if let Some(clip) = m.animations.first() {
+            if !clip.is_on_grid(FPS) {
+                out.lose(Feature::Animation, LossKind::Reduced, "animations[0]", format!("keys resampled at {FPS} frames per second"));
+            }
+            for time in clip.frame_times(FPS) {
+                let pose = clip.sample(&m.skeleton, time);
+                frames.extend(pose.locals.iter().map(&mut to_frame));
+                num_frames += 1;
+            }
+        }
+        if m.animations.len() > 1 {
+            out.lose(Feature::Animation, LossKind::Dropped, "", format!("ms08 holds one animation; {} more dropped", m.animations.len() - 1));
+        }
+        if non_uniform > 0 {
+            out.lose(Feature::Skeleton, LossKind::Reduced, "", format!("{non_uniform} non-uniform scales stored as their x (ms08 scale is uniform)"));
+        }
+        let mut surfaces = Vec::new();
+        for (i, s) in m.surfaces.iter().enumerate() {
+            let g = old_geometry(i, s, &mut out)?;
+            let mut weight_counts = Vec::with_capacity(g.positions.len());
+            let mut weights = Vec::new();
+            for v in 0..g.positions.len() {
+                let inf = s.skin.get(v).copied().unwrap_or_default();
+                let before = weights.len();
+                for (j, w) in inf.pairs() {
+                    if j as usize >= nb {
+                        return Err(invalid(format!("surface {i}: skin joint {j} out of range ({nb} bones)")));
+                    }
+                    weights.push(Ms08Weight { bone: j as u16, weight: (w.clamp(0.0, 1.0) * 255.0) as u8 });
+                }
+                weight_counts.push((weights.len() - before) as u8);
+            }
+            if !s.skin.is_empty() {
+                out.lose(Feature::Skin, LossKind::Quantized { max_error: 1.0 / 255.0 }, format!("surfaces[{i}]"), "weights stored as u8 / 255, truncated");
+            }
+            surfaces.push(Ms08Surface {
+                name: RawString::from(s.name.as_str()),
+                positions: g.positions,
+                normals: g.normals,
+                weight_counts,
+                weights,
+                uv0: g.uv0,
+                uv1: g.uv1,
+                triangles: g.triangles,
+            });
+        }
+        Ok(out.map(|()| Ms08 { bones, num_frames, frames, surfaces }))
+    }
+}
+
+// ---------------------------------------------------------------------------- any version
+
+impl MeshFile {
+    /// The file as a meshfmt-core model.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        match self {
+            MeshFile::Mi08(m) => m.to_core(),
+            MeshFile::Ms08(m) => m.to_core(),
+            MeshFile::Ms1x(m) => m.to_core(),
+        }
+    }
+
+    /// Encodes a meshfmt-core model in the chosen version, reporting every loss.
+    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+        Ok(match options.version {
+            TargetVersion::Mi08 => Mi08::from_core(model)?.map(MeshFile::Mi08),
+            TargetVersion::Ms08 => Ms08::from_core(model)?.map(MeshFile::Ms08),
+            TargetVersion::Ms10 => Ms1x::from_core(model, Ms1xVersion::Ms10)?.map(MeshFile::Ms1x),
+            TargetVersion::Ms11 => Ms1x::from_core(model, Ms1xVersion::Ms11)?.map(MeshFile::Ms1x),
+        })
+    }
+}

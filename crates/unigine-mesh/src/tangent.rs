@@ -1,0 +1,94 @@
+//! Tangent frames as unit quaternions (notes 5): normal = q * Z, tangent = q * X,
+//! binormal = sign * (q * Y).
+//!
+//! ms11 stores `q` as `i16[4] / 32767` and the sign as the sign of `w`; ms10 stores
+//! `x, y, z` (with `w >= 0` implied) and the sign as an `i8` of +-127.
+//! In meshfmt-core terms, `bitangent = w * normal.cross(tangent)` with `w = sign`,
+//! because `cross(q Z, q X) = q Y`.
+
+use meshfmt_core::glam::{Mat3, Quat, Vec3, Vec4};
+
+use crate::ms1x::Ms1xVersion;
+
+/// Worst-case error of one decoded quaternion component (`round(q * 32767)`): half a
+/// step. Normals and tangents rotate by at most about twice that per component.
+pub const COMPONENT_MAX_ERROR: f32 = 0.5 / 32767.0;
+
+/// The stored tangent decoded: `(rotation, sign)`.
+pub fn decode(version: Ms1xVersion, t: [i16; 4]) -> (Quat, f32) {
+    let c = |v: i16| f32::from(v) / 32767.0;
+    let (x, y, z) = (c(t[0]), c(t[1]), c(t[2]));
+    let (w, sign) = match version {
+        Ms1xVersion::Ms11 => (c(t[3]), if t[3] < 0 { -1.0 } else { 1.0 }),
+        Ms1xVersion::Ms10 => ((1.0 - x * x - y * y - z * z).max(0.0).sqrt(), if t[3] < 0 { -1.0 } else { 1.0 }),
+    };
+    let q = Quat::from_xyzw(x, y, z, w);
+    let q = if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY };
+    (q, sign)
+}
+
+/// The normal and the core tangent (xyz, handedness in w) of a stored tangent.
+pub fn to_normal_tangent(version: Ms1xVersion, t: [i16; 4]) -> (Vec3, Vec4) {
+    let (q, sign) = decode(version, t);
+    (q * Vec3::Z, (q * Vec3::X).extend(sign))
+}
+
+/// Encodes a normal and a core tangent. The tangent is made orthogonal to the normal
+/// first; a missing or degenerate one is replaced by any perpendicular vector.
+pub fn encode(version: Ms1xVersion, normal: Vec3, tangent: Vec4) -> [i16; 4] {
+    let n = normal.normalize_or(Vec3::Z);
+    let t = (tangent.truncate() - n * n.dot(tangent.truncate())).normalize_or_zero();
+    let t = if t == Vec3::ZERO { n.any_orthonormal_vector() } else { t };
+    let b = n.cross(t);
+    let mut q = Quat::from_mat3(&Mat3::from_cols(t, b, n)).normalize();
+    if q.w < 0.0 {
+        q = -q;
+    }
+    let negative = tangent.w < 0.0;
+    let s = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16;
+    match version {
+        Ms1xVersion::Ms11 => {
+            // The sign rides on w: the same rotation as -q.
+            let q = if negative { -q } else { q };
+            [s(q.x), s(q.y), s(q.z), s(q.w)]
+        }
+        Ms1xVersion::Ms10 => [s(q.x), s(q.y), s(q.z), if negative { -127 } else { 127 }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_is_z_normal_x_tangent() {
+        let (n, t) = to_normal_tangent(Ms1xVersion::Ms11, [0, 0, 0, 32767]);
+        assert_eq!((n, t), (Vec3::Z, Vec4::new(1.0, 0.0, 0.0, 1.0)));
+        let (n, t) = to_normal_tangent(Ms1xVersion::Ms11, [0, 0, 0, -32767]);
+        assert_eq!((n, t), (Vec3::Z, Vec4::new(1.0, 0.0, 0.0, -1.0)));
+        let (n, t) = to_normal_tangent(Ms1xVersion::Ms10, [0, 0, 0, -127]);
+        assert_eq!((n, t.w), (Vec3::Z, -1.0));
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let frames = [
+            (Vec3::Y, Vec4::new(1.0, 0.0, 0.0, 1.0)),
+            (Vec3::new(0.0, -0.6, 0.8), Vec4::new(1.0, 0.0, 0.0, -1.0)),
+            (-Vec3::Z, Vec4::new(0.0, 1.0, 0.0, 1.0)),
+            (Vec3::new(0.3, 0.4, -0.866).normalize(), Vec4::new(0.8, -0.6, 0.0, -1.0)),
+        ];
+        for v in [Ms1xVersion::Ms10, Ms1xVersion::Ms11] {
+            for (n, t) in frames {
+                let stored = encode(v, n, t);
+                let (n2, t2) = to_normal_tangent(v, stored);
+                assert!(n2.abs_diff_eq(n, 1e-4), "{v:?} {n} -> {n2}");
+                let t_orth = (t.truncate() - n * n.dot(t.truncate())).normalize();
+                assert!(t2.truncate().abs_diff_eq(t_orth, 1e-4), "{v:?} {t} -> {t2}");
+                assert_eq!(t2.w, t.w);
+                // Re-encoding the decoded frame gives the same shorts.
+                assert_eq!(encode(v, n2, t2), stored, "{v:?}");
+            }
+        }
+    }
+}
