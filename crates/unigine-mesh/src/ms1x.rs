@@ -284,7 +284,7 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
         let surface = r.field("surfaces", |r| {
             r.item(s, |r| {
                 r.label(name);
-                read_geometry(r, version, tsize, RawString::from(name), bounds, morph_names)
+                read_geometry(r, version, num_bones, tsize, RawString::from(name), bounds, morph_names)
             })
         })?;
         surfaces.push(surface);
@@ -294,9 +294,11 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
     Ok(Ms1x { version, bounds, bones, bind_pose, animations, surfaces })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_geometry(
     r: &mut Reader<'_>,
     version: Ms1xVersion,
+    num_bones: usize,
     tsize: usize,
     name: RawString,
     bounds: Bounds,
@@ -343,7 +345,12 @@ fn read_geometry(
             }
             let mut w = VertexWeights { count, ..VertexWeights::default() };
             for k in 0..usize::from(count) {
-                w.bones[k] = r.i16_le()?;
+                let at = r.offset();
+                let bone = r.i16_le()?;
+                if bone < 0 || bone as usize >= num_bones {
+                    return Err(r.invalid_at(at, format!("weight bone {bone} out of range ({num_bones} bones)")));
+                }
+                w.bones[k] = bone;
                 w.weights[k] = r.u16_le()?;
             }
             Ok(w)
@@ -430,6 +437,10 @@ impl Ms1x {
             }
             if s.weights.iter().any(|w| w.count > 4) {
                 return Err(at("more than 4 weights on a vertex".into()));
+            }
+            let bad_bone = s.weights.iter().flat_map(|w| &w.bones[..usize::from(w.count.min(4))]).find(|&&b| b < 0 || b as usize >= nb);
+            if let Some(b) = bad_bone {
+                return Err(at(format!("weight bone {b} out of range ({nb} bones)")));
             }
             if s.cindices.len() != s.tindices.len() || s.cindices.len() % 3 != 0 {
                 return Err(at(format!(
