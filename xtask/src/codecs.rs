@@ -17,21 +17,66 @@ pub struct Codec {
     pub decode: fn(&[u8]) -> Result<Converted<Model>, String>,
 }
 
-pub const CODECS: &[Codec] = &[Codec {
-    crate_name: "unity-meshser",
-    label: "unity-meshser (Rounded)",
-    ext: "bytes",
-    encode: |m| {
-        let opts = unity_meshser::WriteOptions::default();
-        let c = unity_meshser::MeshFile::from_core(m, &opts).map_err(|e| e.to_string())?;
-        let bytes = c.value.write().map_err(|e| e.to_string())?;
-        Ok(Converted {
-            value: bytes,
-            losses: c.losses,
-        })
+fn unigine(m: &Model, version: unigine_mesh::TargetVersion) -> Result<Converted<Vec<u8>>, String> {
+    let opts = unigine_mesh::WriteOptions { version };
+    let c = unigine_mesh::MeshFile::from_core(m, &opts).map_err(|e| e.to_string())?;
+    let bytes = c.value.write().map_err(|e| e.to_string())?;
+    Ok(Converted {
+        value: bytes,
+        losses: c.losses,
+    })
+}
+
+fn unigine_read(b: &[u8]) -> Result<Converted<Model>, String> {
+    let f = unigine_mesh::read(b).map_err(|e| e.to_string())?;
+    f.to_core().map_err(|e| e.to_string())
+}
+
+pub const CODECS: &[Codec] = &[
+    Codec {
+        crate_name: "unigine-mesh",
+        label: "unigine-mesh ms11",
+        ext: "ms11.mesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms11),
+        decode: unigine_read,
     },
-    decode: |b| {
-        let f = unity_meshser::read(b).map_err(|e| e.to_string())?;
-        f.to_core().map_err(|e| e.to_string())
+    Codec {
+        crate_name: "unigine-mesh",
+        label: "unigine-mesh ms10",
+        ext: "ms10.mesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms10),
+        decode: unigine_read,
     },
-}];
+    Codec {
+        crate_name: "unigine-mesh",
+        label: "unigine-mesh ms08",
+        ext: "ms08.smesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms08),
+        decode: unigine_read,
+    },
+    Codec {
+        crate_name: "unigine-mesh",
+        label: "unigine-mesh mi08",
+        ext: "mi08.mesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Mi08),
+        decode: unigine_read,
+    },
+    Codec {
+        crate_name: "unity-meshser",
+        label: "unity-meshser (Rounded)",
+        ext: "bytes",
+        encode: |m| {
+            let opts = unity_meshser::WriteOptions::default();
+            let c = unity_meshser::MeshFile::from_core(m, &opts).map_err(|e| e.to_string())?;
+            let bytes = c.value.write().map_err(|e| e.to_string())?;
+            Ok(Converted {
+                value: bytes,
+                losses: c.losses,
+            })
+        },
+        decode: |b| {
+            let f = unity_meshser::read(b).map_err(|e| e.to_string())?;
+            f.to_core().map_err(|e| e.to_string())
+        },
+    },
+];

@@ -11,6 +11,9 @@ pub enum Outcome {
     Absent,
     /// Came back bit-identical.
     Exact,
+    /// Came back within f32 rounding noise ([`ROUNDING`]) with no quantization: the
+    /// value went through arithmetic (a frame change, a resampled in-between frame).
+    Rounding { worst: f32 },
     /// Came back within the reported quantization bound (the worst error seen).
     WithinBound { bound: f32, worst: f32 },
     /// Reported as dropped or reduced by the encoder.
@@ -24,6 +27,7 @@ impl Outcome {
         match self {
             Outcome::Absent => "-".into(),
             Outcome::Exact => "exact".into(),
+            Outcome::Rounding { worst } => format!("~exact ({worst:.0e})"),
             Outcome::WithinBound { bound, .. } => format!("<= {bound:.1e}"),
             Outcome::Lost(k) => k.clone(),
             Outcome::Mismatch(m) => format!("MISMATCH: {m}"),
@@ -35,18 +39,35 @@ impl Outcome {
     }
 }
 
+/// An attribute by triangle corner, over all surfaces: formats may split or merge
+/// vertices (UNIGINE's two index lists), but every corner must keep its values.
+/// Empty when any surface with corners lacks the attribute.
 fn flat<T: Clone>(m: &Model, f: impl Fn(&Surface) -> &Vec<T>) -> Vec<T> {
-    m.surfaces.iter().flat_map(|s| f(s).clone()).collect()
-}
-
-fn indices(m: &Model) -> Vec<u32> {
     let mut out = Vec::new();
-    let mut base = 0u32;
     for s in &m.surfaces {
-        out.extend(s.indices.iter().map(|i| i + base));
-        base += s.positions.len() as u32;
+        let a = f(s);
+        if a.is_empty() && !s.indices.is_empty() {
+            return Vec::new();
+        }
+        out.extend(s.indices.iter().filter_map(|&i| a.get(i as usize).cloned()));
     }
     out
+}
+
+/// Morph target positions as absolute values, by corner.
+fn morph_corners(m: &Model) -> Vec<Vec<[f32; 3]>> {
+    m.surfaces
+        .iter()
+        .flat_map(|s| {
+            s.morph_targets.iter().map(move |t| {
+                let abs = t.absolute_positions(&s.positions);
+                s.indices
+                    .iter()
+                    .filter_map(|&i| abs.get(i as usize).map(|p| p.to_array()))
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 fn worst<const N: usize>(a: &[[f32; N]], b: &[[f32; N]]) -> Option<f32> {
@@ -68,6 +89,9 @@ fn arr4(v: &[Vec4]) -> Vec<[f32; 4]> {
     v.iter().map(|x| x.to_array()).collect()
 }
 
+/// Differences up to this, with no quantization reported, are f32 arithmetic noise.
+pub const ROUNDING: f32 = 1e-6;
+
 fn numeric(feature: Feature, err: Option<f32>, losses: &[Loss]) -> Outcome {
     let Some(err) = err else {
         return Outcome::Mismatch("different lengths".into());
@@ -85,6 +109,7 @@ fn numeric(feature: Feature, err: Option<f32>, losses: &[Loss]) -> Outcome {
             worst: err,
         },
         Some(b) => Outcome::Mismatch(format!("error {err:e} > reported bound {b:e}")),
+        None if err <= ROUNDING => Outcome::Rounding { worst: err },
         None => Outcome::Mismatch(format!("error {err:e} but no quantization reported")),
     }
 }
@@ -137,8 +162,8 @@ pub fn compare(canonical: &Model, decoded: &Model, losses: &[Loss]) -> Vec<(Feat
             }
             let outcome = match f {
                 Feature::Geometry => {
-                    if indices(canonical) != indices(decoded) {
-                        Outcome::Mismatch("triangles differ".into())
+                    if canonical.triangle_count() != decoded.triangle_count() {
+                        Outcome::Mismatch("triangle counts differ".into())
                     } else {
                         let e = worst(
                             &arr3(&flat(canonical, |s| &s.positions)),
@@ -187,12 +212,22 @@ pub fn compare(canonical: &Model, decoded: &Model, losses: &[Loss]) -> Vec<(Feat
                     ),
                     losses,
                 ),
-                Feature::Skin => eq(flat(canonical, |s| &s.skin) == flat(decoded, |s| &s.skin)),
+                Feature::Skin => numeric(f, skin_error(canonical, decoded), losses),
                 Feature::Skeleton => eq(canonical.skeleton == decoded.skeleton),
-                Feature::Animation => eq(canonical.animations == decoded.animations),
-                Feature::MorphTargets => eq(
-                    flat(canonical, |s| &s.morph_targets) == flat(decoded, |s| &s.morph_targets)
-                ),
+                Feature::Animation => numeric(f, animation_error(canonical, decoded), losses),
+                Feature::MorphTargets => {
+                    let (a, b) = (morph_corners(canonical), morph_corners(decoded));
+                    let e = (a.len() == b.len())
+                        .then(|| {
+                            a.iter()
+                                .zip(&b)
+                                .map(|(x, y)| worst(x, y))
+                                .collect::<Option<Vec<f32>>>()
+                        })
+                        .flatten()
+                        .map(|v| v.into_iter().fold(0.0, f32::max));
+                    numeric(f, e, losses)
+                }
                 Feature::Materials => eq(canonical.materials == decoded.materials),
                 Feature::Textures => eq(canonical.textures == decoded.textures),
                 Feature::Names => eq(names(canonical) == names(decoded)),
@@ -209,4 +244,63 @@ fn eq(same: bool) -> Outcome {
     } else {
         Outcome::Mismatch("differs and no loss reported".into())
     }
+}
+
+/// Worst weight difference per corner; `None` when the joints differ.
+fn skin_error(a: &Model, b: &Model) -> Option<f32> {
+    let (sa, sb) = (flat(a, |s| &s.skin), flat(b, |s| &s.skin));
+    if sa.len() != sb.len() {
+        return None;
+    }
+    let mut worst = 0.0f32;
+    for (x, y) in sa.iter().zip(&sb) {
+        let mut px: Vec<(u32, f32)> = x.pairs().collect();
+        let mut py: Vec<(u32, f32)> = y.pairs().collect();
+        px.sort_by_key(|p| p.0);
+        py.sort_by_key(|p| p.0);
+        if px.len() != py.len() || px.iter().zip(&py).any(|(p, q)| p.0 != q.0) {
+            return None;
+        }
+        for (p, q) in px.iter().zip(&py) {
+            worst = worst.max((p.1 - q.1).abs());
+        }
+    }
+    Some(worst)
+}
+
+/// Worst difference between the clips' poses, sampled at every key time of either (the
+/// decoded clip may hold the same motion at another key rate); `None` when the clip or
+/// bone counts differ.
+fn animation_error(a: &Model, b: &Model) -> Option<f32> {
+    if a.animations.len() != b.animations.len() {
+        return None;
+    }
+    let mut worst = 0.0f32;
+    for (ca, cb) in a.animations.iter().zip(&b.animations) {
+        // Formats may store every bone every frame (ms08) or only animated ones: the
+        // sampled poses of all bones are what must agree. Names are Feature::Names.
+        if a.skeleton.len() != b.skeleton.len() {
+            return None;
+        }
+        let mut times: Vec<f32> = Vec::new();
+        for c in ca.channels.iter().chain(&cb.channels) {
+            times.extend(&c.translation.times);
+            times.extend(&c.rotation.times);
+            times.extend(&c.scale.times);
+        }
+        for t in times {
+            let (pa, pb) = (ca.sample(&a.skeleton, t), cb.sample(&b.skeleton, t));
+            for (x, y) in pa.locals.iter().zip(&pb.locals) {
+                worst = worst.max((x.translation - y.translation).abs().max_element());
+                worst = worst.max((x.scale - y.scale).abs().max_element());
+                let q = if x.rotation.dot(y.rotation) < 0.0 {
+                    -y.rotation
+                } else {
+                    y.rotation
+                };
+                worst = worst.max(Vec4::from(x.rotation - q).abs().max_element());
+            }
+        }
+    }
+    Some(worst)
 }

@@ -179,7 +179,11 @@ impl Clip {
     /// Frame times `0, 1/fps, 2/fps, ...` covering [`Clip::duration`] (at least one).
     pub fn frame_times(&self, fps: f32) -> Vec<f32> {
         let n = (self.duration() * fps).round();
-        let n = if n.is_finite() && n >= 0.0 { n as usize } else { 0 };
+        let n = if n.is_finite() && n >= 0.0 {
+            n as usize
+        } else {
+            0
+        };
         (0..=n).map(|f| f as f32 / fps).collect()
     }
 

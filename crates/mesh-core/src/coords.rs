@@ -143,10 +143,14 @@ impl Conversion {
         self.direction(t.truncate()).extend(w)
     }
 
-    /// A rotation: `M R M^-1`, which is a proper rotation even when `M` reflects.
+    /// A rotation: `M R M^-1`, which is a proper rotation even when `M` reflects. The
+    /// rotation about axis `a` by `t` becomes the rotation about `M a` by `det(M) t`, so
+    /// the quaternion is `(det(M) M q.xyz, q.w)`: exact (bit for bit) for the signed axis
+    /// permutations between coordinate systems.
     pub fn rotation(&self, q: Quat) -> Quat {
-        let r = self.basis * Mat3::from_quat(q) * self.basis.transpose();
-        Quat::from_mat3(&r).normalize()
+        let v = self.basis * Vec3::new(q.x, q.y, q.z);
+        let v = if self.flips_winding() { -v } else { v };
+        Quat::from_xyzw(v.x, v.y, v.z, q.w)
     }
 
     /// A per-axis scale: permuted with the axes (signs dropped).

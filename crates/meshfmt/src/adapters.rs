@@ -16,10 +16,14 @@ pub enum Quality {
 }
 
 /// Options for encoding from meshfmt-core.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct EncodeOptions {
     /// Requested quality, `None` for the format's default.
     pub quality: Option<Quality>,
+    /// Requested format version (`ms11`, ...), `None` for the format's default.
+    pub version: Option<String>,
+    /// The output file's extension, lower case (some formats pick a version by it).
+    pub extension: String,
 }
 
 fn err(e: impl std::fmt::Display) -> CliError {
@@ -73,5 +77,89 @@ pub mod unity {
     /// Faithful rewrite.
     pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
         unity_meshser::read(data).map_err(err)?.write().map_err(err)
+    }
+}
+
+/// unigine-mesh adapters.
+pub mod unigine {
+    use super::*;
+    use unigine_mesh::{MeshFile, TargetVersion, WriteOptions};
+
+    /// Counts for `info`: vertices are the coordinate vertices of morph target 0 and
+    /// triangles the coordinate indices / 3, summed over surfaces; frames are summed over
+    /// embedded animations.
+    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+        let f = unigine_mesh::read(data).map_err(err)?;
+        let mut info = Info {
+            format: "unigine-mesh".into(),
+            version: f.version().into(),
+            ..Info::default()
+        };
+        match &f {
+            MeshFile::Ms1x(m) => {
+                info.surfaces = m.surfaces.len() as u64;
+                info.vertices = m.surfaces.iter().map(|s| s.num_cvertices() as u64).sum();
+                info.triangles = m.surfaces.iter().map(|s| s.cindices.len() as u64 / 3).sum();
+                info.bones = m.bones.len() as u64;
+                info.animations = m.animations.len() as u64;
+                info.frames = m.animations.iter().map(|a| u64::from(a.num_frames)).sum();
+            }
+            MeshFile::Mi08(m) => {
+                info.surfaces = m.surfaces.len() as u64;
+                info.vertices = m.surfaces.iter().map(|s| s.positions.len() as u64).sum();
+                info.triangles = m.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
+            }
+            MeshFile::Ms08(m) => {
+                info.surfaces = m.surfaces.len() as u64;
+                info.vertices = m.surfaces.iter().map(|s| s.positions.len() as u64).sum();
+                info.triangles = m.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
+                info.bones = m.bones.len() as u64;
+                // Frame 0 is the bind pose; the rest form the one animation.
+                info.animations = u64::from(m.num_frames > 1);
+                info.frames = u64::from(m.num_frames.saturating_sub(1));
+            }
+            _ => {}
+        }
+        Ok(info)
+    }
+
+    /// Decode to meshfmt-core.
+    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
+        unigine_mesh::read(data)
+            .map_err(err)?
+            .to_core()
+            .map_err(err)
+    }
+
+    /// Encode from meshfmt-core: `--version`, else ms08 for `.smesh`, else ms11.
+    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+        let version = match (opts.version.as_deref(), opts.extension.as_str()) {
+            (Some("mi08"), _) => TargetVersion::Mi08,
+            (Some("ms08"), _) | (None, "smesh") => TargetVersion::Ms08,
+            (Some("ms10"), _) => TargetVersion::Ms10,
+            (Some("ms11"), _) | (None, _) => TargetVersion::Ms11,
+            (Some(v), _) => {
+                return Err(CliError::Format(format!(
+                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10 or ms11)"
+                )));
+            }
+        };
+        let conv = MeshFile::from_core(model, &WriteOptions { version }).map_err(err)?;
+        let bytes = conv.value.write().map_err(err)?;
+        Ok(Converted {
+            value: bytes,
+            losses: conv.losses,
+        })
+    }
+
+    /// Faithful rewrite.
+    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
+        unigine_mesh::read(data).map_err(err)?.write().map_err(err)
+    }
+
+    /// The version of a file, for deciding whether `convert` can rewrite it.
+    pub fn version(data: &[u8]) -> Option<String> {
+        data.get(..4)
+            .map(|m| String::from_utf8_lossy(m).into_owned())
     }
 }

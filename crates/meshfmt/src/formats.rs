@@ -14,6 +14,8 @@ pub type ToCoreFn = fn(&[u8]) -> Result<Converted<Model>, CliError>;
 pub type FromCoreFn = fn(&Model, &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError>;
 /// Reads and writes the faithful types: the same-format rewrite.
 pub type RewriteFn = fn(&[u8]) -> Result<Vec<u8>, CliError>;
+/// The version a file holds.
+pub type VersionFn = fn(&[u8]) -> Option<String>;
 
 /// One file format family, backed by one format crate.
 pub struct Format {
@@ -33,6 +35,9 @@ pub struct Format {
     pub from_core: Option<FromCoreFn>,
     /// Faithful same-format rewrite, once the crate reads and writes.
     pub rewrite: Option<RewriteFn>,
+    /// The version a file holds (for formats with several), so `convert` rewrites only
+    /// when input and output versions match.
+    pub version: Option<VersionFn>,
     /// The issue that brings the reader, for the "not yet" message.
     pub tracking: &'static str,
 }
@@ -42,13 +47,14 @@ pub struct Format {
 pub const FORMATS: &[Format] = &[
     Format {
         name: "unigine-mesh",
-        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14)",
+        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11; ms13/ms14 recognized)",
         extensions: &["mesh", "smesh"],
         sniff: unigine_mesh::sniff,
-        inspect: None,
-        to_core: None,
-        from_core: None,
-        rewrite: None,
+        inspect: Some(adapters::unigine::inspect),
+        to_core: Some(adapters::unigine::to_core),
+        from_core: Some(adapters::unigine::from_core),
+        rewrite: Some(adapters::unigine::rewrite),
+        version: Some(adapters::unigine::version),
         tracking: "issue 3",
     },
     Format {
@@ -60,6 +66,7 @@ pub const FORMATS: &[Format] = &[
         to_core: None,
         from_core: None,
         rewrite: None,
+        version: None,
         tracking: "issue 4",
     },
     Format {
@@ -71,6 +78,7 @@ pub const FORMATS: &[Format] = &[
         to_core: None,
         from_core: None,
         rewrite: None,
+        version: None,
         tracking: "issue 7",
     },
     Format {
@@ -82,6 +90,7 @@ pub const FORMATS: &[Format] = &[
         to_core: None,
         from_core: None,
         rewrite: None,
+        version: None,
         tracking: "issue 5",
     },
     Format {
@@ -93,27 +102,40 @@ pub const FORMATS: &[Format] = &[
         to_core: Some(adapters::unity::to_core),
         from_core: Some(adapters::unity::from_core),
         rewrite: Some(adapters::unity::rewrite),
+        version: None,
         tracking: "issue 6",
     },
 ];
 
-/// The format for an output file: `--to NAME`, else the one format that writes the
-/// extension.
-pub fn for_output(to: Option<&str>, file_name: &str) -> Result<&'static Format, CliError> {
+/// The format for an output file: `--to NAME`; else the input's format when it owns
+/// the extension; else the one format that writes the extension.
+pub fn for_output(
+    to: Option<&str>,
+    file_name: &str,
+    source: &'static Format,
+) -> Result<&'static Format, CliError> {
     if let Some(name) = to {
         return by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.to_string()));
     }
     let ext = extension(file_name);
-    let writers: Vec<&'static Format> = FORMATS
+    if source.extensions.contains(&ext.as_str()) {
+        return Ok(source);
+    }
+    let owners: Vec<&'static Format> = FORMATS
         .iter()
         .filter(|f| f.extensions.contains(&ext.as_str()))
         .collect();
-    match writers.as_slice() {
-        [one] => Ok(one),
-        [] => Err(CliError::UnknownFormat {
+    let writers: Vec<&'static Format> = owners
+        .iter()
+        .copied()
+        .filter(|f| f.from_core.is_some())
+        .collect();
+    match (owners.as_slice(), writers.as_slice()) {
+        ([one], _) | (_, [one]) => Ok(one),
+        ([], _) => Err(CliError::UnknownFormat {
             detail: format!("no format writes '.{ext}' files; name one with --to"),
         }),
-        many => Err(CliError::UnknownFormat {
+        (many, _) => Err(CliError::UnknownFormat {
             detail: format!(
                 "'.{ext}' is written by {}; name one with --to",
                 many.iter()
@@ -125,7 +147,8 @@ pub fn for_output(to: Option<&str>, file_name: &str) -> Result<&'static Format, 
     }
 }
 
-fn extension(file_name: &str) -> String {
+/// The lower-case extension of a file name, without the dot.
+pub fn extension(file_name: &str) -> String {
     std::path::Path::new(file_name)
         .extension()
         .and_then(|e| e.to_str())

@@ -86,6 +86,9 @@ enum Command {
         /// Quantization quality for formats that quantize (default: the format's own).
         #[arg(long, value_enum)]
         quality: Option<Quality>,
+        /// Format version to write (e.g. ms10, ms11 for unigine-mesh).
+        #[arg(long, value_name = "VERSION")]
+        version: Option<String>,
     },
     /// List the supported formats and what the tool can do with each.
     Formats,
@@ -168,13 +171,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
             from,
             to,
             quality,
+            version,
         } => {
             let data = read_file(&input)?;
             let src = pick(&data, &input, from)?;
-            let dst = formats::for_output(to.as_deref(), &output)?;
-            let bytes = match (std::ptr::eq(src, dst), dst.rewrite, quality) {
-                // Same format, nothing asked to change: rewrite the faithful types.
-                (true, Some(rewrite), None) => rewrite(&data)?,
+            let dst = formats::for_output(to.as_deref(), &output, src)?;
+            let extension = formats::extension(&output);
+            // Same format and version, nothing asked to change: rewrite the faithful
+            // types, byte-identical for files the reader fully understands.
+            let same_version = match (dst.version, &version) {
+                (_, None) => true,
+                (Some(v), Some(wanted)) => v(&data).as_deref() == Some(wanted.as_str()),
+                (None, Some(_)) => false,
+            };
+            let same = std::ptr::eq(src, dst) && same_version && quality.is_none();
+            let bytes = match (same, dst.rewrite) {
+                (true, Some(rewrite)) => rewrite(&data)?,
                 _ => {
                     let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
                     let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
@@ -182,7 +194,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
                         tracking: dst.tracking,
                     })?;
                     let model = to_core(&data)?;
-                    let encoded = from_core(&model.value, &EncodeOptions { quality })?;
+                    let options = EncodeOptions {
+                        quality,
+                        version,
+                        extension,
+                    };
+                    let encoded = from_core(&model.value, &options)?;
                     for loss in model.losses.iter().chain(&encoded.losses) {
                         eprintln!("meshfmt: note: {loss}");
                     }

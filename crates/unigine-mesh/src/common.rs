@@ -41,7 +41,18 @@ impl Bounds {
     /// The stored floats.
     pub fn to_array(&self) -> [f32; 10] {
         let (a, b, c) = (self.min, self.max, self.center);
-        [a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2], self.radius]
+        [
+            a[0],
+            a[1],
+            a[2],
+            b[0],
+            b[1],
+            b[2],
+            c[0],
+            c[1],
+            c[2],
+            self.radius,
+        ]
     }
 
     /// Bounds as the observed writers compute them: the tight box, centred sphere with
@@ -65,7 +76,12 @@ impl Bounds {
         let center = [0, 1, 2].map(|k| (min[k] + max[k]) * 0.5);
         let half = [0, 1, 2].map(|k| (max[k] - min[k]) * 0.5);
         let radius = (half[0] * half[0] + half[1] * half[1] + half[2] * half[2]).sqrt();
-        Bounds { min, max, center, radius }
+        Bounds {
+            min,
+            max,
+            center,
+            radius,
+        }
     }
 }
 
@@ -120,8 +136,16 @@ pub fn index_width(count: usize) -> usize {
 pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
     let at = r.offset();
     Ok(match width {
-        1 => r.le_array::<u8>(n as u64)?.into_iter().map(u32::from).collect(),
-        2 => r.le_array::<u16>(n as u64)?.into_iter().map(u32::from).collect(),
+        1 => r
+            .le_array::<u8>(n as u64)?
+            .into_iter()
+            .map(u32::from)
+            .collect(),
+        2 => r
+            .le_array::<u16>(n as u64)?
+            .into_iter()
+            .map(u32::from)
+            .collect(),
         _ => {
             let raw = r.le_array::<i32>(n as u64)?;
             if let Some(k) = raw.iter().position(|&i| i < 0) {

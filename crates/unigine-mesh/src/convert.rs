@@ -22,8 +22,7 @@ use std::collections::HashMap;
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
     Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, MorphKind,
-    MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform,
-    VertexInfluences,
+    MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
@@ -32,7 +31,10 @@ use crate::error::{Result, invalid};
 use crate::ms1x::{
     BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Ms1x, Ms1xVersion, Surface, VertexWeights,
 };
-use crate::old::{BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Bone, Ms08Surface, Ms08Weight, compress_normal, decompress_normal};
+use crate::old::{
+    BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Bone, Ms08Surface, Ms08Weight, compress_normal,
+    decompress_normal,
+};
 use crate::tangent;
 use crate::{MeshFile, old};
 
@@ -82,7 +84,12 @@ fn model(surfaces: Vec<CoreSurface>, skeleton: Skeleton, animations: Vec<Clip>) 
 fn non_utf8_names<'a>(names: impl Iterator<Item = &'a RawString>, out: &mut Converted<()>) {
     let bad = names.filter(|n| n.as_str().is_none()).count();
     if bad > 0 {
-        out.lose(Feature::Names, LossKind::Reduced, "", format!("{bad} names are not UTF-8 and were decoded lossily"));
+        out.lose(
+            Feature::Names,
+            LossKind::Reduced,
+            "",
+            format!("{bad} names are not UTF-8 and were decoded lossily"),
+        );
     }
 }
 
@@ -93,7 +100,11 @@ impl Ms1x {
     pub fn to_core(&self) -> Result<Converted<Model>> {
         let mut out = Converted::exact(());
         non_utf8_names(
-            self.bones.iter().map(|b| &b.name).chain(self.surfaces.iter().map(|s| &s.name)).chain(self.animations.iter().map(|a| &a.name)),
+            self.bones
+                .iter()
+                .map(|b| &b.name)
+                .chain(self.surfaces.iter().map(|s| &s.name))
+                .chain(self.animations.iter().map(|a| &a.name)),
             &mut out,
         );
         let skeleton = Skeleton {
@@ -113,14 +124,24 @@ impl Ms1x {
         for (i, s) in self.surfaces.iter().enumerate() {
             surfaces.push(self.surface_to_core(i, s, &mut out)?);
         }
-        let animations = self.animations.iter().map(|a| animation_to_clip(a, &self.bind_pose)).collect();
+        let animations = self
+            .animations
+            .iter()
+            .map(|a| animation_to_clip(a, &self.bind_pose))
+            .collect();
         Ok(out.map(|()| model(surfaces, skeleton, animations)))
     }
 
-    fn surface_to_core(&self, index: usize, s: &Surface, out: &mut Converted<()>) -> Result<CoreSurface> {
+    fn surface_to_core(
+        &self,
+        index: usize,
+        s: &Surface,
+        out: &mut Converted<()>,
+    ) -> Result<CoreSurface> {
         let base = &s.morph_targets[0];
         for (m, mt) in s.morph_targets.iter().enumerate().skip(1) {
-            if mt.vertices.len() != base.vertices.len() || mt.tangents.len() != base.tangents.len() {
+            if mt.vertices.len() != base.vertices.len() || mt.tangents.len() != base.tangents.len()
+            {
                 return Err(invalid(format!(
                     "surface {index} '{}': morph target {m} has {} vertices and {} tangents, the base {} and {}",
                     s.name,
@@ -132,7 +153,12 @@ impl Ms1x {
             }
         }
         if !base.name.is_empty() {
-            out.lose(Feature::Names, LossKind::Dropped, format!("surfaces[{index}]"), "the base morph target's name has no place in meshfmt-core");
+            out.lose(
+                Feature::Names,
+                LossKind::Dropped,
+                format!("surfaces[{index}]"),
+                "the base morph target's name has no place in meshfmt-core",
+            );
         }
         let mut pairs: HashMap<(u32, u32), u32> = HashMap::new();
         let mut order: Vec<(u32, u32)> = Vec::new();
@@ -145,7 +171,11 @@ impl Ms1x {
             });
             indices.push(v);
         }
-        let mut cs = CoreSurface { name: text(&s.name), indices, ..CoreSurface::default() };
+        let mut cs = CoreSurface {
+            name: text(&s.name),
+            indices,
+            ..CoreSurface::default()
+        };
         for &(c, t) in &order {
             let (c, t) = (c as usize, t as usize);
             cs.positions.push(Vec3::from_array(base.vertices[c]));
@@ -159,7 +189,8 @@ impl Ms1x {
                 cs.uv1.push(Vec2::from_array(s.uv1[t]));
             }
             if !s.colors.is_empty() {
-                cs.colors.push(Vec4::from_array(s.colors[t].map(|b| f32::from(b) / 255.0)));
+                cs.colors
+                    .push(Vec4::from_array(s.colors[t].map(|b| f32::from(b) / 255.0)));
             }
             if !s.weights.is_empty() {
                 cs.skin.push(weights_to_core(&s.weights[c]));
@@ -169,8 +200,16 @@ impl Ms1x {
             cs.morph_targets.push(CoreMorph {
                 name: text(&mt.name),
                 kind: MorphKind::Absolute,
-                positions: order.iter().map(|&(c, _)| Vec3::from_array(mt.vertices[c as usize])).collect(),
-                normals: order.iter().map(|&(_, t)| tangent::to_normal_tangent(self.version, mt.tangents[t as usize]).0).collect(),
+                positions: order
+                    .iter()
+                    .map(|&(c, _)| Vec3::from_array(mt.vertices[c as usize]))
+                    .collect(),
+                normals: order
+                    .iter()
+                    .map(|&(_, t)| {
+                        tangent::to_normal_tangent(self.version, mt.tangents[t as usize]).0
+                    })
+                    .collect(),
             });
         }
         Ok(cs)
@@ -183,17 +222,39 @@ impl Ms1x {
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         let bones = bones_from_core(&m.skeleton, &mut out)?;
-        let bind_pose = m.skeleton.bones.iter().map(|b| transform_to_bind(&b.rest)).collect();
+        let bind_pose = m
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| transform_to_bind(&b.rest))
+            .collect();
         let mut surfaces = Vec::with_capacity(m.surfaces.len());
         for (i, s) in m.surfaces.iter().enumerate() {
-            surfaces.push(surface_from_core(i, s, version, m.skeleton.len(), &mut out)?);
+            surfaces.push(surface_from_core(
+                i,
+                s,
+                version,
+                m.skeleton.len(),
+                &mut out,
+            )?);
         }
         let mut animations = Vec::with_capacity(m.animations.len());
         for (i, clip) in m.animations.iter().enumerate() {
             animations.push(clip_to_embedded(i, clip, &m.skeleton, &mut out)?);
         }
-        let bounds = Bounds::of_points(surfaces.iter().flat_map(|s: &Surface| s.morph_targets[0].vertices.iter()));
-        Ok(out.map(|()| Ms1x { version, bounds, bones, bind_pose, animations, surfaces }))
+        let bounds = Bounds::of_points(
+            surfaces
+                .iter()
+                .flat_map(|s: &Surface| s.morph_targets[0].vertices.iter()),
+        );
+        Ok(out.map(|()| Ms1x {
+            version,
+            bounds,
+            bones,
+            bind_pose,
+            animations,
+            surfaces,
+        }))
     }
 }
 
@@ -201,7 +262,11 @@ fn bind_to_transform(t: &BindTransform) -> Transform {
     let q = Quat::from_array(t.rotation);
     Transform {
         translation: Vec3::from_array(t.position),
-        rotation: if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY },
+        rotation: if q.length_squared() > 0.0 {
+            q.normalize()
+        } else {
+            Quat::IDENTITY
+        },
         scale: Vec3::from_array(t.scale),
     }
 }
@@ -225,11 +290,17 @@ fn weights_to_core(w: &VertexWeights) -> VertexInfluences {
 
 fn quat_from_i16(q: [i16; 4]) -> Quat {
     let q = Quat::from_array(q.map(|v| f32::from(v) / 32767.0));
-    if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY }
+    if q.length_squared() > 0.0 {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    }
 }
 
 fn quat_to_i16(q: Quat) -> [i16; 4] {
-    q.normalize().to_array().map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+    q.normalize()
+        .to_array()
+        .map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
 }
 
 /// Keys resolved frame by frame: unflagged components carry the previous frame's
@@ -239,12 +310,21 @@ fn animation_to_clip(a: &EmbeddedAnimation, bind: &[BindTransform]) -> Clip {
     let mut channels = Vec::with_capacity(nb);
     for (slot, &bone) in a.bones.iter().enumerate() {
         let bone = bone as usize;
-        let start = bind.get(bone).copied().map(|b| bind_to_transform(&b)).unwrap_or(Transform::IDENTITY);
+        let start = bind
+            .get(bone)
+            .copied()
+            .map(|b| bind_to_transform(&b))
+            .unwrap_or(Transform::IDENTITY);
         let (mut t, mut r, mut s) = (start.translation, start.rotation, start.scale);
         let mut flags = 0u8;
-        let mut channel = Channel { bone, ..Channel::default() };
+        let mut channel = Channel {
+            bone,
+            ..Channel::default()
+        };
         for f in 0..a.num_frames as usize {
-            let Some(k) = a.keys.get(f * nb + slot) else { break };
+            let Some(k) = a.keys.get(f * nb + slot) else {
+                break;
+            };
             flags |= k.flags();
             for i in 0..3 {
                 if let Some(v) = k.translation[i] {
@@ -276,27 +356,54 @@ fn animation_to_clip(a: &EmbeddedAnimation, bind: &[BindTransform]) -> Clip {
         }
         channels.push(channel);
     }
-    Clip { name: a.name.to_string_lossy(), channels }
+    Clip {
+        name: a.name.to_string_lossy(),
+        channels,
+    }
 }
 
-fn clip_to_embedded(index: usize, clip: &Clip, skeleton: &Skeleton, out: &mut Converted<()>) -> Result<EmbeddedAnimation> {
+fn clip_to_embedded(
+    index: usize,
+    clip: &Clip,
+    skeleton: &Skeleton,
+    out: &mut Converted<()>,
+) -> Result<EmbeddedAnimation> {
     if !clip.is_on_grid(FPS) {
-        out.lose(Feature::Animation, LossKind::Reduced, format!("animations[{index}]"), format!("keys resampled at {FPS} frames per second"));
+        out.lose(
+            Feature::Animation,
+            LossKind::Reduced,
+            format!("animations[{index}]"),
+            format!("keys resampled at {FPS} frames per second"),
+        );
     }
     let times = clip.frame_times(FPS);
     let mut bones = Vec::new();
     let mut channels = Vec::new();
     for c in &clip.channels {
         if c.bone >= skeleton.len() {
-            return Err(invalid(format!("animation {index}: channel for bone {} of {}", c.bone, skeleton.len())));
+            return Err(invalid(format!(
+                "animation {index}: channel for bone {} of {}",
+                c.bone,
+                skeleton.len()
+            )));
         }
         if bones.contains(&(c.bone as i16)) {
-            return Err(invalid(format!("animation {index}: two channels for bone {}", c.bone)));
+            return Err(invalid(format!(
+                "animation {index}: two channels for bone {}",
+                c.bone
+            )));
         }
         bones.push(c.bone as i16);
         channels.push(c);
     }
-    out.lose(Feature::Animation, LossKind::Quantized { max_error: tangent::COMPONENT_MAX_ERROR }, format!("animations[{index}]"), "rotations stored as i16 / 32767");
+    out.lose(
+        Feature::Animation,
+        LossKind::Quantized {
+            max_error: tangent::COMPONENT_MAX_ERROR,
+        },
+        format!("animations[{index}]"),
+        "rotations stored as i16 / 32767",
+    );
     let mut keys = Vec::with_capacity(times.len() * bones.len());
     let mut previous: Vec<FrameKey> = vec![FrameKey::default(); bones.len()];
     for (f, &time) in times.iter().enumerate() {
@@ -317,10 +424,20 @@ fn clip_to_embedded(index: usize, clip: &Clip, skeleton: &Skeleton, out: &mut Co
                 full
             } else {
                 let p = &previous[slot];
-                let changed = |a: Option<f32>, b: Option<f32>| if a.map(f32::to_bits) == b.map(f32::to_bits) { None } else { a };
+                let changed = |a: Option<f32>, b: Option<f32>| {
+                    if a.map(f32::to_bits) == b.map(f32::to_bits) {
+                        None
+                    } else {
+                        a
+                    }
+                };
                 FrameKey {
                     translation: [0, 1, 2].map(|i| changed(full.translation[i], p.translation[i])),
-                    rotation: if full.rotation == p.rotation { None } else { full.rotation },
+                    rotation: if full.rotation == p.rotation {
+                        None
+                    } else {
+                        full.rotation
+                    },
                     scale: [0, 1, 2].map(|i| changed(full.scale[i], p.scale[i])),
                 }
             };
@@ -330,12 +447,21 @@ fn clip_to_embedded(index: usize, clip: &Clip, skeleton: &Skeleton, out: &mut Co
     }
     let flags = keys.iter().fold(0, |a, k| a | k.flags());
     let num_frames = u32::try_from(times.len()).map_err(|_| invalid("too many frames"))?;
-    Ok(EmbeddedAnimation { name: RawString::from(clip.name.as_str()), bones, flags, num_frames, keys })
+    Ok(EmbeddedAnimation {
+        name: RawString::from(clip.name.as_str()),
+        bones,
+        flags,
+        num_frames,
+        keys,
+    })
 }
 
 fn bones_from_core(skeleton: &Skeleton, out: &mut Converted<()>) -> Result<Vec<BoneInfo>> {
     if skeleton.len() > i16::MAX as usize {
-        return Err(invalid(format!("{} bones exceed the i16 bone index range", skeleton.len())));
+        return Err(invalid(format!(
+            "{} bones exceed the i16 bone index range",
+            skeleton.len()
+        )));
     }
     let derived = skeleton.rest_world_matrices();
     let mut explicit = 0;
@@ -363,13 +489,28 @@ fn bones_from_core(skeleton: &Skeleton, out: &mut Converted<()>) -> Result<Vec<B
 
 fn report_common_losses(m: &Model, out: &mut Converted<()>) {
     if !m.materials.is_empty() || m.surfaces.iter().any(|s| s.material.is_some()) {
-        out.lose(Feature::Materials, LossKind::Dropped, "", "UNIGINE meshes keep materials in separate .mat files");
+        out.lose(
+            Feature::Materials,
+            LossKind::Dropped,
+            "",
+            "UNIGINE meshes keep materials in separate .mat files",
+        );
     }
     if !m.textures.is_empty() {
-        out.lose(Feature::Textures, LossKind::Dropped, "", "UNIGINE meshes keep textures in separate files");
+        out.lose(
+            Feature::Textures,
+            LossKind::Dropped,
+            "",
+            "UNIGINE meshes keep textures in separate files",
+        );
     }
     if !m.name.is_empty() {
-        out.lose(Feature::Names, LossKind::Dropped, "", "UNIGINE meshes store no model name");
+        out.lose(
+            Feature::Names,
+            LossKind::Dropped,
+            "",
+            "UNIGINE meshes store no model name",
+        );
     }
 }
 
@@ -392,57 +533,137 @@ fn bits3(v: Vec3) -> [u32; 3] {
     v.to_array().map(f32::to_bits)
 }
 
-fn surface_from_core(index: usize, s: &CoreSurface, version: Ms1xVersion, bones: usize, out: &mut Converted<()>) -> Result<Surface> {
+fn surface_from_core(
+    index: usize,
+    s: &CoreSurface,
+    version: Ms1xVersion,
+    bones: usize,
+    out: &mut Converted<()>,
+) -> Result<Surface> {
     let n = s.positions.len();
     let path = format!("surfaces[{index}]");
     if s.indices.len() % 3 != 0 {
-        return Err(invalid(format!("surface {index} '{}': {} indices is not whole triangles", s.name, s.indices.len())));
+        return Err(invalid(format!(
+            "surface {index} '{}': {} indices is not whole triangles",
+            s.name,
+            s.indices.len()
+        )));
     }
     if let Some(&i) = s.indices.iter().find(|&&i| i as usize >= n) {
-        return Err(invalid(format!("surface {index} '{}': index {i} out of range ({n} vertices)", s.name)));
+        return Err(invalid(format!(
+            "surface {index} '{}': index {i} out of range ({n} vertices)",
+            s.name
+        )));
     }
-    for (name, len) in [("normals", s.normals.len()), ("tangents", s.tangents.len()), ("uv0", s.uv0.len()), ("uv1", s.uv1.len()), ("colors", s.colors.len()), ("skin", s.skin.len())] {
+    for (name, len) in [
+        ("normals", s.normals.len()),
+        ("tangents", s.tangents.len()),
+        ("uv0", s.uv0.len()),
+        ("uv1", s.uv1.len()),
+        ("colors", s.colors.len()),
+        ("skin", s.skin.len()),
+    ] {
         if len != 0 && len != n {
-            return Err(invalid(format!("surface {index} '{}': {len} {name} for {n} vertices", s.name)));
+            return Err(invalid(format!(
+                "surface {index} '{}': {len} {name} for {n} vertices",
+                s.name
+            )));
         }
     }
-    let normals = if s.normals.is_empty() { generated_normals(s) } else { s.normals.clone() };
+    let normals = if s.normals.is_empty() {
+        generated_normals(s)
+    } else {
+        s.normals.clone()
+    };
     let tangents: Vec<Vec4> = if s.tangents.is_empty() {
-        normals.iter().map(|n| n.any_orthonormal_vector().extend(1.0)).collect()
+        normals
+            .iter()
+            .map(|n| n.any_orthonormal_vector().extend(1.0))
+            .collect()
     } else {
         s.tangents.clone()
     };
     if !s.skin.is_empty() && s.skin.iter().any(|v| v.count() > 4) {
-        out.lose(Feature::Skin, LossKind::Reduced, path.clone(), "more than 4 influences: the 4 strongest kept, renormalized");
+        out.lose(
+            Feature::Skin,
+            LossKind::Reduced,
+            path.clone(),
+            "more than 4 influences: the 4 strongest kept, renormalized",
+        );
     }
     if !s.skin.is_empty() {
-        out.lose(Feature::Skin, LossKind::Quantized { max_error: 4.0 / 65535.0 }, path.clone(), "weights stored as u16 / 65535, truncated");
+        out.lose(
+            Feature::Skin,
+            LossKind::Quantized {
+                max_error: 4.0 / 65535.0,
+            },
+            path.clone(),
+            "weights stored as u16 / 65535, truncated",
+        );
     }
     if !s.colors.is_empty() {
-        out.lose(Feature::Colors, LossKind::Quantized { max_error: 0.5 / 255.0 }, path.clone(), "colors stored as u8");
+        let e = s
+            .colors
+            .iter()
+            .map(|c| {
+                let q = c
+                    .to_array()
+                    .map(|x| f32::from((x.clamp(0.0, 1.0) * 255.0).round() as u8) / 255.0);
+                (Vec4::from_array(q) - *c).abs().max_element()
+            })
+            .fold(0.0, f32::max);
+        out.lose(
+            Feature::Colors,
+            LossKind::Quantized { max_error: e },
+            path.clone(),
+            "colors stored as u8",
+        );
     }
-    out.lose(Feature::Normals, LossKind::Quantized { max_error: 4.0 * tangent::COMPONENT_MAX_ERROR }, path.clone(), "normals and tangents stored as an i16 quaternion");
     let mut morphs: Vec<Vec<Vec3>> = Vec::new();
     let mut morph_normals: Vec<Vec<Vec3>> = Vec::new();
     for mt in &s.morph_targets {
         if mt.positions.len() != n || (!mt.normals.is_empty() && mt.normals.len() != n) {
-            return Err(invalid(format!("surface {index} '{}': morph target '{}' does not match the vertex count", s.name, mt.name)));
+            return Err(invalid(format!(
+                "surface {index} '{}': morph target '{}' does not match the vertex count",
+                s.name, mt.name
+            )));
         }
         morphs.push(mt.absolute_positions(&s.positions));
         morph_normals.push(match (mt.kind, mt.normals.is_empty()) {
             (_, true) => normals.clone(),
             (MorphKind::Absolute, false) => mt.normals.clone(),
-            (MorphKind::Delta, false) => mt.normals.iter().zip(&normals).map(|(d, b)| (*d + *b).normalize_or(*b)).collect(),
+            (MorphKind::Delta, false) => mt
+                .normals
+                .iter()
+                .zip(&normals)
+                .map(|(d, b)| (*d + *b).normalize_or(*b))
+                .collect(),
         });
     }
     // Split core vertices into coordinate and tangent vertices.
-    let skin: Vec<VertexWeights> = s.skin.iter().map(|v| weights_from_core(v, bones)).collect::<Result<_>>()?;
+    let skin: Vec<VertexWeights> = s
+        .skin
+        .iter()
+        .map(|v| weights_from_core(v, bones))
+        .collect::<Result<_>>()?;
     let mut ckeys: HashMap<Vec<u32>, u32> = HashMap::new();
     let mut tkeys: HashMap<Vec<u32>, u32> = HashMap::new();
     let mut cmap = Vec::with_capacity(n);
     let mut tmap = Vec::with_capacity(n);
-    let mut base = MorphTarget { name: RawString::default(), vertices: Vec::new(), tangents: Vec::new() };
-    let mut extra: Vec<MorphTarget> = s.morph_targets.iter().map(|m| MorphTarget { name: RawString::from(m.name.as_str()), vertices: Vec::new(), tangents: Vec::new() }).collect();
+    let mut base = MorphTarget {
+        name: RawString::default(),
+        vertices: Vec::new(),
+        tangents: Vec::new(),
+    };
+    let mut extra: Vec<MorphTarget> = s
+        .morph_targets
+        .iter()
+        .map(|m| MorphTarget {
+            name: RawString::from(m.name.as_str()),
+            vertices: Vec::new(),
+            tangents: Vec::new(),
+        })
+        .collect();
     let mut out_surface = Surface {
         name: RawString::from(s.name.as_str()),
         bounds: Bounds::of_points(std::iter::empty()),
@@ -456,8 +677,14 @@ fn surface_from_core(index: usize, s: &CoreSurface, version: Ms1xVersion, bones:
     };
     for v in 0..n {
         let tq = tangent::encode(version, normals[v], tangents[v]);
-        let morph_tq: Vec<[i16; 4]> = morph_normals.iter().map(|mn| tangent::encode(version, mn[v], tangents[v])).collect();
-        let color = s.colors.get(v).map(|c| c.to_array().map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8));
+        let morph_tq: Vec<[i16; 4]> = morph_normals
+            .iter()
+            .map(|mn| tangent::encode(version, mn[v], tangents[v]))
+            .collect();
+        let color = s.colors.get(v).map(|c| {
+            c.to_array()
+                .map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
+        });
         // Coordinate key: position, skin, morph positions.
         let mut ck: Vec<u32> = bits3(s.positions[v]).to_vec();
         if let Some(w) = skin.get(v) {
@@ -513,6 +740,39 @@ fn surface_from_core(index: usize, s: &CoreSurface, version: Ms1xVersion, bones:
         cmap.push(c);
         tmap.push(t);
     }
+    // The quaternion's error depends on the frame (ms10 rebuilds w from x, y, z, which
+    // is coarse when w is small), so report what it actually is for this data.
+    let (mut normal_err, mut tangent_err) = (0.0f32, 0.0f32);
+    for v in 0..n {
+        let (dn, dt) = tangent::to_normal_tangent(version, base.tangents[tmap[v] as usize]);
+        let nv = normals[v].normalize_or(Vec3::Z);
+        normal_err = normal_err.max((dn - nv).abs().max_element());
+        let t = tangents[v].truncate();
+        let t_orth = (t - nv * nv.dot(t)).normalize_or_zero();
+        if t_orth != Vec3::ZERO && !s.tangents.is_empty() {
+            tangent_err = tangent_err.max((dt.truncate() - t_orth).abs().max_element());
+        }
+    }
+    if !s.normals.is_empty() {
+        out.lose(
+            Feature::Normals,
+            LossKind::Quantized {
+                max_error: normal_err,
+            },
+            path.clone(),
+            "normals stored as an i16 tangent-frame quaternion",
+        );
+    }
+    if !s.tangents.is_empty() {
+        out.lose(
+            Feature::Tangents,
+            LossKind::Quantized {
+                max_error: tangent_err,
+            },
+            path.clone(),
+            "tangents stored as an i16 tangent-frame quaternion (made orthogonal to the normal)",
+        );
+    }
     out_surface.cindices = s.indices.iter().map(|&i| cmap[i as usize]).collect();
     out_surface.tindices = s.indices.iter().map(|&i| tmap[i as usize]).collect();
     out_surface.bounds = Bounds::of_points(base.vertices.iter());
@@ -528,7 +788,9 @@ fn weights_from_core(v: &VertexInfluences, bones: usize) -> Result<VertexWeights
     let mut w = VertexWeights::default();
     for (k, (j, wt)) in four.pairs().enumerate() {
         if j as usize >= bones {
-            return Err(invalid(format!("skin joint {j} out of range ({bones} bones)")));
+            return Err(invalid(format!(
+                "skin joint {j} out of range ({bones} bones)"
+            )));
         }
         w.bones[k] = j as i16;
         // Truncated like real files (sums of 65533..65535).
@@ -540,11 +802,21 @@ fn weights_from_core(v: &VertexInfluences, bones: usize) -> Result<VertexWeights
 
 // ---------------------------------------------------------------------------- mi08/ms08
 
-fn old_surface_to_core(name: &RawString, positions: &[[f32; 3]], normals: &[[u16; 3]], uv0: &[[f32; 2]], uv1: &[[f32; 2]], triangles: &[[u32; 3]]) -> CoreSurface {
+fn old_surface_to_core(
+    name: &RawString,
+    positions: &[[f32; 3]],
+    normals: &[[u16; 3]],
+    uv0: &[[f32; 2]],
+    uv1: &[[f32; 2]],
+    triangles: &[[u32; 3]],
+) -> CoreSurface {
     CoreSurface {
         name: text(name),
         positions: positions.iter().map(|p| Vec3::from_array(*p)).collect(),
-        normals: normals.iter().map(|n| Vec3::from_array(n.map(decompress_normal)).normalize_or_zero()).collect(),
+        normals: normals
+            .iter()
+            .map(|n| Vec3::from_array(n.map(decompress_normal)).normalize_or_zero())
+            .collect(),
         uv0: uv0.iter().map(|u| Vec2::from_array(*u)).collect(),
         uv1: uv1.iter().map(|u| Vec2::from_array(*u)).collect(),
         indices: triangles.iter().flatten().copied().collect(),
@@ -565,26 +837,81 @@ struct OldGeometry {
 fn old_geometry(index: usize, s: &CoreSurface, out: &mut Converted<()>) -> Result<OldGeometry> {
     let n = s.positions.len();
     if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
-        return Err(invalid(format!("surface {index} '{}': indices must be whole triangles within {n} vertices", s.name)));
+        return Err(invalid(format!(
+            "surface {index} '{}': indices must be whole triangles within {n} vertices",
+            s.name
+        )));
     }
     let path = format!("surfaces[{index}]");
-    let normals = if s.normals.len() == n { s.normals.clone() } else { generated_normals(s) };
+    let normals = if s.normals.len() == n {
+        s.normals.clone()
+    } else {
+        generated_normals(s)
+    };
     for (feature, present, reason) in [
-        (Feature::Tangents, !s.tangents.is_empty(), "UNIGINE 1.x meshes store no tangents"),
-        (Feature::Colors, !s.colors.is_empty(), "UNIGINE 1.x meshes store no colors"),
-        (Feature::MorphTargets, !s.morph_targets.is_empty(), "UNIGINE 1.x meshes have no morph targets"),
+        (
+            Feature::Tangents,
+            !s.tangents.is_empty(),
+            "UNIGINE 1.x meshes store no tangents",
+        ),
+        (
+            Feature::Colors,
+            !s.colors.is_empty(),
+            "UNIGINE 1.x meshes store no colors",
+        ),
+        (
+            Feature::MorphTargets,
+            !s.morph_targets.is_empty(),
+            "UNIGINE 1.x meshes have no morph targets",
+        ),
     ] {
         if present {
             out.lose(feature, LossKind::Dropped, path.clone(), reason);
         }
     }
-    out.lose(Feature::Normals, LossKind::Quantized { max_error: old::NORMAL_MAX_ERROR }, path, "normals compressed to u16 (truncated)");
+    let compressed: Vec<[u16; 3]> = normals
+        .iter()
+        .map(|v| v.to_array().map(compress_normal))
+        .collect();
+    if s.normals.len() == n {
+        // Measured: truncation is below 2/65535 per component; renormalizing on read
+        // moves components a little more.
+        let e = compressed
+            .iter()
+            .zip(&normals)
+            .map(|(c, v)| {
+                (Vec3::from_array(c.map(decompress_normal)).normalize_or_zero() - *v)
+                    .abs()
+                    .max_element()
+            })
+            .fold(0.0, f32::max);
+        out.lose(
+            Feature::Normals,
+            LossKind::Quantized {
+                max_error: e.max(old::NORMAL_MAX_ERROR),
+            },
+            path,
+            "normals compressed to u16 (truncated)",
+        );
+    }
     Ok(OldGeometry {
         positions: s.positions.iter().map(|p| p.to_array()).collect(),
-        normals: normals.iter().map(|v| v.to_array().map(compress_normal)).collect(),
-        uv0: if s.uv0.len() == n { s.uv0.iter().map(|u| u.to_array()).collect() } else { Vec::new() },
-        uv1: if s.uv1.len() == n { s.uv1.iter().map(|u| u.to_array()).collect() } else { Vec::new() },
-        triangles: s.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+        normals: compressed,
+        uv0: if s.uv0.len() == n {
+            s.uv0.iter().map(|u| u.to_array()).collect()
+        } else {
+            Vec::new()
+        },
+        uv1: if s.uv1.len() == n {
+            s.uv1.iter().map(|u| u.to_array()).collect()
+        } else {
+            Vec::new()
+        },
+        triangles: s
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]])
+            .collect(),
     })
 }
 
@@ -596,7 +923,16 @@ impl Mi08 {
         let surfaces = self
             .surfaces
             .iter()
-            .map(|s| old_surface_to_core(&s.name, &s.positions, &s.normals, &s.uv0, &s.uv1, &s.triangles))
+            .map(|s| {
+                old_surface_to_core(
+                    &s.name,
+                    &s.positions,
+                    &s.normals,
+                    &s.uv0,
+                    &s.uv1,
+                    &s.triangles,
+                )
+            })
             .collect();
         Ok(out.map(|()| model(surfaces, Skeleton::default(), Vec::new())))
     }
@@ -608,9 +944,21 @@ impl Mi08 {
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         for (feature, present, reason) in [
-            (Feature::Skin, m.surfaces.iter().any(|s| !s.skin.is_empty()), "mi08 is static: no skin"),
-            (Feature::Skeleton, !m.skeleton.is_empty(), "mi08 is static: no skeleton"),
-            (Feature::Animation, !m.animations.is_empty(), "mi08 is static: no animation"),
+            (
+                Feature::Skin,
+                m.surfaces.iter().any(|s| !s.skin.is_empty()),
+                "mi08 is static: no skin",
+            ),
+            (
+                Feature::Skeleton,
+                !m.skeleton.is_empty(),
+                "mi08 is static: no skeleton",
+            ),
+            (
+                Feature::Animation,
+                !m.animations.is_empty(),
+                "mi08 is static: no animation",
+            ),
         ] {
             if present {
                 out.lose(feature, LossKind::Dropped, "", reason);
@@ -640,12 +988,22 @@ impl Ms08 {
     /// renormalized.
     pub fn to_core(&self) -> Result<Converted<Model>> {
         let mut out = Converted::exact(());
-        non_utf8_names(self.bones.iter().map(|b| &b.name).chain(self.surfaces.iter().map(|s| &s.name)), &mut out);
+        non_utf8_names(
+            self.bones
+                .iter()
+                .map(|b| &b.name)
+                .chain(self.surfaces.iter().map(|s| &s.name)),
+            &mut out,
+        );
         let frame_to = |f: &BoneFrame| Transform {
             translation: Vec3::from_array(f.position),
             rotation: {
                 let q = Quat::from_array(f.rotation);
-                if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY }
+                if q.length_squared() > 0.0 {
+                    q.normalize()
+                } else {
+                    Quat::IDENTITY
+                }
             },
             scale: Vec3::splat(f.scale),
         };
@@ -667,9 +1025,14 @@ impl Ms08 {
         if self.num_frames > 1 {
             let channels = (0..self.bones.len())
                 .map(|b| {
-                    let mut c = Channel { bone: b, ..Channel::default() };
+                    let mut c = Channel {
+                        bone: b,
+                        ..Channel::default()
+                    };
                     for f in 1..self.num_frames as usize {
-                        let Some(t) = self.frame(f).get(b).map(frame_to) else { break };
+                        let Some(t) = self.frame(f).get(b).map(frame_to) else {
+                            break;
+                        };
                         let time = (f - 1) as f32 / FPS;
                         c.translation.times.push(time);
                         c.translation.values.push(t.translation);
@@ -681,17 +1044,29 @@ impl Ms08 {
                     c
                 })
                 .collect();
-            animations.push(Clip { name: "animation".into(), channels });
+            animations.push(Clip {
+                name: "animation".into(),
+                channels,
+            });
         }
         let surfaces = self
             .surfaces
             .iter()
             .map(|s| {
-                let mut cs = old_surface_to_core(&s.name, &s.positions, &s.normals, &s.uv0, &s.uv1, &s.triangles);
+                let mut cs = old_surface_to_core(
+                    &s.name,
+                    &s.positions,
+                    &s.normals,
+                    &s.uv0,
+                    &s.uv1,
+                    &s.triangles,
+                );
                 cs.skin = (0..s.positions.len())
                     .map(|i| {
                         let mut v = VertexInfluences::from_pairs_strongest(
-                            s.vertex_weights(i).iter().map(|w| (u32::from(w.bone), f32::from(w.weight) / 255.0)),
+                            s.vertex_weights(i)
+                                .iter()
+                                .map(|w| (u32::from(w.bone), f32::from(w.weight) / 255.0)),
                         );
                         v.normalize();
                         v
@@ -712,26 +1087,41 @@ impl Ms08 {
         report_common_losses(&m, &mut out);
         let nb = m.skeleton.len();
         if nb > usize::from(u16::MAX) {
-            return Err(invalid(format!("{nb} bones exceed the u16 bone index range")));
+            return Err(invalid(format!(
+                "{nb} bones exceed the u16 bone index range"
+            )));
         }
         let bones = m
             .skeleton
             .bones
             .iter()
-            .map(|b| Ms08Bone { name: RawString::from(b.name.as_str()), parent: b.parent.map_or(-1, |p| p as i32) })
+            .map(|b| Ms08Bone {
+                name: RawString::from(b.name.as_str()),
+                parent: b.parent.map_or(-1, |p| p as i32),
+            })
             .collect();
         let mut non_uniform = 0;
         let mut to_frame = |t: &Transform| {
             if (t.scale.x - t.scale.y).abs() > 1e-6 || (t.scale.x - t.scale.z).abs() > 1e-6 {
                 non_uniform += 1;
             }
-            BoneFrame { position: t.translation.to_array(), scale: t.scale.x, rotation: t.rotation.to_array() }
+            BoneFrame {
+                position: t.translation.to_array(),
+                scale: t.scale.x,
+                rotation: t.rotation.to_array(),
+            }
         };
-        let mut frames: Vec<BoneFrame> = m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
+        let mut frames: Vec<BoneFrame> =
+            m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
         let mut num_frames = 1u32;
         if let Some(clip) = m.animations.first() {
             if !clip.is_on_grid(FPS) {
-                out.lose(Feature::Animation, LossKind::Reduced, "animations[0]", format!("keys resampled at {FPS} frames per second"));
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    "animations[0]",
+                    format!("keys resampled at {FPS} frames per second"),
+                );
             }
             for time in clip.frame_times(FPS) {
                 let pose = clip.sample(&m.skeleton, time);
@@ -739,11 +1129,34 @@ impl Ms08 {
                 num_frames += 1;
             }
         }
+        if m.animations.first().is_some_and(|c| !c.name.is_empty()) {
+            out.lose(
+                Feature::Names,
+                LossKind::Dropped,
+                "animations[0]",
+                "ms08 stores no animation name",
+            );
+        }
         if m.animations.len() > 1 {
-            out.lose(Feature::Animation, LossKind::Dropped, "", format!("ms08 holds one animation; {} more dropped", m.animations.len() - 1));
+            out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "",
+                format!(
+                    "ms08 holds one animation; {} more dropped",
+                    m.animations.len() - 1
+                ),
+            );
         }
         if non_uniform > 0 {
-            out.lose(Feature::Skeleton, LossKind::Reduced, "", format!("{non_uniform} non-uniform scales stored as their x (ms08 scale is uniform)"));
+            out.lose(
+                Feature::Skeleton,
+                LossKind::Reduced,
+                "",
+                format!(
+                    "{non_uniform} non-uniform scales stored as their x (ms08 scale is uniform)"
+                ),
+            );
         }
         let mut surfaces = Vec::new();
         for (i, s) in m.surfaces.iter().enumerate() {
@@ -755,14 +1168,26 @@ impl Ms08 {
                 let before = weights.len();
                 for (j, w) in inf.pairs() {
                     if j as usize >= nb {
-                        return Err(invalid(format!("surface {i}: skin joint {j} out of range ({nb} bones)")));
+                        return Err(invalid(format!(
+                            "surface {i}: skin joint {j} out of range ({nb} bones)"
+                        )));
                     }
-                    weights.push(Ms08Weight { bone: j as u16, weight: (w.clamp(0.0, 1.0) * 255.0) as u8 });
+                    weights.push(Ms08Weight {
+                        bone: j as u16,
+                        weight: (w.clamp(0.0, 1.0) * 255.0) as u8,
+                    });
                 }
                 weight_counts.push((weights.len() - before) as u8);
             }
             if !s.skin.is_empty() {
-                out.lose(Feature::Skin, LossKind::Quantized { max_error: 1.0 / 255.0 }, format!("surfaces[{i}]"), "weights stored as u8 / 255, truncated");
+                out.lose(
+                    Feature::Skin,
+                    LossKind::Quantized {
+                        max_error: 1.0 / 255.0,
+                    },
+                    format!("surfaces[{i}]"),
+                    "weights stored as u8 / 255, truncated",
+                );
             }
             surfaces.push(Ms08Surface {
                 name: RawString::from(s.name.as_str()),
@@ -775,7 +1200,12 @@ impl Ms08 {
                 triangles: g.triangles,
             });
         }
-        Ok(out.map(|()| Ms08 { bones, num_frames, frames, surfaces }))
+        Ok(out.map(|()| Ms08 {
+            bones,
+            num_frames,
+            frames,
+            surfaces,
+        }))
     }
 }
 

@@ -39,7 +39,9 @@ pub use old::{Mi08, Ms08};
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 7] = [b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15"];
+pub const MAGICS: [&[u8; 4]; 7] = [
+    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15",
+];
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
@@ -103,13 +105,19 @@ pub fn read(data: &[u8]) -> Result<MeshFile> {
 /// Reads a mesh of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
     let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
-    let magic: [u8; 4] = r.peek(4).map_err(Error::Decode)?.try_into().unwrap_or([0; 4]);
+    let magic: [u8; 4] = r
+        .peek(4)
+        .map_err(Error::Decode)?
+        .try_into()
+        .unwrap_or([0; 4]);
     match &magic {
         b"mi08" => Ok(MeshFile::Mi08(old::read_mi08(&mut r)?)),
         b"ms08" => Ok(MeshFile::Ms08(old::read_ms08(&mut r)?)),
         b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
-        m if sniff(m) => Err(Error::UnsupportedVersion(String::from_utf8_lossy(m).into_owned())),
+        m if sniff(m) => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(m).into_owned(),
+        )),
         _ => Err(Error::NotAMesh(magic)),
     }
 }

@@ -7,12 +7,12 @@
 
 use parsing_primitives::{RawString, Reader, Writer};
 
+use crate::FORMAT_NAME;
 use crate::common::{
     BindTransform, Bounds, MAX_NAME, first_out_of_range, index_width, read_bounds, read_indices,
     write_indices,
 };
 use crate::error::{Result, invalid};
-use crate::FORMAT_NAME;
 
 /// Which of the two layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -188,7 +188,10 @@ fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<FrameKey> {
     let at = r.offset();
     let flags = r.u8()?;
     if flags & 0x80 != 0 {
-        return Err(r.invalid_at(at, format!("frame flags {flags:#04x} use the undefined bit 7")));
+        return Err(r.invalid_at(
+            at,
+            format!("frame flags {flags:#04x} use the undefined bit 7"),
+        ));
     }
     let mut k = FrameKey::default();
     for i in 0..3 {
@@ -208,11 +211,20 @@ fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<FrameKey> {
 }
 
 /// A count that must be 0 or `expected`.
-fn count_zero_or(r: &mut Reader<'_>, expected: usize, what: &str, of: &str, min_size: usize) -> parsing_primitives::Result<usize> {
+fn count_zero_or(
+    r: &mut Reader<'_>,
+    expected: usize,
+    what: &str,
+    of: &str,
+    min_size: usize,
+) -> parsing_primitives::Result<usize> {
     let at = r.offset();
     let n = r.compact_count(min_size)?;
     if n != 0 && n != expected {
-        return Err(r.invalid_at(at, format!("{n} {what}, but the surface has {expected} {of} (must be 0 or equal)")));
+        return Err(r.invalid_at(
+            at,
+            format!("{n} {what}, but the surface has {expected} {of} (must be 0 or equal)"),
+        ));
     }
     Ok(n)
 }
@@ -229,14 +241,19 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
             let at = r.offset();
             let parent = r.i16_le()?;
             if parent < -1 || parent as isize >= num_bones as isize {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({num_bones} bones)")));
+                return Err(r.invalid_at(
+                    at,
+                    format!("parent {parent} out of range ({num_bones} bones)"),
+                ));
             }
             Ok(BoneInfo { name, parent })
         })
     })?;
     let num_animations = r.field("num_animations", |r| r.compact_count(1))?;
     let names = r.field("animation_names", |r| {
-        r.array(num_animations as u64, 1, |r| read_name(r).map(RawString::from))
+        r.array(num_animations as u64, 1, |r| {
+            read_name(r).map(RawString::from)
+        })
     })?;
     let num_surfaces = r.field("num_surfaces", |r| r.compact_count(42))?;
     let mut headers = r.field("surfaces", |r| {
@@ -256,7 +273,10 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
     })?;
     r.field("marker2", |r| r.magic(magic))?;
     let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(num_bones as u64))?;
-    let bind_pose = bind_pose.into_iter().map(BindTransform::from_array).collect();
+    let bind_pose = bind_pose
+        .into_iter()
+        .map(BindTransform::from_array)
+        .collect();
     let mut animations = Vec::with_capacity(num_animations);
     for (a, name) in names.into_iter().enumerate() {
         let anim = r.field("animations", |r| {
@@ -265,15 +285,25 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
                 let at = r.offset();
                 let bones: Vec<i16> = r.field("bones", |r| r.le_array(n as u64))?;
                 if let Some(k) = bones.iter().position(|&b| b < 0 || b as usize >= num_bones) {
-                    return Err(r.invalid_at(at + 2 * k as u64, format!("bone {} out of range ({num_bones} bones)", bones[k])));
+                    return Err(r.invalid_at(
+                        at + 2 * k as u64,
+                        format!("bone {} out of range ({num_bones} bones)", bones[k]),
+                    ));
                 }
                 let flags = r.field("flags", |r| r.u8())?;
                 let at = r.offset();
                 let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
                 let total = (num_frames as u64).saturating_mul(n as u64);
                 let keys = r.field("frames", |r| r.array(total, 1, read_key))?;
-                let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
-                Ok(EmbeddedAnimation { name, bones, flags, num_frames, keys })
+                let num_frames =
+                    u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+                Ok(EmbeddedAnimation {
+                    name,
+                    bones,
+                    flags,
+                    num_frames,
+                    keys,
+                })
             })
         })?;
         animations.push(anim);
@@ -284,14 +314,29 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
         let surface = r.field("surfaces", |r| {
             r.item(s, |r| {
                 r.label(name);
-                read_geometry(r, version, num_bones, tsize, RawString::from(name), bounds, morph_names)
+                read_geometry(
+                    r,
+                    version,
+                    num_bones,
+                    tsize,
+                    RawString::from(name),
+                    bounds,
+                    morph_names,
+                )
             })
         })?;
         surfaces.push(surface);
     }
     r.field("marker3", |r| r.magic(magic))?;
     r.finish()?;
-    Ok(Ms1x { version, bounds, bones, bind_pose, animations, surfaces })
+    Ok(Ms1x {
+        version,
+        bounds,
+        bones,
+        bind_pose,
+        animations,
+        surfaces,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -328,14 +373,20 @@ fn read_geometry(
                             .collect())
                     }
                 })?;
-                Ok(MorphTarget { name: mname, vertices, tangents })
+                Ok(MorphTarget {
+                    name: mname,
+                    vertices,
+                    tangents,
+                })
             })
         })?;
         morph_targets.push(mt);
     }
     let nv0 = morph_targets.first().map_or(0, |m| m.vertices.len());
     let nt0 = morph_targets.first().map_or(0, |m| m.tangents.len());
-    let nw = r.field("num_weights", |r| count_zero_or(r, nv0, "weights", "coordinate vertices", 1))?;
+    let nw = r.field("num_weights", |r| {
+        count_zero_or(r, nv0, "weights", "coordinate vertices", 1)
+    })?;
     let weights = r.field("weights", |r| {
         r.array(nw as u64, 1, |r| {
             let at = r.offset();
@@ -343,12 +394,18 @@ fn read_geometry(
             if count > 4 {
                 return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
             }
-            let mut w = VertexWeights { count, ..VertexWeights::default() };
+            let mut w = VertexWeights {
+                count,
+                ..VertexWeights::default()
+            };
             for k in 0..usize::from(count) {
                 let at = r.offset();
                 let bone = r.i16_le()?;
                 if bone < 0 || bone as usize >= num_bones {
-                    return Err(r.invalid_at(at, format!("weight bone {bone} out of range ({num_bones} bones)")));
+                    return Err(r.invalid_at(
+                        at,
+                        format!("weight bone {bone} out of range ({num_bones} bones)"),
+                    ));
                 }
                 w.bones[k] = bone;
                 w.weights[k] = r.u16_le()?;
@@ -356,35 +413,63 @@ fn read_geometry(
             Ok(w)
         })
     })?;
-    let n0 = r.field("num_uv0", |r| count_zero_or(r, nt0, "UV0 entries", "tangent vertices", 8))?;
+    let n0 = r.field("num_uv0", |r| {
+        count_zero_or(r, nt0, "UV0 entries", "tangent vertices", 8)
+    })?;
     let uv0 = r.field("uv0", |r| r.le_array::<[f32; 2]>(n0 as u64))?;
-    let n1 = r.field("num_uv1", |r| count_zero_or(r, nt0, "UV1 entries", "tangent vertices", 8))?;
+    let n1 = r.field("num_uv1", |r| {
+        count_zero_or(r, nt0, "UV1 entries", "tangent vertices", 8)
+    })?;
     let uv1 = r.field("uv1", |r| r.le_array::<[f32; 2]>(n1 as u64))?;
-    let nc = r.field("num_colors", |r| count_zero_or(r, nt0, "colors", "tangent vertices", 4))?;
+    let nc = r.field("num_colors", |r| {
+        count_zero_or(r, nt0, "colors", "tangent vertices", 4)
+    })?;
     let colors = r.field("colors", |r| r.le_array::<[u8; 4]>(nc as u64))?;
     let cw = index_width(nv0);
     let tw = index_width(nt0);
     let at = r.offset();
     let nci = r.field("num_cindices", |r| r.compact_count(cw))?;
     if nci % 3 != 0 {
-        return Err(r.invalid_at(at, format!("{nci} coordinate indices is not a whole number of triangles")));
+        return Err(r.invalid_at(
+            at,
+            format!("{nci} coordinate indices is not a whole number of triangles"),
+        ));
     }
     let at = r.offset();
     let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
     if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
-        return Err(r.invalid_at(at + (k * cw) as u64, format!("cindex {i} out of range ({nv0} coordinate vertices)")));
+        return Err(r.invalid_at(
+            at + (k * cw) as u64,
+            format!("cindex {i} out of range ({nv0} coordinate vertices)"),
+        ));
     }
     let at = r.offset();
     let nti = r.field("num_tindices", |r| r.compact_count(tw))?;
     if nti != nci {
-        return Err(r.invalid_at(at, format!("{nti} triangle indices but {nci} coordinate indices")));
+        return Err(r.invalid_at(
+            at,
+            format!("{nti} triangle indices but {nci} coordinate indices"),
+        ));
     }
     let at = r.offset();
     let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
     if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
-        return Err(r.invalid_at(at + (k * tw) as u64, format!("tindex {i} out of range ({nt0} tangent vertices)")));
+        return Err(r.invalid_at(
+            at + (k * tw) as u64,
+            format!("tindex {i} out of range ({nt0} tangent vertices)"),
+        ));
     }
-    Ok(Surface { name, bounds, morph_targets, weights, uv0, uv1, colors, cindices, tindices })
+    Ok(Surface {
+        name,
+        bounds,
+        morph_targets,
+        weights,
+        uv0,
+        uv1,
+        colors,
+        cindices,
+        tindices,
+    })
 }
 
 impl Ms1x {
@@ -396,19 +481,29 @@ impl Ms1x {
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
         if nb > i16::MAX as usize {
-            return Err(invalid(format!("{nb} bones exceed the i16 bone index range")));
+            return Err(invalid(format!(
+                "{nb} bones exceed the i16 bone index range"
+            )));
         }
         if self.bind_pose.len() != nb {
-            return Err(invalid(format!("{} bind transforms for {nb} bones", self.bind_pose.len())));
+            return Err(invalid(format!(
+                "{} bind transforms for {nb} bones",
+                self.bind_pose.len()
+            )));
         }
         for (i, b) in self.bones.iter().enumerate() {
             if b.parent < -1 || b.parent as isize >= nb as isize {
-                return Err(invalid(format!("bone {i}: parent {} out of range", b.parent)));
+                return Err(invalid(format!(
+                    "bone {i}: parent {} out of range",
+                    b.parent
+                )));
             }
         }
         for (i, a) in self.animations.iter().enumerate() {
             if let Some(b) = a.bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
-                return Err(invalid(format!("animation {i}: bone {b} out of range ({nb} bones)")));
+                return Err(invalid(format!(
+                    "animation {i}: bone {b} out of range ({nb} bones)"
+                )));
             }
             if a.keys.len() as u64 != u64::from(a.num_frames) * a.bones.len() as u64 {
                 return Err(invalid(format!(
@@ -422,7 +517,9 @@ impl Ms1x {
         for (i, s) in self.surfaces.iter().enumerate() {
             let at = |what: String| invalid(format!("surface {i} '{}': {what}", s.name));
             if s.morph_targets.is_empty() {
-                return Err(at("no morph target (the base geometry is morph target 0)".into()));
+                return Err(at(
+                    "no morph target (the base geometry is morph target 0)".into()
+                ));
             }
             let (nv, nt) = (s.num_cvertices(), s.num_tvertices());
             for (name, len, n) in [
@@ -432,13 +529,19 @@ impl Ms1x {
                 ("colors", s.colors.len(), nt),
             ] {
                 if len != 0 && len != n {
-                    return Err(at(format!("{len} {name} for {n} vertices (must be 0 or equal)")));
+                    return Err(at(format!(
+                        "{len} {name} for {n} vertices (must be 0 or equal)"
+                    )));
                 }
             }
             if s.weights.iter().any(|w| w.count > 4) {
                 return Err(at("more than 4 weights on a vertex".into()));
             }
-            let bad_bone = s.weights.iter().flat_map(|w| &w.bones[..usize::from(w.count.min(4))]).find(|&&b| b < 0 || b as usize >= nb);
+            let bad_bone = s
+                .weights
+                .iter()
+                .flat_map(|w| &w.bones[..usize::from(w.count.min(4))])
+                .find(|&&b| b < 0 || b as usize >= nb);
             if let Some(b) = bad_bone {
                 return Err(at(format!("weight bone {b} out of range ({nb} bones)")));
             }
@@ -456,9 +559,16 @@ impl Ms1x {
                 return Err(at(format!("tindex {i} out of range ({nt} vertices)")));
             }
             if self.version == Ms1xVersion::Ms10 {
-                let bad = s.morph_targets.iter().flat_map(|m| &m.tangents).find(|t| i8::try_from(t[3]).is_err());
+                let bad = s
+                    .morph_targets
+                    .iter()
+                    .flat_map(|m| &m.tangents)
+                    .find(|t| i8::try_from(t[3]).is_err());
                 if let Some(t) = bad {
-                    return Err(at(format!("ms10 binormal sign {} does not fit a byte", t[3])));
+                    return Err(at(format!(
+                        "ms10 binormal sign {} does not fit a byte",
+                        t[3]
+                    )));
                 }
             }
         }

@@ -110,7 +110,12 @@ pub struct Ms08Surface {
 impl Ms08Surface {
     /// The weights of vertex `i` (empty past the end).
     pub fn vertex_weights(&self, i: usize) -> &[Ms08Weight] {
-        let start: usize = self.weight_counts.iter().take(i).map(|&c| usize::from(c)).sum();
+        let start: usize = self
+            .weight_counts
+            .iter()
+            .take(i)
+            .map(|&c| usize::from(c))
+            .sum();
         let n = self.weight_counts.get(i).map_or(0, |&c| usize::from(c));
         self.weights.get(start..start + n).unwrap_or(&[])
     }
@@ -154,7 +159,10 @@ fn uvs(r: &mut Reader<'_>, nv: usize) -> parsing_primitives::Result<Vec<[f32; 2]
     let at = r.offset();
     let n = count(r, 8)?;
     if n != 0 && n != nv {
-        return Err(r.invalid_at(at, format!("{n} UVs for {nv} vertices (must be 0 or equal)")));
+        return Err(r.invalid_at(
+            at,
+            format!("{n} UVs for {nv} vertices (must be 0 or equal)"),
+        ));
     }
     r.le_array(n as u64)
 }
@@ -174,7 +182,11 @@ fn triangles(r: &mut Reader<'_>, nv: usize) -> parsing_primitives::Result<Vec<[u
     for (t, tri) in tris.iter().enumerate() {
         if let Some(k) = tri.iter().position(|&i| i as usize >= nv) {
             // A negative i32 shows as a huge u32: report the stored value.
-            let stored = if wide { i64::from(tri[k] as i32) } else { i64::from(tri[k]) };
+            let stored = if wide {
+                i64::from(tri[k] as i32)
+            } else {
+                i64::from(tri[k])
+            };
             return Err(r.invalid_at(
                 at + ((t * 3 + k) * width) as u64,
                 format!("triangle {t}: index {stored} out of range ({nv} vertices)"),
@@ -216,7 +228,15 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
                 let uv0 = r.field("uv0", |r| uvs(r, nv))?;
                 let uv1 = r.field("uv1", |r| uvs(r, nv))?;
                 let triangles = r.field("triangles", |r| triangles(r, nv))?;
-                Ok(Mi08Surface { name, bounds, positions, normals, uv0, uv1, triangles })
+                Ok(Mi08Surface {
+                    name,
+                    bounds,
+                    positions,
+                    normals,
+                    uv0,
+                    uv1,
+                    triangles,
+                })
             })
         })?;
         surfaces.push(surface);
@@ -278,7 +298,10 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
                             for (k, w) in ws.into_iter().enumerate() {
                                 let bone = u16::from_le_bytes([w[0], w[1]]);
                                 if usize::from(bone) >= nb {
-                                    return Err(r.invalid_at(at + 3 * k as u64, format!("weight bone {bone} out of range ({nb} bones)")));
+                                    return Err(r.invalid_at(
+                                        at + 3 * k as u64,
+                                        format!("weight bone {bone} out of range ({nb} bones)"),
+                                    ));
                                 }
                                 weights.push(Ms08Weight { bone, weight: w[2] });
                             }
@@ -290,13 +313,27 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
                 let uv0 = r.field("uv0", |r| uvs(r, nv))?;
                 let uv1 = r.field("uv1", |r| uvs(r, nv))?;
                 let triangles = r.field("triangles", |r| triangles(r, nv))?;
-                Ok(Ms08Surface { name, positions, normals, weight_counts, weights, uv0, uv1, triangles })
+                Ok(Ms08Surface {
+                    name,
+                    positions,
+                    normals,
+                    weight_counts,
+                    weights,
+                    uv0,
+                    uv1,
+                    triangles,
+                })
             })
         })?;
         surfaces.push(surface);
     }
     r.finish()?;
-    Ok(Ms08 { bones, num_frames, frames, surfaces })
+    Ok(Ms08 {
+        bones,
+        num_frames,
+        frames,
+        surfaces,
+    })
 }
 
 fn write_count(w: &mut Writer, n: usize) -> Result<()> {
@@ -305,14 +342,25 @@ fn write_count(w: &mut Writer, n: usize) -> Result<()> {
     Ok(())
 }
 
-fn check_uvs_and_triangles(s: usize, name: &RawString, nv: usize, uv0: usize, uv1: usize, tris: &[[u32; 3]]) -> Result<()> {
+fn check_uvs_and_triangles(
+    s: usize,
+    name: &RawString,
+    nv: usize,
+    uv0: usize,
+    uv1: usize,
+    tris: &[[u32; 3]],
+) -> Result<()> {
     for (set, n) in [("uv0", uv0), ("uv1", uv1)] {
         if n != 0 && n != nv {
-            return Err(invalid(format!("surface {s} '{name}': {n} {set} for {nv} vertices")));
+            return Err(invalid(format!(
+                "surface {s} '{name}': {n} {set} for {nv} vertices"
+            )));
         }
     }
     if let Some(i) = tris.iter().flatten().find(|&&i| i as usize >= nv) {
-        return Err(invalid(format!("surface {s} '{name}': index {i} out of range ({nv} vertices)")));
+        return Err(invalid(format!(
+            "surface {s} '{name}': index {i} out of range ({nv} vertices)"
+        )));
     }
     if nv > i32::MAX as usize {
         return Err(invalid(format!("surface {s} '{name}': too many vertices")));
@@ -320,7 +368,13 @@ fn check_uvs_and_triangles(s: usize, name: &RawString, nv: usize, uv0: usize, uv
     Ok(())
 }
 
-fn write_uvs_and_triangles(w: &mut Writer, nv: usize, uv0: &[[f32; 2]], uv1: &[[f32; 2]], tris: &[[u32; 3]]) -> Result<()> {
+fn write_uvs_and_triangles(
+    w: &mut Writer,
+    nv: usize,
+    uv0: &[[f32; 2]],
+    uv1: &[[f32; 2]],
+    tris: &[[u32; 3]],
+) -> Result<()> {
     write_count(w, uv0.len())?;
     w.le_slice(uv0);
     write_count(w, uv1.len())?;
@@ -343,7 +397,11 @@ impl Mi08 {
         for (s, su) in self.surfaces.iter().enumerate() {
             let nv = su.positions.len();
             if su.normals.len() != nv {
-                return Err(invalid(format!("surface {s} '{}': {} normals for {nv} vertices", su.name, su.normals.len())));
+                return Err(invalid(format!(
+                    "surface {s} '{}': {} normals for {nv} vertices",
+                    su.name,
+                    su.normals.len()
+                )));
             }
             check_uvs_and_triangles(s, &su.name, nv, su.uv0.len(), su.uv1.len(), &su.triangles)?;
         }
@@ -379,23 +437,40 @@ impl Ms08 {
         let nb = self.bones.len();
         for (i, b) in self.bones.iter().enumerate() {
             if b.parent < -1 || b.parent as i64 >= nb as i64 {
-                return Err(invalid(format!("bone {i}: parent {} out of range", b.parent)));
+                return Err(invalid(format!(
+                    "bone {i}: parent {} out of range",
+                    b.parent
+                )));
             }
         }
         if self.frames.len() as u64 != u64::from(self.num_frames) * nb as u64 {
-            return Err(invalid(format!("{} bone frames for {} frames of {nb} bones", self.frames.len(), self.num_frames)));
+            return Err(invalid(format!(
+                "{} bone frames for {} frames of {nb} bones",
+                self.frames.len(),
+                self.num_frames
+            )));
         }
         for (s, su) in self.surfaces.iter().enumerate() {
             let nv = su.positions.len();
             if su.normals.len() != nv || su.weight_counts.len() != nv {
-                return Err(invalid(format!("surface {s} '{}': normals and weight counts must be one per vertex", su.name)));
+                return Err(invalid(format!(
+                    "surface {s} '{}': normals and weight counts must be one per vertex",
+                    su.name
+                )));
             }
             let total: usize = su.weight_counts.iter().map(|&c| usize::from(c)).sum();
             if total != su.weights.len() {
-                return Err(invalid(format!("surface {s} '{}': weight counts add up to {total} but {} weights are given", su.name, su.weights.len())));
+                return Err(invalid(format!(
+                    "surface {s} '{}': weight counts add up to {total} but {} weights are given",
+                    su.name,
+                    su.weights.len()
+                )));
             }
             if let Some(wt) = su.weights.iter().find(|w| usize::from(w.bone) >= nb) {
-                return Err(invalid(format!("surface {s} '{}': weight bone {} out of range", su.name, wt.bone)));
+                return Err(invalid(format!(
+                    "surface {s} '{}': weight bone {} out of range",
+                    su.name, wt.bone
+                )));
             }
             check_uvs_and_triangles(s, &su.name, nv, su.uv0.len(), su.uv1.len(), &su.triangles)?;
         }
@@ -415,7 +490,9 @@ impl Ms08 {
         let n = i32::try_from(self.num_frames).map_err(|_| invalid("too many frames"))?;
         w.i32_le(n);
         for f in &self.frames {
-            w.le_slice(&f.position).f32_le(f.scale).le_slice(&f.rotation);
+            w.le_slice(&f.position)
+                .f32_le(f.scale)
+                .le_slice(&f.rotation);
         }
         write_count(&mut w, self.surfaces.len())?;
         for s in &self.surfaces {

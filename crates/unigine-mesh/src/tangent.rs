@@ -20,10 +20,17 @@ pub fn decode(version: Ms1xVersion, t: [i16; 4]) -> (Quat, f32) {
     let (x, y, z) = (c(t[0]), c(t[1]), c(t[2]));
     let (w, sign) = match version {
         Ms1xVersion::Ms11 => (c(t[3]), if t[3] < 0 { -1.0 } else { 1.0 }),
-        Ms1xVersion::Ms10 => ((1.0 - x * x - y * y - z * z).max(0.0).sqrt(), if t[3] < 0 { -1.0 } else { 1.0 }),
+        Ms1xVersion::Ms10 => (
+            (1.0 - x * x - y * y - z * z).max(0.0).sqrt(),
+            if t[3] < 0 { -1.0 } else { 1.0 },
+        ),
     };
     let q = Quat::from_xyzw(x, y, z, w);
-    let q = if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY };
+    let q = if q.length_squared() > 0.0 {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    };
     (q, sign)
 }
 
@@ -38,7 +45,11 @@ pub fn to_normal_tangent(version: Ms1xVersion, t: [i16; 4]) -> (Vec3, Vec4) {
 pub fn encode(version: Ms1xVersion, normal: Vec3, tangent: Vec4) -> [i16; 4] {
     let n = normal.normalize_or(Vec3::Z);
     let t = (tangent.truncate() - n * n.dot(tangent.truncate())).normalize_or_zero();
-    let t = if t == Vec3::ZERO { n.any_orthonormal_vector() } else { t };
+    let t = if t == Vec3::ZERO {
+        n.any_orthonormal_vector()
+    } else {
+        t
+    };
     let b = n.cross(t);
     let mut q = Quat::from_mat3(&Mat3::from_cols(t, b, n)).normalize();
     if q.w < 0.0 {
@@ -76,7 +87,10 @@ mod tests {
             (Vec3::Y, Vec4::new(1.0, 0.0, 0.0, 1.0)),
             (Vec3::new(0.0, -0.6, 0.8), Vec4::new(1.0, 0.0, 0.0, -1.0)),
             (-Vec3::Z, Vec4::new(0.0, 1.0, 0.0, 1.0)),
-            (Vec3::new(0.3, 0.4, -0.866).normalize(), Vec4::new(0.8, -0.6, 0.0, -1.0)),
+            (
+                Vec3::new(0.3, 0.4, -0.866).normalize(),
+                Vec4::new(0.8, -0.6, 0.0, -1.0),
+            ),
         ];
         for v in [Ms1xVersion::Ms10, Ms1xVersion::Ms11] {
             for (n, t) in frames {

@@ -10,24 +10,39 @@ use unigine_mesh::{Error, MeshFile, read};
 fn ms11() -> ByteBuilder {
     ByteBuilder::new()
         .bytes(b"ms11", "magic")
-        .f32s_le(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.70710677], "bounds")
+        .f32s_le(
+            &[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.70710677],
+            "bounds",
+        )
         .u8(1, "num_bones (compact)")
         .bytes(b"\x05root\0", "bone name: compact length 5 incl. NUL")
         .i16_le(-1, "parent: root")
         .u8(0, "num_animations")
         .u8(1, "num_surfaces")
         .bytes(b"\x05body\0", "surface name")
-        .f32s_le(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.70710677], "surface bounds")
+        .f32s_le(
+            &[0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.70710677],
+            "surface bounds",
+        )
         .u8(1, "num_morph_targets")
         .bytes(b"\x01\0", "morph target 0 name: empty")
         .bytes(b"ms11", "marker 2")
-        .f32s_le(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], "bind pose: position, quaternion, scale")
+        .f32s_le(
+            &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+            "bind pose: position, quaternion, scale",
+        )
         .u8(3, "num_vertices")
         .f32s_le(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "vertices")
         .u8(3, "num_tangents")
-        .bytes(&[0, 0, 0, 0, 0, 0, 0xff, 0x7f], "tangent 0: identity quaternion (0,0,0,32767)")
+        .bytes(
+            &[0, 0, 0, 0, 0, 0, 0xff, 0x7f],
+            "tangent 0: identity quaternion (0,0,0,32767)",
+        )
         .bytes(&[0, 0, 0, 0, 0, 0, 0xff, 0x7f], "tangent 1")
-        .bytes(&[0, 0, 0, 0, 0, 0, 0x01, 0x80], "tangent 2: w = -32767, binormal flipped")
+        .bytes(
+            &[0, 0, 0, 0, 0, 0, 0x01, 0x80],
+            "tangent 2: w = -32767, binormal flipped",
+        )
         .u8(3, "num_weights = num_vertices")
         .bytes(&[1, 0, 0, 0xff, 0xff], "v0: 1 weight, bone 0, 65535")
         .bytes(&[1, 0, 0, 0xff, 0xff], "v1")
@@ -62,13 +77,23 @@ fn hand_assembled_ms11_reads_and_rewrites() {
     assert_eq!(&bytes[MARKER2..MARKER2 + 4], b"ms11");
     assert_eq!(bytes[NUM_WEIGHTS], 3);
     assert_eq!(bytes[NUM_CINDICES], 3);
-    let MeshFile::Ms1x(m) = read(&bytes).unwrap() else { panic!() };
+    let MeshFile::Ms1x(m) = read(&bytes).unwrap() else {
+        panic!()
+    };
     let s = &m.surfaces[0];
     assert_eq!(s.name.as_str(), Some("body"));
     assert_eq!(s.morph_targets[0].tangents[2], [0, 0, 0, -32767]);
     assert_eq!(s.weights[1].weights[0], 65535);
-    assert_eq!((s.cindices.clone(), s.tindices.clone()), (vec![0, 1, 2], vec![0, 1, 2]));
-    assert_eq!(MeshFile::Ms1x(m.clone()).write().unwrap(), bytes, "\n{}", b.listing());
+    assert_eq!(
+        (s.cindices.clone(), s.tindices.clone()),
+        (vec![0, 1, 2], vec![0, 1, 2])
+    );
+    assert_eq!(
+        MeshFile::Ms1x(m.clone()).write().unwrap(),
+        bytes,
+        "\n{}",
+        b.listing()
+    );
     // Through meshfmt-core: identity quaternion = normal +Z, tangent +X; w < 0 flips.
     let core = m.to_core().unwrap().value;
     let cs = &core.surfaces[0];
@@ -106,39 +131,66 @@ fn counts_and_ranges() {
     let e = decode_err(&bytes);
     assert_eq!(e.offset(), NUM_WEIGHTS as u64);
     assert_eq!(e.path(), "surfaces[0] 'body'.num_weights");
-    assert!(e.to_string().contains("2 weights, but the surface has 3 coordinate vertices"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("2 weights, but the surface has 3 coordinate vertices"),
+        "{e}"
+    );
     // More than 4 weights on a vertex.
     let mut bytes = ms11().build();
     bytes[NUM_WEIGHTS + 1] = 5;
     let e = decode_err(&bytes);
     assert_eq!(e.path(), "surfaces[0] 'body'.weights[0]");
-    assert!(e.to_string().contains("5 weights for one vertex (at most 4)"));
+    assert!(
+        e.to_string()
+            .contains("5 weights for one vertex (at most 4)")
+    );
     // A weight naming a bone that does not exist.
     let mut bytes = ms11().build();
     bytes[NUM_WEIGHTS + 2] = 1;
     let e = decode_err(&bytes);
-    assert!(e.to_string().contains("weight bone 1 out of range (1 bones)"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("weight bone 1 out of range (1 bones)"),
+        "{e}"
+    );
     // A coordinate index past the vertices.
     let mut bytes = ms11().build();
     bytes[NUM_CINDICES + 3] = 3;
     let e = decode_err(&bytes);
     assert_eq!(e.offset(), NUM_CINDICES as u64 + 3);
     assert_eq!(e.path(), "surfaces[0] 'body'");
-    assert!(e.to_string().contains("cindex 3 out of range (3 coordinate vertices)"));
+    assert!(
+        e.to_string()
+            .contains("cindex 3 out of range (3 coordinate vertices)")
+    );
     // Index counts that are not whole triangles, or differ.
     let mut bytes = ms11().build();
     bytes[NUM_CINDICES] = 2;
-    assert!(decode_err(&bytes).to_string().contains("not a whole number of triangles"));
+    assert!(
+        decode_err(&bytes)
+            .to_string()
+            .contains("not a whole number of triangles")
+    );
     // A hostile vertex count.
     let mut bytes = ms11().build();
     let nv = MARKER2 + 4 + 40;
     bytes.splice(nv..nv + 1, [0xbf, 0xff, 0xff, 0x7f]); // 2^34 - 1 (5 bytes would be needed)
     let e = decode_err(&bytes);
-    assert!(matches!(e.kind(), ErrorKind::CountTooLarge { .. } | ErrorKind::UnexpectedEnd { .. }), "{e}");
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::CountTooLarge { .. } | ErrorKind::UnexpectedEnd { .. }
+        ),
+        "{e}"
+    );
     // Trailing bytes after the last marker.
     let mut bytes = ms11().build();
     bytes.push(0);
-    assert!(matches!(decode_err(&bytes).kind(), ErrorKind::TrailingBytes { count: 1 }));
+    assert!(matches!(
+        decode_err(&bytes).kind(),
+        ErrorKind::TrailingBytes { count: 1 }
+    ));
 }
 
 #[test]
@@ -147,7 +199,13 @@ fn newer_versions_are_rejected_by_name() {
         let mut bytes = v.to_vec();
         bytes.extend_from_slice(&[0; 64]);
         let e = read(&bytes).unwrap_err();
-        assert_eq!(e.to_string(), format!("unigine-mesh: unsupported UNIGINE mesh version {}", String::from_utf8_lossy(v)));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "unigine-mesh: unsupported UNIGINE mesh version {}",
+                String::from_utf8_lossy(v)
+            )
+        );
     }
     assert!(matches!(read(b"abcd"), Err(Error::NotAMesh(_))));
     assert!(read(b"ms").is_err());

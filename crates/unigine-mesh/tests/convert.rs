@@ -44,7 +44,8 @@ fn corners(m: &Ms1x, s: &Surface) -> Vec<Corner> {
         .zip(&s.tindices)
         .map(|(&c, &t)| {
             let (c, t) = (c as usize, t as usize);
-            let (normal, tangent) = tangent::to_normal_tangent(m.version, s.morph_targets[0].tangents[t]);
+            let (normal, tangent) =
+                tangent::to_normal_tangent(m.version, s.morph_targets[0].tangents[t]);
             let weights = s.weights.get(c).map_or(Vec::new(), |w| {
                 let n = usize::from(w.count);
                 let sum: f32 = w.weights[..n].iter().map(|&x| f32::from(x)).sum();
@@ -53,7 +54,7 @@ fn corners(m: &Ms1x, s: &Surface) -> Vec<Corner> {
                     .filter(|&k| w.weights[k] != 0)
                     .map(|k| (w.bones[k], f32::from(w.weights[k]) / sum))
                     .collect();
-                v.sort_by(|a, b| a.0.cmp(&b.0));
+                v.sort_by_key(|p| p.0);
                 v
             });
             Corner {
@@ -80,14 +81,29 @@ fn assert_same_corners(name: &str, a: &Ms1x, b: &Ms1x) {
             let at = format!("{name} surface '{}' corner {i}", sa.name);
             assert_eq!(x.position, y.position, "{at}");
             assert_eq!((x.uv0, x.uv1, x.color), (y.uv0, y.uv1, y.color), "{at}");
-            assert!(x.normal.abs_diff_eq(y.normal, frame_bound), "{at}: normal {} vs {}", x.normal, y.normal);
-            assert!(x.tangent.truncate().abs_diff_eq(y.tangent.truncate(), frame_bound), "{at}: tangent");
+            assert!(
+                x.normal.abs_diff_eq(y.normal, frame_bound),
+                "{at}: normal {} vs {}",
+                x.normal,
+                y.normal
+            );
+            assert!(
+                x.tangent
+                    .truncate()
+                    .abs_diff_eq(y.tangent.truncate(), frame_bound),
+                "{at}: tangent"
+            );
             assert_eq!(x.tangent.w, y.tangent.w, "{at}: binormal sign");
             assert_eq!(x.weights.len(), y.weights.len(), "{at}");
             for (p, q) in x.weights.iter().zip(&y.weights) {
                 assert_eq!(p.0, q.0, "{at}");
                 // Renormalized, then truncated to u16: within a few 1/65535 steps.
-                assert!((p.1 - q.1).abs() <= 4.0 / 65535.0, "{at}: weight {} vs {}", p.1, q.1);
+                assert!(
+                    (p.1 - q.1).abs() <= 4.0 / 65535.0,
+                    "{at}: weight {} vs {}",
+                    p.1,
+                    q.1
+                );
             }
         }
     }
@@ -96,26 +112,39 @@ fn assert_same_corners(name: &str, a: &Ms1x, b: &Ms1x) {
     for (p, q) in a.bind_pose.iter().zip(&b.bind_pose) {
         assert_eq!(p.position, q.position, "{name}: bind position");
         assert_eq!(p.scale, q.scale, "{name}: bind scale");
-        let (qa, qb) = (meshfmt_core::glam::Quat::from_array(p.rotation), meshfmt_core::glam::Quat::from_array(q.rotation));
-        assert!(qa.normalize().dot(qb).abs() > 1.0 - 1e-6, "{name}: bind rotation");
+        let (qa, qb) = (
+            meshfmt_core::glam::Quat::from_array(p.rotation),
+            meshfmt_core::glam::Quat::from_array(q.rotation),
+        );
+        assert!(
+            qa.normalize().dot(qb).abs() > 1.0 - 1e-6,
+            "{name}: bind rotation"
+        );
     }
 }
 
 #[test]
 fn every_sample_keeps_every_corner_through_core() {
-    let Some(dir) = samples_or_skip("unigine", "every_sample_keeps_every_corner_through_core") else {
+    let Some(dir) = samples_or_skip("unigine", "every_sample_keeps_every_corner_through_core")
+    else {
         return;
     };
     let mut checked = 0;
     for path in files(&dir) {
         let bytes = std::fs::read(&path).unwrap();
-        let Ok(MeshFile::Ms1x(original)) = read(&bytes) else { continue };
+        let Ok(MeshFile::Ms1x(original)) = read(&bytes) else {
+            continue;
+        };
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let core = original.to_core().unwrap();
-        let back = Ms1x::from_core(&core.value, original.version).unwrap().value;
+        let back = Ms1x::from_core(&core.value, original.version)
+            .unwrap()
+            .value;
         // What we write reads back as written.
         let written = back.write().unwrap();
-        let MeshFile::Ms1x(reread) = read(&written).unwrap() else { panic!() };
+        let MeshFile::Ms1x(reread) = read(&written).unwrap() else {
+            panic!()
+        };
         assert!(reread == back, "{name}: our output reads back differently");
         assert_same_corners(&name, &original, &back);
         // Animations: every resolved frame value survives (rotations to an i16 step).
@@ -134,7 +163,9 @@ fn every_sample_keeps_every_corner_through_core() {
         }
         // A second trip does not drift past the bounds (renormalized, truncated weights
         // and re-derived quaternions may move by a step, never accumulate).
-        let again = Ms1x::from_core(&back.to_core().unwrap().value, back.version).unwrap().value;
+        let again = Ms1x::from_core(&back.to_core().unwrap().value, back.version)
+            .unwrap()
+            .value;
         assert_same_corners(&name, &original, &again);
         checked += 1;
     }
@@ -146,7 +177,12 @@ fn every_sample_keeps_every_corner_through_core() {
 fn canonical_models_in_every_version() {
     for c in canonical::ALL.iter().filter(|c| !c.large) {
         let model = (c.build)();
-        for version in [TargetVersion::Mi08, TargetVersion::Ms08, TargetVersion::Ms10, TargetVersion::Ms11] {
+        for version in [
+            TargetVersion::Mi08,
+            TargetVersion::Ms08,
+            TargetVersion::Ms10,
+            TargetVersion::Ms11,
+        ] {
             let conv = MeshFile::from_core(&model, &WriteOptions { version }).unwrap();
             let bytes = conv.value.write().unwrap();
             let file = read(&bytes).unwrap();
@@ -155,15 +191,40 @@ fn canonical_models_in_every_version() {
             back.convert_to(model.coordinate_system);
             // Positions are stored as f32 in every version: exact after the frame change
             // (Y-up <-> Z-up swaps and negates axes, which is exact).
-            let a: Vec<Vec3> = model.surfaces.iter().flat_map(|s| s.positions.clone()).collect();
-            let b: Vec<Vec3> = back.surfaces.iter().flat_map(|s| {
-                // Undo the corner expansion: positions by triangle corner.
-                s.indices.iter().map(|&i| s.positions[i as usize]).collect::<Vec<_>>()
-            }).collect();
-            let a_corners: Vec<Vec3> = model.surfaces.iter().flat_map(|s| s.indices.iter().map(|&i| s.positions[i as usize]).collect::<Vec<_>>()).collect();
+            let a: Vec<Vec3> = model
+                .surfaces
+                .iter()
+                .flat_map(|s| s.positions.clone())
+                .collect();
+            let b: Vec<Vec3> = back
+                .surfaces
+                .iter()
+                .flat_map(|s| {
+                    // Undo the corner expansion: positions by triangle corner.
+                    s.indices
+                        .iter()
+                        .map(|&i| s.positions[i as usize])
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let a_corners: Vec<Vec3> = model
+                .surfaces
+                .iter()
+                .flat_map(|s| {
+                    s.indices
+                        .iter()
+                        .map(|&i| s.positions[i as usize])
+                        .collect::<Vec<_>>()
+                })
+                .collect();
             assert_eq!(a_corners, b, "{} {version:?}", c.name);
             assert!(!a.is_empty() || b.is_empty());
-            let dropped: Vec<Feature> = conv.losses.iter().filter(|l| l.kind == LossKind::Dropped).map(|l| l.feature).collect();
+            let dropped: Vec<Feature> = conv
+                .losses
+                .iter()
+                .filter(|l| l.kind == LossKind::Dropped)
+                .map(|l| l.feature)
+                .collect();
             if !model.skeleton.is_empty() && version == TargetVersion::Mi08 {
                 assert!(dropped.contains(&Feature::Skeleton) && dropped.contains(&Feature::Skin));
             }
@@ -179,10 +240,18 @@ fn the_big_surface_uses_wide_indices() {
     let model = canonical::big_surface();
     let conv = MeshFile::from_core(&model, &WriteOptions::default()).unwrap();
     let bytes = conv.value.write().unwrap();
-    let MeshFile::Ms1x(m) = read(&bytes).unwrap() else { panic!() };
+    let MeshFile::Ms1x(m) = read(&bytes).unwrap() else {
+        panic!()
+    };
     assert_eq!(m.surfaces[0].num_cvertices(), 65_792);
     assert_eq!(m.surfaces[0].cindices.len(), 3 * 130_560);
-    let mi = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Mi08 }).unwrap();
+    let mi = MeshFile::from_core(
+        &model,
+        &WriteOptions {
+            version: TargetVersion::Mi08,
+        },
+    )
+    .unwrap();
     let bytes = mi.value.write().unwrap();
     assert_eq!(read(&bytes).unwrap(), mi.value);
 }

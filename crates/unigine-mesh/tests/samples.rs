@@ -26,7 +26,10 @@ fn mesh_files(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
-    let Some(dir) = samples_or_skip("unigine", "every_ms10_ms11_sample_round_trips_byte_for_byte") else {
+    let Some(dir) = samples_or_skip(
+        "unigine",
+        "every_ms10_ms11_sample_round_trips_byte_for_byte",
+    ) else {
         return;
     };
     let (mut identical, mut unsupported) = (0, 0);
@@ -36,7 +39,12 @@ fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
         match read(&bytes) {
             Ok(file) => match file.write() {
                 Ok(out) if out == bytes => identical += 1,
-                Ok(out) => failures.push(format!("{}: rewrite differs ({} vs {} bytes)", path.display(), out.len(), bytes.len())),
+                Ok(out) => failures.push(format!(
+                    "{}: rewrite differs ({} vs {} bytes)",
+                    path.display(),
+                    out.len(),
+                    bytes.len()
+                )),
                 Err(e) => failures.push(format!("{}: write failed: {e}", path.display())),
             },
             Err(Error::UnsupportedVersion(v)) => {
@@ -46,9 +54,14 @@ fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
-    println!("unigine samples: {identical} ms10/ms11 files identical after rewrite, {unsupported} newer files rejected");
+    println!(
+        "unigine samples: {identical} ms10/ms11 files identical after rewrite, {unsupported} newer files rejected"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(identical >= 77, "expected at least the 77 ms10/ms11 samples, got {identical}");
+    assert!(
+        identical >= 77,
+        "expected at least the 77 ms10/ms11 samples, got {identical}"
+    );
 }
 
 #[test]
@@ -72,7 +85,11 @@ fn truncated_samples_fail_cleanly() {
             v
         };
         for len in lengths {
-            assert!(read(&bytes[..len]).is_err(), "{} cut at {len} decoded", path.display());
+            assert!(
+                read(&bytes[..len]).is_err(),
+                "{} cut at {len} decoded",
+                path.display()
+            );
         }
     }
 }

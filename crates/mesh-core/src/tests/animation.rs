@@ -110,7 +110,11 @@ fn grid_and_frame_times() {
         name: "c".into(),
         channels: vec![Channel {
             bone: 0,
-            translation: Track::from_keys([(0.0, Vec3::ZERO), (1.0 / 30.0, Vec3::X), (0.1, Vec3::Y)]),
+            translation: Track::from_keys([
+                (0.0, Vec3::ZERO),
+                (1.0 / 30.0, Vec3::X),
+                (0.1, Vec3::Y),
+            ]),
             ..Default::default()
         }],
     };
