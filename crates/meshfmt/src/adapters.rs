@@ -157,6 +157,11 @@ pub mod unigine {
         unigine_mesh::read(data).map_err(err)?.write().map_err(err)
     }
 
+    /// `.smesh` files are ms08.
+    pub fn extension_version(ext: &str) -> Option<&'static str> {
+        (ext == "smesh").then_some("ms08")
+    }
+
     /// The version of a file, for deciding whether `convert` can rewrite it.
     pub fn version(data: &[u8]) -> Option<String> {
         data.get(..4)

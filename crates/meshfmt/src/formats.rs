@@ -38,6 +38,8 @@ pub struct Format {
     /// The version a file holds (for formats with several), so `convert` rewrites only
     /// when input and output versions match.
     pub version: Option<VersionFn>,
+    /// The version an output extension implies (`.smesh` is ms08), if any.
+    pub extension_version: Option<fn(&str) -> Option<&'static str>>,
     /// The issue that brings the reader, for the "not yet" message.
     pub tracking: &'static str,
 }
@@ -55,6 +57,7 @@ pub const FORMATS: &[Format] = &[
         from_core: Some(adapters::unigine::from_core),
         rewrite: Some(adapters::unigine::rewrite),
         version: Some(adapters::unigine::version),
+        extension_version: Some(adapters::unigine::extension_version),
         tracking: "issue 3",
     },
     Format {
@@ -67,6 +70,7 @@ pub const FORMATS: &[Format] = &[
         from_core: None,
         rewrite: None,
         version: None,
+        extension_version: None,
         tracking: "issue 4",
     },
     Format {
@@ -79,6 +83,7 @@ pub const FORMATS: &[Format] = &[
         from_core: None,
         rewrite: None,
         version: None,
+        extension_version: None,
         tracking: "issue 7",
     },
     Format {
@@ -91,6 +96,7 @@ pub const FORMATS: &[Format] = &[
         from_core: None,
         rewrite: None,
         version: None,
+        extension_version: None,
         tracking: "issue 5",
     },
     Format {
@@ -103,6 +109,7 @@ pub const FORMATS: &[Format] = &[
         from_core: Some(adapters::unity::from_core),
         rewrite: Some(adapters::unity::rewrite),
         version: None,
+        extension_version: None,
         tracking: "issue 6",
     },
 ];

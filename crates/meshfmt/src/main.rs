@@ -179,6 +179,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let extension = formats::extension(&output);
             // Same format and version, nothing asked to change: rewrite the faithful
             // types, byte-identical for files the reader fully understands.
+            let version = version.or_else(|| {
+                dst.extension_version
+                    .and_then(|f| f(&extension))
+                    .map(str::to_string)
+            });
             let same_version = match (dst.version, &version) {
                 (_, None) => true,
                 (Some(v), Some(wanted)) => v(&data).as_deref() == Some(wanted.as_str()),

@@ -174,3 +174,52 @@ fn truncated_file_error_names_the_offset() {
         "unity-meshser: positions: count 24 needs 144 bytes but 71 remain (at offset 0x1d)",
     );
 }
+
+#[test]
+fn unigine_mesh_info_and_version_conversion() {
+    // The canonical skinned arm: 20 vertices (5 rings of 4), 32 triangles, 2 bones, one
+    // 1-second clip = 31 frames at 30 fps; by construction, not from our output.
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let out = meshfmt(&["info", "--json", &arm]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"format\":\"unigine-mesh\",\"version\":\"ms11\",\"surfaces\":1,\"vertices\":20,\"triangles\":32,\"bones\":2,\"animations\":1,\"frames\":31,\"materials\":0,\"textures\":0}\n"
+    );
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Same version: byte-identical rewrite.
+    let same = dir.join("same.mesh");
+    let out = meshfmt(&["convert", &arm, same.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(&same).unwrap(), std::fs::read(&arm).unwrap());
+    // Another version through meshfmt-core.
+    let old = dir.join("arm.smesh");
+    let out = meshfmt(&["convert", &arm, old.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = meshfmt(&["info", "--json", old.to_str().unwrap()]);
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        json.contains("\"version\":\"ms08\"") && json.contains("\"bones\":2"),
+        "{json}"
+    );
+    let ms10 = dir.join("arm10.mesh");
+    let out = meshfmt(&["convert", "--version", "ms10", &arm, ms10.to_str().unwrap()]);
+    assert!(out.status.success());
+    let out = meshfmt(&["info", "--json", ms10.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"version\":\"ms10\""));
+    let out = meshfmt(&["convert", "--version", "ms99", &arm, ms10.to_str().unwrap()]);
+    assert_clean_failure(&out, "cannot write version 'ms99'");
+    // A newer version is named, not misread.
+    let path = temp_file("new.mesh", b"ms14\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00");
+    let out = meshfmt(&["info", path.to_str().unwrap()]);
+    assert_clean_failure(&out, "unsupported UNIGINE mesh version ms14");
+}

@@ -34,7 +34,9 @@ fn largest_sample() -> Option<PathBuf> {
             } else if p.extension().is_some_and(|x| x == "mesh") {
                 let head = std::fs::read(&p).ok()?;
                 let size = head.len() as u64;
-                if (head.starts_with(b"ms10") || head.starts_with(b"ms11")) && best.as_ref().is_none_or(|b| size > b.0) {
+                if (head.starts_with(b"ms10") || head.starts_with(b"ms11"))
+                    && best.as_ref().is_none_or(|b| size > b.0)
+                {
                     best = Some((size, p));
                 }
             }
@@ -46,12 +48,17 @@ fn largest_sample() -> Option<PathBuf> {
 fn grid(triangles: u32) -> Model {
     let w = 708u32; // 707 x 707 quads = 999,698 triangles; one more row makes it past 1M
     let h = triangles / (2 * (w - 1)) + 1;
-    let mut s = Surface { name: "grid".into(), ..Surface::default() };
+    let mut s = Surface {
+        name: "grid".into(),
+        ..Surface::default()
+    };
     for j in 0..=h {
         for i in 0..w {
             let (x, y) = (i as f32 * 0.01, j as f32 * 0.01);
-            s.positions.push(Vec3::new(x, y, (x * 3.0).sin() * (y * 2.0).cos() * 0.1));
-            s.normals.push(Vec3::new(-0.3 * (x * 3.0).cos(), 0.2 * (y * 2.0).sin(), 1.0).normalize());
+            s.positions
+                .push(Vec3::new(x, y, (x * 3.0).sin() * (y * 2.0).cos() * 0.1));
+            s.normals
+                .push(Vec3::new(-0.3 * (x * 3.0).cos(), 0.2 * (y * 2.0).sin(), 1.0).normalize());
             s.uv0.push(Vec2::new(x, y));
         }
     }
@@ -62,7 +69,11 @@ fn grid(triangles: u32) -> Model {
         }
     }
     s.indices.truncate(3 * triangles as usize);
-    Model { surfaces: vec![s], coordinate_system: unigine_mesh::COORDINATE_SYSTEM, ..Model::default() }
+    Model {
+        surfaces: vec![s],
+        coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
+        ..Model::default()
+    }
 }
 
 fn report(name: &str, bytes: &[u8]) {
@@ -78,7 +89,9 @@ fn report(name: &str, bytes: &[u8]) {
         Ok(m) => m.value,
         Err(e) => panic!("{e}"),
     };
-    let from_core = best_of(3, || MeshFile::from_core(&model, &WriteOptions::default()).map(|m| m.losses.len()));
+    let from_core = best_of(3, || {
+        MeshFile::from_core(&model, &WriteOptions::default()).map(|m| m.losses.len())
+    });
     println!(
         "{name}: {:.2} MB; read {:.0} MB/s ({:.1} ms), write {:.0} MB/s ({:.1} ms), to_core {:.1} ms, from_core {:.1} ms",
         mb,
@@ -95,14 +108,24 @@ fn main() {
     match largest_sample() {
         Some(p) => {
             let bytes = std::fs::read(&p).unwrap_or_default();
-            report(&format!("largest sample {}", p.file_name().unwrap_or_default().to_string_lossy()), &bytes);
+            report(
+                &format!(
+                    "largest sample {}",
+                    p.file_name().unwrap_or_default().to_string_lossy()
+                ),
+                &bytes,
+            );
         }
         None => println!("samples not found: skipping the largest-sample figures"),
     }
     let model = grid(1_000_000);
-    let bytes = match MeshFile::from_core(&model, &WriteOptions::default()).and_then(|c| c.value.write()) {
-        Ok(b) => b,
-        Err(e) => panic!("{e}"),
-    };
-    report(&format!("generated {} triangles ms11", model.triangle_count()), &bytes);
+    let bytes =
+        match MeshFile::from_core(&model, &WriteOptions::default()).and_then(|c| c.value.write()) {
+            Ok(b) => b,
+            Err(e) => panic!("{e}"),
+        };
+    report(
+        &format!("generated {} triangles ms11", model.triangle_count()),
+        &bytes,
+    );
 }

@@ -160,12 +160,16 @@ impl Ms1x {
                 "the base morph target's name has no place in meshfmt-core",
             );
         }
-        let mut pairs: HashMap<(u32, u32), u32> = HashMap::new();
+        // Key: the pair packed in a u64 and multiplied by an odd constant, a bijection,
+        // so the pre-mixed hasher needs no further work.
+        let mut pairs: HashMap<u64, u32, std::hash::BuildHasherDefault<Premixed>> =
+            HashMap::default();
         let mut order: Vec<(u32, u32)> = Vec::new();
         let mut indices = Vec::with_capacity(s.cindices.len());
         for (&c, &t) in s.cindices.iter().zip(&s.tindices) {
             let next = order.len() as u32;
-            let v = *pairs.entry((c, t)).or_insert_with(|| {
+            let key = ((u64::from(c) << 32) | u64::from(t)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let v = *pairs.entry(key).or_insert_with(|| {
                 order.push((c, t));
                 next
             });
@@ -529,6 +533,62 @@ fn generated_normals(s: &CoreSurface) -> Vec<Vec3> {
     n.into_iter().map(|v| v.normalize_or(Vec3::Z)).collect()
 }
 
+/// Interns fixed-width keys (bit patterns of a vertex's attributes) in one arena, so
+/// splitting a million vertices allocates nothing per vertex.
+#[derive(Default)]
+struct KeyTable {
+    arena: Vec<u32>,
+    width: usize,
+    /// Key hash to the first id with that hash; collisions chain through `next`.
+    first: HashMap<u64, u32, std::hash::BuildHasherDefault<Premixed>>,
+    next: Vec<u32>,
+}
+
+impl KeyTable {
+    /// The id of `key` and whether it is new (ids count up from 0).
+    fn intern(&mut self, key: &[u32]) -> (u32, bool) {
+        if self.next.is_empty() {
+            self.width = key.len();
+        }
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &k in key {
+            h = (h.rotate_left(5) ^ u64::from(k)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+        let w = self.width;
+        let mut id = self.first.get(&h).copied();
+        while let Some(i) = id {
+            let at = i as usize * w;
+            if self.arena.get(at..at + w) == Some(key) {
+                return (i, false);
+            }
+            id = Some(self.next[i as usize]).filter(|&n| n != u32::MAX);
+        }
+        let new = self.next.len() as u32;
+        let prev = self.first.insert(h, new);
+        self.next.push(prev.unwrap_or(u32::MAX));
+        self.arena.extend_from_slice(key);
+        (new, true)
+    }
+}
+
+/// A hasher for keys that are already well mixed.
+#[derive(Default)]
+struct Premixed(u64);
+
+impl std::hash::Hasher for Premixed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 fn bits3(v: Vec3) -> [u32; 3] {
     v.to_array().map(f32::to_bits)
 }
@@ -646,8 +706,9 @@ fn surface_from_core(
         .iter()
         .map(|v| weights_from_core(v, bones))
         .collect::<Result<_>>()?;
-    let mut ckeys: HashMap<Vec<u32>, u32> = HashMap::new();
-    let mut tkeys: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut ckeys = KeyTable::default();
+    let mut tkeys = KeyTable::default();
+    let (mut ck, mut tk, mut morph_tq): (Vec<u32>, Vec<u32>, Vec<[i16; 4]>) = Default::default();
     let mut cmap = Vec::with_capacity(n);
     let mut tmap = Vec::with_capacity(n);
     let mut base = MorphTarget {
@@ -677,16 +738,19 @@ fn surface_from_core(
     };
     for v in 0..n {
         let tq = tangent::encode(version, normals[v], tangents[v]);
-        let morph_tq: Vec<[i16; 4]> = morph_normals
-            .iter()
-            .map(|mn| tangent::encode(version, mn[v], tangents[v]))
-            .collect();
+        morph_tq.clear();
+        morph_tq.extend(
+            morph_normals
+                .iter()
+                .map(|mn| tangent::encode(version, mn[v], tangents[v])),
+        );
         let color = s.colors.get(v).map(|c| {
             c.to_array()
                 .map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
         });
         // Coordinate key: position, skin, morph positions.
-        let mut ck: Vec<u32> = bits3(s.positions[v]).to_vec();
+        ck.clear();
+        ck.extend(bits3(s.positions[v]));
         if let Some(w) = skin.get(v) {
             ck.push(u32::from(w.count));
             ck.extend(w.bones.iter().map(|&b| b as u16 as u32));
@@ -696,7 +760,8 @@ fn surface_from_core(
             ck.extend(bits3(m[v]));
         }
         // Tangent key: quantized frames, UVs, color.
-        let mut tk: Vec<u32> = tq.iter().map(|&x| x as u16 as u32).collect();
+        tk.clear();
+        tk.extend(tq.iter().map(|&x| x as u16 as u32));
         for q in &morph_tq {
             tk.extend(q.iter().map(|&x| x as u16 as u32));
         }
@@ -709,8 +774,8 @@ fn surface_from_core(
         if let Some(c) = color {
             tk.push(u32::from_le_bytes(c));
         }
-        let next_c = base.vertices.len() as u32;
-        let c = *ckeys.entry(ck).or_insert_with(|| {
+        let (c, new_c) = ckeys.intern(&ck);
+        if new_c {
             base.vertices.push(s.positions[v].to_array());
             for (m, e) in morphs.iter().zip(extra.iter_mut()) {
                 e.vertices.push(m[v].to_array());
@@ -718,10 +783,9 @@ fn surface_from_core(
             if let Some(w) = skin.get(v) {
                 out_surface.weights.push(*w);
             }
-            next_c
-        });
-        let next_t = base.tangents.len() as u32;
-        let t = *tkeys.entry(tk).or_insert_with(|| {
+        }
+        let (t, new_t) = tkeys.intern(&tk);
+        if new_t {
             base.tangents.push(tq);
             for (q, e) in morph_tq.iter().zip(extra.iter_mut()) {
                 e.tangents.push(*q);
@@ -735,8 +799,7 @@ fn surface_from_core(
             if let Some(c) = color {
                 out_surface.colors.push(c);
             }
-            next_t
-        });
+        }
         cmap.push(c);
         tmap.push(t);
     }

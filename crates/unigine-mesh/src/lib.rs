@@ -1,12 +1,47 @@
-//! UNIGINE mesh files: `.mesh` and `.smesh`.
+//! UNIGINE mesh files: `.mesh` and `.smesh`, read and written without the SDK.
 //!
 //! | magic | extension | engine | status |
 //! |---|---|---|---|
-//! | `mi08` | `.mesh` | UNIGINE 1.x static | read/write, from the docs (no public sample) |
-//! | `ms08` | `.smesh` | UNIGINE 1.x skinned | read/write, from the docs (no public sample) |
+//! | `mi08` | `.mesh` | UNIGINE 1.x static | read/write from the official docs; no public sample exists, tested with hand-assembled files |
+//! | `ms08` | `.smesh` | UNIGINE 1.x skinned | read/write from the official docs; no public sample exists, tested with hand-assembled files |
 //! | `ms10` | `.mesh` | UNIGINE 2.0 | read/write, verified byte for byte on real files |
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
-//! | `ms13`, `ms14`, `ms15` | `.mesh` | UNIGINE 2.19+ | recognized, rejected as unsupported |
+//! | `ms13`, `ms14`, `ms15` | `.mesh` | UNIGINE 2.19+ | recognized and rejected: `unsupported UNIGINE mesh version ms14` |
+//!
+//! Layouts follow notes/unigine.md, which corrects the Chinese ms10 page: every count
+//! and string length of ms10/ms11 is a compact int, ms10 tangents are 7 bytes and
+//! ms11 tangents 8, index widths come from morph-target-0 counts, and the magic
+//! appears three times.
+//!
+//! # Use
+//! ```
+//! use unigine_mesh::{MeshFile, WriteOptions, TargetVersion};
+//! use meshfmt_core::{glam::Vec3, Model, Surface};
+//!
+//! let model = Model {
+//!     coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
+//!     surfaces: vec![Surface {
+//!         name: "tri".into(),
+//!         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+//!         indices: vec![0, 1, 2],
+//!         ..Default::default()
+//!     }],
+//!     ..Default::default()
+//! };
+//! let converted = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Ms11 })?;
+//! let bytes = converted.value.write()?;
+//! let file = unigine_mesh::read(&bytes)?;           // faithful types
+//! assert_eq!(file.version(), "ms11");
+//! assert_eq!(file.write()?, bytes);                 // lossless rewrite
+//! let back = file.to_core()?.value;                 // meshfmt-core model
+//! assert_eq!(back.surfaces[0].positions[1], Vec3::X);
+//! # Ok::<(), unigine_mesh::Error>(())
+//! ```
+//!
+//! Faithful types ([`Ms1x`], [`Mi08`], [`Ms08`]) keep everything the file holds as
+//! stored; `write(read(bytes)) == bytes` for every ms10/ms11 sample. Conversion to
+//! meshfmt-core and back is described in [`convert`], including how the separate
+//! coordinate and triangle index lists map to one index per corner.
 //!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
@@ -21,7 +56,7 @@
 #![deny(missing_docs)]
 
 pub mod common;
-mod convert;
+pub mod convert;
 mod error;
 pub mod ms1x;
 pub mod old;
