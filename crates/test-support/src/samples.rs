@@ -26,11 +26,14 @@ pub fn samples_dir() -> Option<PathBuf> {
 pub fn samples_or_skip(sub: &str, test: &str) -> Option<PathBuf> {
     let dir = samples_dir().map(|d| d.join(sub)).filter(|d| d.is_dir());
     if dir.is_none() {
-        println!(
+        // Written to the stderr handle, not with eprintln!, so the test harness does not
+        // capture it: the skip shows in every run's output.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "NOTICE: {test} skipped: samples folder '{sub}' not found \
              (set MESHFMT_SAMPLES or put shared/ beside the workspace)"
         );
-        eprintln!("NOTICE: {test} skipped: samples folder '{sub}' not found");
     }
     dir
 }
