@@ -36,6 +36,22 @@ impl Transform {
         }
     }
 
+    /// From ten floats in file order: translation xyz, rotation xyzw, scale xyz (the
+    /// rotation is kept as stored, not normalized).
+    pub fn from_array(a: [f32; 10]) -> Transform {
+        Transform {
+            translation: Vec3::new(a[0], a[1], a[2]),
+            rotation: Quat::from_xyzw(a[3], a[4], a[5], a[6]),
+            scale: Vec3::new(a[7], a[8], a[9]),
+        }
+    }
+
+    /// The ten floats of [`Transform::from_array`], bit for bit.
+    pub fn to_array(&self) -> [f32; 10] {
+        let (t, q, s) = (self.translation, self.rotation, self.scale);
+        [t.x, t.y, t.z, q.x, q.y, q.z, q.w, s.x, s.y, s.z]
+    }
+
     /// Component-wise interpolation: lerp for translation and scale, shortest-path
     /// slerp for rotation.
     pub fn interpolate(&self, other: &Transform, t: f32) -> Transform {

@@ -497,6 +497,26 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// One little-endian element, without allocating (e.g. `le::<[i16; 4]>()`).
+    pub fn le<T: Element>(&mut self) -> Result<T> {
+        self.one(Endian::Little)
+    }
+
+    /// One big-endian element, without allocating.
+    pub fn be<T: Element>(&mut self) -> Result<T> {
+        self.one(Endian::Big)
+    }
+
+    fn one<T: Element>(&mut self, endian: Endian) -> Result<T> {
+        let bytes = self.bytes(std::mem::size_of::<T>())?;
+        let mut v = T::zeroed();
+        bytemuck::bytes_of_mut(&mut v).copy_from_slice(bytes);
+        if endian != Endian::NATIVE {
+            T::swap_bytes(std::slice::from_mut(&mut v));
+        }
+        Ok(v)
+    }
+
     /// `count` little-endian elements in one bulk copy (e.g. `le_array::<[f32; 3]>`).
     pub fn le_array<T: Element>(&mut self, count: u64) -> Result<Vec<T>> {
         self.bulk(count, Endian::Little)

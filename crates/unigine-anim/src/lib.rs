@@ -1,18 +1,16 @@
-//! UNIGINE animation files: `.anim` and `.sanim`.
+//! UNIGINE animation files: `.anim` (an10) and `.sanim` (as08).
 //!
-//! | magic | extension | engine |
-//! |---|---|---|
-//! | `as08` | `.sanim` | UNIGINE 1.x |
-//! | `an10` | `.anim` | UNIGINE 2.0 - 2.18 |
-//! | `an11` | `.anim` | UNIGINE 2.19+ |
-//! | `an12` | `.anim` | documented, no public sample |
+//! | magic | extension | engine | status |
+//! |---|---|---|---|
+//! | `as08` | `.sanim` | UNIGINE 1.x | read/write from the docs; no public sample; flag bits assumed ([`as08::FLAG_BITS`]) |
+//! | `an10` | `.anim` | UNIGINE 2.0 - 2.18 | read/write, verified byte for byte on real files |
+//! | `an11`, `an12` | `.anim` | UNIGINE 2.19+ | recognized, rejected as unsupported |
 //!
-//! **Status:** this release detects the formats ([`sniff`]); reading and writing land
-//! with the crate's format work.
+//! The files store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
 //!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
-//! beyond what the input justifies.
+//! beyond what the input justifies; errors name the byte offset and the field.
 //!
 //! ```
 //! assert!(unigine_anim::sniff(b"an10\x02"));
@@ -21,6 +19,22 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod an10;
+pub mod as08;
+mod error;
+
+use parsing_primitives::{Limits, Reader};
+
+pub use an10::An10;
+pub use as08::As08;
+pub use error::{Error, Result};
+
+/// Name used in error messages.
+pub const FORMAT_NAME: &str = "unigine-anim";
+
+/// Frames per second assumed when none is given (the engine's default playback speed).
+pub const DEFAULT_FPS: f32 = 30.0;
+
 /// Every animation magic this crate knows.
 pub const MAGICS: [&[u8; 4]; 4] = [b"as08", b"an10", b"an11", b"an12"];
 
@@ -28,6 +42,70 @@ pub const MAGICS: [&[u8; 4]; 4] = [b"as08", b"an10", b"an11", b"an12"];
 pub fn sniff(data: &[u8]) -> bool {
     data.get(..4)
         .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
+}
+
+/// Reading choices.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Allocation caps.
+    pub limits: Limits,
+}
+
+/// An animation file of any supported version.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AnimFile {
+    /// as08 (UNIGINE 1.x).
+    As08(As08),
+    /// an10 (UNIGINE 2.x).
+    An10(An10),
+}
+
+impl AnimFile {
+    /// The version's magic as text.
+    pub fn version(&self) -> &'static str {
+        match self {
+            AnimFile::As08(_) => "as08",
+            AnimFile::An10(_) => "an10",
+        }
+    }
+
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        match self {
+            AnimFile::As08(a) => a.write(),
+            AnimFile::An10(a) => a.write(),
+        }
+    }
+
+    /// Writes the file's bytes to `out`.
+    pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
+        out.write_all(&self.write()?)?;
+        Ok(())
+    }
+}
+
+/// Reads an animation of any supported version with default options.
+pub fn read(data: &[u8]) -> Result<AnimFile> {
+    read_with(data, &ReadOptions::default())
+}
+
+/// Reads an animation of any supported version.
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
+    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let magic: [u8; 4] = r
+        .peek(4)
+        .map_err(Error::Decode)?
+        .try_into()
+        .unwrap_or([0; 4]);
+    match &magic {
+        b"an10" => Ok(AnimFile::An10(an10::read(&mut r)?)),
+        b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
+        m if sniff(m) => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(m).into_owned(),
+        )),
+        _ => Err(Error::NotAnAnimation(magic)),
+    }
 }
 
 #[cfg(test)]

@@ -87,8 +87,7 @@ impl Bounds {
 
 /// Reads a 10-float bounds block.
 pub fn read_bounds(r: &mut Reader<'_>) -> Result<Bounds> {
-    let b = r.le_array::<[f32; 10]>(1)?;
-    Ok(Bounds::from_array(b[0]))
+    Ok(Bounds::from_array(r.le::<[f32; 10]>()?))
 }
 
 /// A bone's local transform as stored (ms10/ms11 bind pose): position, rotation

@@ -200,7 +200,7 @@ fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<FrameKey> {
         }
     }
     if flags & 0x08 != 0 {
-        k.rotation = Some(r.le_array::<[i16; 4]>(1)?[0]);
+        k.rotation = Some(r.le::<[i16; 4]>()?);
     }
     for i in 0..3 {
         if flags & (0x10 << i) != 0 {

@@ -289,8 +289,8 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
                 r.field("vertices", |r| {
                     for i in 0..nv {
                         r.item(i, |r| {
-                            positions.push(r.le_array::<[f32; 3]>(1)?[0]);
-                            normals.push(r.le_array::<[u16; 3]>(1)?[0]);
+                            positions.push(r.le::<[f32; 3]>()?);
+                            normals.push(r.le::<[u16; 3]>()?);
                             let n = r.u8()?;
                             weight_counts.push(n);
                             let at = r.offset();

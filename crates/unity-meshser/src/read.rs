@@ -56,10 +56,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
     };
     // The original reads no bounds for an empty array.
     if n > 0 {
-        file.position_bounds = r.field("position_bounds", |r| {
-            let b = r.le_array::<[f32; 6]>(1)?;
-            Ok(b[0])
-        })?;
+        file.position_bounds = r.field("position_bounds", |r| r.le::<[f32; 6]>())?;
         file.positions = r.field("positions", |r| r.le_array(n))?;
     }
     if format.has(Format::NORMALS) {
@@ -69,10 +66,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         file.tangents = r.field("tangents", |r| r.le_array(n))?;
     }
     if format.has(Format::UVS) && n > 0 {
-        file.uv_bounds = r.field("uv_bounds", |r| {
-            let b = r.le_array::<[f32; 4]>(1)?;
-            Ok(b[0])
-        })?;
+        file.uv_bounds = r.field("uv_bounds", |r| r.le::<[f32; 4]>())?;
         file.uvs = r.field("uvs", |r| r.le_array(n))?;
     }
     file.triangles = r.field("triangles", |r| {

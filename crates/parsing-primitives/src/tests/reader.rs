@@ -284,3 +284,20 @@ fn generic_array_with_item_paths() {
         .unwrap_err();
     assert_eq!(e.path(), "faces[1]");
 }
+
+#[test]
+fn single_elements() {
+    let data = [1u8, 0, 2, 0, 0, 3, 0, 4, 9];
+    let mut r = Reader::new("t", &data);
+    assert_eq!(r.le::<[u16; 2]>().unwrap(), [1, 2]);
+    assert_eq!(r.be::<[u16; 2]>().unwrap(), [3, 4]);
+    let e = r.le::<u16>().unwrap_err();
+    assert!(matches!(
+        e.kind(),
+        ErrorKind::UnexpectedEnd {
+            needed: 2,
+            remaining: 1
+        }
+    ));
+    assert_eq!(r.le::<u8>().unwrap(), 9);
+}

@@ -1,0 +1,338 @@
+//! an10 (`.anim`, UNIGINE 2.0 to ~2.18): faithful types, read and write.
+//!
+//! Layout (notes/unigine.md section 6, which overrides the Chinese page): every count
+//! and string length is a compact int; the magic appears three times. Each animation
+//! quantizes translation and scale in its own boxes (`v = min + size * u / 65535`) and
+//! rotation as `i16 / 32767`; a frame stores only the components whose flag bit is set
+//! (bit 0..2 translation x, y, z; bit 3 the whole rotation; bit 4..6 scale x, y, z).
+
+use meshfmt_core::Transform;
+use parsing_primitives::{RawString, Reader, Writer};
+
+use crate::FORMAT_NAME;
+use crate::error::{Result, invalid};
+
+/// Longest name the docs allow (1024 characters, including the NUL).
+pub const MAX_NAME: usize = 1024;
+
+/// The header bounds every real file stores: the "empty" sentinel (min 1e9, max -1e9,
+/// centre 0, radius -1).
+pub const EMPTY_BOUNDS: [f32; 10] = [1e9, 1e9, 1e9, -1e9, -1e9, -1e9, 0.0, 0.0, 0.0, -1.0];
+
+/// A box of a channel that never moves: min 1e9, size -2e9 (what real files store).
+pub const EMPTY_BOX: QuantBox = QuantBox {
+    min: [1e9; 3],
+    size: [-2e9; 3],
+};
+
+/// A bone of the hierarchy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoneInfo {
+    /// Name.
+    pub name: RawString,
+    /// Parent index, -1 for a root.
+    pub parent: i16,
+}
+
+/// A quantization box: `v = min + size * u / 65535` per axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantBox {
+    /// Lowest value per axis.
+    pub min: [f32; 3],
+    /// Extent per axis (`max - min`).
+    pub size: [f32; 3],
+}
+
+impl QuantBox {
+    /// Decodes one axis.
+    pub fn decode(&self, axis: usize, u: u16) -> f32 {
+        self.min[axis] + self.size[axis] * (f32::from(u) / 65535.0)
+    }
+
+    /// Encodes one axis: `round((v - min) / size * 65535)`, 0 when the size is 0.
+    pub fn encode(&self, axis: usize, v: f32) -> u16 {
+        let size = self.size[axis];
+        if size.is_nan() || size <= 0.0 {
+            return 0;
+        }
+        let t = ((v - self.min[axis]) / size).clamp(0.0, 1.0);
+        (t * 65535.0).round() as u16
+    }
+}
+
+/// One bone's key in one frame. A component is `Some` when the frame stores it; the
+/// flag byte is derived from these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Key {
+    /// Translation x, y, z in the translation box (flag bits 0, 1, 2).
+    pub translation: [Option<u16>; 3],
+    /// Rotation quaternion x, y, z, w in units of 1/32767 (flag bit 3).
+    pub rotation: Option<[i16; 4]>,
+    /// Scale x, y, z in the scale box (flag bits 4, 5, 6).
+    pub scale: [Option<u16>; 3],
+}
+
+impl Key {
+    /// The flag byte.
+    pub fn flags(&self) -> u8 {
+        let mut f = 0u8;
+        for k in 0..3 {
+            if self.translation[k].is_some() {
+                f |= 1 << k;
+            }
+            if self.scale[k].is_some() {
+                f |= 0x10 << k;
+            }
+        }
+        if self.rotation.is_some() {
+            f |= 0x08;
+        }
+        f
+    }
+}
+
+/// One animation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animation {
+    /// Name (from the header's list).
+    pub name: RawString,
+    /// Animated bones, as indices into the file's bone list.
+    pub bones: Vec<i16>,
+    /// Translation box.
+    pub translation_box: QuantBox,
+    /// Scale box.
+    pub scale_box: QuantBox,
+    /// The stored animation flag byte (real files: the OR of every frame's flags).
+    pub flags: u8,
+    /// Number of frames.
+    pub num_frames: u32,
+    /// `num_frames * bones.len()` keys, frame-major.
+    pub keys: Vec<Key>,
+}
+
+impl Animation {
+    /// The keys of frame `f` (empty past the end).
+    pub fn frame(&self, f: usize) -> &[Key] {
+        let n = self.bones.len();
+        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+    }
+}
+
+/// An an10 file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct An10 {
+    /// Header bounds as stored (min, max, centre, radius); real files: [`EMPTY_BOUNDS`].
+    pub bounds: [f32; 10],
+    /// Bone hierarchy.
+    pub bones: Vec<BoneInfo>,
+    /// Bind pose: local transforms, rotation as stored.
+    pub bind_pose: Vec<Transform>,
+    /// Animations.
+    pub animations: Vec<Animation>,
+}
+
+fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<Key> {
+    let at = r.offset();
+    let flags = r.u8()?;
+    if flags & 0x80 != 0 {
+        return Err(r.invalid_at(
+            at,
+            format!("frame flags {flags:#04x} use the undefined bit 7"),
+        ));
+    }
+    let mut k = Key::default();
+    for i in 0..3 {
+        if flags & (1 << i) != 0 {
+            k.translation[i] = Some(r.u16_le()?);
+        }
+    }
+    if flags & 0x08 != 0 {
+        let at = r.offset();
+        let q = r.le::<[i16; 4]>()?;
+        // -32768 is outside the documented -1..=1 range (i16 / 32767).
+        if q.contains(&i16::MIN) {
+            return Err(r.invalid_at(at, "rotation component -32768 is outside -32767..=32767"));
+        }
+        k.rotation = Some(q);
+    }
+    for i in 0..3 {
+        if flags & (0x10 << i) != 0 {
+            k.scale[i] = Some(r.u16_le()?);
+        }
+    }
+    Ok(k)
+}
+
+fn read_box(r: &mut Reader<'_>) -> parsing_primitives::Result<QuantBox> {
+    let b = r.le::<[f32; 6]>()?;
+    Ok(QuantBox {
+        min: [b[0], b[1], b[2]],
+        size: [b[3], b[4], b[5]],
+    })
+}
+
+/// Reads an an10 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
+    r.field("magic", |r| r.magic(b"an10"))?;
+    let bounds = r.field("bounds", |r| r.le::<[f32; 10]>())?;
+    let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
+    let bones = r.field("bones", |r| {
+        r.array(num_bones as u64, 3, |r| {
+            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+            let at = r.offset();
+            let parent = r.i16_le()?;
+            if parent < -1 || parent as isize >= num_bones as isize {
+                return Err(r.invalid_at(
+                    at,
+                    format!("parent {parent} out of range ({num_bones} bones)"),
+                ));
+            }
+            Ok(BoneInfo { name, parent })
+        })
+    })?;
+    let num_animations = r.field("num_animations", |r| r.compact_count(1))?;
+    let names = r.field("animation_names", |r| {
+        r.array(num_animations as u64, 1, |r| {
+            r.compact_nul_string(MAX_NAME).map(RawString::from)
+        })
+    })?;
+    r.field("marker2", |r| r.magic(b"an10"))?;
+    let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(num_bones as u64))?;
+    let bind_pose = bind_pose.into_iter().map(Transform::from_array).collect();
+    let mut animations = Vec::with_capacity(num_animations);
+    for (a, name) in names.into_iter().enumerate() {
+        let anim = r.field("animations", |r| {
+            r.item(a, |r| {
+                let n = r.field("num_bones", |r| r.compact_count(2))?;
+                let at = r.offset();
+                let bones: Vec<i16> = r.field("bones", |r| r.le_array(n as u64))?;
+                if let Some(k) = bones.iter().position(|&b| b < 0 || b as usize >= num_bones) {
+                    return Err(r.invalid_at(
+                        at + 2 * k as u64,
+                        format!("bone {} out of range ({num_bones} bones)", bones[k]),
+                    ));
+                }
+                let translation_box = r.field("translation_box", read_box)?;
+                let scale_box = r.field("scale_box", read_box)?;
+                let flags = r.field("flags", |r| r.u8())?;
+                let at = r.offset();
+                let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
+                let num_frames =
+                    u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+                let total = u64::from(num_frames) * n as u64;
+                let keys = r.field("frames", |r| r.array(total, 1, read_key))?;
+                Ok(Animation {
+                    name,
+                    bones,
+                    translation_box,
+                    scale_box,
+                    flags,
+                    num_frames,
+                    keys,
+                })
+            })
+        })?;
+        animations.push(anim);
+    }
+    r.field("marker3", |r| r.magic(b"an10"))?;
+    r.finish()?;
+    Ok(An10 {
+        bounds,
+        bones,
+        bind_pose,
+        animations,
+    })
+}
+
+impl An10 {
+    /// Checks what [`An10::write`] relies on: bind transforms per bone, parents and
+    /// animated bones in range, key counts, rotation components in -32767..=32767.
+    pub fn check(&self) -> Result<()> {
+        let nb = self.bones.len();
+        if nb > i16::MAX as usize {
+            return Err(invalid(format!(
+                "{nb} bones exceed the i16 bone index range"
+            )));
+        }
+        if self.bind_pose.len() != nb {
+            return Err(invalid(format!(
+                "{} bind transforms for {nb} bones",
+                self.bind_pose.len()
+            )));
+        }
+        for (i, b) in self.bones.iter().enumerate() {
+            if b.parent < -1 || b.parent as isize >= nb as isize {
+                return Err(invalid(format!(
+                    "bone {i}: parent {} out of range",
+                    b.parent
+                )));
+            }
+        }
+        for (i, a) in self.animations.iter().enumerate() {
+            if let Some(b) = a.bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
+                return Err(invalid(format!(
+                    "animation {i}: bone {b} out of range ({nb} bones)"
+                )));
+            }
+            if a.keys.len() as u64 != u64::from(a.num_frames) * a.bones.len() as u64 {
+                return Err(invalid(format!(
+                    "animation {i}: {} keys for {} frames of {} bones",
+                    a.keys.len(),
+                    a.num_frames,
+                    a.bones.len()
+                )));
+            }
+            if a.keys
+                .iter()
+                .filter_map(|k| k.rotation)
+                .any(|q| q.contains(&i16::MIN))
+            {
+                return Err(invalid(format!("animation {i}: rotation component -32768")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The file's bytes, after [`An10::check`].
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.check()?;
+        let mut w = Writer::new(FORMAT_NAME);
+        w.bytes(b"an10");
+        w.le_slice(&self.bounds);
+        w.compact_count(self.bones.len())?;
+        for b in &self.bones {
+            w.compact_nul_string(b.name.as_bytes())?;
+            w.i16_le(b.parent);
+        }
+        w.compact_count(self.animations.len())?;
+        for a in &self.animations {
+            w.compact_nul_string(a.name.as_bytes())?;
+        }
+        w.bytes(b"an10");
+        let pose: Vec<[f32; 10]> = self.bind_pose.iter().map(Transform::to_array).collect();
+        w.le_slice(&pose);
+        for a in &self.animations {
+            w.compact_count(a.bones.len())?;
+            w.le_slice(&a.bones);
+            for b in [a.translation_box, a.scale_box] {
+                w.le_slice(&b.min).le_slice(&b.size);
+            }
+            w.u8(a.flags);
+            w.compact_u32(a.num_frames);
+            for k in &a.keys {
+                w.u8(k.flags());
+                for t in k.translation.iter().flatten() {
+                    w.u16_le(*t);
+                }
+                if let Some(q) = &k.rotation {
+                    w.le_slice(q);
+                }
+                for s in k.scale.iter().flatten() {
+                    w.u16_le(*s);
+                }
+            }
+        }
+        w.bytes(b"an10");
+        Ok(w.into_inner())
+    }
+}

@@ -1,0 +1,72 @@
+//! Real an10 files from ../shared/samples/unigine (never copied here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use test_support::samples_or_skip;
+use unigine_anim::{AnimFile, Error, read};
+
+fn anim_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "anim" || x == "sanim") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_an10_sample_round_trips_byte_for_byte() {
+    let Some(dir) = samples_or_skip("unigine", "every_an10_sample_round_trips_byte_for_byte")
+    else {
+        return;
+    };
+    let (mut identical, mut newer) = (0, 0);
+    let mut failures = Vec::new();
+    for path in anim_files(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        match read(&bytes) {
+            Ok(file) => match file.write() {
+                Ok(out) if out == bytes => identical += 1,
+                Ok(_) => failures.push(format!("{}: rewrite differs", path.display())),
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            },
+            Err(Error::UnsupportedVersion(v)) => {
+                assert_eq!(v, "an11");
+                newer += 1;
+            }
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    println!("unigine animations: {identical} an10 identical after rewrite, {newer} an11 rejected");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(identical >= 12);
+}
+
+#[test]
+fn every_truncation_of_every_sample_fails() {
+    let Some(dir) = samples_or_skip("unigine", "every_truncation_of_every_sample_fails") else {
+        return;
+    };
+    for path in anim_files(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        if !matches!(read(&bytes), Ok(AnimFile::An10(_))) {
+            continue;
+        }
+        for len in 0..bytes.len() {
+            assert!(
+                read(&bytes[..len]).is_err(),
+                "{} cut at {len}",
+                path.display()
+            );
+        }
+    }
+}
