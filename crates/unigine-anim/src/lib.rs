@@ -22,12 +22,14 @@
 pub mod an10;
 pub mod as08;
 mod error;
+pub mod values;
 
 use parsing_primitives::{Limits, Reader};
 
 pub use an10::An10;
 pub use as08::As08;
 pub use error::{Error, Result};
+pub use values::Frames;
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-anim";
