@@ -21,6 +21,7 @@
 
 pub mod an10;
 pub mod as08;
+pub mod convert;
 mod error;
 pub mod values;
 
@@ -28,6 +29,7 @@ use parsing_primitives::{Limits, Reader};
 
 pub use an10::An10;
 pub use as08::As08;
+pub use convert::{COORDINATE_SYSTEM, TargetVersion};
 pub use error::{Error, Result};
 pub use values::Frames;
 

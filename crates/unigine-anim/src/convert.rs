@@ -1,0 +1,325 @@
+//! meshfmt-core conversion: files to skeletons and clips, clips back to files.
+//!
+//! The files store no frame rate; every function takes `fps` (use [`crate::DEFAULT_FPS`],
+//! 30, when nothing better is known). Frame `f` is at time `f / fps`.
+
+use meshfmt_core::glam::{Quat, Vec3};
+use meshfmt_core::{
+    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, Skeleton,
+    Transform,
+};
+use parsing_primitives::RawString;
+
+use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS};
+use crate::as08::{As08, As08Bone, As08Key};
+use crate::error::{Result, invalid};
+use crate::values::Frames;
+use crate::AnimFile;
+
+/// UNIGINE's frame: +Z up, right-handed, meters.
+pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
+
+/// Which version [`AnimFile::from_core`] writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// as08 (`.sanim`, UNIGINE 1.x).
+    As08,
+    /// an10 (`.anim`, UNIGINE 2.x).
+    #[default]
+    An10,
+}
+
+fn unit(q: Quat) -> Quat {
+    if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY }
+}
+
+fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip {
+    let nb = frames.bones.len();
+    let channels = frames
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(slot, &bone)| {
+            let mut c = Channel { bone: bone as usize, ..Channel::default() };
+            for f in 0..frames.num_frames {
+                let at = f * nb + slot;
+                let time = f as f32 / fps;
+                if flags & 0x07 != 0 {
+                    c.translation.times.push(time);
+                    c.translation.values.push(Vec3::from_array(frames.translation[at]));
+                }
+                if flags & 0x08 != 0 {
+                    c.rotation.times.push(time);
+                    c.rotation.values.push(unit(Quat::from_array(frames.rotation[at])));
+                }
+                if flags & 0x70 != 0 {
+                    c.scale.times.push(time);
+                    c.scale.values.push(Vec3::from_array(frames.scale[at]));
+                }
+            }
+            c
+        })
+        .collect();
+    Clip { name, channels }
+}
+
+/// Samples a clip on the frame grid into per-frame values for the given bones.
+fn frames_from_clip(clip: &Clip, skeleton: &Skeleton, bones: &[usize], fps: f32) -> Frames {
+    let times = clip.frame_times(fps);
+    let mut out = Frames {
+        bones: bones.iter().map(|&b| b as i16).collect(),
+        num_frames: times.len(),
+        translation: Vec::new(),
+        rotation: Vec::new(),
+        scale: Vec::new(),
+    };
+    for &t in &times {
+        let pose = clip.sample(skeleton, t);
+        for &b in bones {
+            let l = pose.locals.get(b).copied().unwrap_or(Transform::IDENTITY);
+            out.translation.push(l.translation.to_array());
+            out.rotation.push(l.rotation.to_array());
+            out.scale.push(l.scale.to_array());
+        }
+    }
+    out
+}
+
+impl An10 {
+    /// Skeleton (bind pose as rest) and one clip per animation. Animated kinds follow
+    /// the file's flags; unflagged components carry forward, never-flagged ones come
+    /// from the bind pose.
+    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        let skeleton = Skeleton {
+            bones: self
+                .bones
+                .iter()
+                .zip(&self.bind_pose)
+                .map(|(b, t)| Bone {
+                    name: b.name.to_string_lossy(),
+                    parent: usize::try_from(b.parent).ok(),
+                    rest: Transform { rotation: unit(t.rotation), ..*t },
+                    inverse_bind: None,
+                })
+                .collect(),
+        };
+        let animations = self
+            .animations
+            .iter()
+            .map(|a| clip_from_frames(a.name.to_string_lossy(), &a.decode(&self.bind_pose), a.flags, fps))
+            .collect();
+        Ok(Converted::exact(Model {
+            coordinate_system: COORDINATE_SYSTEM,
+            skeleton,
+            animations,
+            ..Model::default()
+        }))
+    }
+
+    /// An an10 file from a model's skeleton and clips, sampled at `fps`, written like
+    /// real exporters write (see [`Animation::encode`]).
+    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<An10>> {
+        let mut m = model.clone();
+        m.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        report_dropped(&m, &mut out);
+        let nb = m.skeleton.len();
+        if nb > i16::MAX as usize {
+            return Err(invalid(format!("{nb} bones exceed the i16 bone index range")));
+        }
+        let bones = m
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| BoneInfo { name: RawString::from(b.name.as_str()), parent: b.parent.map_or(-1, |p| p as i16) })
+            .collect();
+        let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
+        let mut animations = Vec::new();
+        for (i, clip) in m.animations.iter().enumerate() {
+            let bones = clip_bones(i, clip, nb)?;
+            if !clip.is_on_grid(fps) {
+                out.lose(Feature::Animation, LossKind::Reduced, format!("animations[{i}]"), format!("keys resampled at {fps} frames per second"));
+            }
+            let frames = frames_from_clip(clip, &m.skeleton, &bones, fps);
+            let anim = Animation::encode(RawString::from(clip.name.as_str()), &frames);
+            let step = anim.translation_box.size.iter().chain(&anim.scale_box.size).filter(|s| **s > 0.0).fold(0.0f32, |a, s| a.max(*s)) / 65535.0 * 0.5;
+            out.lose(Feature::Animation, LossKind::Quantized { max_error: step.max(0.5 / 32767.0) }, format!("animations[{i}]"), "translation and scale in 16-bit boxes, rotation as i16 / 32767");
+            animations.push(anim);
+        }
+        Ok(out.map(|()| An10 { bounds: EMPTY_BOUNDS, bones, bind_pose, animations }))
+    }
+}
+
+fn clip_bones(index: usize, clip: &Clip, nb: usize) -> Result<Vec<usize>> {
+    let mut bones: Vec<usize> = Vec::new();
+    for c in &clip.channels {
+        if c.bone >= nb {
+            return Err(invalid(format!("animation {index}: channel for bone {} of {nb}", c.bone)));
+        }
+        if !bones.contains(&c.bone) {
+            bones.push(c.bone);
+        }
+    }
+    Ok(bones)
+}
+
+fn report_dropped(m: &Model, out: &mut Converted<()>) {
+    if !m.surfaces.is_empty() {
+        out.lose(Feature::Geometry, LossKind::Dropped, "", "animation files hold no geometry (write a .mesh for it)");
+    }
+    if !m.materials.is_empty() {
+        out.lose(Feature::Materials, LossKind::Dropped, "", "animation files hold no materials");
+    }
+    if !m.textures.is_empty() {
+        out.lose(Feature::Textures, LossKind::Dropped, "", "animation files hold no textures");
+    }
+}
+
+impl As08 {
+    /// Skeleton and one clip. as08 stores no bind pose: each bone's rest transform is
+    /// its frame-0 value (identity for components frame 0 does not store). Quaternions
+    /// are `u / 65535 * 2 - 1`, renormalized; scale is uniform.
+    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        let nb = self.bones.len();
+        let mut current = vec![[0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]; nb];
+        let mut channels: Vec<Channel> = (0..nb).map(|b| Channel { bone: b, ..Channel::default() }).collect();
+        let mut rest = vec![Transform::IDENTITY; nb];
+        for f in 0..self.num_frames as usize {
+            for (b, cur) in current.iter_mut().enumerate() {
+                if let Some(k) = self.keys.get(f * nb + b) {
+                    for (c, v) in k.values.iter().enumerate() {
+                        if let Some(u) = v {
+                            cur[c] = self.decode(c, *u);
+                        }
+                    }
+                }
+                let t = Transform {
+                    translation: Vec3::new(cur[0], cur[1], cur[2]),
+                    rotation: unit(Quat::from_xyzw(cur[4], cur[5], cur[6], cur[7])),
+                    scale: Vec3::splat(cur[3]),
+                };
+                if f == 0 {
+                    rest[b] = t;
+                }
+                let time = f as f32 / fps;
+                let ch = &mut channels[b];
+                ch.translation.times.push(time);
+                ch.translation.values.push(t.translation);
+                ch.rotation.times.push(time);
+                ch.rotation.values.push(t.rotation);
+                ch.scale.times.push(time);
+                ch.scale.values.push(t.scale);
+            }
+        }
+        let skeleton = Skeleton {
+            bones: self
+                .bones
+                .iter()
+                .zip(rest)
+                .map(|(b, rest)| Bone { name: b.name.to_string_lossy(), parent: usize::try_from(b.parent).ok(), rest, inverse_bind: None })
+                .collect(),
+        };
+        let animations = if self.num_frames > 0 { vec![Clip { name: String::new(), channels }] } else { Vec::new() };
+        Ok(Converted::exact(Model { coordinate_system: COORDINATE_SYSTEM, skeleton, animations, ..Model::default() }))
+    }
+
+    /// An as08 file from a model's skeleton and first clip, sampled at `fps`; every
+    /// component of every bone in every frame (flags 0xFF), quantized in one box.
+    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<As08>> {
+        let mut m = model.clone();
+        m.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        report_dropped(&m, &mut out);
+        let nb = m.skeleton.len();
+        let bones = m
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| As08Bone { name: RawString::from(b.name.as_str()), parent: b.parent.map_or(-1, |p| p as i32) })
+            .collect();
+        let all: Vec<usize> = (0..nb).collect();
+        let frames = match m.animations.first() {
+            Some(clip) => {
+                if !clip.is_on_grid(fps) {
+                    out.lose(Feature::Animation, LossKind::Reduced, "animations[0]", format!("keys resampled at {fps} frames per second"));
+                }
+                frames_from_clip(clip, &m.skeleton, &all, fps)
+            }
+            None => Frames {
+                bones: all.iter().map(|&b| b as i16).collect(),
+                num_frames: 1,
+                translation: m.skeleton.bones.iter().map(|b| b.rest.translation.to_array()).collect(),
+                rotation: m.skeleton.bones.iter().map(|b| b.rest.rotation.to_array()).collect(),
+                scale: m.skeleton.bones.iter().map(|b| b.rest.scale.to_array()).collect(),
+            },
+        };
+        if m.animations.len() > 1 {
+            out.lose(Feature::Animation, LossKind::Dropped, "", format!("as08 holds one animation; {} more dropped", m.animations.len() - 1));
+        }
+        if m.animations.first().is_some_and(|c| !c.name.is_empty()) {
+            out.lose(Feature::Names, LossKind::Dropped, "animations[0]", "as08 stores no animation name");
+        }
+        if frames.scale.iter().any(|s| s[0] != s[1] || s[0] != s[2]) {
+            out.lose(Feature::Animation, LossKind::Reduced, "", "as08 scale is uniform: x kept");
+        }
+        let mut min = [f32::INFINITY; 4];
+        let mut max = [f32::NEG_INFINITY; 4];
+        for (t, s) in frames.translation.iter().zip(&frames.scale) {
+            for (i, v) in [t[0], t[1], t[2], s[0]].into_iter().enumerate() {
+                min[i] = min[i].min(v);
+                max[i] = max[i].max(v);
+            }
+        }
+        if frames.translation.is_empty() {
+            min = [0.0; 4];
+            max = [0.0; 4];
+        }
+        let size = [0, 1, 2, 3].map(|i| max[i] - min[i]);
+        let q16 = |v: f32, lo: f32, size: f32| -> u16 {
+            if size.is_nan() || size <= 0.0 {
+                0
+            } else {
+                (((v - lo) / size).clamp(0.0, 1.0) * 65535.0).round() as u16
+            }
+        };
+        let keys = frames
+            .translation
+            .iter()
+            .zip(&frames.rotation)
+            .zip(&frames.scale)
+            .map(|((t, q), s)| {
+                let q = unit(Quat::from_array(*q));
+                let c = [t[0], t[1], t[2], s[0]];
+                let mut values = [None; 8];
+                for i in 0..4 {
+                    values[i] = Some(q16(c[i], min[i], size[i]));
+                }
+                for (i, v) in q.to_array().into_iter().enumerate() {
+                    values[4 + i] = Some(q16(v, -1.0, 2.0));
+                }
+                As08Key { values }
+            })
+            .collect();
+        let step = size.iter().fold(0.0f32, |a, s| a.max(*s)) / 65535.0 * 0.5;
+        out.lose(Feature::Animation, LossKind::Quantized { max_error: step.max(1.0 / 65535.0) }, "", "16-bit components in one box; quaternions across -1..1");
+        Ok(out.map(|()| As08 { bones, min, size, num_frames: frames.num_frames as u32, keys }))
+    }
+}
+
+impl AnimFile {
+    /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart.
+    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        match self {
+            AnimFile::An10(a) => a.to_core(fps),
+            AnimFile::As08(a) => a.to_core(fps),
+        }
+    }
+
+    /// Encodes a model's skeleton and clips in the chosen version, sampled at `fps`.
+    pub fn from_core(model: &Model, version: TargetVersion, fps: f32) -> Result<Converted<AnimFile>> {
+        Ok(match version {
+            TargetVersion::An10 => An10::from_core(model, fps)?.map(AnimFile::An10),
+            TargetVersion::As08 => As08::from_core(model, fps)?.map(AnimFile::As08),
+        })
+    }
+}
