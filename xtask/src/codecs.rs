@@ -32,6 +32,25 @@ fn unigine_read(b: &[u8]) -> Result<Converted<Model>, String> {
     f.to_core().map_err(|e| e.to_string())
 }
 
+fn anim(m: &Model, version: unigine_anim::TargetVersion) -> Result<Converted<Vec<u8>>, String> {
+    if m.skeleton.is_empty() {
+        return Err("no skeleton or animation to write".into());
+    }
+    let c = unigine_anim::AnimFile::from_core(m, version, unigine_anim::DEFAULT_FPS)
+        .map_err(|e| e.to_string())?;
+    let bytes = c.value.write().map_err(|e| e.to_string())?;
+    Ok(Converted {
+        value: bytes,
+        losses: c.losses,
+    })
+}
+
+fn anim_read(b: &[u8]) -> Result<Converted<Model>, String> {
+    let f = unigine_anim::read(b).map_err(|e| e.to_string())?;
+    f.to_core(unigine_anim::DEFAULT_FPS)
+        .map_err(|e| e.to_string())
+}
+
 pub const CODECS: &[Codec] = &[
     Codec {
         crate_name: "unigine-mesh",
@@ -78,5 +97,19 @@ pub const CODECS: &[Codec] = &[
             let f = unity_meshser::read(b).map_err(|e| e.to_string())?;
             f.to_core().map_err(|e| e.to_string())
         },
+    },
+    Codec {
+        crate_name: "unigine-anim",
+        label: "unigine-anim an10",
+        ext: "anim",
+        encode: |m| anim(m, unigine_anim::TargetVersion::An10),
+        decode: anim_read,
+    },
+    Codec {
+        crate_name: "unigine-anim",
+        label: "unigine-anim as08",
+        ext: "sanim",
+        encode: |m| anim(m, unigine_anim::TargetVersion::As08),
+        decode: anim_read,
     },
 ];

@@ -13,8 +13,8 @@ const PENDING: &[(&str, &str)] = &[
         "detects (sniff); reader and writer: issues 3, 12",
     ),
     (
-        "unigine-anim",
-        "detects (sniff); reader and writer: issues 4, 12",
+        "unigine-anim an11",
+        "recognized and rejected; reader and writer: issue 12",
     ),
     ("niotso-mesh", "detects (sniff); reader and writer: issue 5"),
     ("m3d-format", "detects (sniff); reader and writer: issue 7"),

@@ -168,3 +168,70 @@ pub mod unigine {
             .map(|m| String::from_utf8_lossy(m).into_owned())
     }
 }
+
+/// unigine-anim adapters.
+pub mod anim {
+    use super::*;
+    use unigine_anim::{AnimFile, DEFAULT_FPS, TargetVersion};
+
+    /// Counts for `info`: bones, animations, frames summed over animations.
+    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+        let f = unigine_anim::read(data).map_err(err)?;
+        let mut info = Info {
+            format: "unigine-anim".into(),
+            version: f.version().into(),
+            ..Info::default()
+        };
+        match &f {
+            AnimFile::An10(a) => {
+                info.bones = a.bones.len() as u64;
+                info.animations = a.animations.len() as u64;
+                info.frames = a.animations.iter().map(|x| u64::from(x.num_frames)).sum();
+            }
+            AnimFile::As08(a) => {
+                info.bones = a.bones.len() as u64;
+                info.animations = u64::from(a.num_frames > 0);
+                info.frames = u64::from(a.num_frames);
+            }
+            _ => {}
+        }
+        Ok(info)
+    }
+
+    /// Decode to meshfmt-core at the default 30 fps.
+    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
+        unigine_anim::read(data)
+            .map_err(err)?
+            .to_core(DEFAULT_FPS)
+            .map_err(err)
+    }
+
+    /// Encode from meshfmt-core: `--version`, else as08 for `.sanim`, else an10.
+    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+        let version = match (opts.version.as_deref(), opts.extension.as_str()) {
+            (Some("as08"), _) | (None, "sanim") => TargetVersion::As08,
+            (Some("an10"), _) | (None, _) => TargetVersion::An10,
+            (Some(v), _) => {
+                return Err(CliError::Format(format!(
+                    "unigine-anim: cannot write version '{v}' (choose as08 or an10)"
+                )));
+            }
+        };
+        let conv = AnimFile::from_core(model, version, DEFAULT_FPS).map_err(err)?;
+        let bytes = conv.value.write().map_err(err)?;
+        Ok(Converted {
+            value: bytes,
+            losses: conv.losses,
+        })
+    }
+
+    /// Faithful rewrite.
+    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
+        unigine_anim::read(data).map_err(err)?.write().map_err(err)
+    }
+
+    /// `.sanim` files are as08.
+    pub fn extension_version(ext: &str) -> Option<&'static str> {
+        (ext == "sanim").then_some("as08")
+    }
+}

@@ -223,3 +223,39 @@ fn unigine_mesh_info_and_version_conversion() {
     let out = meshfmt(&["info", path.to_str().unwrap()]);
     assert_clean_failure(&out, "unsupported UNIGINE mesh version ms14");
 }
+
+#[test]
+fn unigine_anim_info_and_conversion() {
+    // The canonical arm's clip: 2 bones, one clip of 1 s = 31 frames at 30 fps.
+    let anim = fixture("unigine-anim/skinned_arm.anim");
+    let out = meshfmt(&["info", "--json", &anim]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"format\":\"unigine-anim\",\"version\":\"an10\",\"surfaces\":0,\"vertices\":0,\"triangles\":0,\"bones\":2,\"animations\":1,\"frames\":31,\"materials\":0,\"textures\":0}\n"
+    );
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let same = dir.join("same.anim");
+    assert!(
+        meshfmt(&["convert", &anim, same.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert_eq!(std::fs::read(&same).unwrap(), std::fs::read(&anim).unwrap());
+    let old = dir.join("arm.sanim");
+    let out = meshfmt(&["convert", &anim, old.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = meshfmt(&["info", "--json", old.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"version\":\"as08\""));
+    let out = meshfmt(&["validate", &anim]);
+    assert!(out.status.success());
+}

@@ -19,7 +19,10 @@ pub fn retarget(clip: &Clip, anim: &Model, mesh: &Model) -> (Clip, usize) {
         .filter_map(|c| {
             let name = &anim.skeleton.bones.get(c.bone)?.name;
             match mesh.skeleton.find(name) {
-                Some(b) => Some(meshfmt_core::Channel { bone: b, ..c.clone() }),
+                Some(b) => Some(meshfmt_core::Channel {
+                    bone: b,
+                    ..c.clone()
+                }),
                 None => {
                     missing += 1;
                     None
@@ -27,7 +30,13 @@ pub fn retarget(clip: &Clip, anim: &Model, mesh: &Model) -> (Clip, usize) {
             }
         })
         .collect();
-    (Clip { name: clip.name.clone(), channels }, missing)
+    (
+        Clip {
+            name: clip.name.clone(),
+            channels,
+        },
+        missing,
+    )
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,23 +45,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("usage: pose_mesh MESH ANIM");
         std::process::exit(2);
     };
-    let mesh = unigine_mesh::read(&std::fs::read(mesh_path)?)?.to_core()?.value;
-    let anim = unigine_anim::read(&std::fs::read(anim_path)?)?.to_core(unigine_anim::DEFAULT_FPS)?.value;
-    let clip = anim.animations.first().ok_or("the animation file has no clip")?;
+    let mesh = unigine_mesh::read(&std::fs::read(mesh_path)?)?
+        .to_core()?
+        .value;
+    let anim = unigine_anim::read(&std::fs::read(anim_path)?)?
+        .to_core(unigine_anim::DEFAULT_FPS)?
+        .value;
+    let clip = anim
+        .animations
+        .first()
+        .ok_or("the animation file has no clip")?;
     let (clip, missing) = retarget(clip, &anim, &mesh);
-    println!("{} channels matched by name, {missing} bones not in the mesh", clip.channels.len());
+    println!(
+        "{} channels matched by name, {missing} bones not in the mesh",
+        clip.channels.len()
+    );
     let duration = clip.duration();
     let posed_at = |t: f32| -> Vec<meshfmt_core::glam::Vec3> {
         let pose = clip.sample(&mesh.skeleton, t);
-        mesh.surfaces.iter().flat_map(|s| skin_surface(s, &mesh.skeleton, &pose).0).collect()
+        mesh.surfaces
+            .iter()
+            .flat_map(|s| skin_surface(s, &mesh.skeleton, &pose).0)
+            .collect()
     };
     let first = posed_at(0.0);
     for k in 0..=4 {
         let t = duration * k as f32 / 4.0;
         let posed = posed_at(t);
-        let moved = posed.iter().zip(&first).map(|(a, b)| a.distance(*b)).fold(0.0f32, f32::max);
+        let moved = posed
+            .iter()
+            .zip(&first)
+            .map(|(a, b)| a.distance(*b))
+            .fold(0.0f32, f32::max);
         if let Some(b) = Bounds::from_points(posed.iter().copied()) {
-            println!("t = {t:.3} s: posed bounds {} .. {}, largest move since t = 0: {moved:.3}", b.aabb.min, b.aabb.max);
+            println!(
+                "t = {t:.3} s: posed bounds {} .. {}, largest move since t = 0: {moved:.3}",
+                b.aabb.min, b.aabb.max
+            );
         }
     }
     Ok(())

@@ -5,16 +5,15 @@
 
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{
-    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, Skeleton,
-    Transform,
+    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, Skeleton, Transform,
 };
 use parsing_primitives::RawString;
 
+use crate::AnimFile;
 use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS};
 use crate::as08::{As08, As08Bone, As08Key};
 use crate::error::{Result, invalid};
 use crate::values::Frames;
-use crate::AnimFile;
 
 /// UNIGINE's frame: +Z up, right-handed, meters.
 pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
@@ -30,7 +29,11 @@ pub enum TargetVersion {
 }
 
 fn unit(q: Quat) -> Quat {
-    if q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY }
+    if q.length_squared() > 0.0 {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    }
 }
 
 fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip {
@@ -40,17 +43,24 @@ fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip 
         .iter()
         .enumerate()
         .map(|(slot, &bone)| {
-            let mut c = Channel { bone: bone as usize, ..Channel::default() };
+            let mut c = Channel {
+                bone: bone as usize,
+                ..Channel::default()
+            };
             for f in 0..frames.num_frames {
                 let at = f * nb + slot;
                 let time = f as f32 / fps;
                 if flags & 0x07 != 0 {
                     c.translation.times.push(time);
-                    c.translation.values.push(Vec3::from_array(frames.translation[at]));
+                    c.translation
+                        .values
+                        .push(Vec3::from_array(frames.translation[at]));
                 }
                 if flags & 0x08 != 0 {
                     c.rotation.times.push(time);
-                    c.rotation.values.push(unit(Quat::from_array(frames.rotation[at])));
+                    c.rotation
+                        .values
+                        .push(unit(Quat::from_array(frames.rotation[at])));
                 }
                 if flags & 0x70 != 0 {
                     c.scale.times.push(time);
@@ -98,7 +108,10 @@ impl An10 {
                 .map(|(b, t)| Bone {
                     name: b.name.to_string_lossy(),
                     parent: usize::try_from(b.parent).ok(),
-                    rest: Transform { rotation: unit(t.rotation), ..*t },
+                    rest: Transform {
+                        rotation: unit(t.rotation),
+                        ..*t
+                    },
                     inverse_bind: None,
                 })
                 .collect(),
@@ -106,7 +119,14 @@ impl An10 {
         let animations = self
             .animations
             .iter()
-            .map(|a| clip_from_frames(a.name.to_string_lossy(), &a.decode(&self.bind_pose), a.flags, fps))
+            .map(|a| {
+                clip_from_frames(
+                    a.name.to_string_lossy(),
+                    &a.decode(&self.bind_pose),
+                    a.flags,
+                    fps,
+                )
+            })
             .collect();
         Ok(Converted::exact(Model {
             coordinate_system: COORDINATE_SYSTEM,
@@ -125,28 +145,58 @@ impl An10 {
         report_dropped(&m, &mut out);
         let nb = m.skeleton.len();
         if nb > i16::MAX as usize {
-            return Err(invalid(format!("{nb} bones exceed the i16 bone index range")));
+            return Err(invalid(format!(
+                "{nb} bones exceed the i16 bone index range"
+            )));
         }
         let bones = m
             .skeleton
             .bones
             .iter()
-            .map(|b| BoneInfo { name: RawString::from(b.name.as_str()), parent: b.parent.map_or(-1, |p| p as i16) })
+            .map(|b| BoneInfo {
+                name: RawString::from(b.name.as_str()),
+                parent: b.parent.map_or(-1, |p| p as i16),
+            })
             .collect();
         let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
         let mut animations = Vec::new();
         for (i, clip) in m.animations.iter().enumerate() {
             let bones = clip_bones(i, clip, nb)?;
             if !clip.is_on_grid(fps) {
-                out.lose(Feature::Animation, LossKind::Reduced, format!("animations[{i}]"), format!("keys resampled at {fps} frames per second"));
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    format!("animations[{i}]"),
+                    format!("keys resampled at {fps} frames per second"),
+                );
             }
             let frames = frames_from_clip(clip, &m.skeleton, &bones, fps);
             let anim = Animation::encode(RawString::from(clip.name.as_str()), &frames);
-            let step = anim.translation_box.size.iter().chain(&anim.scale_box.size).filter(|s| **s > 0.0).fold(0.0f32, |a, s| a.max(*s)) / 65535.0 * 0.5;
-            out.lose(Feature::Animation, LossKind::Quantized { max_error: step.max(0.5 / 32767.0) }, format!("animations[{i}]"), "translation and scale in 16-bit boxes, rotation as i16 / 32767");
+            let step = anim
+                .translation_box
+                .size
+                .iter()
+                .chain(&anim.scale_box.size)
+                .filter(|s| **s > 0.0)
+                .fold(0.0f32, |a, s| a.max(*s))
+                / 65535.0
+                * 0.5;
+            out.lose(
+                Feature::Animation,
+                LossKind::Quantized {
+                    max_error: step.max(0.5 / 32767.0),
+                },
+                format!("animations[{i}]"),
+                "translation and scale in 16-bit boxes, rotation as i16 / 32767",
+            );
             animations.push(anim);
         }
-        Ok(out.map(|()| An10 { bounds: EMPTY_BOUNDS, bones, bind_pose, animations }))
+        Ok(out.map(|()| An10 {
+            bounds: EMPTY_BOUNDS,
+            bones,
+            bind_pose,
+            animations,
+        }))
     }
 }
 
@@ -154,7 +204,10 @@ fn clip_bones(index: usize, clip: &Clip, nb: usize) -> Result<Vec<usize>> {
     let mut bones: Vec<usize> = Vec::new();
     for c in &clip.channels {
         if c.bone >= nb {
-            return Err(invalid(format!("animation {index}: channel for bone {} of {nb}", c.bone)));
+            return Err(invalid(format!(
+                "animation {index}: channel for bone {} of {nb}",
+                c.bone
+            )));
         }
         if !bones.contains(&c.bone) {
             bones.push(c.bone);
@@ -164,14 +217,32 @@ fn clip_bones(index: usize, clip: &Clip, nb: usize) -> Result<Vec<usize>> {
 }
 
 fn report_dropped(m: &Model, out: &mut Converted<()>) {
-    if !m.surfaces.is_empty() {
-        out.lose(Feature::Geometry, LossKind::Dropped, "", "animation files hold no geometry (write a .mesh for it)");
-    }
-    if !m.materials.is_empty() {
-        out.lose(Feature::Materials, LossKind::Dropped, "", "animation files hold no materials");
-    }
-    if !m.textures.is_empty() {
-        out.lose(Feature::Textures, LossKind::Dropped, "", "animation files hold no textures");
+    let any = |f: fn(&meshfmt_core::Surface) -> bool| m.surfaces.iter().any(f);
+    let held: [(bool, Feature); 11] = [
+        (!m.surfaces.is_empty(), Feature::Geometry),
+        (any(|s| !s.normals.is_empty()), Feature::Normals),
+        (any(|s| !s.tangents.is_empty()), Feature::Tangents),
+        (any(|s| !s.uv0.is_empty()), Feature::Uv0),
+        (any(|s| !s.uv1.is_empty()), Feature::Uv1),
+        (any(|s| !s.colors.is_empty()), Feature::Colors),
+        (any(|s| !s.skin.is_empty()), Feature::Skin),
+        (any(|s| !s.morph_targets.is_empty()), Feature::MorphTargets),
+        (
+            !m.name.is_empty() || any(|s| !s.name.is_empty()),
+            Feature::Names,
+        ),
+        (!m.materials.is_empty(), Feature::Materials),
+        (!m.textures.is_empty(), Feature::Textures),
+    ];
+    for (present, feature) in held {
+        if present {
+            out.lose(
+                feature,
+                LossKind::Dropped,
+                "",
+                "animation files hold only a skeleton and clips (geometry belongs in a .mesh)",
+            );
+        }
     }
 }
 
@@ -182,7 +253,12 @@ impl As08 {
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
         let nb = self.bones.len();
         let mut current = vec![[0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]; nb];
-        let mut channels: Vec<Channel> = (0..nb).map(|b| Channel { bone: b, ..Channel::default() }).collect();
+        let mut channels: Vec<Channel> = (0..nb)
+            .map(|b| Channel {
+                bone: b,
+                ..Channel::default()
+            })
+            .collect();
         let mut rest = vec![Transform::IDENTITY; nb];
         for f in 0..self.num_frames as usize {
             for (b, cur) in current.iter_mut().enumerate() {
@@ -216,11 +292,28 @@ impl As08 {
                 .bones
                 .iter()
                 .zip(rest)
-                .map(|(b, rest)| Bone { name: b.name.to_string_lossy(), parent: usize::try_from(b.parent).ok(), rest, inverse_bind: None })
+                .map(|(b, rest)| Bone {
+                    name: b.name.to_string_lossy(),
+                    parent: usize::try_from(b.parent).ok(),
+                    rest,
+                    inverse_bind: None,
+                })
                 .collect(),
         };
-        let animations = if self.num_frames > 0 { vec![Clip { name: String::new(), channels }] } else { Vec::new() };
-        Ok(Converted::exact(Model { coordinate_system: COORDINATE_SYSTEM, skeleton, animations, ..Model::default() }))
+        let animations = if self.num_frames > 0 {
+            vec![Clip {
+                name: String::new(),
+                channels,
+            }]
+        } else {
+            Vec::new()
+        };
+        Ok(Converted::exact(Model {
+            coordinate_system: COORDINATE_SYSTEM,
+            skeleton,
+            animations,
+            ..Model::default()
+        }))
     }
 
     /// An as08 file from a model's skeleton and first clip, sampled at `fps`; every
@@ -235,32 +328,73 @@ impl As08 {
             .skeleton
             .bones
             .iter()
-            .map(|b| As08Bone { name: RawString::from(b.name.as_str()), parent: b.parent.map_or(-1, |p| p as i32) })
+            .map(|b| As08Bone {
+                name: RawString::from(b.name.as_str()),
+                parent: b.parent.map_or(-1, |p| p as i32),
+            })
             .collect();
         let all: Vec<usize> = (0..nb).collect();
         let frames = match m.animations.first() {
             Some(clip) => {
                 if !clip.is_on_grid(fps) {
-                    out.lose(Feature::Animation, LossKind::Reduced, "animations[0]", format!("keys resampled at {fps} frames per second"));
+                    out.lose(
+                        Feature::Animation,
+                        LossKind::Reduced,
+                        "animations[0]",
+                        format!("keys resampled at {fps} frames per second"),
+                    );
                 }
                 frames_from_clip(clip, &m.skeleton, &all, fps)
             }
             None => Frames {
                 bones: all.iter().map(|&b| b as i16).collect(),
                 num_frames: 1,
-                translation: m.skeleton.bones.iter().map(|b| b.rest.translation.to_array()).collect(),
-                rotation: m.skeleton.bones.iter().map(|b| b.rest.rotation.to_array()).collect(),
-                scale: m.skeleton.bones.iter().map(|b| b.rest.scale.to_array()).collect(),
+                translation: m
+                    .skeleton
+                    .bones
+                    .iter()
+                    .map(|b| b.rest.translation.to_array())
+                    .collect(),
+                rotation: m
+                    .skeleton
+                    .bones
+                    .iter()
+                    .map(|b| b.rest.rotation.to_array())
+                    .collect(),
+                scale: m
+                    .skeleton
+                    .bones
+                    .iter()
+                    .map(|b| b.rest.scale.to_array())
+                    .collect(),
             },
         };
         if m.animations.len() > 1 {
-            out.lose(Feature::Animation, LossKind::Dropped, "", format!("as08 holds one animation; {} more dropped", m.animations.len() - 1));
+            out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "",
+                format!(
+                    "as08 holds one animation; {} more dropped",
+                    m.animations.len() - 1
+                ),
+            );
         }
         if m.animations.first().is_some_and(|c| !c.name.is_empty()) {
-            out.lose(Feature::Names, LossKind::Dropped, "animations[0]", "as08 stores no animation name");
+            out.lose(
+                Feature::Names,
+                LossKind::Dropped,
+                "animations[0]",
+                "as08 stores no animation name",
+            );
         }
         if frames.scale.iter().any(|s| s[0] != s[1] || s[0] != s[2]) {
-            out.lose(Feature::Animation, LossKind::Reduced, "", "as08 scale is uniform: x kept");
+            out.lose(
+                Feature::Animation,
+                LossKind::Reduced,
+                "",
+                "as08 scale is uniform: x kept",
+            );
         }
         let mut min = [f32::INFINITY; 4];
         let mut max = [f32::NEG_INFINITY; 4];
@@ -300,9 +434,32 @@ impl As08 {
                 As08Key { values }
             })
             .collect();
+        // Half a step of the box; quaternions: half of 2/65535 per component, then
+        // renormalized, so allow a full step.
         let step = size.iter().fold(0.0f32, |a, s| a.max(*s)) / 65535.0 * 0.5;
-        out.lose(Feature::Animation, LossKind::Quantized { max_error: step.max(1.0 / 65535.0) }, "", "16-bit components in one box; quaternions across -1..1");
-        Ok(out.map(|()| As08 { bones, min, size, num_frames: frames.num_frames as u32, keys }))
+        out.lose(
+            Feature::Animation,
+            LossKind::Quantized {
+                max_error: step.max(2.0 / 65535.0),
+            },
+            "",
+            "16-bit components in one box; quaternions across -1..1",
+        );
+        if nb > 0 {
+            out.lose(
+                Feature::Skeleton,
+                LossKind::Reduced,
+                "",
+                "as08 stores no bind pose: rest transforms come back as the quantized frame 0",
+            );
+        }
+        Ok(out.map(|()| As08 {
+            bones,
+            min,
+            size,
+            num_frames: frames.num_frames as u32,
+            keys,
+        }))
     }
 }
 
@@ -316,7 +473,11 @@ impl AnimFile {
     }
 
     /// Encodes a model's skeleton and clips in the chosen version, sampled at `fps`.
-    pub fn from_core(model: &Model, version: TargetVersion, fps: f32) -> Result<Converted<AnimFile>> {
+    pub fn from_core(
+        model: &Model,
+        version: TargetVersion,
+        fps: f32,
+    ) -> Result<Converted<AnimFile>> {
         Ok(match version {
             TargetVersion::An10 => An10::from_core(model, fps)?.map(AnimFile::An10),
             TargetVersion::As08 => As08::from_core(model, fps)?.map(AnimFile::As08),

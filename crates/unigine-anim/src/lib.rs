@@ -8,6 +8,30 @@
 //!
 //! The files store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
 //!
+//! # Use
+//! ```
+//! use meshfmt_core::canonical;
+//! use unigine_anim::{AnimFile, TargetVersion, DEFAULT_FPS};
+//!
+//! // A skeleton and clip from anywhere (here the canonical two-bone arm)...
+//! let model = canonical::skinned_arm();
+//! let file = AnimFile::from_core(&model, TargetVersion::An10, DEFAULT_FPS)?.value;
+//! let bytes = file.write()?;
+//! // ...reads back as faithful types, rewrites byte for byte, and decodes to clips.
+//! let back = unigine_anim::read(&bytes)?;
+//! assert_eq!(back.write()?, bytes);
+//! let clips = back.to_core(DEFAULT_FPS)?.value.animations;
+//! assert_eq!(clips[0].name, "bend");
+//! # Ok::<(), unigine_anim::Error>(())
+//! ```
+//!
+//! - [`an10::An10`] and [`as08::As08`] keep everything as stored; `write(read(b)) == b`
+//!   for every real an10 file.
+//! - [`an10::Animation::decode`] gives exact per-frame values (unflagged components
+//!   carried forward, never-flagged ones from the bind pose);
+//!   [`an10::Animation::encode`] writes values the way the real exporter does.
+//! - [`convert`]: skeletons and clips in meshfmt-core, both ways.
+//!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset and the field.

@@ -53,7 +53,11 @@ impl Animation {
             .iter()
             .map(|&b| {
                 let t = bind.get(b as usize).copied().unwrap_or(Transform::IDENTITY);
-                (t.translation.to_array(), t.rotation.to_array(), t.scale.to_array())
+                (
+                    t.translation.to_array(),
+                    t.rotation.to_array(),
+                    t.scale.to_array(),
+                )
             })
             .collect();
         for f in 0..n {
@@ -111,10 +115,21 @@ impl Animation {
             if values.is_empty() {
                 return EMPTY_BOX;
             }
-            QuantBox { min, size: [0, 1, 2].map(|i| max[i] - min[i] + 1.0) }
+            QuantBox {
+                min,
+                size: [0, 1, 2].map(|i| max[i] - min[i] + 1.0),
+            }
         };
-        let translation_box = if animated_t { span(&frames.translation) } else { EMPTY_BOX };
-        let scale_box = if animated_s { span(&frames.scale) } else { EMPTY_BOX };
+        let translation_box = if animated_t {
+            span(&frames.translation)
+        } else {
+            EMPTY_BOX
+        };
+        let scale_box = if animated_s {
+            span(&frames.scale)
+        } else {
+            EMPTY_BOX
+        };
         let nb = frames.bones.len();
         let mut keys = Vec::with_capacity(frames.num_frames * nb);
         let mut previous = vec![Key::default(); nb];
@@ -140,8 +155,13 @@ impl Animation {
                 } else {
                     let keep = |a: Option<u16>, b: Option<u16>| if a == b { None } else { a };
                     Key {
-                        translation: [0, 1, 2].map(|i| keep(full.translation[i], prev.translation[i])),
-                        rotation: if full.rotation == prev.rotation { None } else { full.rotation },
+                        translation: [0, 1, 2]
+                            .map(|i| keep(full.translation[i], prev.translation[i])),
+                        rotation: if full.rotation == prev.rotation {
+                            None
+                        } else {
+                            full.rotation
+                        },
                         scale: [0, 1, 2].map(|i| keep(full.scale[i], prev.scale[i])),
                     }
                 };

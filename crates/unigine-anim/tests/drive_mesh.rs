@@ -12,14 +12,28 @@ fn walk_anim_poses_actor_mesh() {
         return;
     };
     let base = dir.join("wakqaz4__Unigine_FPS_Demo1/source/meshes");
-    let (mesh_path, anim_path) = (base.join("actor_00.mesh"), base.join("actor_00/walk_fwd.anim"));
+    let (mesh_path, anim_path) = (
+        base.join("actor_00.mesh"),
+        base.join("actor_00/walk_fwd.anim"),
+    );
     if !mesh_path.is_file() || !anim_path.is_file() {
         use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "NOTICE: walk_anim_poses_actor_mesh skipped: actor_00 files not in the samples");
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTICE: walk_anim_poses_actor_mesh skipped: actor_00 files not in the samples"
+        );
         return;
     }
-    let mesh = unigine_mesh::read(&std::fs::read(mesh_path).unwrap()).unwrap().to_core().unwrap().value;
-    let anim = unigine_anim::read(&std::fs::read(anim_path).unwrap()).unwrap().to_core(30.0).unwrap().value;
+    let mesh = unigine_mesh::read(&std::fs::read(mesh_path).unwrap())
+        .unwrap()
+        .to_core()
+        .unwrap()
+        .value;
+    let anim = unigine_anim::read(&std::fs::read(anim_path).unwrap())
+        .unwrap()
+        .to_core(30.0)
+        .unwrap()
+        .value;
     let clip = &anim.animations[0];
     // Every animated bone exists in the mesh, by name.
     let channels: Vec<Channel> = clip
@@ -27,13 +41,25 @@ fn walk_anim_poses_actor_mesh() {
         .iter()
         .map(|c| {
             let name = &anim.skeleton.bones[c.bone].name;
-            let b = mesh.skeleton.find(name).unwrap_or_else(|| panic!("bone {name} not in the mesh"));
-            Channel { bone: b, ..c.clone() }
+            let b = mesh
+                .skeleton
+                .find(name)
+                .unwrap_or_else(|| panic!("bone {name} not in the mesh"));
+            Channel {
+                bone: b,
+                ..c.clone()
+            }
         })
         .collect();
     assert_eq!(channels.len(), 53);
-    let clip = Clip { name: clip.name.clone(), channels };
-    assert!((clip.duration() - 25.0 / 30.0).abs() < 1e-5, "26 frames at 30 fps");
+    let clip = Clip {
+        name: clip.name.clone(),
+        channels,
+    };
+    assert!(
+        (clip.duration() - 25.0 / 30.0).abs() < 1e-5,
+        "26 frames at 30 fps"
+    );
 
     // Skinning with the mesh's own rest pose reproduces its stored vertices.
     let rest = Pose::rest(&mesh.skeleton);
@@ -47,7 +73,10 @@ fn walk_anim_poses_actor_mesh() {
     // moving by a stride (tens of centimeters) between frames a quarter cycle apart.
     let posed_at = |t: f32| -> Vec<meshfmt_core::glam::Vec3> {
         let pose = clip.sample(&mesh.skeleton, t);
-        mesh.surfaces.iter().flat_map(|s| skin_surface(s, &mesh.skeleton, &pose).0).collect()
+        mesh.surfaces
+            .iter()
+            .flat_map(|s| skin_surface(s, &mesh.skeleton, &pose).0)
+            .collect()
     };
     let start = posed_at(0.0);
     let mut largest_move = 0.0f32;
@@ -55,9 +84,24 @@ fn walk_anim_poses_actor_mesh() {
         let t = k as f32 / 30.0;
         let p = posed_at(t);
         let b = Bounds::from_points(p.iter().copied()).unwrap();
-        assert!(b.aabb.min.z > -0.05 && b.aabb.min.z < 0.05, "feet on the ground at {t}: {}", b.aabb.min);
-        assert!(b.aabb.max.z > 1.6 && b.aabb.max.z < 1.8, "standing height at {t}: {}", b.aabb.max);
-        largest_move = p.iter().zip(&start).map(|(a, b)| a.distance(*b)).fold(largest_move, f32::max);
+        assert!(
+            b.aabb.min.z > -0.05 && b.aabb.min.z < 0.05,
+            "feet on the ground at {t}: {}",
+            b.aabb.min
+        );
+        assert!(
+            b.aabb.max.z > 1.6 && b.aabb.max.z < 1.8,
+            "standing height at {t}: {}",
+            b.aabb.max
+        );
+        largest_move = p
+            .iter()
+            .zip(&start)
+            .map(|(a, b)| a.distance(*b))
+            .fold(largest_move, f32::max);
     }
-    assert!(largest_move > 0.3 && largest_move < 1.0, "stride {largest_move}");
+    assert!(
+        largest_move > 0.3 && largest_move < 1.0,
+        "stride {largest_move}"
+    );
 }

@@ -23,15 +23,29 @@ fn as08() -> ByteBuilder {
     ByteBuilder::new()
         .bytes(b"as08", "magic")
         .i32_le(2, "num_bones")
-        .i32_le(5, "name length incl. NUL").bytes(b"root\0", "bone 0").i32_le(-1, "parent: root")
-        .i32_le(5, "name length").bytes(b"hand\0", "bone 1").i32_le(0, "parent")
+        .i32_le(5, "name length incl. NUL")
+        .bytes(b"root\0", "bone 0")
+        .i32_le(-1, "parent: root")
+        .i32_le(5, "name length")
+        .bytes(b"hand\0", "bone 1")
+        .i32_le(0, "parent")
         .f32s_le(&[-1.0, 0.0, 0.0, 1.0], "min: translation xyz, scale")
         .f32s_le(&[2.0, 1.0, 0.0, 0.0], "size")
         .i32_le(2, "num_frames")
         .u8(0xff, "frame 0, bone 0: all 8 components")
-        .bytes(&[0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x7f, 0x80, 0x7f, 0x80, 0x7f, 0xff, 0xff], "Tx=-1, Ty=0, Tz=0, S=1, Q=(~0,~0,~0,1)")
+        .bytes(
+            &[
+                0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x7f, 0x80, 0x7f, 0x80, 0x7f, 0xff, 0xff,
+            ],
+            "Tx=-1, Ty=0, Tz=0, S=1, Q=(~0,~0,~0,1)",
+        )
         .u8(0xff, "frame 0, bone 1")
-        .bytes(&[0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x80, 0x7f, 0x80, 0x7f, 0x80, 0x7f, 0xff, 0xff], "Tx=+1")
+        .bytes(
+            &[
+                0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x80, 0x7f, 0x80, 0x7f, 0x80, 0x7f, 0xff, 0xff,
+            ],
+            "Tx=+1",
+        )
         .u8(0x00, "frame 1, bone 0: nothing changes")
         .u8(0x02, "frame 1, bone 1: Ty only")
         .u16_le(65535, "Ty = 0 + 1 * 65535/65535 = 1")
@@ -41,12 +55,19 @@ fn as08() -> ByteBuilder {
 fn as08_by_hand() {
     let b = as08();
     let bytes = b.build();
-    let AnimFile::As08(a) = read(&bytes).unwrap() else { panic!() };
+    let AnimFile::As08(a) = read(&bytes).unwrap() else {
+        panic!()
+    };
     assert_eq!(a.num_frames, 2);
     assert_eq!(a.frame(1)[1].values[1], Some(65535));
     assert_eq!(a.decode(0, 65535), 1.0); // -1 + 2 * 1
     assert_eq!(a.decode(7, 65535), 1.0); // quaternion: u / 65535 * 2 - 1
-    assert_eq!(AnimFile::As08(a.clone()).write().unwrap(), bytes, "\n{}", b.listing());
+    assert_eq!(
+        AnimFile::As08(a.clone()).write().unwrap(),
+        bytes,
+        "\n{}",
+        b.listing()
+    );
     assert_truncations_fail(&bytes, read);
     // Through meshfmt-core: frame 1 moves the hand to (1, 1, 0); the root stays.
     let m = a.to_core(30.0).unwrap().value;
@@ -59,7 +80,11 @@ fn as08_by_hand() {
 
 fn an10_arm() -> Vec<u8> {
     let model = canonical::skinned_arm();
-    AnimFile::from_core(&model, TargetVersion::An10, 30.0).unwrap().value.write().unwrap()
+    AnimFile::from_core(&model, TargetVersion::An10, 30.0)
+        .unwrap()
+        .value
+        .write()
+        .unwrap()
 }
 
 fn decode_err(bytes: &[u8]) -> parsing_primitives::Error {
@@ -87,7 +112,10 @@ fn an10_bad_input() {
     let mut bad = bytes.clone();
     bad[parent_of_elbow] = 5;
     let e = decode_err(&bad);
-    assert!(e.to_string().contains("parent 5 out of range (2 bones)"), "{e}");
+    assert!(
+        e.to_string().contains("parent 5 out of range (2 bones)"),
+        "{e}"
+    );
     // An animated bone index out of range.
     let anim = marker2 + 4 + 2 * 40;
     assert_eq!(bytes[anim], 1, "one animated bone (the elbow)");
@@ -109,9 +137,18 @@ fn an10_bad_input() {
     let mut bad = bytes.clone();
     bad.splice(first_key - 1..first_key, [0xbf, 0xff, 0xff, 0x7f]);
     let e = decode_err(&bad);
-    assert!(matches!(e.kind(), ErrorKind::CountTooLarge { .. } | ErrorKind::InvalidValue { .. }), "{e}");
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::CountTooLarge { .. } | ErrorKind::InvalidValue { .. }
+        ),
+        "{e}"
+    );
     // Newer versions are named.
-    assert_eq!(read(b"an11\x01\x02\x03").unwrap_err().to_string(), "unigine-anim: unsupported UNIGINE animation version an11");
+    assert_eq!(
+        read(b"an11\x01\x02\x03").unwrap_err().to_string(),
+        "unigine-anim: unsupported UNIGINE animation version an11"
+    );
     let mut rng = Rng::new(3);
     for i in 0..2000 {
         let mut b = [b"an10", b"as08"][i % 2].to_vec();
@@ -130,11 +167,17 @@ fn canonical_arm_through_both_versions() {
             .losses
             .iter()
             .find_map(|l| match l.kind {
-                LossKind::Quantized { max_error } if l.feature == Feature::Animation => Some(max_error),
+                LossKind::Quantized { max_error } if l.feature == Feature::Animation => {
+                    Some(max_error)
+                }
                 _ => None,
             })
             .unwrap();
-        assert!(conv.losses.iter().any(|l| l.feature == Feature::Geometry && l.kind == LossKind::Dropped));
+        assert!(
+            conv.losses
+                .iter()
+                .any(|l| l.feature == Feature::Geometry && l.kind == LossKind::Dropped)
+        );
         let bytes = conv.value.write().unwrap();
         let mut back = read(&bytes).unwrap().to_core(30.0).unwrap().value;
         back.convert_to(model.coordinate_system);
@@ -144,8 +187,15 @@ fn canonical_arm_through_both_versions() {
             let t = f as f32 / 30.0;
             let (pa, pb) = (a.sample(&model.skeleton, t), b.sample(&back.skeleton, t));
             for (x, y) in pa.locals.iter().zip(&pb.locals) {
-                assert!((x.translation - y.translation).abs().max_element() <= bound + 1e-6, "{version:?} t={t}");
-                let q = if x.rotation.dot(y.rotation) < 0.0 { -y.rotation } else { y.rotation };
+                assert!(
+                    (x.translation - y.translation).abs().max_element() <= bound + 1e-6,
+                    "{version:?} t={t}"
+                );
+                let q = if x.rotation.dot(y.rotation) < 0.0 {
+                    -y.rotation
+                } else {
+                    y.rotation
+                };
                 let e = (x.rotation - q).length();
                 assert!(e <= 4.0 * bound + 1e-4, "{version:?} t={t}: rotation {e}");
             }
