@@ -22,6 +22,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod anim;
+mod error;
+pub mod mesh;
+pub mod props;
+pub mod skel;
+
+pub use anim::Anim;
+pub use error::{Error, Result};
+pub use mesh::Mesh;
+pub use skel::Skel;
+
+/// Name used in error messages.
+pub const FORMAT_NAME: &str = "niotso-mesh";
+
 /// Which Vitaboy file a byte string looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

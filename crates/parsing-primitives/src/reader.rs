@@ -202,6 +202,24 @@ impl<'a> Reader<'a> {
         )
     }
 
+    /// An [`ErrorKind::InvalidValue`] at `at` for element `index` of array `field`
+    /// (`field[index]` appended to the path): for checks made after an array was read
+    /// in bulk.
+    pub fn invalid_item_at(
+        &mut self,
+        field: &'static str,
+        index: usize,
+        at: u64,
+        message: impl Into<String>,
+    ) -> Error {
+        let mark = self.path.len();
+        self.path.push(Segment::Field(field));
+        self.path.push(Segment::Index(index));
+        let e = self.invalid_at(at, message);
+        self.path.truncate(mark);
+        e
+    }
+
     fn end_error(&self, needed: u64) -> Error {
         self.error(ErrorKind::UnexpectedEnd {
             needed,

@@ -301,3 +301,13 @@ fn single_elements() {
     ));
     assert_eq!(r.le::<u8>().unwrap(), 9);
 }
+
+#[test]
+fn item_errors_after_bulk_reads() {
+    let mut r = Reader::new("t", &[]);
+    let e = r.field("mesh", |r| Ok(r.invalid_item_at("faces", 3, 40, "bad")));
+    let e = e.unwrap();
+    assert_eq!(e.path(), "mesh.faces[3]");
+    assert_eq!(e.offset(), 40);
+    assert_eq!(r.path(), "");
+}

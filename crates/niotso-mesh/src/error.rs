@@ -1,0 +1,24 @@
+//! The crate's error type.
+
+/// Everything that can go wrong reading or writing a Vitaboy file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The bytes are not a valid file; the inner error names the byte offset, the field
+    /// and what is wrong.
+    #[error(transparent)]
+    Decode(#[from] parsing_primitives::Error),
+    /// The value cannot be written or converted: it breaks a rule of the format.
+    #[error("niotso-mesh: {0}")]
+    Invalid(String),
+    /// Writing to the destination failed.
+    #[error("niotso-mesh: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Result with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn invalid(message: impl Into<String>) -> Error {
+    Error::Invalid(message.into())
+}

@@ -1,0 +1,51 @@
+//! Real Vitaboy files from ../shared/samples/niotso (never copied here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use test_support::samples_or_skip;
+
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_sample_mesh_and_anim_round_trips() {
+    let Some(dir) = samples_or_skip("niotso", "every_sample_mesh_and_anim_round_trips") else {
+        return;
+    };
+    let mut counts = Vec::new();
+    for (sub, ext) in [("Meshes", "mesh"), ("Animations", "anim")] {
+        let mut identical = 0;
+        for path in files(&dir.join(sub), ext) {
+            let bytes = std::fs::read(&path).unwrap();
+            let out = match ext {
+                "mesh" => {
+                    let m = niotso_mesh::mesh::read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    m.write().unwrap()
+                }
+                _ => {
+                    let a = niotso_mesh::anim::read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    a.write().unwrap()
+                }
+            };
+            assert!(out == bytes, "{}: rewrite differs", path.display());
+            identical += 1;
+            // Every truncation fails cleanly.
+            for len in 0..bytes.len() {
+                let cut = &bytes[..len];
+                let failed = match ext {
+                    "mesh" => niotso_mesh::mesh::read(cut).is_err(),
+                    _ => niotso_mesh::anim::read(cut).is_err(),
+                };
+                assert!(failed, "{} cut at {len} decoded", path.display());
+            }
+        }
+        counts.push(format!("{identical} .{ext}"));
+    }
+    println!("niotso samples byte-identical after rewrite: {}", counts.join(", "));
+}
