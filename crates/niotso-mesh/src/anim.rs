@@ -62,7 +62,11 @@ pub struct Anim {
 impl Anim {
     /// The largest frame count of any motion.
     pub fn frames(&self) -> u32 {
-        self.motions.iter().map(|m| m.frame_count).max().unwrap_or(0)
+        self.motions
+            .iter()
+            .map(|m| m.frame_count)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -81,7 +85,9 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Anim> {
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 2 {
-        return Err(r.invalid_at(at, format!("animation version {version}, expected 2")).into());
+        return Err(r
+            .invalid_at(at, format!("animation version {version}, expected 2"))
+            .into());
     }
     let name = r.field("name", |r| r.pascal_u16_be().map(RawString::from))?;
     let [duration, distance] = r.le::<[f32; 2]>()?;
@@ -149,31 +155,60 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Anim> {
         })
     })?;
     r.finish()?;
-    Ok(Anim { version, name, duration, distance, is_moving, translations, rotations, motions })
+    Ok(Anim {
+        version,
+        name,
+        duration,
+        distance,
+        is_moving,
+        translations,
+        rotations,
+        motions,
+    })
 }
 
 impl Anim {
     /// The file's bytes. Fails when a motion's frames leave the pools or properties are
     /// present with their flag byte 0.
     pub fn write(&self) -> Result<Vec<u8>> {
-        let count = |n: usize| u32::try_from(n).map_err(|_| invalid(format!("count {n} does not fit 32 bits")));
+        let count = |n: usize| {
+            u32::try_from(n).map_err(|_| invalid(format!("count {n} does not fit 32 bits")))
+        };
         let mut w = Writer::new(FORMAT_NAME);
         w.u32_be(self.version);
         w.pascal_u16_be(self.name.as_bytes())?;
-        w.f32_le(self.duration).f32_le(self.distance).u8(self.is_moving);
+        w.f32_le(self.duration)
+            .f32_le(self.distance)
+            .u8(self.is_moving);
         w.u32_be(count(self.translations.len())?);
         w.le_slice(&self.translations);
         w.u32_be(count(self.rotations.len())?);
         w.le_slice(&self.rotations);
         w.u32_be(count(self.motions.len())?);
         for m in &self.motions {
-            if !uses(m.has_translation, m.first_translation, m.frame_count, self.translations.len())
-                || !uses(m.has_rotation, m.first_rotation, m.frame_count, self.rotations.len())
-            {
-                return Err(invalid(format!("motion '{}': frames leave the pools", m.bone_name)));
+            if !uses(
+                m.has_translation,
+                m.first_translation,
+                m.frame_count,
+                self.translations.len(),
+            ) || !uses(
+                m.has_rotation,
+                m.first_rotation,
+                m.frame_count,
+                self.rotations.len(),
+            ) {
+                return Err(invalid(format!(
+                    "motion '{}': frames leave the pools",
+                    m.bone_name
+                )));
             }
-            if (m.has_props == 0 && !m.props.is_empty()) || (m.has_time_props == 0 && !m.time_props.is_empty()) {
-                return Err(invalid(format!("motion '{}': properties with their flag byte 0", m.bone_name)));
+            if (m.has_props == 0 && !m.props.is_empty())
+                || (m.has_time_props == 0 && !m.time_props.is_empty())
+            {
+                return Err(invalid(format!(
+                    "motion '{}': properties with their flag byte 0",
+                    m.bone_name
+                )));
             }
             w.u32_be(m.unknown);
             w.pascal_u8(m.bone_name.as_bytes())?;

@@ -23,12 +23,15 @@
 #![deny(missing_docs)]
 
 pub mod anim;
+pub mod convert;
 mod error;
 pub mod mesh;
 pub mod props;
 pub mod skel;
+pub mod skinning;
 
 pub use anim::Anim;
+pub use convert::{CoreOptions, FPS, NATIVE, mirror_x};
 pub use error::{Error, Result};
 pub use mesh::Mesh;
 pub use skel::Skel;

@@ -21,7 +21,11 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { limits: Limits::DEFAULT, allow_trailing_bytes: false, any_version: false }
+        ReadOptions {
+            limits: Limits::DEFAULT,
+            allow_trailing_bytes: false,
+            any_version: false,
+        }
     }
 }
 
@@ -109,10 +113,16 @@ impl Mesh {
                 ));
             }
         }
-        let (r, n) = (self.real_vertices.len() as u64, self.blend_vertices.len() as u64);
+        let (r, n) = (
+            self.real_vertices.len() as u64,
+            self.blend_vertices.len() as u64,
+        );
         let third = u64::from(self.third_count);
         if third != r && third != r + n {
-            out.push(format!("third count {third} is neither R = {r} nor R + N = {}", r + n));
+            out.push(format!(
+                "third count {third} is neither R = {r} nor R + N = {}",
+                r + n
+            ));
         }
         out
     }
@@ -133,10 +143,14 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Mesh> {
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 2 && !options.any_version {
-        return Err(r.invalid_at(at, format!("mesh version {version}, expected 2")).into());
+        return Err(r
+            .invalid_at(at, format!("mesh version {version}, expected 2"))
+            .into());
     }
     let nb = r.field("bone_count", |r| r.u32_be())?;
-    let bone_names = r.field("bone_names", |r| r.array(u64::from(nb), 1, |r| r.pascal_u8().map(RawString::from)))?;
+    let bone_names = r.field("bone_names", |r| {
+        r.array(u64::from(nb), 1, |r| r.pascal_u8().map(RawString::from))
+    })?;
     let nf = r.field("face_count", |r| r.u32_be())?;
     let faces: Vec<[u32; 3]> = r.field("faces", |r| r.be_array(u64::from(nf)))?;
     let faces_at = r.offset() - faces.len() as u64 * 12;
@@ -145,38 +159,94 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Mesh> {
     let bindings_at = r.offset() - bindings.len() as u64 * 20;
     let bindings: Vec<Binding> = bindings
         .into_iter()
-        .map(|b| Binding { bone_index: b[0], first_real: b[1], real_count: b[2], first_blend: b[3], blend_count: b[4] })
+        .map(|b| Binding {
+            bone_index: b[0],
+            first_real: b[1],
+            real_count: b[2],
+            first_blend: b[3],
+            blend_count: b[4],
+        })
         .collect();
     let nr = r.field("real_vertex_count", |r| r.u32_be())?;
     let uvs: Vec<[f32; 2]> = r.field("uvs", |r| r.le_array(u64::from(nr)))?;
     let nn = r.field("blend_vertex_count", |r| r.u32_be())?;
     let blends: Vec<[i32; 2]> = r.field("blends", |r| r.be_array(u64::from(nn)))?;
     let blends_at = r.offset() - blends.len() as u64 * 8;
-    let blends: Vec<Blend> = blends.into_iter().map(|b| Blend { weight: b[0], other_vertex: b[1] }).collect();
+    let blends: Vec<Blend> = blends
+        .into_iter()
+        .map(|b| Blend {
+            weight: b[0],
+            other_vertex: b[1],
+        })
+        .collect();
     let third_count = r.field("third_count", |r| r.u32_be())?;
     // Layout is always R + N records, whatever the third count says.
     let real_vertices = r.field("real_vertices", |r| r.le_array(u64::from(nr)))?;
     let blend_vertices = r.field("blend_vertices", |r| r.le_array(u64::from(nn)))?;
     let (nr, nn) = (nr as usize, nn as usize);
-    if let Some(t) = faces.iter().position(|f| f.iter().any(|&i| i as usize >= nr)) {
-        return Err(r.invalid_item_at("faces", t, faces_at + 12 * t as u64, format!("face {:?} indexes past the {nr} real vertices", faces[t])).into());
+    if let Some(t) = faces
+        .iter()
+        .position(|f| f.iter().any(|&i| i as usize >= nr))
+    {
+        return Err(r
+            .invalid_item_at(
+                "faces",
+                t,
+                faces_at + 12 * t as u64,
+                format!("face {:?} indexes past the {nr} real vertices", faces[t]),
+            )
+            .into());
     }
-    if let Some(j) = blends.iter().position(|b| b.other_vertex < 0 || b.other_vertex as usize >= nr) {
-        return Err(r.invalid_item_at("blends", j, blends_at + 8 * j as u64 + 4, format!("blend tugs real vertex {} of {nr}", blends[j].other_vertex)).into());
+    if let Some(j) = blends
+        .iter()
+        .position(|b| b.other_vertex < 0 || b.other_vertex as usize >= nr)
+    {
+        return Err(r
+            .invalid_item_at(
+                "blends",
+                j,
+                blends_at + 8 * j as u64 + 4,
+                format!("blend tugs real vertex {} of {nr}", blends[j].other_vertex),
+            )
+            .into());
     }
     for (k, b) in bindings.iter().enumerate() {
         let at = bindings_at + 20 * k as u64;
-        if !check_range(b.first_real, b.real_count, nr) || !check_range(b.first_blend, b.blend_count, nn) {
-            return Err(r.invalid_item_at("bindings", k, at, format!("ranges {}+{} real / {}+{} blend leave the {nr} real / {nn} blend vertices", b.first_real, b.real_count, b.first_blend, b.blend_count)).into());
+        if !check_range(b.first_real, b.real_count, nr)
+            || !check_range(b.first_blend, b.blend_count, nn)
+        {
+            return Err(r
+                .invalid_item_at(
+                    "bindings",
+                    k,
+                    at,
+                    format!(
+                        "ranges {}+{} real / {}+{} blend leave the {nr} real / {nn} blend vertices",
+                        b.first_real, b.real_count, b.first_blend, b.blend_count
+                    ),
+                )
+                .into());
         }
         if bone_names.is_empty() {
-            return Err(r.invalid_at(at, "a binding names a bone but the mesh has no bone names").into());
+            return Err(r
+                .invalid_at(at, "a binding names a bone but the mesh has no bone names")
+                .into());
         }
     }
     if !options.allow_trailing_bytes {
         r.finish()?;
     }
-    Ok(Mesh { version, bone_names, faces, bindings, uvs, blends, third_count, real_vertices, blend_vertices })
+    Ok(Mesh {
+        version,
+        bone_names,
+        faces,
+        bindings,
+        uvs,
+        blends,
+        third_count,
+        real_vertices,
+        blend_vertices,
+    })
 }
 
 impl Mesh {
@@ -185,19 +255,40 @@ impl Mesh {
     pub fn check(&self) -> Result<()> {
         let (nr, nn) = (self.real_vertices.len(), self.blend_vertices.len());
         if self.uvs.len() != nr {
-            return Err(invalid(format!("{} UVs for {nr} real vertices", self.uvs.len())));
+            return Err(invalid(format!(
+                "{} UVs for {nr} real vertices",
+                self.uvs.len()
+            )));
         }
         if self.blends.len() != nn {
-            return Err(invalid(format!("{} blend records for {nn} blend vertices", self.blends.len())));
+            return Err(invalid(format!(
+                "{} blend records for {nn} blend vertices",
+                self.blends.len()
+            )));
         }
-        if let Some(f) = self.faces.iter().find(|f| f.iter().any(|&i| i as usize >= nr)) {
-            return Err(invalid(format!("face {f:?} indexes past the {nr} real vertices")));
+        if let Some(f) = self
+            .faces
+            .iter()
+            .find(|f| f.iter().any(|&i| i as usize >= nr))
+        {
+            return Err(invalid(format!(
+                "face {f:?} indexes past the {nr} real vertices"
+            )));
         }
-        if let Some(b) = self.blends.iter().find(|b| b.other_vertex < 0 || b.other_vertex as usize >= nr) {
-            return Err(invalid(format!("blend tugs real vertex {} of {nr}", b.other_vertex)));
+        if let Some(b) = self
+            .blends
+            .iter()
+            .find(|b| b.other_vertex < 0 || b.other_vertex as usize >= nr)
+        {
+            return Err(invalid(format!(
+                "blend tugs real vertex {} of {nr}",
+                b.other_vertex
+            )));
         }
         for b in &self.bindings {
-            if !check_range(b.first_real, b.real_count, nr) || !check_range(b.first_blend, b.blend_count, nn) {
+            if !check_range(b.first_real, b.real_count, nr)
+                || !check_range(b.first_blend, b.blend_count, nn)
+            {
                 return Err(invalid(format!("binding {b:?} leaves the vertex arrays")));
             }
         }
@@ -208,7 +299,9 @@ impl Mesh {
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
         let mut w = Writer::new(FORMAT_NAME);
-        let count = |n: usize| u32::try_from(n).map_err(|_| invalid(format!("count {n} does not fit 32 bits")));
+        let count = |n: usize| {
+            u32::try_from(n).map_err(|_| invalid(format!("count {n} does not fit 32 bits")))
+        };
         w.u32_be(self.version);
         w.u32_be(count(self.bone_names.len())?);
         for n in &self.bone_names {
@@ -217,12 +310,28 @@ impl Mesh {
         w.u32_be(count(self.faces.len())?);
         w.be_slice(&self.faces);
         w.u32_be(count(self.bindings.len())?);
-        let b: Vec<[i32; 5]> = self.bindings.iter().map(|b| [b.bone_index, b.first_real, b.real_count, b.first_blend, b.blend_count]).collect();
+        let b: Vec<[i32; 5]> = self
+            .bindings
+            .iter()
+            .map(|b| {
+                [
+                    b.bone_index,
+                    b.first_real,
+                    b.real_count,
+                    b.first_blend,
+                    b.blend_count,
+                ]
+            })
+            .collect();
         w.be_slice(&b);
         w.u32_be(count(self.uvs.len())?);
         w.le_slice(&self.uvs);
         w.u32_be(count(self.blends.len())?);
-        let b: Vec<[i32; 2]> = self.blends.iter().map(|b| [b.weight, b.other_vertex]).collect();
+        let b: Vec<[i32; 2]> = self
+            .blends
+            .iter()
+            .map(|b| [b.weight, b.other_vertex])
+            .collect();
         w.be_slice(&b);
         w.u32_be(self.third_count);
         w.le_slice(&self.real_vertices);

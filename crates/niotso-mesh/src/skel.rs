@@ -58,7 +58,11 @@ impl Skel {
         self.bones
             .iter()
             .position(|b| b.name.as_bytes() == name)
-            .or_else(|| self.bones.iter().position(|b| b.name.as_bytes().eq_ignore_ascii_case(name)))
+            .or_else(|| {
+                self.bones
+                    .iter()
+                    .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name))
+            })
     }
 }
 
@@ -73,7 +77,9 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 1 {
-        return Err(r.invalid_at(at, format!("skeleton version {version}, expected 1")).into());
+        return Err(r
+            .invalid_at(at, format!("skeleton version {version}, expected 1"))
+            .into());
     }
     let name = r.field("name", |r| r.pascal_u8().map(RawString::from))?;
     let n = r.field("bone_count", |r| r.u16_be())?;
@@ -85,7 +91,11 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
             let name = RawString::from(raw_name);
             let parent = RawString::from(r.pascal_u8()?);
             let has_props = r.u8()?;
-            let props = if has_props != 0 { r.field("props", read_props_list)? } else { Vec::new() };
+            let props = if has_props != 0 {
+                r.field("props", read_props_list)?
+            } else {
+                Vec::new()
+            };
             let t = r.le::<[f32; 3]>()?;
             let q = r.le::<[f32; 4]>()?;
             let flags = r.be::<[u32; 3]>()?;
@@ -107,21 +117,29 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
         })
     })?;
     r.finish()?;
-    Ok(Skel { version, name, bones })
+    Ok(Skel {
+        version,
+        name,
+        bones,
+    })
 }
 
 impl Skel {
     /// The file's bytes. Fails when a property list is present with `has_props == 0`
     /// (it could not be read back) or there are more than 65535 bones.
     pub fn write(&self) -> Result<Vec<u8>> {
-        let n = u16::try_from(self.bones.len()).map_err(|_| invalid(format!("{} bones exceed 65535", self.bones.len())))?;
+        let n = u16::try_from(self.bones.len())
+            .map_err(|_| invalid(format!("{} bones exceed 65535", self.bones.len())))?;
         let mut w = Writer::new(FORMAT_NAME);
         w.u32_be(self.version);
         w.pascal_u8(self.name.as_bytes())?;
         w.u16_be(n);
         for b in &self.bones {
             if b.has_props == 0 && !b.props.is_empty() {
-                return Err(invalid(format!("bone '{}': properties with has_props = 0", b.name)));
+                return Err(invalid(format!(
+                    "bone '{}': properties with has_props = 0",
+                    b.name
+                )));
             }
             w.u32_be(b.unknown);
             w.pascal_u8(b.name.as_bytes())?;
@@ -131,7 +149,9 @@ impl Skel {
                 write_props_list(&mut w, &b.props)?;
             }
             w.le_slice(&b.translation).le_slice(&b.rotation);
-            w.u32_be(b.can_translate).u32_be(b.can_rotate).u32_be(b.can_blend);
+            w.u32_be(b.can_translate)
+                .u32_be(b.can_rotate)
+                .u32_be(b.can_blend);
             w.f32_le(b.wiggle_value).f32_le(b.wiggle_power);
         }
         Ok(w.into_inner())

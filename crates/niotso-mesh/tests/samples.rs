@@ -7,7 +7,12 @@ use test_support::samples_or_skip;
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
+                .collect()
+        })
         .unwrap_or_default();
     out.sort();
     out
@@ -25,11 +30,13 @@ fn every_sample_mesh_and_anim_round_trips() {
             let bytes = std::fs::read(&path).unwrap();
             let out = match ext {
                 "mesh" => {
-                    let m = niotso_mesh::mesh::read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    let m = niotso_mesh::mesh::read(&bytes)
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                     m.write().unwrap()
                 }
                 _ => {
-                    let a = niotso_mesh::anim::read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    let a = niotso_mesh::anim::read(&bytes)
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                     a.write().unwrap()
                 }
             };
@@ -47,5 +54,8 @@ fn every_sample_mesh_and_anim_round_trips() {
         }
         counts.push(format!("{identical} .{ext}"));
     }
-    println!("niotso samples byte-identical after rewrite: {}", counts.join(", "));
+    println!(
+        "niotso samples byte-identical after rewrite: {}",
+        counts.join(", ")
+    );
 }
