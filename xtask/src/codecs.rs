@@ -3,6 +3,9 @@
 
 use meshfmt_core::{Converted, Model};
 
+/// bytes (and a companion file's) -> model.
+pub type DecodeFn = fn(&[u8], Option<&[u8]>) -> Result<Converted<Model>, String>;
+
 /// One format (and version) that can hold a model or part of one.
 pub struct Codec {
     /// Crate name: the fixtures folder.
@@ -13,8 +16,19 @@ pub struct Codec {
     pub ext: &'static str,
     /// canonical model -> bytes, with what the format could not hold.
     pub encode: fn(&Model) -> Result<Converted<Vec<u8>>, String>,
-    /// bytes -> model.
-    pub decode: fn(&[u8]) -> Result<Converted<Model>, String>,
+    /// bytes (and the companion file's, if any) -> model.
+    pub decode: DecodeFn,
+    /// A second file the format needs beside the first (Vitaboy meshes need their
+    /// .skel): its extension and encoder.
+    pub companion: Option<Companion>,
+}
+
+/// A file written beside a codec's main output.
+pub struct Companion {
+    /// Extension.
+    pub ext: &'static str,
+    /// canonical model -> bytes.
+    pub encode: fn(&Model) -> Result<Vec<u8>, String>,
 }
 
 fn unigine(m: &Model, version: unigine_mesh::TargetVersion) -> Result<Converted<Vec<u8>>, String> {
@@ -27,7 +41,7 @@ fn unigine(m: &Model, version: unigine_mesh::TargetVersion) -> Result<Converted<
     })
 }
 
-fn unigine_read(b: &[u8]) -> Result<Converted<Model>, String> {
+fn unigine_read(b: &[u8], _: Option<&[u8]>) -> Result<Converted<Model>, String> {
     let f = unigine_mesh::read(b).map_err(|e| e.to_string())?;
     f.to_core().map_err(|e| e.to_string())
 }
@@ -45,7 +59,7 @@ fn anim(m: &Model, version: unigine_anim::TargetVersion) -> Result<Converted<Vec
     })
 }
 
-fn anim_read(b: &[u8]) -> Result<Converted<Model>, String> {
+fn anim_read(b: &[u8], _: Option<&[u8]>) -> Result<Converted<Model>, String> {
     let f = unigine_anim::read(b).map_err(|e| e.to_string())?;
     f.to_core(unigine_anim::DEFAULT_FPS)
         .map_err(|e| e.to_string())
@@ -58,6 +72,7 @@ pub const CODECS: &[Codec] = &[
         ext: "ms11.mesh",
         encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms11),
         decode: unigine_read,
+        companion: None,
     },
     Codec {
         crate_name: "unigine-mesh",
@@ -65,6 +80,7 @@ pub const CODECS: &[Codec] = &[
         ext: "ms10.mesh",
         encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms10),
         decode: unigine_read,
+        companion: None,
     },
     Codec {
         crate_name: "unigine-mesh",
@@ -72,6 +88,7 @@ pub const CODECS: &[Codec] = &[
         ext: "ms08.smesh",
         encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms08),
         decode: unigine_read,
+        companion: None,
     },
     Codec {
         crate_name: "unigine-mesh",
@@ -79,6 +96,7 @@ pub const CODECS: &[Codec] = &[
         ext: "mi08.mesh",
         encode: |m| unigine(m, unigine_mesh::TargetVersion::Mi08),
         decode: unigine_read,
+        companion: None,
     },
     Codec {
         crate_name: "unity-meshser",
@@ -93,10 +111,11 @@ pub const CODECS: &[Codec] = &[
                 losses: c.losses,
             })
         },
-        decode: |b| {
+        decode: |b, _| {
             let f = unity_meshser::read(b).map_err(|e| e.to_string())?;
             f.to_core().map_err(|e| e.to_string())
         },
+        companion: None,
     },
     Codec {
         crate_name: "unigine-anim",
@@ -104,6 +123,7 @@ pub const CODECS: &[Codec] = &[
         ext: "anim",
         encode: |m| anim(m, unigine_anim::TargetVersion::An10),
         decode: anim_read,
+        companion: None,
     },
     Codec {
         crate_name: "unigine-anim",
@@ -111,5 +131,44 @@ pub const CODECS: &[Codec] = &[
         ext: "sanim",
         encode: |m| anim(m, unigine_anim::TargetVersion::As08),
         decode: anim_read,
+        companion: None,
+    },
+    Codec {
+        crate_name: "niotso-mesh",
+        label: "niotso-mesh .mesh + .skel",
+        ext: "mesh",
+        encode: |m| {
+            let opts = niotso_mesh::CoreOptions::default();
+            let c = niotso_mesh::Mesh::from_core(m, &opts).map_err(|e| e.to_string())?;
+            let bytes = c.value.write().map_err(|e| e.to_string())?;
+            Ok(Converted {
+                value: bytes,
+                losses: c.losses,
+            })
+        },
+        decode: |b, skel| {
+            let mesh = niotso_mesh::mesh::read(b).map_err(|e| e.to_string())?;
+            let skel = skel
+                .map(niotso_mesh::skel::read)
+                .transpose()
+                .map_err(|e| e.to_string())?;
+            mesh.to_core(skel.as_ref(), &niotso_mesh::CoreOptions::default())
+                .map_err(|e| e.to_string())
+        },
+        companion: Some(Companion {
+            ext: "skel",
+            encode: |m| {
+                // Static models get the one ROOT bone the mesh writer gives them.
+                let mut m = m.clone();
+                if m.skeleton.is_empty() {
+                    m.skeleton.bones.push(meshfmt_core::Bone {
+                        name: "ROOT".into(),
+                        ..Default::default()
+                    });
+                }
+                let s = niotso_mesh::Skel::from_core(&m, "skeleton").map_err(|e| e.to_string())?;
+                s.value.write().map_err(|e| e.to_string())
+            },
+        }),
     },
 ];

@@ -93,6 +93,12 @@ fn arr4(v: &[Vec4]) -> Vec<[f32; 4]> {
 pub const ROUNDING: f32 = 1e-6;
 
 fn numeric(feature: Feature, err: Option<f32>, losses: &[Loss]) -> Outcome {
+    numeric_at(feature, err, losses, 1.0)
+}
+
+/// [`numeric`] for values of magnitude up to `magnitude`: rounding noise scales with it
+/// (a unit change of 3x on 25-unit coordinates moves them by an ulp of 76).
+fn numeric_at(feature: Feature, err: Option<f32>, losses: &[Loss], magnitude: f32) -> Outcome {
     let Some(err) = err else {
         return Outcome::Mismatch("different lengths".into());
     };
@@ -109,7 +115,7 @@ fn numeric(feature: Feature, err: Option<f32>, losses: &[Loss]) -> Outcome {
             worst: err,
         },
         Some(b) => Outcome::Mismatch(format!("error {err:e} > reported bound {b:e}")),
-        None if err <= ROUNDING => Outcome::Rounding { worst: err },
+        None if err <= ROUNDING * magnitude.max(1.0) => Outcome::Rounding { worst: err },
         None => Outcome::Mismatch(format!("error {err:e} but no quantization reported")),
     }
 }
@@ -169,7 +175,12 @@ pub fn compare(canonical: &Model, decoded: &Model, losses: &[Loss]) -> Vec<(Feat
                             &arr3(&flat(canonical, |s| &s.positions)),
                             &arr3(&flat(decoded, |s| &s.positions)),
                         );
-                        numeric(f, e, losses)
+                        let magnitude = canonical
+                            .surfaces
+                            .iter()
+                            .flat_map(|s| &s.positions)
+                            .fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+                        numeric_at(f, e, losses, magnitude)
                     }
                 }
                 Feature::Normals => numeric(

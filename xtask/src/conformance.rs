@@ -16,7 +16,6 @@ const PENDING: &[(&str, &str)] = &[
         "unigine-anim an11",
         "recognized and rejected; reader and writer: issue 12",
     ),
-    ("niotso-mesh", "detects (sniff); reader and writer: issue 5"),
     ("m3d-format", "detects (sniff); reader and writer: issue 7"),
 ];
 
@@ -38,6 +37,7 @@ pub struct Cell {
 
 pub struct Encoded {
     pub bytes: Vec<u8>,
+    pub companion: Option<Vec<u8>>,
     pub decoded: Model,
     pub losses: Vec<String>,
     pub features: Vec<(Feature, Outcome)>,
@@ -50,14 +50,20 @@ pub struct Report {
 
 fn run_codec(codec: &'static Codec, model: &Model) -> Result<Encoded, String> {
     let enc = (codec.encode)(model)?;
-    let dec =
-        (codec.decode)(&enc.value).map_err(|e| format!("reading our own output failed: {e}"))?;
+    let companion = codec
+        .companion
+        .as_ref()
+        .map(|c| (c.encode)(model))
+        .transpose()?;
+    let dec = (codec.decode)(&enc.value, companion.as_deref())
+        .map_err(|e| format!("reading our own output failed: {e}"))?;
     let mut decoded = dec.value;
     decoded.convert_to(model.coordinate_system);
     let mut losses = enc.losses;
     losses.extend(dec.losses);
     let features = compare(model, &decoded, &losses);
     Ok(Encoded {
+        companion,
         bytes: enc.value,
         decoded,
         losses: losses.iter().map(ToString::to_string).collect(),

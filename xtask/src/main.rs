@@ -11,6 +11,7 @@ mod codecs;
 mod compare;
 mod conformance;
 mod fixtures;
+mod vitaboy;
 
 use std::process::ExitCode;
 

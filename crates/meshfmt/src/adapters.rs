@@ -235,3 +235,79 @@ pub mod anim {
         (ext == "sanim").then_some("as08")
     }
 }
+
+/// niotso-mesh adapters (Vitaboy .mesh/.skel/.anim, told apart by content).
+pub mod vitaboy {
+    use super::*;
+    use niotso_mesh::{CoreOptions, FPS, Kind, VitaboyFile};
+
+    fn read(data: &[u8]) -> Result<VitaboyFile, CliError> {
+        niotso_mesh::read_any(data, None).map_err(err)
+    }
+
+    /// Counts for `info`: a mesh has 1 surface, its real vertices, faces and bone names;
+    /// an animation 1 clip, the longest motion's frames and one bone per motion.
+    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+        let f = read(data)?;
+        let mut info = Info {
+            format: "niotso-mesh".into(),
+            ..Info::default()
+        };
+        match &f {
+            VitaboyFile::Mesh(m) => {
+                info.version = format!("mesh v{}", m.version);
+                info.surfaces = 1;
+                info.vertices = m.real_vertices.len() as u64;
+                info.triangles = m.faces.len() as u64;
+                info.bones = m.bone_names.len() as u64;
+            }
+            VitaboyFile::Skel(s) => {
+                info.version = format!("skel v{}", s.version);
+                info.bones = s.bones.len() as u64;
+            }
+            VitaboyFile::Anim(a) => {
+                info.version = format!("anim v{}", a.version);
+                info.animations = 1;
+                info.frames = u64::from(a.frames());
+                info.bones = a.motions.len() as u64;
+            }
+        }
+        Ok(info)
+    }
+
+    /// Decode to meshfmt-core (meshes without their .skel: bones at the origin).
+    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
+        match read(data)? {
+            VitaboyFile::Mesh(m) => m.to_core(None, &CoreOptions::default()),
+            VitaboyFile::Skel(s) => s.to_core(),
+            VitaboyFile::Anim(a) => a.to_core(None, FPS),
+        }
+        .map_err(err)
+    }
+
+    /// Encode from meshfmt-core as the output extension says (.mesh, .skel, .anim).
+    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+        let kind = Kind::from_extension(&opts.extension).unwrap_or(Kind::Mesh);
+        let c = match kind {
+            Kind::Mesh => niotso_mesh::Mesh::from_core(model, &CoreOptions::default())
+                .map(|c| c.map(VitaboyFile::Mesh)),
+            Kind::Skel => {
+                niotso_mesh::Skel::from_core(model, "skeleton").map(|c| c.map(VitaboyFile::Skel))
+            }
+            Kind::Anim => {
+                niotso_mesh::Anim::from_core(model, FPS).map(|c| c.map(VitaboyFile::Anim))
+            }
+        }
+        .map_err(err)?;
+        let bytes = c.value.write().map_err(err)?;
+        Ok(Converted {
+            value: bytes,
+            losses: c.losses,
+        })
+    }
+
+    /// Faithful rewrite.
+    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
+        read(data)?.write().map_err(err)
+    }
+}

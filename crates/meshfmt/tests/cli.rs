@@ -259,3 +259,33 @@ fn unigine_anim_info_and_conversion() {
     let out = meshfmt(&["validate", &anim]);
     assert!(out.status.success());
 }
+
+#[test]
+fn vitaboy_info_and_rewrite() {
+    // The canonical arm as a Vitaboy mesh: 20 real vertices, 32 faces, 2 bone names.
+    let mesh = fixture("niotso-mesh/skinned_arm.mesh");
+    let out = meshfmt(&["info", "--json", &mesh]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"format\":\"niotso-mesh\",\"version\":\"mesh v2\",\"surfaces\":1,\"vertices\":20,\"triangles\":32,\"bones\":2,\"animations\":0,\"frames\":0,\"materials\":0,\"textures\":0}\n"
+    );
+    let skel = fixture("niotso-mesh/adult.skel");
+    let out = meshfmt(&["info", "--json", &skel]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(
+        "\"version\":\"skel v1\",\"surfaces\":0,\"vertices\":0,\"triangles\":0,\"bones\":29"
+    ));
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("copy.mesh");
+    assert!(
+        meshfmt(&["convert", &mesh, copy.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&mesh).unwrap());
+}

@@ -3,8 +3,36 @@
 //! Every integer is big-endian and every float little-endian; strings are Pascal
 //! strings (notes/niotso.md is the authority over the older wiki page).
 //!
-//! **Status:** this release detects the formats ([`sniff`], [`sniff_kind`]); reading and
-//! writing land with the crate's format work.
+//! | file | contents | status |
+//! |---|---|---|
+//! | `.mesh` v2 | bone names, faces, bindings, UVs, blend weights, real and blend vertices | read/write; every public sample rewrites byte for byte |
+//! | `.skel` v1 | named bone hierarchy with rest transforms, properties | read/write; no public sample: tested with a fixture built from the notes' hierarchy |
+//! | `.anim` v2 | per-bone motions in shared translation/rotation pools, properties | read/write; every public sample rewrites byte for byte |
+//!
+//! - Faithful types keep every field as stored ([`Mesh`], [`Skel`], [`Anim`]); floats are
+//!   copied bit for bit. Lenient where real readers are ([`Mesh::binding_bone`] resolves an
+//!   out-of-range bone index to the last name, [`Mesh::diagnostics`] says so), strict
+//!   elsewhere.
+//! - [`skinning`] poses and deforms in native coordinates exactly as the reference
+//!   readers do (local rotation = conjugate of the stored quaternion, blend vertices
+//!   tugging real ones in file order).
+//! - [`convert`] maps to meshfmt-core and back in the file's native left-handed frame
+//!   ([`NATIVE`]); [`mirror_x`] gives the right-handed frame FreeSO and Blender use.
+//!
+//! ```
+//! use niotso_mesh::{read_any, VitaboyFile, CoreOptions};
+//! use meshfmt_core::canonical;
+//!
+//! let model = canonical::skinned_arm();
+//! let mesh = niotso_mesh::Mesh::from_core(&model, &CoreOptions::default())?.value;
+//! let skel = niotso_mesh::Skel::from_core(&model, "arm")?.value;
+//! let bytes = mesh.write()?;
+//! let VitaboyFile::Mesh(back) = read_any(&bytes, None)? else { unreachable!() };
+//! assert_eq!(back.write()?, bytes);
+//! let core = back.to_core(Some(&skel), &CoreOptions::default())?.value;
+//! assert_eq!(core.vertex_count(), 20);
+//! # Ok::<(), niotso_mesh::Error>(())
+//! ```
 //!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
@@ -88,6 +116,60 @@ pub fn sniff_kind(data: &[u8]) -> Option<Kind> {
                 .then_some(Kind::Skel)
         }
         _ => None,
+    }
+}
+
+/// Any Vitaboy file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VitaboyFile {
+    /// `.mesh`.
+    Mesh(Mesh),
+    /// `.skel`.
+    Skel(Skel),
+    /// `.anim`.
+    Anim(Anim),
+}
+
+impl VitaboyFile {
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        match self {
+            VitaboyFile::Mesh(m) => m.write(),
+            VitaboyFile::Skel(s) => s.write(),
+            VitaboyFile::Anim(a) => a.write(),
+        }
+    }
+
+    /// Which kind it is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            VitaboyFile::Mesh(_) => Kind::Mesh,
+            VitaboyFile::Skel(_) => Kind::Skel,
+            VitaboyFile::Anim(_) => Kind::Anim,
+        }
+    }
+}
+
+/// Reads a file of the given kind, or of the kind [`sniff_kind`] guesses (these files
+/// share a leading version number, so callers that know the extension should say).
+pub fn read_any(data: &[u8], kind: Option<Kind>) -> Result<VitaboyFile> {
+    match kind.or_else(|| sniff_kind(data)) {
+        Some(Kind::Skel) => skel::read(data).map(VitaboyFile::Skel),
+        Some(Kind::Anim) => anim::read(data).map(VitaboyFile::Anim),
+        // A mesh is the likeliest; its reader gives the most useful error otherwise.
+        Some(Kind::Mesh) | None => mesh::read(data).map(VitaboyFile::Mesh),
+    }
+}
+
+impl Kind {
+    /// The kind an extension names (`mesh`, `skel`, `anim`).
+    pub fn from_extension(ext: &str) -> Option<Kind> {
+        match ext {
+            "mesh" => Some(Kind::Mesh),
+            "skel" => Some(Kind::Skel),
+            "anim" => Some(Kind::Anim),
+            _ => None,
+        }
     }
 }
 
