@@ -290,8 +290,8 @@ fn canonical_arm_through_mesh_and_skel() {
             .iter()
             .position(|q| q.abs_diff_eq(*p, 1e-5))
             .unwrap();
-        let (mut wa, mut wb): (Vec<(u32, f32)>, Vec<(u32, f32)>) =
-            (a.skin[src].pairs().collect(), b.skin[v].pairs().collect());
+        let mut wa: Vec<(u32, f32)> = a.skin[src].pairs().collect();
+        let mut wb: Vec<(u32, f32)> = b.skin[v].pairs().collect();
         wa.sort_by_key(|x| x.0);
         wb.sort_by_key(|x| x.0);
         assert_eq!(wa.len(), wb.len());
