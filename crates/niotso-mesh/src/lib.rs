@@ -51,6 +51,7 @@
 #![deny(missing_docs)]
 
 pub mod anim;
+pub mod companions;
 pub mod convert;
 mod error;
 pub mod mesh;
