@@ -318,3 +318,47 @@ fn canonical_arm_through_mesh_and_skel() {
     assert_eq!(core_native.coordinate_system, NATIVE);
     let _ = RawString::from("");
 }
+
+#[test]
+fn mirror_x_commutes_with_skinning() {
+    let skel = two_bones();
+    let mesh = tiny_mesh();
+    let model = mesh
+        .to_core(Some(&skel), &CoreOptions::default())
+        .unwrap()
+        .value;
+    let mut mirrored = model.clone();
+    niotso_mesh::mirror_x(&mut mirrored);
+    assert_eq!(
+        mirrored.coordinate_system.handedness,
+        meshfmt_core::Handedness::Right
+    );
+    assert_eq!(
+        mirrored.surfaces[0].indices,
+        [0, 0, 1],
+        "faces flipped: (0,1,0) -> (0,0,1)"
+    );
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let mut pose = Pose::rest(&model.skeleton);
+    pose.locals[1].rotation =
+        meshfmt_core::glam::Quat::from_xyzw(0.0, 0.0, s, s) * pose.locals[1].rotation;
+    let mut mpose = Pose::rest(&mirrored.skeleton);
+    // The same pose mirrored: a rotation about Z becomes the opposite one.
+    mpose.locals[1].rotation =
+        meshfmt_core::glam::Quat::from_xyzw(0.0, 0.0, -s, s) * mpose.locals[1].rotation;
+    let (a, _) = skin_surface(&model.surfaces[0], &model.skeleton, &pose);
+    let (b, _) = skin_surface(&mirrored.surfaces[0], &mirrored.skeleton, &mpose);
+    for (x, y) in a.iter().zip(&b) {
+        assert!(
+            Vec3::new(-x.x, x.y, x.z).abs_diff_eq(*y, 1e-5),
+            "{x} vs {y}"
+        );
+    }
+    // UVs flip on request.
+    let flipped = mesh
+        .to_core(Some(&skel), &CoreOptions { flip_v: true })
+        .unwrap()
+        .value;
+    assert_eq!(flipped.surfaces[0].uv0[1].y, 0.0);
+    assert_eq!(model.surfaces[0].uv0[1].y, 1.0);
+}
