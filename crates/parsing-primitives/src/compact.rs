@@ -3,7 +3,8 @@
 //! Layout (notes/unigine.md §1.3): the first byte holds 6 magnitude bits (bits 0-5),
 //! the sign (bit 6) and a "more" flag (bit 7); each following byte holds 7 magnitude
 //! bits (bits 0-6, at shifts 6, 13, 20, 27) and a "more" flag (bit 7). At most 5 bytes,
-//! so magnitudes up to 2^34 - 1. Writers in the wild always use the minimal length.
+//! so magnitudes up to 2^34 - 1. Writers in the wild use the shortest form, except that
+//! 63 takes two bytes (`bf 00`).
 //!
 //! ```
 //! use parsing_primitives::compact::{compact_int, encode_compact};
@@ -47,39 +48,39 @@ pub fn compact_int(input: &[u8]) -> IResult<&[u8], i64> {
     Err(nom::Err::Error(NomError::new(input, kind)))
 }
 
-/// Appends the minimal encoding of `value`. Returns `false` (and writes nothing) when
+/// Appends the encoding UNIGINE writes for `value`: one byte for magnitudes 0..=62,
+/// otherwise the shortest multi-byte form, so 63 is `bf 00` (never `3f`; seen 36 times in
+/// ms13 files, notes/unigine-current.md 0.6). Returns `false` (and writes nothing) when
 /// `|value| > COMPACT_MAX`.
 pub fn encode_compact(value: i64, out: &mut Vec<u8>) -> bool {
     if !(-COMPACT_MAX..=COMPACT_MAX).contains(&value) {
         return false;
     }
-    let mut magnitude = value.unsigned_abs();
+    let magnitude = value.unsigned_abs();
     let sign = if value < 0 { 0x40 } else { 0 };
-    let mut first = (magnitude & 0x3f) as u8 | sign;
-    magnitude >>= 6;
-    if magnitude == 0 {
-        out.push(first);
+    if magnitude <= 62 {
+        out.push(magnitude as u8 | sign);
         return true;
     }
-    first |= 0x80;
-    out.push(first);
-    while magnitude != 0 {
-        let mut byte = (magnitude & 0x7f) as u8;
-        magnitude >>= 7;
-        if magnitude != 0 {
-            byte |= 0x80;
+    out.push((magnitude & 0x3f) as u8 | sign | 0x80);
+    let mut rest = magnitude >> 6;
+    loop {
+        let byte = (rest & 0x7f) as u8;
+        rest >>= 7;
+        if rest == 0 {
+            out.push(byte);
+            return true;
         }
-        out.push(byte);
+        out.push(byte | 0x80);
     }
-    true
 }
 
-/// Length in bytes of the minimal encoding of `value` (for `|value| <= COMPACT_MAX`).
+/// Length in bytes of [`encode_compact`]'s output (for `|value| <= COMPACT_MAX`).
 pub fn compact_len(value: i64) -> usize {
     let m = value.unsigned_abs();
     match m {
-        0..=0x3f => 1,
-        0x40..=0x1fff => 2,
+        0..=62 => 1,
+        63..=0x1fff => 2,
         0x2000..=0xf_ffff => 3,
         0x10_0000..=0x7ff_ffff => 4,
         _ => 5,
@@ -121,7 +122,8 @@ mod tests {
         // 63 fits in one byte; 64..127 always take two (first byte has 6 payload bits).
         for (v, len) in [
             (0, 1),
-            (63, 1),
+            (62, 1),
+            (63, 2),
             (64, 2),
             (127, 2),
             (8191, 2),
@@ -139,6 +141,24 @@ mod tests {
             let neg = enc(-v);
             assert_eq!(compact_int(&neg), Ok((&[][..], -v)));
         }
+    }
+
+    /// Vectors from ms13/ms14 files (notes/unigine-current.md section 2).
+    #[test]
+    fn current_engine_vectors() {
+        for (v, bytes) in [
+            (63i64, &[0xbf, 0x00][..]),
+            (64, &[0x80, 0x01]),
+            (8190, &[0xbe, 0x7f]),
+            (8193, &[0x81, 0x80, 0x01]),
+            (-1, &[0x41]),
+            (62, &[0x3e]),
+        ] {
+            assert_eq!(enc(v), bytes, "{v}");
+            assert_eq!(compact_int(bytes), Ok((&[][..], v)));
+        }
+        // Readers still accept the one-byte 63 another writer might produce.
+        assert_eq!(compact_int(&[0x3f]), Ok((&[][..], 63)));
     }
 
     #[test]
