@@ -57,6 +57,8 @@ pub enum TargetVersion {
     /// ms11 (UNIGINE 2.x).
     #[default]
     Ms11,
+    /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
+    Ms13,
 }
 
 /// Writing choices for [`MeshFile::from_core`].
@@ -243,8 +245,19 @@ impl Ms1x {
             )?);
         }
         let mut animations = Vec::with_capacity(m.animations.len());
-        for (i, clip) in m.animations.iter().enumerate() {
-            animations.push(clip_to_embedded(i, clip, &m.skeleton, &mut out)?);
+        if version == Ms1xVersion::Ms13 {
+            if !m.animations.is_empty() {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Dropped,
+                    "",
+                    "ms13 meshes hold no animations (write an .anim)",
+                );
+            }
+        } else {
+            for (i, clip) in m.animations.iter().enumerate() {
+                animations.push(clip_to_embedded(i, clip, &m.skeleton, &mut out)?);
+            }
         }
         let bounds = Bounds::of_points(
             surfaces
@@ -728,6 +741,13 @@ fn surface_from_core(
     let mut out_surface = Surface {
         name: RawString::from(s.name.as_str()),
         bounds: Bounds::of_points(std::iter::empty()),
+        // ms13 stores lightmap settings; real files use channel 1 at resolution 3 on
+        // surfaces with a second UV set.
+        lightmap: if version == Ms1xVersion::Ms13 && !s.uv1.is_empty() {
+            [1, 3]
+        } else {
+            [0, 0]
+        },
         morph_targets: Vec::new(),
         weights: Vec::new(),
         uv0: Vec::new(),
@@ -1291,6 +1311,7 @@ impl MeshFile {
             TargetVersion::Ms08 => Ms08::from_core(model)?.map(MeshFile::Ms08),
             TargetVersion::Ms10 => Ms1x::from_core(model, Ms1xVersion::Ms10)?.map(MeshFile::Ms1x),
             TargetVersion::Ms11 => Ms1x::from_core(model, Ms1xVersion::Ms11)?.map(MeshFile::Ms1x),
+            TargetVersion::Ms13 => Ms1x::from_core(model, Ms1xVersion::Ms13)?.map(MeshFile::Ms1x),
         })
     }
 }

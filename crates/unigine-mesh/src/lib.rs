@@ -112,6 +112,7 @@ impl MeshFile {
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
                 Ms1xVersion::Ms11 => "ms11",
+                Ms1xVersion::Ms13 => "ms13",
             },
         }
     }
@@ -150,6 +151,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         b"ms08" => Ok(MeshFile::Ms08(old::read_ms08(&mut r)?)),
         b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
+        b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
         m if sniff(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),

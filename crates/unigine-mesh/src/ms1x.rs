@@ -21,6 +21,9 @@ pub enum Ms1xVersion {
     Ms10,
     /// `ms11`: 8-byte tangents.
     Ms11,
+    /// `ms13` (UNIGINE 2.19): ms11 without embedded animations, with two lightmap bytes
+    /// per surface header.
+    Ms13,
 }
 
 impl Ms1xVersion {
@@ -29,13 +32,14 @@ impl Ms1xVersion {
         match self {
             Ms1xVersion::Ms10 => b"ms10",
             Ms1xVersion::Ms11 => b"ms11",
+            Ms1xVersion::Ms13 => b"ms13",
         }
     }
 
     fn tangent_size(self) -> usize {
         match self {
             Ms1xVersion::Ms10 => 7,
-            Ms1xVersion::Ms11 => 8,
+            Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => 8,
         }
     }
 }
@@ -135,6 +139,9 @@ pub struct Surface {
     pub name: RawString,
     /// Bounds as stored.
     pub bounds: Bounds,
+    /// Lightmap UV channel and resolution (ms13 and later; zero in ms10/ms11, which do
+    /// not store them).
+    pub lightmap: [u8; 2],
     /// Morph targets; the first is the base geometry (at least one).
     pub morph_targets: Vec<MorphTarget>,
     /// One per coordinate vertex of morph target 0, or empty for static meshes.
@@ -249,7 +256,13 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
             Ok(BoneInfo { name, parent })
         })
     })?;
-    let num_animations = r.field("num_animations", |r| r.compact_count(1))?;
+    // ms13 has no embedded animations.
+    let has_animations = version != Ms1xVersion::Ms13;
+    let num_animations = if has_animations {
+        r.field("num_animations", |r| r.compact_count(1))?
+    } else {
+        0
+    };
     let names = r.field("animation_names", |r| {
         r.array(num_animations as u64, 1, |r| {
             read_name(r).map(RawString::from)
@@ -260,6 +273,11 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
         r.array(num_surfaces as u64, 42, |r| {
             let name = read_name(r)?;
             r.label(name);
+            let lightmap = if has_animations {
+                [0, 0]
+            } else {
+                r.le::<[u8; 2]>()?
+            };
             let bounds = read_bounds(r)?;
             let n = r.field("num_morph_targets", |r| r.compact_count(1))?;
             if n == 0 {
@@ -268,7 +286,7 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
             let morph_names = r.field("morph_targets", |r| {
                 r.array(n as u64, 1, |r| read_name(r).map(RawString::from))
             })?;
-            Ok((name, bounds, morph_names))
+            Ok((name, lightmap, bounds, morph_names))
         })
     })?;
     r.field("marker2", |r| r.magic(magic))?;
@@ -310,11 +328,11 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
     }
     let tsize = version.tangent_size();
     let mut surfaces = Vec::with_capacity(num_surfaces);
-    for (s, (name, bounds, morph_names)) in headers.drain(..).enumerate() {
+    for (s, (name, lightmap, bounds, morph_names)) in headers.drain(..).enumerate() {
         let surface = r.field("surfaces", |r| {
             r.item(s, |r| {
                 r.label(name);
-                read_geometry(
+                let mut surface = read_geometry(
                     r,
                     version,
                     num_bones,
@@ -322,7 +340,9 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
                     RawString::from(name),
                     bounds,
                     morph_names,
-                )
+                )?;
+                surface.lightmap = lightmap;
+                Ok(surface)
             })
         })?;
         surfaces.push(surface);
@@ -357,7 +377,7 @@ fn read_geometry(
                 let vertices = r.field("vertices", |r| r.le_array::<[f32; 3]>(nv as u64))?;
                 let nt = r.field("num_tangents", |r| r.compact_count(tsize))?;
                 let tangents = r.field("tangents", |r| match version {
-                    Ms1xVersion::Ms11 => r.le_array::<[i16; 4]>(nt as u64),
+                    Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => r.le_array::<[i16; 4]>(nt as u64),
                     Ms1xVersion::Ms10 => {
                         let raw = r.le_array::<[u8; 7]>(nt as u64)?;
                         Ok(raw
@@ -462,6 +482,7 @@ fn read_geometry(
     Ok(Surface {
         name,
         bounds,
+        lightmap: [0, 0],
         morph_targets,
         weights,
         uv0,
@@ -498,6 +519,14 @@ impl Ms1x {
                     b.parent
                 )));
             }
+        }
+        if self.version == Ms1xVersion::Ms13 && !self.animations.is_empty() {
+            return Err(invalid("ms13 has no embedded animations"));
+        }
+        if self.version != Ms1xVersion::Ms13 && self.surfaces.iter().any(|s| s.lightmap != [0, 0]) {
+            return Err(invalid(
+                "ms10/ms11 store no lightmap settings (they must be 0)",
+            ));
         }
         for (i, a) in self.animations.iter().enumerate() {
             if let Some(b) = a.bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
@@ -588,13 +617,19 @@ impl Ms1x {
             w.compact_nul_string(b.name.as_bytes())?;
             w.i16_le(b.parent);
         }
-        w.compact_count(self.animations.len())?;
-        for a in &self.animations {
-            w.compact_nul_string(a.name.as_bytes())?;
+        let has_animations = self.version != Ms1xVersion::Ms13;
+        if has_animations {
+            w.compact_count(self.animations.len())?;
+            for a in &self.animations {
+                w.compact_nul_string(a.name.as_bytes())?;
+            }
         }
         w.compact_count(self.surfaces.len())?;
         for s in &self.surfaces {
             w.compact_nul_string(s.name.as_bytes())?;
+            if !has_animations {
+                w.bytes(&s.lightmap);
+            }
             w.le_slice(&s.bounds.to_array());
             w.compact_count(s.morph_targets.len())?;
             for m in &s.morph_targets {
@@ -628,7 +663,7 @@ impl Ms1x {
                 w.le_slice(&m.vertices);
                 w.compact_count(m.tangents.len())?;
                 match self.version {
-                    Ms1xVersion::Ms11 => {
+                    Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => {
                         w.le_slice(&m.tangents);
                     }
                     Ms1xVersion::Ms10 => {

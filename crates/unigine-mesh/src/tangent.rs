@@ -19,7 +19,7 @@ pub fn decode(version: Ms1xVersion, t: [i16; 4]) -> (Quat, f32) {
     let c = |v: i16| f32::from(v) / 32767.0;
     let (x, y, z) = (c(t[0]), c(t[1]), c(t[2]));
     let (w, sign) = match version {
-        Ms1xVersion::Ms11 => (c(t[3]), if t[3] < 0 { -1.0 } else { 1.0 }),
+        Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => (c(t[3]), if t[3] < 0 { -1.0 } else { 1.0 }),
         Ms1xVersion::Ms10 => (
             (1.0 - x * x - y * y - z * z).max(0.0).sqrt(),
             if t[3] < 0 { -1.0 } else { 1.0 },
@@ -58,7 +58,7 @@ pub fn encode(version: Ms1xVersion, normal: Vec3, tangent: Vec4) -> [i16; 4] {
     let negative = tangent.w < 0.0;
     let s = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16;
     match version {
-        Ms1xVersion::Ms11 => {
+        Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => {
             // The sign rides on w: the same rotation as -q.
             let q = if negative { -q } else { q };
             [s(q.x), s(q.y), s(q.z), s(q.w)]
