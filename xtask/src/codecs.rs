@@ -171,4 +171,12 @@ pub const CODECS: &[Codec] = &[
             },
         }),
     },
+    Codec {
+        crate_name: "unigine-anim",
+        label: "unigine-anim an11",
+        ext: "an11.anim",
+        encode: |m| anim(m, unigine_anim::TargetVersion::An11),
+        decode: anim_read,
+        companion: None,
+    },
 ];

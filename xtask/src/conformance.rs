@@ -9,12 +9,8 @@ use crate::compare::{Outcome, compare};
 /// Format crates without a codec yet, and where their work is tracked.
 const PENDING: &[(&str, &str)] = &[
     (
-        "unigine-mesh",
-        "detects (sniff); reader and writer: issues 3, 12",
-    ),
-    (
-        "unigine-anim an11",
-        "recognized and rejected; reader and writer: issue 12",
+        "unigine-mesh ms14",
+        "recognized and rejected; LZ4 reader and writer: issue 12",
     ),
     ("m3d-format", "detects (sniff); reader and writer: issue 7"),
 ];

@@ -193,6 +193,12 @@ pub mod anim {
                 info.animations = u64::from(a.num_frames > 0);
                 info.frames = u64::from(a.num_frames);
             }
+            AnimFile::An11(a) => {
+                // notes/unigine-current.md 6: a file is one clip.
+                info.bones = a.bones.len() as u64;
+                info.animations = 1;
+                info.frames = u64::from(a.num_frames);
+            }
             _ => {}
         }
         Ok(info)
@@ -210,10 +216,11 @@ pub mod anim {
     pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
         let version = match (opts.version.as_deref(), opts.extension.as_str()) {
             (Some("as08"), _) | (None, "sanim") => TargetVersion::As08,
+            (Some("an11"), _) => TargetVersion::An11,
             (Some("an10"), _) | (None, _) => TargetVersion::An10,
             (Some(v), _) => {
                 return Err(CliError::Format(format!(
-                    "unigine-anim: cannot write version '{v}' (choose as08 or an10)"
+                    "unigine-anim: cannot write version '{v}' (choose as08, an10 or an11)"
                 )));
             }
         };

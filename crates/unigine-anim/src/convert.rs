@@ -26,6 +26,8 @@ pub enum TargetVersion {
     /// an10 (`.anim`, UNIGINE 2.x).
     #[default]
     An10,
+    /// an11 (`.anim`, UNIGINE 2.19+): float keys.
+    An11,
 }
 
 fn unit(q: Quat) -> Quat {
@@ -463,10 +465,166 @@ impl As08 {
     }
 }
 
+impl crate::an11::An11 {
+    /// Skeleton (bind pose as rest) and one clip (an11 files are one unnamed clip).
+    /// Unflagged components are the defaults, as the format defines.
+    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        let skeleton = Skeleton {
+            bones: self
+                .bones
+                .iter()
+                .zip(&self.bind_pose)
+                .map(|(b, t)| Bone {
+                    name: b.name.to_string_lossy(),
+                    parent: usize::try_from(b.parent).ok(),
+                    rest: Transform {
+                        rotation: unit(t.rotation),
+                        ..*t
+                    },
+                    inverse_bind: None,
+                })
+                .collect(),
+        };
+        let na = self.anim_bones.len();
+        let mut channels = Vec::with_capacity(na);
+        for (slot, &bone) in self.anim_bones.iter().enumerate() {
+            let mut c = Channel {
+                bone: bone as usize,
+                ..Channel::default()
+            };
+            let keys: Vec<&crate::an11::An11Key> = (0..self.num_frames as usize)
+                .filter_map(|f| self.keys.get(f * na + slot))
+                .collect();
+            let (any_p, any_r, any_s) = (
+                keys.iter().any(|k| k.position.is_some()),
+                keys.iter().any(|k| k.rotation.is_some()),
+                keys.iter().any(|k| k.scale.is_some()),
+            );
+            for (f, k) in keys.iter().enumerate() {
+                let t = k.transform();
+                let time = f as f32 / fps;
+                if any_p {
+                    c.translation.times.push(time);
+                    c.translation.values.push(t.translation);
+                }
+                if any_r {
+                    c.rotation.times.push(time);
+                    c.rotation.values.push(unit(t.rotation));
+                }
+                if any_s {
+                    c.scale.times.push(time);
+                    c.scale.values.push(t.scale);
+                }
+            }
+            channels.push(c);
+        }
+        let animations = vec![Clip {
+            name: String::new(),
+            channels,
+        }];
+        Ok(Converted::exact(Model {
+            coordinate_system: COORDINATE_SYSTEM,
+            skeleton,
+            animations,
+            ..Model::default()
+        }))
+    }
+}
+
+impl crate::an11::An11 {
+    /// An an11 file from a model's skeleton and first clip sampled at `fps`. Floats are
+    /// stored as they are; a component is omitted only when it equals its default
+    /// exactly (zero position, identity rotation, unit scale), so nothing is lost.
+    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an11::An11>> {
+        let mut m = model.clone();
+        m.convert_to(COORDINATE_SYSTEM);
+        let mut out = Converted::exact(());
+        report_dropped(&m, &mut out);
+        let nb = m.skeleton.len();
+        if nb > i16::MAX as usize {
+            return Err(invalid(format!(
+                "{nb} bones exceed the i16 bone index range"
+            )));
+        }
+        let bones = m
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| BoneInfo {
+                name: RawString::from(b.name.as_str()),
+                parent: b.parent.map_or(-1, |p| p as i16),
+            })
+            .collect();
+        let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
+        let (anim_bones, frames) = match m.animations.first() {
+            Some(clip) => {
+                if !clip.is_on_grid(fps) {
+                    out.lose(
+                        Feature::Animation,
+                        LossKind::Reduced,
+                        "animations[0]",
+                        format!("keys resampled at {fps} frames per second"),
+                    );
+                }
+                if !clip.name.is_empty() {
+                    out.lose(
+                        Feature::Names,
+                        LossKind::Dropped,
+                        "animations[0]",
+                        "an11 stores no animation name",
+                    );
+                }
+                let bones = clip_bones(0, clip, nb)?;
+                let frames = frames_from_clip(clip, &m.skeleton, &bones, fps);
+                (bones, frames)
+            }
+            None => (
+                Vec::new(),
+                Frames {
+                    bones: Vec::new(),
+                    num_frames: 0,
+                    translation: vec![],
+                    rotation: vec![],
+                    scale: vec![],
+                },
+            ),
+        };
+        if m.animations.len() > 1 {
+            out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "",
+                format!(
+                    "an11 holds one animation; {} more dropped",
+                    m.animations.len() - 1
+                ),
+            );
+        }
+        let keys = (0..frames.translation.len())
+            .map(|i| {
+                let (p, q, s) = (frames.translation[i], frames.rotation[i], frames.scale[i]);
+                crate::an11::An11Key {
+                    position: (p != [0.0; 3]).then_some(p),
+                    rotation: (q != [0.0, 0.0, 0.0, 1.0]).then_some(q),
+                    scale: (s != [1.0; 3]).then_some(s),
+                }
+            })
+            .collect();
+        Ok(out.map(|()| crate::an11::An11 {
+            bones,
+            bind_pose,
+            anim_bones: anim_bones.iter().map(|&b| b as i16).collect(),
+            num_frames: frames.num_frames as u32,
+            keys,
+        }))
+    }
+}
+
 impl AnimFile {
     /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
         match self {
+            AnimFile::An11(a) => a.to_core(fps),
             AnimFile::An10(a) => a.to_core(fps),
             AnimFile::As08(a) => a.to_core(fps),
         }
@@ -481,6 +639,7 @@ impl AnimFile {
         Ok(match version {
             TargetVersion::An10 => An10::from_core(model, fps)?.map(AnimFile::An10),
             TargetVersion::As08 => As08::from_core(model, fps)?.map(AnimFile::As08),
+            TargetVersion::An11 => crate::an11::An11::from_core(model, fps)?.map(AnimFile::An11),
         })
     }
 }

@@ -4,7 +4,8 @@
 //! |---|---|---|---|
 //! | `as08` | `.sanim` | UNIGINE 1.x | read/write from the docs; no public sample; flag bits assumed ([`as08::FLAG_BITS`]) |
 //! | `an10` | `.anim` | UNIGINE 2.0 - 2.18 | read/write, verified byte for byte on real files |
-//! | `an11`, `an12` | `.anim` | UNIGINE 2.19+ | recognized, rejected as unsupported |
+//! | `an11` | `.anim` | UNIGINE 2.19+ | read/write, verified byte for byte on real files |
+//! | `an12` | `.anim` | documented only | recognized, rejected as unsupported |
 //!
 //! The files store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
 //!
@@ -44,6 +45,7 @@
 #![deny(missing_docs)]
 
 pub mod an10;
+pub mod an11;
 pub mod as08;
 pub mod convert;
 mod error;
@@ -87,6 +89,8 @@ pub enum AnimFile {
     As08(As08),
     /// an10 (UNIGINE 2.x).
     An10(An10),
+    /// an11 (UNIGINE 2.19+).
+    An11(an11::An11),
 }
 
 impl AnimFile {
@@ -95,6 +99,7 @@ impl AnimFile {
         match self {
             AnimFile::As08(_) => "as08",
             AnimFile::An10(_) => "an10",
+            AnimFile::An11(_) => "an11",
         }
     }
 
@@ -103,6 +108,7 @@ impl AnimFile {
         match self {
             AnimFile::As08(a) => a.write(),
             AnimFile::An10(a) => a.write(),
+            AnimFile::An11(a) => a.write(),
         }
     }
 
@@ -129,6 +135,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     match &magic {
         b"an10" => Ok(AnimFile::An10(an10::read(&mut r)?)),
         b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
+        b"an11" => Ok(AnimFile::An11(an11::read(&mut r)?)),
         m if sniff(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),

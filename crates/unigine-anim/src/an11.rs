@@ -1,0 +1,197 @@
+//! an11 (`.anim`, UNIGINE 2.19+): faithful types, read and write
+//! (notes/unigine-current.md section 6, verified on real files).
+//!
+//! No header bounds, no animation names, no quantization: each frame record is a flag
+//! byte (bit 0 position, bit 1 rotation, bit 2 scale) and the flagged components as
+//! floats. An unflagged component is the *default* (zero position, identity rotation,
+//! unit scale), not the previous frame's value.
+
+use meshfmt_core::Transform;
+use parsing_primitives::{RawString, Reader, Writer};
+
+use crate::FORMAT_NAME;
+use crate::an10::{BoneInfo, MAX_NAME};
+use crate::error::{Result, invalid};
+
+/// One bone's key in one frame; `None` components are the defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct An11Key {
+    /// Position (flag bit 0).
+    pub position: Option<[f32; 3]>,
+    /// Rotation x, y, z, w (flag bit 1).
+    pub rotation: Option<[f32; 4]>,
+    /// Scale (flag bit 2).
+    pub scale: Option<[f32; 3]>,
+}
+
+impl An11Key {
+    /// The flag byte.
+    pub fn flags(&self) -> u8 {
+        u8::from(self.position.is_some())
+            | u8::from(self.rotation.is_some()) << 1
+            | u8::from(self.scale.is_some()) << 2
+    }
+
+    /// The key's transform, defaults filled in.
+    pub fn transform(&self) -> Transform {
+        Transform::from_array({
+            let p = self.position.unwrap_or([0.0; 3]);
+            let q = self.rotation.unwrap_or([0.0, 0.0, 0.0, 1.0]);
+            let s = self.scale.unwrap_or([1.0; 3]);
+            [p[0], p[1], p[2], q[0], q[1], q[2], q[3], s[0], s[1], s[2]]
+        })
+    }
+}
+
+/// An an11 file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct An11 {
+    /// Bone hierarchy (parents may point to later bones).
+    pub bones: Vec<BoneInfo>,
+    /// Bind pose, as stored.
+    pub bind_pose: Vec<Transform>,
+    /// Animated bones, as indices into `bones`.
+    pub anim_bones: Vec<i16>,
+    /// Number of frames.
+    pub num_frames: u32,
+    /// `num_frames * anim_bones.len()` keys, frame-major.
+    pub keys: Vec<An11Key>,
+}
+
+/// Reads an an11 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
+    r.field("magic", |r| r.magic(b"an11"))?;
+    let nb = r.field("num_bones", |r| r.compact_count(3))?;
+    let bones = r.field("bones", |r| {
+        r.array(nb as u64, 3, |r| {
+            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+            let at = r.offset();
+            let parent = r.i16_le()?;
+            if parent < -1 || parent as isize >= nb as isize {
+                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
+            }
+            Ok(BoneInfo { name, parent })
+        })
+    })?;
+    r.field("marker2", |r| r.magic(b"an11"))?;
+    let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
+    let bind_pose = bind_pose.into_iter().map(Transform::from_array).collect();
+    let na = r.field("num_anim_bones", |r| r.compact_count(2))?;
+    let at = r.offset();
+    let anim_bones: Vec<i16> = r.field("anim_bones", |r| r.le_array(na as u64))?;
+    if let Some(k) = anim_bones.iter().position(|&b| b < 0 || b as usize >= nb) {
+        return Err(r.invalid_item_at(
+            "anim_bones",
+            k,
+            at + 2 * k as u64,
+            format!("bone {} out of range ({nb} bones)", anim_bones[k]),
+        ));
+    }
+    let at = r.offset();
+    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
+    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+    let keys = r.field("frames", |r| {
+        r.array(u64::from(num_frames) * na as u64, 1, |r| {
+            let at = r.offset();
+            let flags = r.u8()?;
+            if flags & !7 != 0 {
+                return Err(
+                    r.invalid_at(at, format!("frame flags {flags:#04x} use undefined bits"))
+                );
+            }
+            Ok(An11Key {
+                position: if flags & 1 != 0 {
+                    Some(r.le::<[f32; 3]>()?)
+                } else {
+                    None
+                },
+                rotation: if flags & 2 != 0 {
+                    Some(r.le::<[f32; 4]>()?)
+                } else {
+                    None
+                },
+                scale: if flags & 4 != 0 {
+                    Some(r.le::<[f32; 3]>()?)
+                } else {
+                    None
+                },
+            })
+        })
+    })?;
+    r.field("marker3", |r| r.magic(b"an11"))?;
+    r.finish()?;
+    Ok(An11 {
+        bones,
+        bind_pose,
+        anim_bones,
+        num_frames,
+        keys,
+    })
+}
+
+impl An11 {
+    /// The keys of frame `f` (empty past the end).
+    pub fn frame(&self, f: usize) -> &[An11Key] {
+        let n = self.anim_bones.len();
+        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+    }
+
+    /// Checks what [`An11::write`] relies on.
+    pub fn check(&self) -> Result<()> {
+        let nb = self.bones.len();
+        if nb > i16::MAX as usize || self.bind_pose.len() != nb {
+            return Err(invalid(format!(
+                "{nb} bones with {} bind transforms",
+                self.bind_pose.len()
+            )));
+        }
+        if let Some(b) = self
+            .bones
+            .iter()
+            .find(|b| b.parent < -1 || b.parent as isize >= nb as isize)
+        {
+            return Err(invalid(format!("parent {} out of range", b.parent)));
+        }
+        if let Some(b) = self.anim_bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
+            return Err(invalid(format!(
+                "animated bone {b} out of range ({nb} bones)"
+            )));
+        }
+        if self.keys.len() as u64 != u64::from(self.num_frames) * self.anim_bones.len() as u64 {
+            return Err(invalid("key count does not match frames x animated bones"));
+        }
+        Ok(())
+    }
+
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.check()?;
+        let mut w = Writer::new(FORMAT_NAME);
+        w.bytes(b"an11");
+        w.compact_count(self.bones.len())?;
+        for b in &self.bones {
+            w.compact_nul_string(b.name.as_bytes())?;
+            w.i16_le(b.parent);
+        }
+        w.bytes(b"an11");
+        let pose: Vec<[f32; 10]> = self.bind_pose.iter().map(Transform::to_array).collect();
+        w.le_slice(&pose);
+        w.compact_count(self.anim_bones.len())?;
+        w.le_slice(&self.anim_bones);
+        w.compact_u32(self.num_frames);
+        for k in &self.keys {
+            w.u8(k.flags());
+            if let Some(p) = &k.position {
+                w.le_slice(p);
+            }
+            if let Some(q) = &k.rotation {
+                w.le_slice(q);
+            }
+            if let Some(s) = &k.scale {
+                w.le_slice(s);
+            }
+        }
+        w.bytes(b"an11");
+        Ok(w.into_inner())
+    }
+}
