@@ -96,14 +96,8 @@ pub mod unigine {
             ..Info::default()
         };
         match &f {
-            MeshFile::Ms1x(m) => {
-                info.surfaces = m.surfaces.len() as u64;
-                info.vertices = m.surfaces.iter().map(|s| s.num_cvertices() as u64).sum();
-                info.triangles = m.surfaces.iter().map(|s| s.cindices.len() as u64 / 3).sum();
-                info.bones = m.bones.len() as u64;
-                info.animations = m.animations.len() as u64;
-                info.frames = m.animations.iter().map(|a| u64::from(a.num_frames)).sum();
-            }
+            MeshFile::Ms1x(m) => ms1x_counts(m, &mut info),
+            MeshFile::Ms14(m) => ms1x_counts(&m.mesh, &mut info),
             MeshFile::Mi08(m) => {
                 info.surfaces = m.surfaces.len() as u64;
                 info.vertices = m.surfaces.iter().map(|s| s.positions.len() as u64).sum();
@@ -123,6 +117,15 @@ pub mod unigine {
         Ok(info)
     }
 
+    fn ms1x_counts(m: &unigine_mesh::Ms1x, info: &mut Info) {
+        info.surfaces = m.surfaces.len() as u64;
+        info.vertices = m.surfaces.iter().map(|s| s.num_cvertices() as u64).sum();
+        info.triangles = m.surfaces.iter().map(|s| s.cindices.len() as u64 / 3).sum();
+        info.bones = m.bones.len() as u64;
+        info.animations = m.animations.len() as u64;
+        info.frames = m.animations.iter().map(|a| u64::from(a.num_frames)).sum();
+    }
+
     /// Decode to meshfmt-core.
     pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
         unigine_mesh::read(data)
@@ -137,10 +140,11 @@ pub mod unigine {
             (Some("mi08"), _) => TargetVersion::Mi08,
             (Some("ms08"), _) | (None, "smesh") => TargetVersion::Ms08,
             (Some("ms10"), _) => TargetVersion::Ms10,
+            (Some("ms13"), _) => TargetVersion::Ms13,
             (Some("ms11"), _) | (None, _) => TargetVersion::Ms11,
             (Some(v), _) => {
                 return Err(CliError::Format(format!(
-                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10 or ms11)"
+                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11 or ms13; ms14 needs a spatial tree this tool does not build yet)"
                 )));
             }
         };

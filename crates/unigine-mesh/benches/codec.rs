@@ -20,7 +20,7 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
     best
 }
 
-fn largest_sample() -> Option<PathBuf> {
+fn largest_sample(magics: &[&[u8]]) -> Option<PathBuf> {
     let root = std::env::var_os("MESHFMT_SAMPLES")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples"));
@@ -34,7 +34,7 @@ fn largest_sample() -> Option<PathBuf> {
             } else if p.extension().is_some_and(|x| x == "mesh") {
                 let head = std::fs::read(&p).ok()?;
                 let size = head.len() as u64;
-                if (head.starts_with(b"ms10") || head.starts_with(b"ms11"))
+                if magics.iter().any(|m| head.starts_with(m))
                     && best.as_ref().is_none_or(|b| size > b.0)
                 {
                     best = Some((size, p));
@@ -105,7 +105,20 @@ fn report(name: &str, bytes: &[u8]) {
 }
 
 fn main() {
-    match largest_sample() {
+    match largest_sample(&[b"ms14"]) {
+        Some(p) => {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            report(
+                &format!(
+                    "largest ms14 sample {}",
+                    p.file_name().unwrap_or_default().to_string_lossy()
+                ),
+                &bytes,
+            );
+        }
+        None => println!("samples not found: skipping the largest-ms14 figures"),
+    }
+    match largest_sample(&[b"ms10", b"ms11"]) {
         Some(p) => {
             let bytes = std::fs::read(&p).unwrap_or_default();
             report(

@@ -1301,6 +1301,7 @@ impl MeshFile {
             MeshFile::Mi08(m) => m.to_core(),
             MeshFile::Ms08(m) => m.to_core(),
             MeshFile::Ms1x(m) => m.to_core(),
+            MeshFile::Ms14(m) => m.mesh.to_core(),
         }
     }
 

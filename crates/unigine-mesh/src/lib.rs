@@ -6,7 +6,9 @@
 //! | `ms08` | `.smesh` | UNIGINE 1.x skinned | read/write from the official docs; no public sample exists, tested with hand-assembled files |
 //! | `ms10` | `.mesh` | UNIGINE 2.0 | read/write, verified byte for byte on real files |
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
-//! | `ms13`, `ms14`, `ms15` | `.mesh` | UNIGINE 2.19+ | recognized and rejected: `unsupported UNIGINE mesh version ms14` |
+//! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
+//! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read, and rewrite byte for byte (original LZ4 bytes kept for unchanged blocks); writing new ms14 files from meshfmt-core needs the spatial tree, not built yet |
+//! | `ms15` | `.mesh` | documented only | recognized and rejected: `unsupported UNIGINE mesh version ms15` |
 //!
 //! Layouts follow notes/unigine.md, which corrects the Chinese ms10 page: every count
 //! and string length of ms10/ms11 is a compact int, ms10 tangents are 7 bytes and
@@ -58,6 +60,7 @@
 pub mod common;
 pub mod convert;
 mod error;
+pub mod ms14;
 pub mod ms1x;
 pub mod old;
 pub mod tangent;
@@ -99,8 +102,10 @@ pub enum MeshFile {
     Mi08(Mi08),
     /// ms08 skinned mesh (UNIGINE 1.x).
     Ms08(Ms08),
-    /// ms10 or ms11.
+    /// ms10, ms11 or ms13.
     Ms1x(Ms1x),
+    /// ms14 (LZ4 blocks).
+    Ms14(ms14::Ms14),
 }
 
 impl MeshFile {
@@ -108,6 +113,7 @@ impl MeshFile {
     pub fn version(&self) -> &'static str {
         match self {
             MeshFile::Mi08(_) => "mi08",
+            MeshFile::Ms14(_) => "ms14",
             MeshFile::Ms08(_) => "ms08",
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
@@ -123,6 +129,7 @@ impl MeshFile {
             MeshFile::Mi08(m) => m.write(),
             MeshFile::Ms08(m) => m.write(),
             MeshFile::Ms1x(m) => m.write(),
+            MeshFile::Ms14(m) => m.write(),
         }
     }
 
@@ -152,6 +159,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
         b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
+        b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
         m if sniff(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),

@@ -340,6 +340,7 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
                     RawString::from(name),
                     bounds,
                     morph_names,
+                    None,
                 )?;
                 surface.lightmap = lightmap;
                 Ok(surface)
@@ -359,8 +360,19 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
     })
 }
 
+/// Counts ms14 keeps in its surface headers instead of the geometry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HeaderCounts {
+    /// Coordinate vertices per morph target.
+    pub vertices: Vec<usize>,
+    /// Coordinate indices.
+    pub cindices: usize,
+    /// Triangle indices.
+    pub tindices: usize,
+}
+
 #[allow(clippy::too_many_arguments)]
-fn read_geometry(
+pub(crate) fn read_geometry(
     r: &mut Reader<'_>,
     version: Ms1xVersion,
     num_bones: usize,
@@ -368,12 +380,20 @@ fn read_geometry(
     name: RawString,
     bounds: Bounds,
     morph_names: Vec<RawString>,
+    header: Option<&HeaderCounts>,
 ) -> parsing_primitives::Result<Surface> {
     let mut morph_targets = Vec::with_capacity(morph_names.len());
     for (m, mname) in morph_names.into_iter().enumerate() {
         let mt = r.field("morph_targets", |r| {
             r.item(m, |r| {
-                let nv = r.field("num_vertices", |r| r.compact_count(12))?;
+                let nv = match header {
+                    // ms14 keeps the vertex counts in the surface header.
+                    Some(h) => {
+                        let n = h.vertices.get(m).copied().unwrap_or(0);
+                        r.count(n as u64, 12)?
+                    }
+                    None => r.field("num_vertices", |r| r.compact_count(12))?,
+                };
                 let vertices = r.field("vertices", |r| r.le_array::<[f32; 3]>(nv as u64))?;
                 let nt = r.field("num_tangents", |r| r.compact_count(tsize))?;
                 let tangents = r.field("tangents", |r| match version {
@@ -448,7 +468,10 @@ fn read_geometry(
     let cw = index_width(nv0);
     let tw = index_width(nt0);
     let at = r.offset();
-    let nci = r.field("num_cindices", |r| r.compact_count(cw))?;
+    let nci = match header {
+        Some(h) => r.count(h.cindices as u64, cw)?,
+        None => r.field("num_cindices", |r| r.compact_count(cw))?,
+    };
     if nci % 3 != 0 {
         return Err(r.invalid_at(
             at,
@@ -464,7 +487,10 @@ fn read_geometry(
         ));
     }
     let at = r.offset();
-    let nti = r.field("num_tindices", |r| r.compact_count(tw))?;
+    let nti = match header {
+        Some(h) => r.count(h.tindices as u64, tw)?,
+        None => r.field("num_tindices", |r| r.compact_count(tw))?,
+    };
     if nti != nci {
         return Err(r.invalid_at(
             at,
@@ -658,42 +684,60 @@ impl Ms1x {
             }
         }
         for s in &self.surfaces {
-            for m in &s.morph_targets {
-                w.compact_count(m.vertices.len())?;
-                w.le_slice(&m.vertices);
-                w.compact_count(m.tangents.len())?;
-                match self.version {
-                    Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => {
-                        w.le_slice(&m.tangents);
-                    }
-                    Ms1xVersion::Ms10 => {
-                        for t in &m.tangents {
-                            w.i16_le(t[0]).i16_le(t[1]).i16_le(t[2]);
-                            // check() proved it fits.
-                            w.i8(t[3] as i8);
-                        }
-                    }
-                }
-            }
-            w.compact_count(s.weights.len())?;
-            for v in &s.weights {
-                w.u8(v.count);
-                for k in 0..usize::from(v.count) {
-                    w.i16_le(v.bones[k]).u16_le(v.weights[k]);
-                }
-            }
-            w.compact_count(s.uv0.len())?;
-            w.le_slice(&s.uv0);
-            w.compact_count(s.uv1.len())?;
-            w.le_slice(&s.uv1);
-            w.compact_count(s.colors.len())?;
-            w.le_slice(&s.colors);
-            w.compact_count(s.cindices.len())?;
-            write_indices(&mut w, &s.cindices, index_width(s.num_cvertices()));
-            w.compact_count(s.tindices.len())?;
-            write_indices(&mut w, &s.tindices, index_width(s.num_tvertices()));
+            write_geometry(&mut w, self.version, s, true)?;
         }
         w.bytes(magic);
         Ok(w.into_inner())
     }
+}
+
+/// Writes one surface's geometry. `with_counts = false` leaves out the vertex and index
+/// counts, which ms14 keeps in its surface headers.
+pub(crate) fn write_geometry(
+    w: &mut Writer,
+    version: Ms1xVersion,
+    s: &Surface,
+    with_counts: bool,
+) -> Result<()> {
+    for m in &s.morph_targets {
+        if with_counts {
+            w.compact_count(m.vertices.len())?;
+        }
+        w.le_slice(&m.vertices);
+        w.compact_count(m.tangents.len())?;
+        match version {
+            Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => {
+                w.le_slice(&m.tangents);
+            }
+            Ms1xVersion::Ms10 => {
+                for t in &m.tangents {
+                    w.i16_le(t[0]).i16_le(t[1]).i16_le(t[2]);
+                    // check() proved it fits.
+                    w.i8(t[3] as i8);
+                }
+            }
+        }
+    }
+    w.compact_count(s.weights.len())?;
+    for v in &s.weights {
+        w.u8(v.count);
+        for k in 0..usize::from(v.count) {
+            w.i16_le(v.bones[k]).u16_le(v.weights[k]);
+        }
+    }
+    w.compact_count(s.uv0.len())?;
+    w.le_slice(&s.uv0);
+    w.compact_count(s.uv1.len())?;
+    w.le_slice(&s.uv1);
+    w.compact_count(s.colors.len())?;
+    w.le_slice(&s.colors);
+    if with_counts {
+        w.compact_count(s.cindices.len())?;
+    }
+    write_indices(w, &s.cindices, index_width(s.num_cvertices()));
+    if with_counts {
+        w.compact_count(s.tindices.len())?;
+    }
+    write_indices(w, &s.tindices, index_width(s.num_tvertices()));
+    Ok(())
 }

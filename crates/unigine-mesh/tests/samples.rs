@@ -48,18 +48,18 @@ fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
                 Err(e) => failures.push(format!("{}: write failed: {e}", path.display())),
             },
             Err(Error::UnsupportedVersion(v)) => {
-                assert!(["ms14"].contains(&v.as_str()), "{v}");
+                assert!(["ms15"].contains(&v.as_str()), "{v}");
                 unsupported += 1;
             }
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
     println!(
-        "unigine samples: {identical} ms10/ms11/ms13 files identical after rewrite, {unsupported} newer files rejected"
+        "unigine samples: {identical} ms10/ms11/ms13/ms14 files identical after rewrite, {unsupported} newer files rejected"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(
-        identical >= 77,
+        identical >= 95,
         "expected at least the 77 ms10/ms11 samples, got {identical}"
     );
 }
@@ -71,7 +71,7 @@ fn truncated_samples_fail_cleanly() {
     };
     for path in mesh_files(&dir) {
         let bytes = std::fs::read(&path).unwrap();
-        if !matches!(read(&bytes), Ok(MeshFile::Ms1x(_))) {
+        if !matches!(read(&bytes), Ok(MeshFile::Ms1x(_) | MeshFile::Ms14(_))) {
             continue;
         }
         // Every length for files up to 16 KiB; for larger ones (every length would be

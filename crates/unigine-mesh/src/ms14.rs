@@ -1,0 +1,352 @@
+//! ms14 (`.mesh`, UNIGINE 2.20): ms13's content around per-surface LZ4 blocks
+//! (notes/unigine-current.md section 4, verified on real files).
+//!
+//! Layout: magic, a compact "spatial tree triangles" count, bounds, bones, surface
+//! headers (which now hold the index counts and each morph target's vertex count), an
+//! `i64` memory estimate, a marker, the bind pose, one geometry block per surface, a
+//! marker, one edges-and-spatial-tree block per surface, a marker, the `i64` file offset
+//! of every geometry block, a final marker. A block is `u64 uncompressed size, u64
+//! compressed size, bytes`: plain LZ4 block format, or the bytes themselves when both
+//! sizes are equal.
+//!
+//! The engine's LZ4 output cannot be reproduced by any public compressor setting, so a
+//! byte-identical rewrite keeps each block's original bytes and writes them back when
+//! the decoded content is unchanged ([`Ms14::blocks`]); changed content is compressed
+//! anew (stored raw when compression does not shrink it).
+
+use parsing_primitives::{RawString, Reader, Writer};
+
+use crate::FORMAT_NAME;
+use crate::common::{BindTransform, MAX_NAME, read_bounds};
+use crate::error::{Result, invalid};
+use crate::ms1x::{BoneInfo, HeaderCounts, Ms1x, Ms1xVersion, read_geometry, write_geometry};
+
+/// A block as the file had it: its decoded content and its stored bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBlock {
+    /// The decoded content.
+    pub content: Vec<u8>,
+    /// The bytes after the two sizes (LZ4, or `content` itself when stored raw).
+    pub stored: Vec<u8>,
+}
+
+/// The original blocks of one surface (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfaceBlocks {
+    /// Geometry block.
+    pub geometry: StoredBlock,
+    /// Edges and spatial tree block.
+    pub tree: StoredBlock,
+}
+
+/// An ms14 file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ms14 {
+    /// Bones, bind pose and surfaces, with ms13 meaning (`version` is [`Ms1xVersion::Ms13`],
+    /// no animations).
+    pub mesh: Ms1x,
+    /// "Spatial tree triangles" (4 in every sample: the leaf size the tree aims for).
+    pub spatial_tree_triangles: i64,
+    /// The engine's RAM estimate, copied through.
+    pub memory_estimate: i64,
+    /// Decoded edges-and-spatial-tree content per surface (edge flags, node indices and a
+    /// pre-order tree of boxes; kept as bytes).
+    pub trees: Vec<Vec<u8>>,
+    /// The original blocks, per surface, when read from a file: written back unchanged
+    /// when the content still matches. Empty for meshes built in memory.
+    pub blocks: Vec<SurfaceBlocks>,
+}
+
+/// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
+const LZ4_MAX_RATIO: u64 = 255;
+
+fn read_block(r: &mut Reader<'_>, what: &'static str) -> parsing_primitives::Result<StoredBlock> {
+    r.field(what, |r| {
+        let at = r.offset();
+        let [size, csize] = r.le::<[u64; 2]>()?;
+        if csize > size {
+            return Err(r.invalid_at(
+                at,
+                format!("compressed size {csize} exceeds the decoded size {size}"),
+            ));
+        }
+        // A hostile size must fail before anything is allocated.
+        if size > csize.saturating_mul(LZ4_MAX_RATIO) + 16 {
+            return Err(r.invalid_at(
+                at,
+                format!("{csize} compressed bytes cannot decode to {size}"),
+            ));
+        }
+        let stored = r
+            .bytes(usize::try_from(csize).unwrap_or(usize::MAX))?
+            .to_vec();
+        r.charge(size)?;
+        let content = if csize == size {
+            stored.clone()
+        } else {
+            decompress(&stored, size as usize)
+                .ok_or_else(|| r.invalid_at(at + 16, "corrupt LZ4 block"))?
+        };
+        Ok(StoredBlock { content, stored })
+    })
+}
+
+#[cfg(feature = "lz4")]
+fn decompress(src: &[u8], size: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; size];
+    match lz4_flex::block::decompress_into(src, &mut out) {
+        Ok(n) if n == size => Some(out),
+        _ => None,
+    }
+}
+
+#[cfg(not(feature = "lz4"))]
+fn decompress(_: &[u8], _: usize) -> Option<Vec<u8>> {
+    None
+}
+
+#[cfg(feature = "lz4")]
+fn compress(content: &[u8]) -> Vec<u8> {
+    lz4_flex::block::compress(content)
+}
+
+#[cfg(not(feature = "lz4"))]
+fn compress(content: &[u8]) -> Vec<u8> {
+    content.to_vec()
+}
+
+/// Reads an ms14 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
+    r.field("magic", |r| r.magic(b"ms14"))?;
+    let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
+    let bounds = r.field("bounds", read_bounds)?;
+    let nb = r.field("num_bones", |r| r.compact_count(3))?;
+    let bones = r.field("bones", |r| {
+        r.array(nb as u64, 3, |r| {
+            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+            let at = r.offset();
+            let parent = r.i16_le()?;
+            if parent < -1 || parent as isize >= nb as isize {
+                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
+            }
+            Ok(BoneInfo { name, parent })
+        })
+    })?;
+    let ns = r.field("num_surfaces", |r| r.compact_count(46))?;
+    let headers = r.field("surfaces", |r| {
+        r.array(ns as u64, 46, |r| {
+            let name = r.compact_nul_string(MAX_NAME)?;
+            r.label(name);
+            let lightmap = r.le::<[u8; 2]>()?;
+            let cindices = r.field("num_cindices", |r| r.compact_count(0))?;
+            let tindices = r.field("num_tindices", |r| r.compact_count(0))?;
+            let bounds = read_bounds(r)?;
+            let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
+            if n == 0 {
+                return Err(r.invalid_at(r.offset(), "a surface needs at least one morph target"));
+            }
+            let morphs = r.field("morph_targets", |r| {
+                r.array(n as u64, 2, |r| {
+                    let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+                    let nv = r.compact_count(0)?;
+                    Ok((name, nv))
+                })
+            })?;
+            Ok((
+                RawString::from(name),
+                lightmap,
+                bounds,
+                morphs,
+                cindices,
+                tindices,
+            ))
+        })
+    })?;
+    let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
+    r.field("marker2", |r| r.magic(b"ms14"))?;
+    let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
+    let bind_pose = bind_pose
+        .into_iter()
+        .map(BindTransform::from_array)
+        .collect();
+    let mut positions = Vec::with_capacity(ns);
+    let mut geometry_blocks = Vec::with_capacity(ns);
+    for s in 0..ns {
+        positions.push(r.offset());
+        geometry_blocks
+            .push(r.field("geometry_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
+    }
+    r.field("marker3", |r| r.magic(b"ms14"))?;
+    let mut tree_blocks = Vec::with_capacity(ns);
+    for s in 0..ns {
+        tree_blocks.push(r.field("tree_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
+    }
+    r.field("marker4", |r| r.magic(b"ms14"))?;
+    let at = r.offset();
+    let offsets: Vec<i64> = r.field("offsets", |r| r.le_array(ns as u64))?;
+    if let Some(k) = offsets
+        .iter()
+        .zip(&positions)
+        .position(|(&o, &p)| o != p as i64)
+    {
+        return Err(r.invalid_item_at(
+            "offsets",
+            k,
+            at + 8 * k as u64,
+            format!(
+                "offset {} but the geometry block is at {}",
+                offsets[k], positions[k]
+            ),
+        ));
+    }
+    r.field("marker5", |r| r.magic(b"ms14"))?;
+    r.finish()?;
+
+    let mut surfaces = Vec::with_capacity(ns);
+    for (s, (name, lightmap, sbounds, morphs, cindices, tindices)) in
+        headers.into_iter().enumerate()
+    {
+        let counts = HeaderCounts {
+            vertices: morphs.iter().map(|m| m.1).collect(),
+            cindices,
+            tindices,
+        };
+        let names = morphs.into_iter().map(|m| m.0).collect();
+        // Offsets inside the decoded block, which has no place in the file.
+        let content = &geometry_blocks[s].content;
+        let mut g = Reader::new(FORMAT_NAME, content).with_limits(*r.limits());
+        let surface = g.field("surfaces", |g| {
+            g.item(s, |g| {
+                g.label(name.as_bytes().get(..0).unwrap_or(&[]));
+                g.field("geometry (decoded)", |g| {
+                    let mut surface = read_geometry(
+                        g,
+                        Ms1xVersion::Ms13,
+                        nb,
+                        8,
+                        name.clone(),
+                        sbounds,
+                        names,
+                        Some(&counts),
+                    )?;
+                    g.finish()?;
+                    surface.lightmap = lightmap;
+                    Ok(surface)
+                })
+            })
+        })?;
+        surfaces.push(surface);
+    }
+    let trees = tree_blocks.iter().map(|b| b.content.clone()).collect();
+    let blocks = geometry_blocks
+        .into_iter()
+        .zip(tree_blocks)
+        .map(|(geometry, tree)| SurfaceBlocks { geometry, tree })
+        .collect();
+    Ok(Ms14 {
+        mesh: Ms1x {
+            version: Ms1xVersion::Ms13,
+            bounds,
+            bones,
+            bind_pose,
+            animations: Vec::new(),
+            surfaces,
+        },
+        spatial_tree_triangles,
+        memory_estimate,
+        trees,
+        blocks,
+    })
+}
+
+fn write_block(w: &mut Writer, content: &[u8], original: Option<&StoredBlock>) {
+    let stored = match original {
+        Some(o) if o.content == content => o.stored.clone(),
+        _ => {
+            let c = compress(content);
+            if c.len() < content.len() {
+                c
+            } else {
+                content.to_vec()
+            }
+        }
+    };
+    w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
+    w.bytes(&stored);
+}
+
+impl Ms14 {
+    /// Checks what [`Ms14::write`] relies on: the mesh's own checks, one tree per surface.
+    pub fn check(&self) -> Result<()> {
+        if self.mesh.version != Ms1xVersion::Ms13 || !self.mesh.animations.is_empty() {
+            return Err(invalid(
+                "ms14 holds ms13 content: version Ms13, no animations",
+            ));
+        }
+        self.mesh.check()?;
+        if self.trees.len() != self.mesh.surfaces.len() {
+            return Err(invalid(format!(
+                "{} spatial trees for {} surfaces",
+                self.trees.len(),
+                self.mesh.surfaces.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The file's bytes; unchanged blocks keep their original compressed bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.check()?;
+        let m = &self.mesh;
+        let mut w = Writer::new(FORMAT_NAME);
+        w.bytes(b"ms14");
+        let stt = i32::try_from(self.spatial_tree_triangles)
+            .map_err(|_| invalid("spatial tree triangles out of range"))?;
+        if stt < 0 {
+            return Err(invalid("spatial tree triangles must not be negative"));
+        }
+        w.compact_u32(stt as u32);
+        w.le_slice(&m.bounds.to_array());
+        w.compact_count(m.bones.len())?;
+        for b in &m.bones {
+            w.compact_nul_string(b.name.as_bytes())?;
+            w.i16_le(b.parent);
+        }
+        w.compact_count(m.surfaces.len())?;
+        for s in &m.surfaces {
+            w.compact_nul_string(s.name.as_bytes())?;
+            w.bytes(&s.lightmap);
+            w.compact_count(s.cindices.len())?;
+            w.compact_count(s.tindices.len())?;
+            w.le_slice(&s.bounds.to_array());
+            w.compact_count(s.morph_targets.len())?;
+            for mt in &s.morph_targets {
+                w.compact_nul_string(mt.name.as_bytes())?;
+                w.compact_count(mt.vertices.len())?;
+            }
+        }
+        w.i64_le(self.memory_estimate);
+        w.bytes(b"ms14");
+        let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
+        w.le_slice(&pose);
+        let mut offsets = Vec::with_capacity(m.surfaces.len());
+        for (i, s) in m.surfaces.iter().enumerate() {
+            offsets.push(w.len() as i64);
+            let mut g = Writer::new(FORMAT_NAME);
+            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
+            write_block(
+                &mut w,
+                g.as_slice(),
+                self.blocks.get(i).map(|b| &b.geometry),
+            );
+        }
+        w.bytes(b"ms14");
+        for (i, t) in self.trees.iter().enumerate() {
+            write_block(&mut w, t, self.blocks.get(i).map(|b| &b.tree));
+        }
+        w.bytes(b"ms14");
+        w.le_slice(&offsets);
+        w.bytes(b"ms14");
+        Ok(w.into_inner())
+    }
+}
