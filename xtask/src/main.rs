@@ -3,6 +3,9 @@
 //! ```text
 //! cargo xtask fixtures          regenerate fixtures/ and print the conformance report
 //! cargo xtask fixtures --check  regenerate in memory; fail if fixtures/ is stale
+//! cargo xtask conformance --samples DIR [--bless]
+//!                               every real file: read, validate, rewrite, convert;
+//!                               compared with fixtures/samples-expected.txt
 //! ```
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,12 +14,15 @@ mod codecs;
 mod compare;
 mod conformance;
 mod fixtures;
+mod samples;
 mod vitaboy;
 
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: cargo xtask fixtures [--check]");
+    eprintln!(
+        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless]"
+    );
     ExitCode::from(2)
 }
 
@@ -26,6 +32,10 @@ fn main() -> ExitCode {
     match args.as_slice() {
         ["fixtures"] => fixtures::run(false),
         ["fixtures", "--check"] => fixtures::run(true),
+        ["conformance", "--samples", dir] => samples::run(std::path::Path::new(dir), false),
+        ["conformance", "--samples", dir, "--bless"] => {
+            samples::run(std::path::Path::new(dir), true)
+        }
         _ => usage(),
     }
 }

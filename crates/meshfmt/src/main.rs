@@ -14,19 +14,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod adapters;
-mod error;
-mod formats;
-mod info;
-
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use meshfmt_core::{DumpOptions, Model, dump, validate};
 
-use adapters::{EncodeOptions, Quality};
-use error::CliError;
-use formats::{FORMATS, Format};
+use meshfmt::adapters::{EncodeOptions, Quality};
+use meshfmt::error::CliError;
+use meshfmt::formats::{self, FORMATS, Format};
 
 #[derive(Parser)]
 #[command(

@@ -1,0 +1,16 @@
+//! The library behind the `meshfmt` tool: every supported format in one registry
+//! ([`formats::FORMATS`]) with detection, `info` counts, conversion to and from
+//! meshfmt-core and the faithful same-format rewrite. The xtask conformance run uses it
+//! too, so the tool and the checks agree on what each format can do.
+//!
+//! ```
+//! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.name);
+//! assert_eq!(f.ok(), Some("unigine-mesh"));
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod adapters;
+pub mod error;
+pub mod formats;
+pub mod info;

@@ -1,0 +1,224 @@
+//! `cargo xtask conformance --samples DIR [--bless]`: every real file under DIR is
+//! detected, read, validated, rewritten (byte-identical where the format promises it)
+//! and converted to every other writable format; the per-file results are compared with
+//! `fixtures/samples-expected.txt` (one line per file) and summarized per format family.
+//! Files the expectation does not know (held-back samples) must read and, where
+//! promised, rewrite byte for byte; expected files that are absent are only listed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use meshfmt::adapters::EncodeOptions;
+use meshfmt::formats::{self, FORMATS};
+
+/// Families whose crates promise a byte-identical rewrite of every real file.
+const PROMISED_IDENTICAL: &[&str] = &[
+    "unigine-mesh",
+    "unigine-anim",
+    "niotso-mesh",
+    "unity-meshser",
+];
+
+/// Extensions that are documentation or test data, not asset files.
+const NOT_ASSETS: &[&str] = &[
+    "txt", "json", "jsonl", "md", "py", "csv", "apr", "bnd", "oft",
+];
+
+struct Outcome {
+    family: String,
+    read: String,
+    identical: String,
+    problems: usize,
+    converted: usize,
+    targets: usize,
+}
+
+impl Outcome {
+    fn line(&self, rel: &str) -> String {
+        format!(
+            "{rel}\t{}\tread={}\trewrite={}\tproblems={}\tconverted={}/{}",
+            self.family, self.read, self.identical, self.problems, self.converted, self.targets
+        )
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn check_file(path: &Path) -> Option<Outcome> {
+    let data = std::fs::read(path).ok()?;
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let ext = formats::extension(&name);
+    if NOT_ASSETS.contains(&ext.as_str()) || name.starts_with("MANIFEST") {
+        return None;
+    }
+    let Ok(f) = formats::detect(&data, &name) else {
+        return Some(Outcome {
+            family: "unknown".into(),
+            read: "undetected".into(),
+            identical: "-".into(),
+            problems: 0,
+            converted: 0,
+            targets: 0,
+        });
+    };
+    let mut o = Outcome {
+        family: f.name.into(),
+        read: "ok".into(),
+        identical: "-".into(),
+        problems: 0,
+        converted: 0,
+        targets: 0,
+    };
+    let Some(to_core) = f.to_core else {
+        o.read = "no-reader".into();
+        return Some(o);
+    };
+    let model = match to_core(&data) {
+        Ok(m) => m.value,
+        Err(e) => {
+            o.read = format!("error({})", e.to_string().replace('\t', " "));
+            return Some(o);
+        }
+    };
+    o.problems = meshfmt_core::validate(&model).len();
+    if let Some(rewrite) = f.rewrite {
+        o.identical = match rewrite(&data) {
+            Ok(b) if b == data => "identical".into(),
+            Ok(_) => "differs".into(),
+            Err(_) => "fails".into(),
+        };
+    }
+    for g in FORMATS.iter().filter(|g| g.from_core.is_some()) {
+        let Some(from_core) = g.from_core else {
+            continue;
+        };
+        for ext in g.extensions {
+            o.targets += 1;
+            let opts = EncodeOptions {
+                quality: None,
+                version: None,
+                extension: (*ext).to_string(),
+            };
+            if from_core(&model, &opts).is_ok() {
+                o.converted += 1;
+            }
+        }
+    }
+    Some(o)
+}
+
+fn expected_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/samples-expected.txt")
+}
+
+pub fn run(dir: &Path, bless: bool) -> ExitCode {
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files.sort();
+    let mut lines = BTreeMap::new();
+    let mut outcomes = Vec::new();
+    for p in &files {
+        if let Some(o) = check_file(p) {
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .into_owned();
+            lines.insert(rel.clone(), o.line(&rel));
+            outcomes.push(o);
+        }
+    }
+    // Summary per family.
+    let mut fam: BTreeMap<&str, [usize; 5]> = BTreeMap::new();
+    for o in &outcomes {
+        let e = fam.entry(o.family.as_str()).or_default();
+        e[0] += 1;
+        e[1] += usize::from(o.read == "ok");
+        e[2] += usize::from(o.identical == "identical");
+        e[3] += o.converted;
+        e[4] += o.targets;
+    }
+    println!(
+        "{:<14} {:>6} {:>8} {:>15} {:>16}",
+        "family", "files", "read ok", "byte-identical", "conversions ok"
+    );
+    for (k, v) in &fam {
+        println!(
+            "{k:<14} {:>6} {:>8} {:>15} {:>16}",
+            v[0],
+            v[1],
+            v[2],
+            format!("{}/{}", v[3], v[4])
+        );
+    }
+    let text: String = lines.values().map(|l| format!("{l}\n")).collect();
+    if bless {
+        let header = "# cargo xtask conformance --samples ../shared/samples --bless: one line per sample file\n";
+        if let Err(e) = std::fs::write(expected_path(), format!("{header}{text}")) {
+            eprintln!("{}: {e}", expected_path().display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", expected_path().display());
+        return ExitCode::SUCCESS;
+    }
+    let expected_text = std::fs::read_to_string(expected_path()).unwrap_or_default();
+    let expected: BTreeMap<String, String> = expected_text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| l.split('\t').next().map(|k| (k.to_string(), l.to_string())))
+        .collect();
+    let mut failures = Vec::new();
+    for (rel, line) in &lines {
+        match expected.get(rel) {
+            Some(e) if e == line => {}
+            Some(e) => failures.push(format!("changed:\n  expected {e}\n  got      {line}")),
+            None => {
+                // A held-back file: it must read, and rewrite where promised.
+                let o = outcomes
+                    .iter()
+                    .zip(lines.keys())
+                    .find(|(_, k)| *k == rel)
+                    .map(|(o, _)| o);
+                if let Some(o) = o {
+                    let promised = PROMISED_IDENTICAL.contains(&o.family.as_str());
+                    if o.read != "ok" && o.read != "no-reader"
+                        || promised && o.identical != "identical"
+                    {
+                        failures.push(format!("new file fails: {line}"));
+                    } else {
+                        println!("new file (not in the expectation): {line}");
+                    }
+                }
+            }
+        }
+    }
+    for rel in expected.keys().filter(|k| !lines.contains_key(*k)) {
+        println!("expected file absent here: {rel}");
+    }
+    if failures.is_empty() {
+        println!("samples: {} files match the expectation", lines.len());
+        ExitCode::SUCCESS
+    } else {
+        for f in &failures {
+            eprintln!("{f}");
+        }
+        eprintln!(
+            "samples conformance: {} regressions (cargo xtask conformance --samples DIR --bless after an intended change)",
+            failures.len()
+        );
+        ExitCode::FAILURE
+    }
+}
