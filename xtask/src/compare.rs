@@ -23,6 +23,18 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// How bad: absent < exact < rounding < within bound < lost < mismatch.
+    pub fn severity(&self) -> u8 {
+        match self {
+            Outcome::Absent => 0,
+            Outcome::Exact => 1,
+            Outcome::Rounding { .. } => 2,
+            Outcome::WithinBound { .. } => 3,
+            Outcome::Lost(_) => 4,
+            Outcome::Mismatch(_) => 5,
+        }
+    }
+
     pub fn cell(&self) -> String {
         match self {
             Outcome::Absent => "-".into(),
@@ -105,10 +117,15 @@ fn numeric_at(feature: Feature, err: Option<f32>, losses: &[Loss], magnitude: f3
     if err == 0.0 {
         return Outcome::Exact;
     }
-    let bound = losses.iter().find_map(|l| match l.kind {
-        LossKind::Quantized { max_error } if l.feature == feature => Some(max_error),
-        _ => None,
-    });
+    // Chained conversions quantize more than once: the errors add up, so do the bounds.
+    let bounds: Vec<f32> = losses
+        .iter()
+        .filter_map(|l| match l.kind {
+            LossKind::Quantized { max_error } if l.feature == feature => Some(max_error),
+            _ => None,
+        })
+        .collect();
+    let bound = (!bounds.is_empty()).then(|| bounds.iter().sum::<f32>());
     match bound {
         Some(b) if err <= b => Outcome::WithinBound {
             bound: b,

@@ -53,6 +53,12 @@ pub const ALL: &[Canonical] = &[
         build: skinned_arm,
     },
     Canonical {
+        name: "skinned_arm3",
+        description: "three-bone arm, up to 3 influences per vertex, two clips (bend, wave)",
+        large: false,
+        build: skinned_arm3,
+    },
+    Canonical {
         name: "morph",
         description: "3x3 grid with one delta morph target",
         large: false,
@@ -328,6 +334,127 @@ pub fn skinned_arm() -> Model {
         surfaces: vec![s],
         skeleton,
         animations: vec![bend],
+        ..Default::default()
+    }
+}
+
+/// Three-bone arm along +X: `shoulder` at the origin, `elbow` at x = 1, `wrist` at
+/// x = 2. A square tube (side 0.2) with rings every 0.5 from x = 0 to 3, skinned with
+/// one to three influences per vertex (weights that are exact binary fractions):
+///
+/// | ring x | shoulder | elbow | wrist |
+/// |---|---|---|---|
+/// | 0 | 1 | | |
+/// | 0.5 | 0.75 | 0.25 | |
+/// | 1 | 0.25 | 0.5 | 0.25 |
+/// | 1.5 | | 0.75 | 0.25 |
+/// | 2 | | 0.25 | 0.75 |
+/// | 2.5, 3 | | | 1 |
+///
+/// Clip `bend`: the elbow turns 0, 45, 90 degrees about +Z at t = 0, 0.5, 1 s. Clip
+/// `wave`: the wrist turns about +X by 0, 30, 0, -30, 0 degrees every 0.25 s while the
+/// shoulder rises from y = 0 to 0.5 and back and the wrist scales to 1.5 and back.
+pub fn skinned_arm3() -> Model {
+    let rings: [(f32, [f32; 3]); 7] = [
+        (0.0, [1.0, 0.0, 0.0]),
+        (0.5, [0.75, 0.25, 0.0]),
+        (1.0, [0.25, 0.5, 0.25]),
+        (1.5, [0.0, 0.75, 0.25]),
+        (2.0, [0.0, 0.25, 0.75]),
+        (2.5, [0.0, 0.0, 1.0]),
+        (3.0, [0.0, 0.0, 1.0]),
+    ];
+    let corners = [(-0.1f32, -0.1f32), (0.1, -0.1), (0.1, 0.1), (-0.1, 0.1)];
+    let mut s = Surface {
+        name: "arm3".into(),
+        ..Default::default()
+    };
+    for &(x, w) in &rings {
+        for &(y, z) in &corners {
+            s.positions.push(Vec3::new(x, y, z));
+            s.normals.push(Vec3::new(0.0, y, z).normalize());
+            s.uv0.push(Vec2::new(x / 3.0, 0.5 + y + z));
+            s.skin.push(VertexInfluences::from_pairs(
+                w.iter()
+                    .enumerate()
+                    .filter(|(_, w)| **w > 0.0)
+                    .map(|(j, w)| (j as u32, *w)),
+            ));
+        }
+    }
+    for r in 0..rings.len() as u32 - 1 {
+        for c in 0..4u32 {
+            let a = r * 4 + c;
+            let b = r * 4 + (c + 1) % 4;
+            let (a2, b2) = (a + 4, b + 4);
+            s.indices.extend([a, b2, a2, a, b, b2]);
+        }
+    }
+    let bone = |name: &str, parent: Option<usize>, x: f32| Bone {
+        name: name.into(),
+        parent,
+        rest: Transform {
+            translation: Vec3::new(x, 0.0, 0.0),
+            ..Transform::IDENTITY
+        },
+        inverse_bind: None,
+    };
+    let skeleton = Skeleton {
+        bones: vec![
+            bone("shoulder", None, 0.0),
+            bone("elbow", Some(0), 1.0),
+            bone("wrist", Some(1), 1.0),
+        ],
+    };
+    let bend = Clip {
+        name: "bend".into(),
+        channels: vec![Channel {
+            bone: 1,
+            rotation: Track::from_keys([
+                (0.0, Quat::IDENTITY),
+                (0.5, Quat::from_rotation_z(FRAC_PI_2 / 2.0)),
+                (1.0, Quat::from_rotation_z(FRAC_PI_2)),
+            ]),
+            ..Default::default()
+        }],
+    };
+    let deg30 = FRAC_PI_2 / 3.0;
+    let wave = Clip {
+        name: "wave".into(),
+        channels: vec![
+            Channel {
+                bone: 2,
+                rotation: Track::from_keys([
+                    (0.0, Quat::IDENTITY),
+                    (0.25, Quat::from_rotation_x(deg30)),
+                    (0.5, Quat::IDENTITY),
+                    (0.75, Quat::from_rotation_x(-deg30)),
+                    (1.0, Quat::IDENTITY),
+                ]),
+                scale: Track::from_keys([
+                    (0.0, Vec3::ONE),
+                    (0.5, Vec3::splat(1.5)),
+                    (1.0, Vec3::ONE),
+                ]),
+                ..Default::default()
+            },
+            Channel {
+                bone: 0,
+                translation: Track::from_keys([
+                    (0.0, Vec3::ZERO),
+                    (0.5, Vec3::new(0.0, 0.5, 0.0)),
+                    (1.0, Vec3::ZERO),
+                ]),
+                ..Default::default()
+            },
+        ],
+    };
+    Model {
+        name: "skinned_arm3".into(),
+        coordinate_system: CoordinateSystem::GLTF,
+        surfaces: vec![s],
+        skeleton,
+        animations: vec![bend, wave],
         ..Default::default()
     }
 }
