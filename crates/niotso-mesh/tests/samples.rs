@@ -6,16 +6,7 @@ use std::path::{Path, PathBuf};
 use test_support::samples_or_skip;
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
+    test_support::files_under(dir, &[ext])
 }
 
 #[test]

@@ -302,6 +302,17 @@ impl<'a> Reader<'a> {
         self.count_at(start, n, min_element_size)
     }
 
+    /// A little-endian `i32` used as an element count (old UNIGINE formats): negative
+    /// values are invalid and the count is checked like [`count`](Self::count), with
+    /// errors at the count's own offset.
+    pub fn i32_count(&mut self, min_element_size: usize) -> Result<usize> {
+        let start = self.offset();
+        let v = self.i32_le()?;
+        let n =
+            u64::try_from(v).map_err(|_| self.invalid_at(start, format!("negative count {v}")))?;
+        self.count_at(start, n, min_element_size)
+    }
+
     // ---------------------------------------------------------------- raw bytes
 
     /// The next `n` bytes.

@@ -23,4 +23,4 @@ pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_clo
 pub use harness::{assert_flips_never_panic, assert_truncations_fail};
 pub use meshfmt_core::canonical;
 pub use rng::Rng;
-pub use samples::{samples_dir, samples_or_skip, workspace_root};
+pub use samples::{files_under, samples_dir, samples_or_skip, workspace_root};

@@ -38,6 +38,32 @@ pub fn samples_or_skip(sub: &str, test: &str) -> Option<PathBuf> {
     dir
 }
 
+/// Every file below `dir` whose extension is one of `extensions` (all files when
+/// empty), sorted. Missing or unreadable folders give no files.
+pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if extensions.is_empty()
+                || p.extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| extensions.contains(&x))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

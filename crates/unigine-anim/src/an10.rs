@@ -171,12 +171,11 @@ fn read_box(r: &mut Reader<'_>) -> parsing_primitives::Result<QuantBox> {
     })
 }
 
-/// Reads an an10 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
-    r.field("magic", |r| r.magic(b"an10"))?;
-    let bounds = r.field("bounds", |r| r.le::<[f32; 10]>())?;
+/// The bone list shared by an10 and an11: compact count, then each bone's name and
+/// `i16` parent (-1 or an index into the list).
+pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
     let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
-    let bones = r.field("bones", |r| {
+    r.field("bones", |r| {
         r.array(num_bones as u64, 3, |r| {
             let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
             let at = r.offset();
@@ -189,7 +188,15 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
             }
             Ok(BoneInfo { name, parent })
         })
-    })?;
+    })
+}
+
+/// Reads an an10 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
+    r.field("magic", |r| r.magic(b"an10"))?;
+    let bounds = r.field("bounds", |r| r.le::<[f32; 10]>())?;
+    let bones = read_bones(r)?;
+    let num_bones = bones.len();
     let num_animations = r.field("num_animations", |r| r.compact_count(1))?;
     let names = r.field("animation_names", |r| {
         r.array(num_animations as u64, 1, |r| {

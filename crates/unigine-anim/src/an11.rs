@@ -7,10 +7,10 @@
 //! unit scale), not the previous frame's value.
 
 use meshfmt_core::Transform;
-use parsing_primitives::{RawString, Reader, Writer};
+use parsing_primitives::{Reader, Writer};
 
 use crate::FORMAT_NAME;
-use crate::an10::{BoneInfo, MAX_NAME};
+use crate::an10::{BoneInfo, read_bones};
 use crate::error::{Result, invalid};
 
 /// One bone's key in one frame; `None` components are the defaults.
@@ -61,18 +61,8 @@ pub struct An11 {
 /// Reads an an11 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
     r.field("magic", |r| r.magic(b"an11"))?;
-    let nb = r.field("num_bones", |r| r.compact_count(3))?;
-    let bones = r.field("bones", |r| {
-        r.array(nb as u64, 3, |r| {
-            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-            let at = r.offset();
-            let parent = r.i16_le()?;
-            if parent < -1 || parent as isize >= nb as isize {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
-            }
-            Ok(BoneInfo { name, parent })
-        })
-    })?;
+    let bones = read_bones(r)?;
+    let nb = bones.len();
     r.field("marker2", |r| r.magic(b"an11"))?;
     let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
     let bind_pose = bind_pose.into_iter().map(Transform::from_array).collect();

@@ -81,17 +81,10 @@ impl As08 {
     }
 }
 
-fn count(r: &mut Reader<'_>, min_size: usize) -> parsing_primitives::Result<usize> {
-    let at = r.offset();
-    let n = r.i32_le()?;
-    let n = u64::try_from(n).map_err(|_| r.invalid_at(at, format!("negative count {n}")))?;
-    r.count_at(at, n, min_size)
-}
-
 /// Reads an as08 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<As08> {
     r.field("magic", |r| r.magic(b"as08"))?;
-    let nb = r.field("num_bones", |r| count(r, 8))?;
+    let nb = r.field("num_bones", |r| r.i32_count(8))?;
     let bones = r.field("bones", |r| {
         r.array(nb as u64, 8, |r| {
             let name = RawString::from(r.i32_nul_string(MAX_NAME)?);

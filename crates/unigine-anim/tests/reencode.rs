@@ -9,20 +9,7 @@ use unigine_anim::an10::Animation;
 use unigine_anim::{AnimFile, read};
 
 fn anim_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "anim") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    test_support::files_under(dir, &["anim"])
 }
 
 #[test]

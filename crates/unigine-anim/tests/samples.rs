@@ -7,20 +7,7 @@ use test_support::samples_or_skip;
 use unigine_anim::{AnimFile, Error, read};
 
 fn anim_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "anim" || x == "sanim") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    test_support::files_under(dir, &["anim", "sanim"])
 }
 
 #[test]

@@ -19,7 +19,7 @@ use parsing_primitives::{RawString, Reader, Writer};
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
-use crate::ms1x::{BoneInfo, HeaderCounts, Ms1x, Ms1xVersion, read_geometry, write_geometry};
+use crate::ms1x::{HeaderCounts, Ms1x, Ms1xVersion, read_bones, read_geometry, write_geometry};
 
 /// A block as the file had it: its decoded content and its stored bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,18 +120,8 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
     r.field("magic", |r| r.magic(b"ms14"))?;
     let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
     let bounds = r.field("bounds", read_bounds)?;
-    let nb = r.field("num_bones", |r| r.compact_count(3))?;
-    let bones = r.field("bones", |r| {
-        r.array(nb as u64, 3, |r| {
-            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-            let at = r.offset();
-            let parent = r.i16_le()?;
-            if parent < -1 || parent as isize >= nb as isize {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
-            }
-            Ok(BoneInfo { name, parent })
-        })
-    })?;
+    let bones = read_bones(r)?;
+    let nb = bones.len();
     let ns = r.field("num_surfaces", |r| r.compact_count(46))?;
     let headers = r.field("surfaces", |r| {
         r.array(ns as u64, 46, |r| {

@@ -236,13 +236,11 @@ fn count_zero_or(
     Ok(n)
 }
 
-/// Reads an ms10/ms11 file (after [`crate::read`] chose the version by magic).
-pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives::Result<Ms1x> {
-    let magic = version.magic();
-    r.field("magic", |r| r.magic(magic))?;
-    let bounds = r.field("bounds", read_bounds)?;
+/// The bone list: compact count, then each bone's name and `i16` parent (-1 or an
+/// index into the list, which may point to a later bone).
+pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
     let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
-    let bones = r.field("bones", |r| {
+    r.field("bones", |r| {
         r.array(num_bones as u64, 3, |r| {
             let name = RawString::from(read_name(r)?);
             let at = r.offset();
@@ -255,7 +253,16 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
             }
             Ok(BoneInfo { name, parent })
         })
-    })?;
+    })
+}
+
+/// Reads an ms10/ms11 file (after [`crate::read`] chose the version by magic).
+pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives::Result<Ms1x> {
+    let magic = version.magic();
+    r.field("magic", |r| r.magic(magic))?;
+    let bounds = r.field("bounds", read_bounds)?;
+    let bones = read_bones(r)?;
+    let num_bones = bones.len();
     // ms13 has no embedded animations.
     let has_animations = version != Ms1xVersion::Ms13;
     let num_animations = if has_animations {

@@ -142,14 +142,6 @@ impl Ms08 {
     }
 }
 
-/// An `i32` count, non-negative and fitting in the input at `min_size` bytes each.
-fn count(r: &mut Reader<'_>, min_size: usize) -> parsing_primitives::Result<usize> {
-    let at = r.offset();
-    let n = r.i32_le()?;
-    let n = u64::try_from(n).map_err(|_| r.invalid_at(at, format!("negative count {n}")))?;
-    r.count_at(at, n, min_size)
-}
-
 fn name(r: &mut Reader<'_>) -> parsing_primitives::Result<RawString> {
     r.i32_nul_string(MAX_NAME).map(RawString::from)
 }
@@ -157,7 +149,7 @@ fn name(r: &mut Reader<'_>) -> parsing_primitives::Result<RawString> {
 /// UV array whose count must be 0 or the vertex count.
 fn uvs(r: &mut Reader<'_>, nv: usize) -> parsing_primitives::Result<Vec<[f32; 2]>> {
     let at = r.offset();
-    let n = count(r, 8)?;
+    let n = r.i32_count(8)?;
     if n != 0 && n != nv {
         return Err(r.invalid_at(
             at,
@@ -169,7 +161,7 @@ fn uvs(r: &mut Reader<'_>, nv: usize) -> parsing_primitives::Result<Vec<[f32; 2]
 
 fn triangles(r: &mut Reader<'_>, nv: usize) -> parsing_primitives::Result<Vec<[u32; 3]>> {
     let wide = nv >= 65536;
-    let nt = r.field("num_triangles", |r| count(r, if wide { 12 } else { 6 }))?;
+    let nt = r.field("num_triangles", |r| r.i32_count(if wide { 12 } else { 6 }))?;
     let at = r.offset();
     let tris: Vec<[u32; 3]> = if wide {
         let raw = r.le_array::<[i32; 3]>(nt as u64)?;
@@ -210,7 +202,7 @@ fn split_vertices(raw: &[[u8; 18]]) -> (Vec<[f32; 3]>, Vec<[u16; 3]>) {
 pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
     r.field("magic", |r| r.magic(b"mi08"))?;
     let bounds = r.field("bounds", read_bounds)?;
-    let ns = r.field("num_surfaces", |r| count(r, 44))?;
+    let ns = r.field("num_surfaces", |r| r.i32_count(44))?;
     let headers = r.field("surfaces", |r| {
         r.array(ns as u64, 44, |r| {
             let n = name(r)?;
@@ -222,7 +214,7 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
     for (s, (name, bounds)) in headers.into_iter().enumerate() {
         let surface = r.field("surfaces", |r| {
             r.item(s, |r| {
-                let nv = r.field("num_vertices", |r| count(r, 18))?;
+                let nv = r.field("num_vertices", |r| r.i32_count(18))?;
                 let raw = r.field("vertices", |r| r.le_array::<[u8; 18]>(nv as u64))?;
                 let (positions, normals) = split_vertices(&raw);
                 let uv0 = r.field("uv0", |r| uvs(r, nv))?;
@@ -248,7 +240,7 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
 /// Reads an ms08 file.
 pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
     r.field("magic", |r| r.magic(b"ms08"))?;
-    let nb = r.field("num_bones", |r| count(r, 9))?;
+    let nb = r.field("num_bones", |r| r.i32_count(9))?;
     let bones = r.field("bones", |r| {
         r.array(nb as u64, 9, |r| {
             let n = name(r)?;
@@ -275,13 +267,13 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
             rotation: [f[4], f[5], f[6], f[7]],
         })
         .collect();
-    let ns = r.field("num_surfaces", |r| count(r, 4))?;
+    let ns = r.field("num_surfaces", |r| r.i32_count(4))?;
     let names = r.field("surfaces", |r| r.array(ns as u64, 4, name))?;
     let mut surfaces = Vec::with_capacity(ns);
     for (s, name) in names.into_iter().enumerate() {
         let surface = r.field("surfaces", |r| {
             r.item(s, |r| {
-                let nv = r.field("num_vertices", |r| count(r, 19))?;
+                let nv = r.field("num_vertices", |r| r.i32_count(19))?;
                 let mut positions = Vec::with_capacity(nv);
                 let mut normals = Vec::with_capacity(nv);
                 let mut weight_counts = Vec::with_capacity(nv);

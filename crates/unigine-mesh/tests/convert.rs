@@ -11,20 +11,7 @@ use unigine_mesh::ms1x::{Ms1x, Surface};
 use unigine_mesh::{MeshFile, TargetVersion, WriteOptions, read, tangent};
 
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "mesh") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    test_support::files_under(dir, &["mesh"])
 }
 
 /// Every attribute of one triangle corner, decoded independently of the converter.

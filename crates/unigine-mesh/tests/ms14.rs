@@ -12,23 +12,14 @@ fn ms14_samples() -> Vec<PathBuf> {
     let Some(dir) = samples_or_skip("unigine", "ms14 tests") else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if std::fs::read(&p)
+    test_support::files_under(&dir, &["mesh"])
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(p)
                 .map(|b| b.starts_with(b"ms14"))
                 .unwrap_or(false)
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+        })
+        .collect()
 }
 
 #[test]

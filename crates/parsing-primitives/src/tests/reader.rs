@@ -311,3 +311,21 @@ fn item_errors_after_bulk_reads() {
     assert_eq!(e.offset(), 40);
     assert_eq!(r.path(), "");
 }
+
+#[test]
+fn i32_counts() {
+    let mut r = Reader::new("t", &[2, 0, 0, 0, 9, 9]);
+    assert_eq!(r.i32_count(1).unwrap(), 2);
+    let mut r = Reader::new("t", &[0xff, 0xff, 0xff, 0xff]);
+    assert!(matches!(
+        r.i32_count(1).unwrap_err().kind(),
+        ErrorKind::InvalidValue { .. }
+    ));
+    let mut r = Reader::new("t", &[9, 0, 0, 0, 1]);
+    let e = r.i32_count(1).unwrap_err();
+    assert_eq!(e.offset(), 0);
+    assert!(matches!(
+        e.kind(),
+        ErrorKind::CountTooLarge { count: 9, .. }
+    ));
+}
