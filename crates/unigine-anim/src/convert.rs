@@ -141,26 +141,8 @@ impl An10 {
     /// An an10 file from a model's skeleton and clips, sampled at `fps`, written like
     /// real exporters write (see [`Animation::encode`]).
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<An10>> {
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
-        let mut out = Converted::exact(());
-        report_dropped(&m, &mut out);
+        let (m, mut out, bones, bind_pose) = prepare(model)?;
         let nb = m.skeleton.len();
-        if nb > i16::MAX as usize {
-            return Err(invalid(format!(
-                "{nb} bones exceed the i16 bone index range"
-            )));
-        }
-        let bones = m
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| BoneInfo {
-                name: RawString::from(b.name.as_str()),
-                parent: b.parent.map_or(-1, |p| p as i16),
-            })
-            .collect();
-        let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
         let mut animations = Vec::new();
         for (i, clip) in m.animations.iter().enumerate() {
             let bones = clip_bones(i, clip, nb)?;
@@ -200,6 +182,32 @@ impl An10 {
             animations,
         }))
     }
+}
+
+/// What both an10 and an11 writers start from: the model in UNIGINE's frame, the losses
+/// of everything but the skeleton and clips, the bone list and the bind pose.
+fn prepare(model: &Model) -> Result<(Model, Converted<()>, Vec<BoneInfo>, Vec<Transform>)> {
+    let mut m = model.clone();
+    m.convert_to(COORDINATE_SYSTEM);
+    let mut out = Converted::exact(());
+    report_dropped(&m, &mut out);
+    let nb = m.skeleton.len();
+    if nb > i16::MAX as usize {
+        return Err(invalid(format!(
+            "{nb} bones exceed the i16 bone index range"
+        )));
+    }
+    let bones = m
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| BoneInfo {
+            name: RawString::from(b.name.as_str()),
+            parent: b.parent.map_or(-1, |p| p as i16),
+        })
+        .collect();
+    let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
+    Ok((m, out, bones, bind_pose))
 }
 
 fn clip_bones(index: usize, clip: &Clip, nb: usize) -> Result<Vec<usize>> {
@@ -536,26 +544,8 @@ impl crate::an11::An11 {
     /// stored as they are; a component is omitted only when it equals its default
     /// exactly (zero position, identity rotation, unit scale), so nothing is lost.
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an11::An11>> {
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
-        let mut out = Converted::exact(());
-        report_dropped(&m, &mut out);
+        let (m, mut out, bones, bind_pose) = prepare(model)?;
         let nb = m.skeleton.len();
-        if nb > i16::MAX as usize {
-            return Err(invalid(format!(
-                "{nb} bones exceed the i16 bone index range"
-            )));
-        }
-        let bones = m
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| BoneInfo {
-                name: RawString::from(b.name.as_str()),
-                parent: b.parent.map_or(-1, |p| p as i16),
-            })
-            .collect();
-        let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
         let (anim_bones, frames) = match m.animations.first() {
             Some(clip) => {
                 if !clip.is_on_grid(fps) {
