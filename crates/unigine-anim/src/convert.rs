@@ -38,6 +38,25 @@ fn unit(q: Quat) -> Quat {
     }
 }
 
+/// The meshfmt-core skeleton of a bone list and its bind pose (rotations normalized).
+fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform]) -> Skeleton {
+    Skeleton {
+        bones: bones
+            .iter()
+            .zip(bind_pose)
+            .map(|(b, t)| Bone {
+                name: b.name.to_string_lossy(),
+                parent: usize::try_from(b.parent).ok(),
+                rest: Transform {
+                    rotation: unit(t.rotation),
+                    ..*t
+                },
+                inverse_bind: None,
+            })
+            .collect(),
+    }
+}
+
 fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip {
     let nb = frames.bones.len();
     let channels = frames
@@ -102,22 +121,7 @@ impl An10 {
     /// the file's flags; unflagged components carry forward, never-flagged ones come
     /// from the bind pose.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        let skeleton = Skeleton {
-            bones: self
-                .bones
-                .iter()
-                .zip(&self.bind_pose)
-                .map(|(b, t)| Bone {
-                    name: b.name.to_string_lossy(),
-                    parent: usize::try_from(b.parent).ok(),
-                    rest: Transform {
-                        rotation: unit(t.rotation),
-                        ..*t
-                    },
-                    inverse_bind: None,
-                })
-                .collect(),
-        };
+        let skeleton = skeleton(&self.bones, &self.bind_pose);
         let animations = self
             .animations
             .iter()
@@ -186,7 +190,7 @@ impl An10 {
 
 /// What both an10 and an11 writers start from: the model in UNIGINE's frame, the losses
 /// of everything but the skeleton and clips, the bone list and the bind pose.
-fn prepare(model: &Model) -> Result<(Model, Converted<()>, Vec<BoneInfo>, Vec<Transform>)> {
+fn prepare(model: &Model) -> Result<Prepared> {
     let mut m = model.clone();
     m.convert_to(COORDINATE_SYSTEM);
     let mut out = Converted::exact(());
@@ -209,6 +213,9 @@ fn prepare(model: &Model) -> Result<(Model, Converted<()>, Vec<BoneInfo>, Vec<Tr
     let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
     Ok((m, out, bones, bind_pose))
 }
+
+/// [`prepare`]'s result: model, losses so far, bones, bind pose.
+type Prepared = (Model, Converted<()>, Vec<BoneInfo>, Vec<Transform>);
 
 fn clip_bones(index: usize, clip: &Clip, nb: usize) -> Result<Vec<usize>> {
     let mut bones: Vec<usize> = Vec::new();
@@ -477,22 +484,7 @@ impl crate::an11::An11 {
     /// Skeleton (bind pose as rest) and one clip (an11 files are one unnamed clip).
     /// Unflagged components are the defaults, as the format defines.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        let skeleton = Skeleton {
-            bones: self
-                .bones
-                .iter()
-                .zip(&self.bind_pose)
-                .map(|(b, t)| Bone {
-                    name: b.name.to_string_lossy(),
-                    parent: usize::try_from(b.parent).ok(),
-                    rest: Transform {
-                        rotation: unit(t.rotation),
-                        ..*t
-                    },
-                    inverse_bind: None,
-                })
-                .collect(),
-        };
+        let skeleton = skeleton(&self.bones, &self.bind_pose);
         let na = self.anim_bones.len();
         let mut channels = Vec::with_capacity(na);
         for (slot, &bone) in self.anim_bones.iter().enumerate() {
