@@ -76,6 +76,22 @@ pub const CODECS: &[Codec] = &[
     },
     Codec {
         crate_name: "unigine-mesh",
+        label: "unigine-mesh ms14",
+        ext: "ms14.mesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms14),
+        decode: unigine_read,
+        companion: None,
+    },
+    Codec {
+        crate_name: "unigine-mesh",
+        label: "unigine-mesh ms13",
+        ext: "ms13.mesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms13),
+        decode: unigine_read,
+        companion: None,
+    },
+    Codec {
+        crate_name: "unigine-mesh",
         label: "unigine-mesh ms10",
         ext: "ms10.mesh",
         encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms10),

@@ -7,13 +7,7 @@ use crate::codecs::{CODECS, Codec};
 use crate::compare::{Outcome, compare};
 
 /// Format crates without a codec yet, and where their work is tracked.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "unigine-mesh ms14",
-        "read and rewritten byte for byte; new files need the spatial tree: issue 12",
-    ),
-    ("m3d-format", "detects (sniff); reader and writer: issue 7"),
-];
+const PENDING: &[(&str, &str)] = &[("m3d-format", "detects (sniff); reader and writer: issue 7")];
 
 pub struct Row {
     name: &'static str,

@@ -141,10 +141,11 @@ pub mod unigine {
             (Some("ms08"), _) | (None, "smesh") => TargetVersion::Ms08,
             (Some("ms10"), _) => TargetVersion::Ms10,
             (Some("ms13"), _) => TargetVersion::Ms13,
+            (Some("ms14"), _) => TargetVersion::Ms14,
             (Some("ms11"), _) | (None, _) => TargetVersion::Ms11,
             (Some(v), _) => {
                 return Err(CliError::Format(format!(
-                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11 or ms13; ms14 needs a spatial tree this tool does not build yet)"
+                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11, ms13 or ms14)"
                 )));
             }
         };

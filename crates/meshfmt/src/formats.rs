@@ -49,7 +49,7 @@ pub struct Format {
 pub const FORMATS: &[Format] = &[
     Format {
         name: "unigine-mesh",
-        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11; ms13/ms14 recognized)",
+        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14)",
         extensions: &["mesh", "smesh"],
         sniff: unigine_mesh::sniff,
         inspect: Some(adapters::unigine::inspect),
@@ -62,7 +62,7 @@ pub const FORMATS: &[Format] = &[
     },
     Format {
         name: "unigine-anim",
-        description: "UNIGINE animation (as08 .sanim, an10; an11 recognized)",
+        description: "UNIGINE animation (as08 .sanim, an10, an11)",
         extensions: &["anim", "sanim"],
         sniff: unigine_anim::sniff,
         inspect: Some(adapters::anim::inspect),

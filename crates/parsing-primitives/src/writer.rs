@@ -169,6 +169,16 @@ impl Writer {
         self
     }
 
+    /// A signed compact int (e.g. `-1` for "none"), refusing values beyond
+    /// [`COMPACT_MAX`](crate::compact::COMPACT_MAX) in magnitude.
+    pub fn compact_i64(&mut self, v: i64) -> Result<&mut Self> {
+        if compact::encode_compact(v, &mut self.buf) {
+            Ok(self)
+        } else {
+            Err(self.invalid(format!("{v} does not fit a compact int")))
+        }
+    }
+
     /// A compact count from a `usize`, refusing values above `u32::MAX`.
     pub fn compact_count(&mut self, n: usize) -> Result<&mut Self> {
         let v = u32::try_from(n).map_err(|_| self.invalid(format!("count {n} is too large")))?;

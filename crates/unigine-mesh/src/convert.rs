@@ -59,6 +59,8 @@ pub enum TargetVersion {
     Ms11,
     /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
     Ms13,
+    /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
+    Ms14,
 }
 
 /// Writing choices for [`MeshFile::from_core`].
@@ -1313,6 +1315,14 @@ impl MeshFile {
             TargetVersion::Ms10 => Ms1x::from_core(model, Ms1xVersion::Ms10)?.map(MeshFile::Ms1x),
             TargetVersion::Ms11 => Ms1x::from_core(model, Ms1xVersion::Ms11)?.map(MeshFile::Ms1x),
             TargetVersion::Ms13 => Ms1x::from_core(model, Ms1xVersion::Ms13)?.map(MeshFile::Ms1x),
+            TargetVersion::Ms14 => {
+                let c = Ms1x::from_core(model, Ms1xVersion::Ms13)?;
+                let losses = c.losses;
+                Converted {
+                    value: MeshFile::Ms14(crate::ms14::Ms14::from_ms13(c.value)?),
+                    losses,
+                }
+            }
         })
     }
 }

@@ -7,7 +7,7 @@
 //! | `ms10` | `.mesh` | UNIGINE 2.0 | read/write, verified byte for byte on real files |
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
 //! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
-//! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read, and rewrite byte for byte (original LZ4 bytes kept for unchanged blocks); writing new ms14 files from meshfmt-core needs the spatial tree, not built yet |
+//! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
 //! | `ms15` | `.mesh` | documented only | recognized and rejected: `unsupported UNIGINE mesh version ms15` |
 //!
 //! Layouts follow notes/unigine.md, which corrects the Chinese ms10 page: every count
@@ -63,6 +63,7 @@ mod error;
 pub mod ms14;
 pub mod ms1x;
 pub mod old;
+pub mod spatial;
 pub mod tangent;
 
 use parsing_primitives::{Limits, Reader};

@@ -20,6 +20,7 @@ use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{HeaderCounts, Ms1x, Ms1xVersion, read_bones, read_geometry, write_geometry};
+use crate::spatial::SpatialTree;
 
 /// A block as the file had it: its decoded content and its stored bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,9 +50,9 @@ pub struct Ms14 {
     pub spatial_tree_triangles: i64,
     /// The engine's RAM estimate, copied through.
     pub memory_estimate: i64,
-    /// Decoded edges-and-spatial-tree content per surface (edge flags, node indices and a
-    /// pre-order tree of boxes; kept as bytes).
-    pub trees: Vec<Vec<u8>>,
+    /// Decoded edges-and-spatial-tree block per surface (edge flags, node indices and a
+    /// pre-order tree of boxes).
+    pub trees: Vec<SpatialTree>,
     /// The original blocks, per surface, when read from a file: written back unchanged
     /// when the content still matches. Empty for meshes built in memory.
     pub blocks: Vec<SurfaceBlocks>,
@@ -227,7 +228,13 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         })?;
         surfaces.push(surface);
     }
-    let trees = tree_blocks.iter().map(|b| b.content.clone()).collect();
+    let mut trees = Vec::with_capacity(ns);
+    for (s, b) in tree_blocks.iter().enumerate() {
+        let mut t = Reader::new(FORMAT_NAME, &b.content).with_limits(*r.limits());
+        trees.push(t.field("tree_blocks", |t| {
+            t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
+        })?);
+    }
     let blocks = geometry_blocks
         .into_iter()
         .zip(tree_blocks)
@@ -332,11 +339,48 @@ impl Ms14 {
         }
         w.bytes(b"ms14");
         for (i, t) in self.trees.iter().enumerate() {
-            write_block(&mut w, t, self.blocks.get(i).map(|b| &b.tree));
+            write_block(&mut w, &t.to_bytes()?, self.blocks.get(i).map(|b| &b.tree));
         }
         w.bytes(b"ms14");
         w.le_slice(&offsets);
         w.bytes(b"ms14");
         Ok(w.into_inner())
+    }
+}
+
+impl Ms14 {
+    /// An ms14 file with ms13 content, as the engine would write it: each surface gets
+    /// an edges + spatial tree block built by [`SpatialTree::build`] with leaves of at
+    /// most 4 triangles (the value every engine file has), and the memory estimate is
+    /// the decoded size of the geometry and tree blocks (the engine's own formula is
+    /// unknown; it only has to be plausible).
+    pub fn from_ms13(mesh: Ms1x) -> Result<Ms14> {
+        if mesh.version != Ms1xVersion::Ms13 || !mesh.animations.is_empty() {
+            return Err(invalid("ms14 is built from ms13 content (no animations)"));
+        }
+        mesh.check()?;
+        let mut trees = Vec::with_capacity(mesh.surfaces.len());
+        let mut estimate = 0usize;
+        for s in &mesh.surfaces {
+            let positions = s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..]);
+            let tree = SpatialTree::build(&s.cindices, positions, 4);
+            if let Some(p) = tree.check(s.cindices.len() / 3).first() {
+                return Err(invalid(format!(
+                    "surface '{}': built spatial tree: {p}",
+                    s.name
+                )));
+            }
+            let mut g = Writer::new(FORMAT_NAME);
+            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
+            estimate = estimate.saturating_add(g.len() + tree.to_bytes()?.len());
+            trees.push(tree);
+        }
+        Ok(Ms14 {
+            mesh,
+            spatial_tree_triangles: 4,
+            memory_estimate: i64::try_from(estimate).unwrap_or(i64::MAX),
+            trees,
+            blocks: Vec::new(),
+        })
     }
 }

@@ -1,6 +1,5 @@
-//! ms14: recompression, corrupt and hostile blocks (samples when present; a file built
-//! from an ms13 sample's content otherwise is not possible without a spatial tree, so
-//! these run over the real files).
+//! ms14: recompression, corrupt and hostile blocks, over the real files (tests/spatial.rs
+//! builds ms14 files from scratch).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;

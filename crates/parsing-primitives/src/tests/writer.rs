@@ -95,3 +95,20 @@ fn io_write() {
     assert_eq!(w.len(), 3);
     assert!(!w.is_empty());
 }
+
+#[test]
+fn signed_compact_ints() {
+    // notes/unigine-current.md 4.4: a leaf's children are -1, stored as `41`.
+    let mut w = Writer::new("t");
+    w.compact_i64(-1).unwrap().compact_i64(-62).unwrap();
+    assert_eq!(w.as_slice(), [0x41, 0x7e]);
+    // -63 needs the continuation: 0x40 | 0x80 | (63 & 0x3f), then 63 >> 6 = 0.
+    w.compact_i64(-63).unwrap();
+    assert_eq!(&w.as_slice()[2..], [0xff, 0x00]);
+    let mut r = Reader::new("t", w.as_slice());
+    assert_eq!(r.compact_int().unwrap(), -1);
+    assert_eq!(r.compact_int().unwrap(), -62);
+    assert_eq!(r.compact_int().unwrap(), -63);
+    assert!(w.compact_i64(1 << 40).is_err());
+    assert!(w.compact_i64(-(1 << 40)).is_err());
+}

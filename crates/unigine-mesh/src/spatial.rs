@@ -1,0 +1,390 @@
+//! The edges + spatial tree block of ms14 surfaces (notes/unigine-current.md 4.4): read
+//! and checked from real files, and built for new ones, so any mesh can be written as
+//! ms14.
+//!
+//! ```text
+//! ci num_edges (= triangles); u8 edge_flags[...]
+//! ci num_node_indices (= triangles); ci node_index[...]   (3 x triangle number)
+//! ci num_nodes
+//! per node: u8 axis; ci left; ci right; ci start; ci end
+//! per node: f32[3] min; f32[3] max
+//! per node: f32 split
+//! ```
+//! The tree is binary and in pre-order (an inner node's left child is the next node);
+//! leaves have `left = right = -1`, axis 0, split 0 and a `[start, end)` range of
+//! `node_index`, contiguous in pre-order; inner nodes have `start = end = 0` and split
+//! at the midpoint of their box along `axis`. Boxes are tight around the node's
+//! triangles. Edge flag bit `k` marks the edge opposite corner `k` as a real edge:
+//! set on boundary edges and between triangles that are not coplanar (the notes infer
+//! this rule from the samples; it drives edge display, not geometry).
+
+use std::collections::HashMap;
+
+use parsing_primitives::{Reader, Writer};
+
+use crate::FORMAT_NAME;
+use crate::error::Result;
+
+/// One node of a [`SpatialTree`], as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeNode {
+    /// Split axis (0 x, 1 y, 2 z); 0 in leaves.
+    pub axis: u8,
+    /// Left child (the next node in pre-order), or -1 in a leaf.
+    pub left: i64,
+    /// Right child, or -1 in a leaf.
+    pub right: i64,
+    /// First entry of [`SpatialTree::node_indices`] in a leaf; 0 in inner nodes.
+    pub start: i64,
+    /// One past the last entry in a leaf; 0 in inner nodes.
+    pub end: i64,
+    /// Box minimum.
+    pub min: [f32; 3],
+    /// Box maximum.
+    pub max: [f32; 3],
+    /// Split plane along `axis`; 0 in leaves.
+    pub split: f32,
+}
+
+impl TreeNode {
+    /// True for a leaf (`left = right = -1`).
+    pub fn is_leaf(&self) -> bool {
+        self.left < 0 && self.right < 0
+    }
+}
+
+/// A surface's edges + spatial tree block, decoded.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SpatialTree {
+    /// One byte per triangle; bit `k` marks the edge opposite corner `k`.
+    pub edge_flags: Vec<u8>,
+    /// Offsets into the index arrays (3 x triangle number), in leaf order.
+    pub node_indices: Vec<i64>,
+    /// The nodes in pre-order; node 0 is the root.
+    pub nodes: Vec<TreeNode>,
+}
+
+/// Smallest encoded node: axis, four 1-byte compact ints, 28 bytes of floats.
+const MIN_NODE_SIZE: usize = 1 + 4 + 28;
+
+impl SpatialTree {
+    /// Decodes a block's content. Counts are checked against the bytes left before
+    /// anything is allocated, and the block must be consumed exactly; the structure is
+    /// checked by [`SpatialTree::check`].
+    pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
+        let n = r.field("num_edges", |r| r.compact_count(1))?;
+        let edge_flags = r.field("edge_flags", |r| r.bytes(n))?.to_vec();
+        let n = r.field("num_node_indices", |r| r.compact_count(1))?;
+        let node_indices = r.field("node_indices", |r| {
+            r.array(n as u64, 1, |r| r.compact_int())
+        })?;
+        let n = r.field("num_nodes", |r| r.compact_count(MIN_NODE_SIZE))?;
+        let links = r.field("nodes", |r| {
+            r.array(n as u64, 5, |r| {
+                let axis = r.u8()?;
+                let [left, right, start, end] = [(); 4].map(|()| r.compact_int());
+                Ok((axis, left?, right?, start?, end?))
+            })
+        })?;
+        let boxes = r.field("boxes", |r| r.le_array::<[f32; 6]>(n as u64))?;
+        let splits = r.field("splits", |r| r.le_array::<f32>(n as u64))?;
+        r.finish()?;
+        let nodes = links
+            .into_iter()
+            .zip(boxes)
+            .zip(splits)
+            .map(|(((axis, left, right, start, end), b), split)| TreeNode {
+                axis,
+                left,
+                right,
+                start,
+                end,
+                min: [b[0], b[1], b[2]],
+                max: [b[3], b[4], b[5]],
+                split,
+            })
+            .collect();
+        Ok(SpatialTree {
+            edge_flags,
+            node_indices,
+            nodes,
+        })
+    }
+
+    /// Decodes a block's content (see [`SpatialTree::read`]).
+    pub fn from_bytes(content: &[u8]) -> parsing_primitives::Result<SpatialTree> {
+        SpatialTree::read(&mut Reader::new(FORMAT_NAME, content))
+    }
+
+    /// The block's content: minimal compact ints, as the engine writes them.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut w = Writer::new(FORMAT_NAME);
+        w.compact_count(self.edge_flags.len())?;
+        w.bytes(&self.edge_flags);
+        w.compact_count(self.node_indices.len())?;
+        for &i in &self.node_indices {
+            w.compact_i64(i)?;
+        }
+        w.compact_count(self.nodes.len())?;
+        for n in &self.nodes {
+            w.u8(n.axis);
+            for v in [n.left, n.right, n.start, n.end] {
+                w.compact_i64(v)?;
+            }
+        }
+        for n in &self.nodes {
+            w.le_slice(&n.min).le_slice(&n.max);
+        }
+        for n in &self.nodes {
+            w.f32_le(n.split);
+        }
+        Ok(w.into_inner())
+    }
+
+    /// Checks the structure every engine file has, for a surface of `triangles`
+    /// triangles: one edge flag (0..7) and one node index per triangle, node indices a
+    /// permutation of `0, 3, 6, …`, a binary tree in pre-order whose leaves' ranges are
+    /// contiguous and cover every node index. Returns every problem found, not just the
+    /// first.
+    pub fn check(&self, triangles: usize) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.edge_flags.len() != triangles {
+            problems.push(format!(
+                "{} edge flags for {triangles} triangles",
+                self.edge_flags.len()
+            ));
+        }
+        if let Some(k) = self.edge_flags.iter().position(|&f| f > 7) {
+            problems.push(format!(
+                "edge_flags[{k}] = {} is above 7",
+                self.edge_flags[k]
+            ));
+        }
+        if self.node_indices.len() != triangles {
+            problems.push(format!(
+                "{} node indices for {triangles} triangles",
+                self.node_indices.len()
+            ));
+        }
+        let mut seen = vec![false; triangles];
+        for (k, &i) in self.node_indices.iter().enumerate() {
+            let t = usize::try_from(i / 3)
+                .ok()
+                .filter(|&t| i % 3 == 0 && t < triangles);
+            match t.and_then(|t| seen.get_mut(t)) {
+                Some(s) if !*s => *s = true,
+                Some(_) => problems.push(format!("node_indices[{k}] = {i} appears twice")),
+                None => problems.push(format!("node_indices[{k}] = {i} is not 3 x a triangle")),
+            }
+        }
+        if self.nodes.is_empty() {
+            if triangles > 0 {
+                problems.push("no nodes for a surface with triangles".into());
+            }
+            return problems;
+        }
+        // Walk the tree in pre-order from the root: every node is visited once, in
+        // storage order, and leaves come with contiguous ranges.
+        let mut next = 0usize;
+        let mut covered = 0i64;
+        let mut stack = vec![0i64];
+        while let Some(id) = stack.pop() {
+            let Some(n) = usize::try_from(id).ok().and_then(|i| self.nodes.get(i)) else {
+                problems.push(format!("child {id} is not a node"));
+                break;
+            };
+            if id as usize != next {
+                problems.push(format!(
+                    "node {id} is not stored in pre-order (expected {next})"
+                ));
+                break;
+            }
+            next += 1;
+            if n.axis > 2 {
+                problems.push(format!("nodes[{id}].axis = {}", n.axis));
+            }
+            if n.is_leaf() {
+                if n.start != covered || n.end < n.start {
+                    problems.push(format!(
+                        "nodes[{id}] covers [{}, {}) but the leaves so far end at {covered}",
+                        n.start, n.end
+                    ));
+                    break;
+                }
+                covered = n.end;
+            } else if n.left != id + 1 || n.right <= n.left {
+                problems.push(format!(
+                    "nodes[{id}] children {} and {} are not in pre-order",
+                    n.left, n.right
+                ));
+                break;
+            } else {
+                stack.push(n.right);
+                stack.push(n.left);
+            }
+        }
+        if problems.is_empty() {
+            if next != self.nodes.len() {
+                problems.push(format!(
+                    "{} of {} nodes are reachable",
+                    next,
+                    self.nodes.len()
+                ));
+            }
+            if covered != self.node_indices.len() as i64 {
+                problems.push(format!(
+                    "leaves cover {covered} of {} node indices",
+                    self.node_indices.len()
+                ));
+            }
+        }
+        problems
+    }
+
+    /// Builds the tree the engine would: recursive midpoint splits of each node's box
+    /// along its longest axis (triangles partitioned by centroid, the median when one
+    /// side would be empty), leaves of at most `leaf_size` triangles, tight boxes, and
+    /// edge flags on boundary and crease edges.
+    pub fn build(cindices: &[u32], positions: &[[f32; 3]], leaf_size: usize) -> SpatialTree {
+        let tri_count = cindices.len() / 3;
+        let corner = |t: usize, k: usize| {
+            cindices
+                .get(3 * t + k)
+                .and_then(|&i| positions.get(i as usize))
+                .copied()
+                .unwrap_or([0.0; 3])
+        };
+        let mut tris: Vec<usize> = (0..tri_count).collect();
+        let mut nodes = Vec::new();
+        let mut order = Vec::with_capacity(tri_count);
+        if tri_count > 0 {
+            build_node(&mut tris, leaf_size.max(1), &corner, &mut nodes, &mut order);
+        }
+        SpatialTree {
+            edge_flags: edge_flags(tri_count, &corner),
+            node_indices: order.into_iter().map(|t| 3 * t as i64).collect(),
+            nodes,
+        }
+    }
+}
+
+fn bbox(tris: &[usize], corner: &impl Fn(usize, usize) -> [f32; 3]) -> ([f32; 3], [f32; 3]) {
+    if tris.is_empty() {
+        return ([0.0; 3], [0.0; 3]);
+    }
+    let mut min = [f32::INFINITY; 3];
+    let mut max = [f32::NEG_INFINITY; 3];
+    for &t in tris {
+        for k in 0..3 {
+            let p = corner(t, k);
+            for a in 0..3 {
+                min[a] = min[a].min(p[a]);
+                max[a] = max[a].max(p[a]);
+            }
+        }
+    }
+    (min, max)
+}
+
+/// Builds the pre-order subtree over `tris` (triangle numbers), appending the leaves'
+/// triangles to `order`; returns the subtree's root.
+fn build_node(
+    tris: &mut [usize],
+    leaf_size: usize,
+    corner: &impl Fn(usize, usize) -> [f32; 3],
+    nodes: &mut Vec<TreeNode>,
+    order: &mut Vec<usize>,
+) -> usize {
+    let (min, max) = bbox(tris, corner);
+    let id = nodes.len();
+    nodes.push(TreeNode {
+        axis: 0,
+        left: -1,
+        right: -1,
+        start: 0,
+        end: 0,
+        min,
+        max,
+        split: 0.0,
+    });
+    if tris.len() <= leaf_size {
+        nodes[id].start = order.len() as i64;
+        order.extend(tris.iter().copied());
+        nodes[id].end = order.len() as i64;
+        return id;
+    }
+    let size = [0, 1, 2].map(|a| max[a] - min[a]);
+    let axis = (0..3)
+        .rev()
+        .max_by(|&a, &b| size[a].total_cmp(&size[b]))
+        .unwrap_or(0);
+    let split = (min[axis] + max[axis]) * 0.5;
+    let centroid = |t: usize| corner(t, 0)[axis] + corner(t, 1)[axis] + corner(t, 2)[axis];
+    tris.sort_by(|&a, &b| centroid(a).total_cmp(&centroid(b)));
+    // Midpoint split; the median when one side would be empty, so depth stays
+    // logarithmic on degenerate input (all centroids equal).
+    let mut cut = tris.partition_point(|&t| centroid(t) < 3.0 * split);
+    if cut == 0 || cut == tris.len() {
+        cut = tris.len() / 2;
+    }
+    let (left, right) = tris.split_at_mut(cut);
+    build_node(left, leaf_size, corner, nodes, order);
+    let r = build_node(right, leaf_size, corner, nodes, order);
+    let n = &mut nodes[id];
+    n.axis = axis as u8;
+    n.left = id as i64 + 1;
+    n.right = r as i64;
+    n.split = split;
+    id
+}
+
+/// An edge by its two end positions' bit patterns, smaller first.
+type EdgeKey = ([u32; 3], [u32; 3]);
+
+/// Edge flags, one byte per triangle: bit `k` for the edge opposite corner `k`, set
+/// unless exactly one other triangle shares the edge and lies in the same plane.
+fn edge_flags(tri_count: usize, corner: &impl Fn(usize, usize) -> [f32; 3]) -> Vec<u8> {
+    let normal = |t: usize| {
+        let [a, b, c] = [0, 1, 2].map(|k| corner(t, k));
+        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        let n = [
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ];
+        let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        if l > 0.0 { n.map(|x| x / l) } else { n }
+    };
+    // Edges are keyed by their end positions (bit patterns, unordered), since split
+    // vertices share positions but not indices.
+    let key = |t: usize, k: usize| corner(t, k).map(f32::to_bits);
+    let mut edges: HashMap<EdgeKey, Vec<(usize, usize)>> = HashMap::new();
+    for t in 0..tri_count {
+        for k in 0..3 {
+            let (a, b) = (key(t, (k + 1) % 3), key(t, (k + 2) % 3));
+            edges
+                .entry(if a <= b { (a, b) } else { (b, a) })
+                .or_default()
+                .push((t, k));
+        }
+    }
+    let mut flags = vec![0u8; tri_count];
+    for users in edges.values() {
+        let real = match users.as_slice() {
+            [(t1, _), (t2, _)] => {
+                let (n1, n2) = (normal(*t1), normal(*t2));
+                n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] < 1.0 - 1e-6
+            }
+            _ => true,
+        };
+        if real {
+            for &(t, k) in users {
+                if let Some(f) = flags.get_mut(t) {
+                    *f |= 1 << k;
+                }
+            }
+        }
+    }
+    flags
+}
