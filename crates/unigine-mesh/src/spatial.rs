@@ -254,88 +254,113 @@ impl SpatialTree {
                 .copied()
                 .unwrap_or([0.0; 3])
         };
-        let mut tris: Vec<usize> = (0..tri_count).collect();
-        let mut nodes = Vec::new();
-        let mut order = Vec::with_capacity(tri_count);
+        // Per-triangle boxes and centroid sums once, so each level is a linear pass.
+        let mut boxes = Vec::with_capacity(tri_count);
+        let mut centroids = Vec::with_capacity(tri_count);
+        for t in 0..tri_count {
+            let [a, b, c] = [0, 1, 2].map(|k| corner(t, k));
+            let min = [0, 1, 2].map(|i| a[i].min(b[i]).min(c[i]));
+            let max = [0, 1, 2].map(|i| a[i].max(b[i]).max(c[i]));
+            boxes.push((min, max));
+            centroids.push([0, 1, 2].map(|i| a[i] + b[i] + c[i]));
+        }
+        let mut b = Builder {
+            boxes,
+            centroids,
+            leaf_size: leaf_size.max(1),
+            nodes: Vec::new(),
+            order: Vec::with_capacity(tri_count),
+            scratch: Vec::new(),
+        };
+        let mut tris: Vec<u32> = (0..tri_count as u32).collect();
         if tri_count > 0 {
-            build_node(&mut tris, leaf_size.max(1), &corner, &mut nodes, &mut order);
+            b.node(&mut tris);
         }
         SpatialTree {
             edge_flags: edge_flags(tri_count, &corner),
-            node_indices: order.into_iter().map(|t| 3 * t as i64).collect(),
-            nodes,
+            node_indices: b.order.into_iter().map(|t| 3 * i64::from(t)).collect(),
+            nodes: b.nodes,
         }
     }
 }
 
-fn bbox(tris: &[usize], corner: &impl Fn(usize, usize) -> [f32; 3]) -> ([f32; 3], [f32; 3]) {
-    if tris.is_empty() {
-        return ([0.0; 3], [0.0; 3]);
-    }
-    let mut min = [f32::INFINITY; 3];
-    let mut max = [f32::NEG_INFINITY; 3];
-    for &t in tris {
-        for k in 0..3 {
-            let p = corner(t, k);
+struct Builder {
+    boxes: Vec<([f32; 3], [f32; 3])>,
+    /// Sum of the three corners (3 x the centroid), per triangle.
+    centroids: Vec<[f32; 3]>,
+    leaf_size: usize,
+    nodes: Vec<TreeNode>,
+    order: Vec<u32>,
+    scratch: Vec<u32>,
+}
+
+impl Builder {
+    /// Builds the pre-order subtree over `tris` (triangle numbers), appending the
+    /// leaves' triangles to `order`; returns the subtree's root.
+    fn node(&mut self, tris: &mut [u32]) -> usize {
+        let mut min = [f32::INFINITY; 3];
+        let mut max = [f32::NEG_INFINITY; 3];
+        for &t in tris.iter() {
+            let (lo, hi) = self.boxes[t as usize];
             for a in 0..3 {
-                min[a] = min[a].min(p[a]);
-                max[a] = max[a].max(p[a]);
+                min[a] = min[a].min(lo[a]);
+                max[a] = max[a].max(hi[a]);
             }
         }
+        let id = self.nodes.len();
+        self.nodes.push(TreeNode {
+            axis: 0,
+            left: -1,
+            right: -1,
+            start: 0,
+            end: 0,
+            min,
+            max,
+            split: 0.0,
+        });
+        if tris.len() <= self.leaf_size {
+            self.nodes[id].start = self.order.len() as i64;
+            self.order.extend_from_slice(tris);
+            self.nodes[id].end = self.order.len() as i64;
+            return id;
+        }
+        let size = [0, 1, 2].map(|a| max[a] - min[a]);
+        let axis = (0..3)
+            .rev()
+            .max_by(|&a, &b| size[a].total_cmp(&size[b]))
+            .unwrap_or(0);
+        let split = (min[axis] + max[axis]) * 0.5;
+        let centroids = &self.centroids;
+        let key = |t: u32| centroids[t as usize][axis];
+        // Stable partition at the midpoint (keeps the surface's triangle order within a
+        // side); the median when one side would be empty, so depth stays logarithmic on
+        // degenerate input (all centroids equal).
+        self.scratch.clear();
+        let mut cut = 0;
+        for i in 0..tris.len() {
+            let t = tris[i];
+            if key(t) < 3.0 * split {
+                tris[cut] = t;
+                cut += 1;
+            } else {
+                self.scratch.push(t);
+            }
+        }
+        tris[cut..].copy_from_slice(&self.scratch);
+        if cut == 0 || cut == tris.len() {
+            tris.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+            cut = tris.len() / 2;
+        }
+        let (left, right) = tris.split_at_mut(cut);
+        self.node(left);
+        let r = self.node(right);
+        let n = &mut self.nodes[id];
+        n.axis = axis as u8;
+        n.left = id as i64 + 1;
+        n.right = r as i64;
+        n.split = split;
+        id
     }
-    (min, max)
-}
-
-/// Builds the pre-order subtree over `tris` (triangle numbers), appending the leaves'
-/// triangles to `order`; returns the subtree's root.
-fn build_node(
-    tris: &mut [usize],
-    leaf_size: usize,
-    corner: &impl Fn(usize, usize) -> [f32; 3],
-    nodes: &mut Vec<TreeNode>,
-    order: &mut Vec<usize>,
-) -> usize {
-    let (min, max) = bbox(tris, corner);
-    let id = nodes.len();
-    nodes.push(TreeNode {
-        axis: 0,
-        left: -1,
-        right: -1,
-        start: 0,
-        end: 0,
-        min,
-        max,
-        split: 0.0,
-    });
-    if tris.len() <= leaf_size {
-        nodes[id].start = order.len() as i64;
-        order.extend(tris.iter().copied());
-        nodes[id].end = order.len() as i64;
-        return id;
-    }
-    let size = [0, 1, 2].map(|a| max[a] - min[a]);
-    let axis = (0..3)
-        .rev()
-        .max_by(|&a, &b| size[a].total_cmp(&size[b]))
-        .unwrap_or(0);
-    let split = (min[axis] + max[axis]) * 0.5;
-    let centroid = |t: usize| corner(t, 0)[axis] + corner(t, 1)[axis] + corner(t, 2)[axis];
-    tris.sort_by(|&a, &b| centroid(a).total_cmp(&centroid(b)));
-    // Midpoint split; the median when one side would be empty, so depth stays
-    // logarithmic on degenerate input (all centroids equal).
-    let mut cut = tris.partition_point(|&t| centroid(t) < 3.0 * split);
-    if cut == 0 || cut == tris.len() {
-        cut = tris.len() / 2;
-    }
-    let (left, right) = tris.split_at_mut(cut);
-    build_node(left, leaf_size, corner, nodes, order);
-    let r = build_node(right, leaf_size, corner, nodes, order);
-    let n = &mut nodes[id];
-    n.axis = axis as u8;
-    n.left = id as i64 + 1;
-    n.right = r as i64;
-    n.split = split;
-    id
 }
 
 /// An edge by its two end positions' bit patterns, smaller first.
@@ -358,30 +383,50 @@ fn edge_flags(tri_count: usize, corner: &impl Fn(usize, usize) -> [f32; 3]) -> V
     };
     // Edges are keyed by their end positions (bit patterns, unordered), since split
     // vertices share positions but not indices.
-    let key = |t: usize, k: usize| corner(t, k).map(f32::to_bits);
-    let mut edges: HashMap<EdgeKey, Vec<(usize, usize)>> = HashMap::new();
+    let edge = |t: usize, k: usize| {
+        let a = corner(t, (k + 1) % 3).map(f32::to_bits);
+        let b = corner(t, (k + 2) % 3).map(f32::to_bits);
+        if a <= b { (a, b) } else { (b, a) }
+    };
+    // Per edge: how many corners face it, and the first two (triangle, corner).
+    let mut edges: HashMap<EdgeKey, (u32, [(usize, usize); 2])> =
+        HashMap::with_capacity(tri_count * 3 / 2);
     for t in 0..tri_count {
         for k in 0..3 {
-            let (a, b) = (key(t, (k + 1) % 3), key(t, (k + 2) % 3));
-            edges
-                .entry(if a <= b { (a, b) } else { (b, a) })
-                .or_default()
-                .push((t, k));
+            let e = edge(t, k);
+            let v = edges.entry(e).or_insert((0, [(t, k); 2]));
+            if v.0 == 1 {
+                v.1[1] = (t, k);
+            }
+            v.0 += 1;
         }
     }
     let mut flags = vec![0u8; tri_count];
-    for users in edges.values() {
-        let real = match users.as_slice() {
-            [(t1, _), (t2, _)] => {
-                let (n1, n2) = (normal(*t1), normal(*t2));
-                n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] < 1.0 - 1e-6
+    let mut mark = |(t, k): (usize, usize)| {
+        if let Some(f) = flags.get_mut(t) {
+            *f |= 1 << k;
+        }
+    };
+    let mut non_manifold = false;
+    for &(users, [a, b]) in edges.values() {
+        match users {
+            1 => mark(a),
+            2 => {
+                let (n1, n2) = (normal(a.0), normal(b.0));
+                if n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] < 1.0 - 1e-6 {
+                    mark(a);
+                    mark(b);
+                }
             }
-            _ => true,
-        };
-        if real {
-            for &(t, k) in users {
-                if let Some(f) = flags.get_mut(t) {
-                    *f |= 1 << k;
+            _ => non_manifold = true,
+        }
+    }
+    // Edges of three or more triangles are real edges for all of them.
+    if non_manifold {
+        for t in 0..tri_count {
+            for k in 0..3 {
+                if edges.get(&edge(t, k)).is_some_and(|v| v.0 > 2) {
+                    mark((t, k));
                 }
             }
         }
