@@ -1,0 +1,76 @@
+//! What every fuzz target checks, in one place, so `fuzz/` (cargo-fuzz, its own
+//! workspace) and the regression replay in `cargo test` run the same code.
+//!
+//! For any input bytes and a format family, [`check`] exercises everything the `meshfmt`
+//! tool would do with such a file and panics (the fuzzer's "crash") only on a real bug:
+//! - decoding (`info` counts, faithful read, conversion to meshfmt-core, `validate`)
+//!   never panics, whatever it returns;
+//! - a file the faithful reader accepts is rewritten, and that rewrite is a fixed point:
+//!   reading and writing our own output gives the same bytes (a round trip that is
+//!   immune to NaN payloads, unlike comparing decoded values);
+//! - a model decoded from the input and written back by the format's own encoder reads
+//!   again: our writers never produce files our readers refuse.
+//!
+//! ```
+//! fuzz_checks::check("unity-meshser", &[3, 0, 1, 0, 1]);  // an error, not a panic
+//! assert!(fuzz_checks::TARGETS.contains(&("unigine_mesh", "unigine-mesh")));
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use meshfmt::adapters::EncodeOptions;
+use meshfmt::formats::FORMATS;
+
+/// Fuzz targets (`fuzz/fuzz_targets/<name>.rs`) and the format family each checks.
+pub const TARGETS: &[(&str, &str)] = &[
+    ("unigine_mesh", "unigine-mesh"),
+    ("unigine_anim", "unigine-anim"),
+    ("vitaboy", "niotso-mesh"),
+    ("unity_meshser", "unity-meshser"),
+    ("m3d", "m3d"),
+];
+
+/// Runs every check on `data` as a file of format family `format` (a name in
+/// `meshfmt::formats::FORMATS`). Panics only when a property above is broken.
+pub fn check(format: &str, data: &[u8]) {
+    let Some(f) = FORMATS.iter().find(|f| f.name == format) else {
+        panic!("unknown format family {format}");
+    };
+    let _ = (f.sniff)(data);
+    if let Some(inspect) = f.inspect {
+        let _ = inspect(data);
+    }
+    if let Some(rewrite) = f.rewrite {
+        if let Ok(once) = rewrite(data) {
+            match rewrite(&once) {
+                Ok(twice) => assert!(
+                    twice == once,
+                    "{format}: rewriting our own output changed it"
+                ),
+                Err(e) => panic!("{format}: our rewrite does not read back: {e}"),
+            }
+        }
+    }
+    let (Some(to_core), Some(from_core)) = (f.to_core, f.from_core) else {
+        return;
+    };
+    let Ok(model) = to_core(data) else { return };
+    let _ = meshfmt_core::validate(&model.value);
+    let opts = EncodeOptions {
+        quality: None,
+        version: None,
+        extension: f
+            .extensions
+            .first()
+            .copied()
+            .unwrap_or_default()
+            .to_string(),
+    };
+    // The encoder may refuse a model (counts past the format's limits, say); what it
+    // writes must read back.
+    if let Ok(out) = from_core(&model.value, &opts) {
+        if let Err(e) = to_core(&out.value) {
+            panic!("{format}: our encoder's output does not read back: {e}");
+        }
+    }
+}

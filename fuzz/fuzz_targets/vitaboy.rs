@@ -1,0 +1,4 @@
+//! Fuzz target: niotso-mesh files (see fuzz-checks for what is checked).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_checks::check("niotso-mesh", data));

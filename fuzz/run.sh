@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Seeds the corpora (fixtures/ and, when present, ../shared/samples; both stay out of
+# git) and fuzzes every target on the stable toolchain (`-s none`: no sanitizer, so no
+# nightly needed). New crashes land in fuzz/artifacts/<target>/; minimize them with
+# `cargo fuzz tmin -s none` and commit them under fuzz/regressions/<target>/, where
+# `cargo test -p fuzz-checks` replays them.
+#
+#   bash fuzz/run.sh SECONDS [TARGET...]   fuzz each target for SECONDS seconds
+#   bash fuzz/run.sh smoke [TARGET...]     CI: a fixed seed and a fixed number of runs
+#                                          per target (about 10-20 s each), so the same
+#                                          commit always gives the same verdict
+set -euo pipefail
+cd "$(dirname "$0")"
+mode="${1:-20}"
+shift || true
+if [ "$mode" = smoke ]; then
+  limits=(-seed=1 -runs=60000)
+else
+  limits=(-max_total_time="$mode")
+fi
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(unigine_mesh unigine_anim vitaboy unity_meshser m3d)
+samples="${MESHFMT_SAMPLES:-../../shared/samples}"
+seed() { # target, fixture dir, sample dir, extensions...
+  local t=$1 fx=$2 sm=$3; shift 3
+  mkdir -p "corpus/$t"
+  for ext in "$@"; do
+    find "../fixtures/$fx" "$samples/$sm" -type f -name "*.$ext" 2>/dev/null \
+      -exec cp -n {} "corpus/$t/" \; || true
+  done
+}
+seed unigine_mesh unigine-mesh unigine mesh smesh
+seed unigine_anim unigine-anim unigine anim sanim
+seed vitaboy niotso-mesh niotso mesh skel anim
+seed unity_meshser unity-meshser none bytes data
+seed m3d m3d m3d m3d a3d
+cargo fuzz build -s none -O
+for t in "${targets[@]}"; do
+  echo "==> fuzz $t (${limits[*]})"
+  mkdir -p "artifacts/$t"
+  cargo fuzz run -s none -O "$t" "corpus/$t" -- \
+    "${limits[@]}" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="artifacts/$t/" -print_final_stats=1 2>&1 |
+    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|.*(panicked|ERROR|crash|timeout|leak))' || true
+  if ls "artifacts/$t"/* >/dev/null 2>&1; then
+    echo "fuzz: $t found crashes in fuzz/artifacts/$t"; exit 1
+  fi
+done
