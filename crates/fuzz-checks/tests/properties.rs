@@ -1,0 +1,102 @@
+//! Properties of every writer, on random static meshes (proptest):
+//! - our output reads back and its faithful rewrite is the identity:
+//!   `write(read(write(x))) == write(x)`;
+//! - corner positions come back exactly (UNIGINE, Vitaboy: f32 storage; Vitaboy within
+//!   the f32 rounding of its bone-local transform) or within the quantization bound
+//!   (MeshSerializer2: half a step of the position box, Rounded mode);
+//! - every truncation of the output is an error;
+//! - flipping any single byte gives an error or a value, never a panic (the fuzz checks).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use meshfmt::adapters::EncodeOptions;
+use meshfmt::formats::FORMATS;
+use meshfmt_core::glam::{Vec2, Vec3};
+use meshfmt_core::{Model, Surface};
+use proptest::prelude::*;
+
+fn surface() -> impl Strategy<Value = Surface> {
+    (3usize..12).prop_flat_map(|n| {
+        let coord = -100.0f32..100.0;
+        let positions = prop::collection::vec((coord.clone(), coord.clone(), coord), n);
+        let uvs = prop::collection::vec((-2.0f32..2.0, -2.0f32..2.0), n);
+        let tris = prop::collection::vec((0..n as u32, 0..n as u32, 0..n as u32), 1..8);
+        (positions, uvs, tris, any::<bool>()).prop_map(|(p, uv, tris, with_uv)| Surface {
+            name: "s".into(),
+            positions: p.into_iter().map(|(x, y, z)| Vec3::new(x, y, z)).collect(),
+            normals: Vec::new(),
+            uv0: if with_uv {
+                uv.into_iter().map(|(u, v)| Vec2::new(u, v)).collect()
+            } else {
+                Vec::new()
+            },
+            indices: tris.into_iter().flat_map(|(a, b, c)| [a, b, c]).collect(),
+            ..Default::default()
+        })
+    })
+}
+
+/// The position at every triangle corner, in the given model's frame.
+fn corners(m: &Model) -> Vec<Vec3> {
+    m.surfaces
+        .iter()
+        .flat_map(|s| s.indices.iter().map(|&i| s.positions[i as usize]))
+        .collect()
+}
+
+/// Largest per-axis error a format may add to positions within `[-100, 100]`.
+fn position_bound(format: &str, original: &[Vec3]) -> f32 {
+    match format {
+        "unity-meshser" => {
+            // Rounded: half a step of the box (the writer's box encloses the positions
+            // and adds the script's 0.001 start size), plus f32 decode arithmetic.
+            let (lo, hi) = original.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| {
+                (lo.min(*p), hi.max(*p))
+            });
+            ((hi - lo).max_element() + 0.002) / 65535.0 * 0.5 + 1e-4
+        }
+        // Bone-local storage: one rotation and translation each way in f32.
+        "niotso-mesh" => 1e-4,
+        _ => 0.0,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_writer_round_trips(surface in surface()) {
+        let model = Model { surfaces: vec![surface], ..Default::default() };
+        for f in FORMATS {
+            let (Some(from_core), Some(to_core), Some(rewrite)) = (f.from_core, f.to_core, f.rewrite) else {
+                continue;
+            };
+            let opts = EncodeOptions {
+                quality: None,
+                version: None,
+                extension: f.extensions.first().copied().unwrap_or_default().to_string(),
+            };
+            let Ok(out) = from_core(&model, &opts) else { continue };
+            let bytes = out.value;
+            prop_assert_eq!(rewrite(&bytes).unwrap(), bytes.clone(), "{}: rewrite", f.name);
+            let mut back = to_core(&bytes).unwrap().value;
+            // Animation formats hold no geometry (their from_core says so in its losses).
+            if f.name != "unigine-anim" {
+                back.convert_to(model.coordinate_system);
+                let (want, got) = (corners(&model), corners(&back));
+                prop_assert_eq!(want.len(), got.len(), "{}: corners", f.name);
+                let bound = position_bound(f.name, &model.surfaces[0].positions);
+                for (a, b) in want.iter().zip(&got) {
+                    prop_assert!((*a - *b).abs().max_element() <= bound, "{}: {a} vs {b} (bound {bound})", f.name);
+                }
+            }
+            for n in 0..bytes.len() {
+                prop_assert!(to_core(&bytes[..n]).is_err(), "{}: prefix of {n} of {} bytes read", f.name, bytes.len());
+            }
+            for at in 0..bytes.len() {
+                let mut flipped = bytes.clone();
+                flipped[at] ^= 0x5a;
+                fuzz_checks::check(f.name, &flipped);
+            }
+        }
+    }
+}
