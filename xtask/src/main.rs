@@ -3,9 +3,12 @@
 //! ```text
 //! cargo xtask fixtures          regenerate fixtures/ and print the conformance report
 //! cargo xtask fixtures --check  regenerate in memory; fail if fixtures/ is stale
-//! cargo xtask conformance --samples DIR [--bless]
-//!                               every real file: read, validate, rewrite, convert;
-//!                               compared with fixtures/samples-expected.txt
+//! cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]
+//!                               every real file: read, validate, rewrite, convert,
+//!                               export to glTF (into OUT when given); compared with
+//!                               fixtures/samples-expected.txt
+//! cargo xtask gltf OUT          every committed fixture exported to OUT as .glb, plus
+//!                               .gltf with a separate and an embedded buffer
 //! ```
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -14,14 +17,16 @@ mod codecs;
 mod compare;
 mod conformance;
 mod fixtures;
+mod gltf;
 mod samples;
 mod vitaboy;
 
+use std::path::Path;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless]"
+        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT"
     );
     ExitCode::from(2)
 }
@@ -32,10 +37,12 @@ fn main() -> ExitCode {
     match args.as_slice() {
         ["fixtures"] => fixtures::run(false),
         ["fixtures", "--check"] => fixtures::run(true),
-        ["conformance", "--samples", dir] => samples::run(std::path::Path::new(dir), false),
-        ["conformance", "--samples", dir, "--bless"] => {
-            samples::run(std::path::Path::new(dir), true)
+        ["conformance", "--samples", dir] => samples::run(Path::new(dir), false, None),
+        ["conformance", "--samples", dir, "--bless"] => samples::run(Path::new(dir), true, None),
+        ["conformance", "--samples", dir, "--gltf-out", out] => {
+            samples::run(Path::new(dir), false, Some(Path::new(out)))
         }
+        ["gltf", out] => gltf::run(Path::new(out)),
         _ => usage(),
     }
 }

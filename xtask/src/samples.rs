@@ -1,6 +1,7 @@
-//! `cargo xtask conformance --samples DIR [--bless]`: every real file under DIR is
-//! detected, read, validated, rewritten (byte-identical where the format promises it)
-//! and converted to every other writable format; the per-file results are compared with
+//! `cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]`: every real file
+//! under DIR is detected, read, validated, rewritten (byte-identical where the format
+//! promises it), converted to every other writable format and exported to glTF (written
+//! to OUT for the Khronos validator when asked); the per-file results are compared with
 //! `fixtures/samples-expected.txt` (one line per file) and summarized per format family.
 //! Files the expectation does not know (held-back samples) must read and, where
 //! promised, rewrite byte for byte; expected files that are absent are only listed.
@@ -32,13 +33,20 @@ struct Outcome {
     problems: usize,
     converted: usize,
     targets: usize,
+    gltf: &'static str,
 }
 
 impl Outcome {
     fn line(&self, rel: &str) -> String {
         format!(
-            "{rel}\t{}\tread={}\trewrite={}\tproblems={}\tconverted={}/{}",
-            self.family, self.read, self.identical, self.problems, self.converted, self.targets
+            "{rel}\t{}\tread={}\trewrite={}\tproblems={}\tconverted={}/{}\tgltf={}",
+            self.family,
+            self.read,
+            self.identical,
+            self.problems,
+            self.converted,
+            self.targets,
+            self.gltf
         )
     }
 }
@@ -57,7 +65,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn check_file(path: &Path) -> Option<Outcome> {
+/// Reads, validates, rewrites and converts one file; with `gltf_out`, writes its glTF
+/// export there as `<flattened relative path>.glb` for the validator.
+fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
     let data = std::fs::read(path).ok()?;
     let name = path.file_name()?.to_string_lossy().into_owned();
     let ext = formats::extension(&name);
@@ -72,6 +82,7 @@ fn check_file(path: &Path) -> Option<Outcome> {
             problems: 0,
             converted: 0,
             targets: 0,
+            gltf: "-",
         });
     };
     let mut o = Outcome {
@@ -81,6 +92,7 @@ fn check_file(path: &Path) -> Option<Outcome> {
         problems: 0,
         converted: 0,
         targets: 0,
+        gltf: "-",
     };
     let Some(to_core) = f.to_core else {
         o.read = "no-reader".into();
@@ -117,6 +129,18 @@ fn check_file(path: &Path) -> Option<Outcome> {
             }
         }
     }
+    o.gltf = match meshfmt::gltf::export(&model, meshfmt::gltf::Container::Glb) {
+        Ok(g) => {
+            if let Some((dir, rel)) = gltf_out {
+                let name = format!("{}.glb", rel.replace(['/', '\\'], "_"));
+                if let Err(e) = std::fs::write(dir.join(name), &g.value.main) {
+                    eprintln!("{}: {e}", dir.display());
+                }
+            }
+            "ok"
+        }
+        Err(_) => "fails",
+    };
     Some(o)
 }
 
@@ -124,25 +148,31 @@ fn expected_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/samples-expected.txt")
 }
 
-pub fn run(dir: &Path, bless: bool) -> ExitCode {
+pub fn run(dir: &Path, bless: bool, gltf_out: Option<&Path>) -> ExitCode {
     let mut files = Vec::new();
     walk(dir, &mut files);
     files.sort();
+    if let Some(out) = gltf_out {
+        if let Err(e) = std::fs::create_dir_all(out) {
+            eprintln!("{}: {e}", out.display());
+            return ExitCode::FAILURE;
+        }
+    }
     let mut lines = BTreeMap::new();
     let mut outcomes = Vec::new();
     for p in &files {
-        if let Some(o) = check_file(p) {
-            let rel = p
-                .strip_prefix(dir)
-                .unwrap_or(p)
-                .to_string_lossy()
-                .into_owned();
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned();
+        if let Some(o) = check_file(p, gltf_out.map(|d| (d, rel.as_str()))) {
             lines.insert(rel.clone(), o.line(&rel));
             outcomes.push(o);
         }
     }
     // Summary per family.
-    let mut fam: BTreeMap<&str, [usize; 5]> = BTreeMap::new();
+    let mut fam: BTreeMap<&str, [usize; 6]> = BTreeMap::new();
     for o in &outcomes {
         let e = fam.entry(o.family.as_str()).or_default();
         e[0] += 1;
@@ -150,18 +180,20 @@ pub fn run(dir: &Path, bless: bool) -> ExitCode {
         e[2] += usize::from(o.identical == "identical");
         e[3] += o.converted;
         e[4] += o.targets;
+        e[5] += usize::from(o.gltf == "ok");
     }
     println!(
-        "{:<14} {:>6} {:>8} {:>15} {:>16}",
-        "family", "files", "read ok", "byte-identical", "conversions ok"
+        "{:<14} {:>6} {:>8} {:>15} {:>16} {:>8}",
+        "family", "files", "read ok", "byte-identical", "conversions ok", "glTF ok"
     );
     for (k, v) in &fam {
         println!(
-            "{k:<14} {:>6} {:>8} {:>15} {:>16}",
+            "{k:<14} {:>6} {:>8} {:>15} {:>16} {:>8}",
             v[0],
             v[1],
             v[2],
-            format!("{}/{}", v[3], v[4])
+            format!("{}/{}", v[3], v[4]),
+            v[5]
         );
     }
     let text: String = lines.values().map(|l| format!("{l}\n")).collect();

@@ -13,4 +13,5 @@
 pub mod adapters;
 pub mod error;
 pub mod formats;
+pub mod gltf;
 pub mod info;

@@ -84,6 +84,10 @@ enum Command {
         /// Format version to write (e.g. ms10, ms11 for unigine-mesh).
         #[arg(long, value_name = "VERSION")]
         version: Option<String>,
+        /// For `.gltf` output: inline the buffer as a data URI instead of writing a
+        /// `.bin` file beside it.
+        #[arg(long)]
+        embed: bool,
     },
     /// List the supported formats and what the tool can do with each.
     Formats,
@@ -167,9 +171,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             to,
             quality,
             version,
+            embed,
         } => {
             let data = read_file(&input)?;
             let src = pick(&data, &input, from)?;
+            let gltf_target = to.clone().unwrap_or_else(|| formats::extension(&output));
+            if gltf_target == "glb" || gltf_target == "gltf" {
+                return export_gltf(src, &data, &output, gltf_target == "glb", embed);
+            }
             let dst = formats::for_output(to.as_deref(), &output, src)?;
             let extension = formats::extension(&output);
             // Same format and version, nothing asked to change: rewrite the faithful
@@ -230,6 +239,43 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// `convert` to `.glb` or `.gltf` (with a `.bin` beside it unless `embed`).
+fn export_gltf(
+    src: &'static Format,
+    data: &[u8],
+    output: &str,
+    glb: bool,
+    embed: bool,
+) -> Result<(), CliError> {
+    let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
+    let model = to_core(data)?;
+    let out = std::path::Path::new(output);
+    let bin_name = format!(
+        "{}.bin",
+        out.file_stem().unwrap_or_default().to_string_lossy()
+    );
+    let container = match (glb, embed) {
+        (true, _) => meshfmt::gltf::Container::Glb,
+        (false, true) => meshfmt::gltf::Container::Embedded,
+        (false, false) => meshfmt::gltf::Container::Separate(bin_name.clone()),
+    };
+    let exported = meshfmt::gltf::export(&model.value, container)?;
+    for loss in model.losses.iter().chain(&exported.losses) {
+        eprintln!("meshfmt: note: {loss}");
+    }
+    let write = |path: &std::path::Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).map_err(|source| CliError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    write(out, &exported.value.main)?;
+    if let Some(buffer) = &exported.value.buffer {
+        write(&out.with_file_name(&bin_name), buffer)?;
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

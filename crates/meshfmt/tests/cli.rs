@@ -330,3 +330,40 @@ fn vitaboy_info_and_rewrite() {
     );
     assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&mesh).unwrap());
 }
+
+#[test]
+fn convert_to_gltf_and_glb() {
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-gltf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let glb = dir.join("arm.glb");
+    let out = meshfmt(&["convert", &arm, glb.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&glb).unwrap();
+    assert_eq!(&bytes[..4], b"glTF");
+    assert_eq!(bytes.len() % 4, 0);
+    // .gltf writes its buffer beside it, named after the file.
+    let gltf = dir.join("arm.gltf");
+    let out = meshfmt(&["convert", &arm, gltf.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&gltf).unwrap();
+    assert!(text.contains("\"uri\": \"arm.bin\""), "{text}");
+    assert!(dir.join("arm.bin").is_file());
+    let embedded = dir.join("arm-embedded.gltf");
+    let out = meshfmt(&["convert", "--embed", &arm, embedded.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&embedded).unwrap();
+    assert!(text.contains("data:application/octet-stream;base64,"));
+    // Formats without a reader say so.
+    let m3d = temp_file("x.m3d", b"3DMO\x08\x00\x00\x00");
+    let out = meshfmt(&["convert", m3d.to_str().unwrap(), glb.to_str().unwrap()]);
+    assert!(!out.status.success());
+}

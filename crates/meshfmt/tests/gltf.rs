@@ -1,0 +1,163 @@
+//! glTF export, checked against values worked out by hand from the canonical models
+//! (never against our own output): the GLB layout, accessors and their bounds, the
+//! frame change, the skin and the animation.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use gltf_json as json;
+use meshfmt::gltf::{Container, export};
+use meshfmt_core::glam::Vec3;
+use meshfmt_core::{CoordinateSystem, Model, Surface, canonical};
+
+/// Splits a GLB into its JSON document and BIN chunk, checking the container rules.
+fn parse_glb(glb: &[u8]) -> (json::Root, Vec<u8>) {
+    let u32_at = |o: usize| u32::from_le_bytes(glb[o..o + 4].try_into().unwrap()) as usize;
+    assert_eq!(&glb[..4], b"glTF");
+    assert_eq!(u32_at(4), 2);
+    assert_eq!(u32_at(8), glb.len());
+    let json_len = u32_at(12);
+    assert_eq!(&glb[16..20], b"JSON");
+    assert_eq!(json_len % 4, 0);
+    let root = json::deserialize::from_slice(&glb[20..20 + json_len]).unwrap();
+    let bin = if glb.len() > 20 + json_len {
+        let at = 20 + json_len;
+        assert_eq!(&glb[at + 4..at + 8], b"BIN\0");
+        let n = u32_at(at);
+        assert_eq!(n % 4, 0);
+        glb[at + 8..at + 8 + n].to_vec()
+    } else {
+        Vec::new()
+    };
+    (root, bin)
+}
+
+fn floats(root: &json::Root, bin: &[u8], accessor: usize) -> Vec<f32> {
+    let a = &root.accessors[accessor];
+    let view = &root.buffer_views[a.buffer_view.unwrap().value()];
+    let start = view.byte_offset.map_or(0, |o| o.0 as usize);
+    bin[start..start + view.byte_length.0 as usize]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn z_up_triangle_becomes_y_up() {
+    // A triangle in UNIGINE's frame (+Z up, right-handed): glTF's +Y is its +Z and
+    // glTF's -Z its +Y, so (0, 1, 0) -> (0, 0, -1) and (0, 0, 1) -> (0, 1, 0).
+    let model = Model {
+        coordinate_system: CoordinateSystem::Z_UP_RIGHT,
+        surfaces: vec![Surface {
+            name: "tri".into(),
+            positions: vec![Vec3::ZERO, Vec3::Y, Vec3::Z],
+            normals: vec![Vec3::X; 3],
+            indices: vec![0, 1, 2],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let out = export(&model, Container::Glb).unwrap();
+    assert!(out.losses.is_empty(), "{:?}", out.losses);
+    let (root, bin) = parse_glb(&out.value.main);
+    assert_eq!(root.asset.version, "2.0");
+    assert_eq!(root.meshes.len(), 1);
+    let prim = &root.meshes[0].primitives[0];
+    let pos =
+        prim.attributes[&json::validation::Checked::Valid(json::mesh::Semantic::Positions)].value();
+    assert_eq!(
+        floats(&root, &bin, pos),
+        [0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]
+    );
+    let a = &root.accessors[pos];
+    assert_eq!(a.min.as_ref().unwrap().to_string(), "[0.0,0.0,-1.0]");
+    assert_eq!(a.max.as_ref().unwrap().to_string(), "[0.0,1.0,0.0]");
+    // Three vertices fit u16 indices: 0, 1, 2 and two bytes of padding before the next view.
+    let idx = &root.accessors[prim.indices.unwrap().value()];
+    assert_eq!(idx.count.0, 3);
+    assert!(matches!(
+        idx.component_type,
+        json::validation::Checked::Valid(json::accessor::GenericComponentType(
+            json::accessor::ComponentType::U16
+        ))
+    ));
+    assert_eq!(root.meshes[0].name.as_deref(), Some("tri"));
+}
+
+#[test]
+fn skinned_arm_skin_and_animation() {
+    let model = canonical::skinned_arm();
+    let out = export(&model, Container::Glb).unwrap();
+    let (root, bin) = parse_glb(&out.value.main);
+    // Two bone nodes (shoulder -> elbow) and one mesh node.
+    assert_eq!(root.nodes.len(), 3);
+    assert_eq!(root.nodes[0].name.as_deref(), Some("shoulder"));
+    assert_eq!(root.nodes[1].name.as_deref(), Some("elbow"));
+    assert_eq!(root.nodes[0].children.as_ref().unwrap()[0].value(), 1);
+    assert_eq!(root.nodes[1].translation, Some([1.0, 0.0, 0.0]));
+    let skin = &root.skins[0];
+    assert_eq!(skin.joints.len(), 2);
+    // Inverse bind matrices: identity for the shoulder; translate(-1, 0, 0) for the
+    // elbow at x = 1 (column-major, translation in elements 12..15).
+    let ibm = floats(&root, &bin, skin.inverse_bind_matrices.unwrap().value());
+    let mut elbow = [0.0f32; 16];
+    (elbow[0], elbow[5], elbow[10], elbow[15], elbow[12]) = (1.0, 1.0, 1.0, 1.0, -1.0);
+    assert_eq!(&ibm[16..], elbow);
+    // The 4 vertices of ring x = 1 have weights 0.5 / 0.5 on joints 0 and 1.
+    let prim = &root.meshes[0].primitives[0];
+    let w = prim.attributes[&json::validation::Checked::Valid(json::mesh::Semantic::Weights(0))]
+        .value();
+    let weights = floats(&root, &bin, w);
+    assert_eq!(&weights[8 * 4..8 * 4 + 4], [0.5, 0.5, 0.0, 0.0]);
+    assert_eq!(&weights[..4], [1.0, 0.0, 0.0, 0.0]);
+    // Clip "bend": elbow translation and rotation, keys at 0, 0.5, 1 s; the rotation at
+    // 1 s is 90 degrees about +Z = (0, 0, sin 45, cos 45).
+    let anim = &root.animations[0];
+    assert_eq!(anim.name.as_deref(), Some("bend"));
+    assert_eq!(anim.channels.len(), 2);
+    let rot = anim
+        .channels
+        .iter()
+        .find(|c| {
+            c.target.path == json::validation::Checked::Valid(json::animation::Property::Rotation)
+        })
+        .unwrap();
+    assert_eq!(rot.target.node.value(), 1);
+    let sampler = &anim.samplers[rot.sampler.value()];
+    assert_eq!(floats(&root, &bin, sampler.input.value()), [0.0, 0.5, 1.0]);
+    let input = &root.accessors[sampler.input.value()];
+    assert_eq!(input.max.as_ref().unwrap().to_string(), "[1.0]");
+    let q = floats(&root, &bin, sampler.output.value());
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    assert!((q[8] - 0.0).abs() < 1e-6 && (q[10] - s).abs() < 1e-6 && (q[11] - s).abs() < 1e-6);
+}
+
+#[test]
+fn containers_and_repairs() {
+    let model = canonical::multi_surface();
+    let sep = export(&model, Container::Separate("m.bin".into()))
+        .unwrap()
+        .value;
+    let root: json::Root = json::deserialize::from_slice(&sep.main).unwrap();
+    let bin = sep.buffer.unwrap();
+    assert_eq!(root.buffers[0].uri.as_deref(), Some("m.bin"));
+    assert_eq!(root.buffers[0].byte_length.0 as usize, bin.len());
+    assert_eq!(root.materials.len(), model.materials.len());
+    let emb = export(&model, Container::Embedded).unwrap().value;
+    let root: json::Root = json::deserialize::from_slice(&emb.main).unwrap();
+    let uri = root.buffers[0].uri.as_deref().unwrap();
+    assert!(uri.starts_with("data:application/octet-stream;base64,"));
+    // base64 is 4 characters per 3 bytes.
+    assert_eq!(uri.len() - 37, bin.len().div_ceil(3) * 4);
+
+    // Things glTF cannot take as given are repaired or left out, and reported.
+    let mut bad = canonical::skinned_arm();
+    bad.surfaces[0].normals[0] = Vec3::ZERO;
+    bad.surfaces[0].skin[0].weights[0] = 0.25;
+    bad.animations[0].channels[0].rotation.times[2] = 0.5; // repeats the previous time
+    bad.surfaces.push(Surface::default());
+    let out = export(&bad, Container::Glb).unwrap();
+    let text: Vec<String> = out.losses.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 4, "{text:#?}");
+    assert!(text[0].contains("normals"), "{text:#?}");
+    let (root, _) = parse_glb(&out.value.main);
+    assert_eq!(root.meshes.len(), 1, "the empty surface is left out");
+}
