@@ -19,7 +19,7 @@ else
   limits=(-max_total_time="$mode")
 fi
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(unigine_mesh unigine_anim vitaboy unity_meshser m3d)
+[ ${#targets[@]} -eq 0 ] && targets=(unigine_mesh unigine_anim vitaboy unity_meshser m3d gltf)
 samples="${MESHFMT_SAMPLES:-../../shared/samples}"
 seed() { # target, fixture dir, sample dir, extensions...
   local t=$1 fx=$2 sm=$3; shift 3
@@ -34,6 +34,10 @@ seed unigine_anim unigine-anim unigine anim sanim
 seed vitaboy niotso-mesh niotso mesh skel anim
 seed unity_meshser unity-meshser none bytes data
 seed m3d m3d m3d m3d a3d
+# glTF seeds: the exports that cargo xtask gltf writes, when present.
+mkdir -p corpus/gltf
+find ../.ci/out/fixtures -type f \( -name '*.glb' -o -name '*.embedded.gltf' \) -size -64k \
+  -exec cp -n {} corpus/gltf/ \; 2>/dev/null || true
 cargo fuzz build -s none -O
 for t in "${targets[@]}"; do
   echo "==> fuzz $t (${limits[*]})"

@@ -28,11 +28,15 @@ pub const TARGETS: &[(&str, &str)] = &[
     ("vitaboy", "niotso-mesh"),
     ("unity_meshser", "unity-meshser"),
     ("m3d", "m3d"),
+    ("gltf", "gltf"),
 ];
 
 /// Runs every check on `data` as a file of format family `format` (a name in
 /// `meshfmt::formats::FORMATS`). Panics only when a property above is broken.
 pub fn check(format: &str, data: &[u8]) {
+    if format == "gltf" {
+        return check_gltf(data);
+    }
     let Some(f) = FORMATS.iter().find(|f| f.name == format) else {
         panic!("unknown format family {format}");
     };
@@ -71,6 +75,20 @@ pub fn check(format: &str, data: &[u8]) {
     if let Ok(out) = from_core(&model.value, &opts) {
         if let Err(e) = to_core(&out.value) {
             panic!("{format}: our encoder's output does not read back: {e}");
+        }
+    }
+}
+
+/// glTF import never panics; what it imports exports to a GLB that imports again.
+fn check_gltf(data: &[u8]) {
+    let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
+    let Ok(model) = meshfmt::gltf::import(data, &no_files) else {
+        return;
+    };
+    let _ = meshfmt_core::validate(&model.value);
+    if let Ok(out) = meshfmt::gltf::export(&model.value, meshfmt::gltf::Container::Glb) {
+        if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files) {
+            panic!("gltf: our export does not import: {e}");
         }
     }
 }

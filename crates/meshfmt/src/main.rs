@@ -174,6 +174,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             embed,
         } => {
             let data = read_file(&input)?;
+            let input_ext = formats::extension(&input);
+            if from.is_none()
+                && (meshfmt::gltf::sniff(&data) || input_ext == "gltf" || input_ext == "glb")
+            {
+                return import_gltf(&data, &input, &output, to, quality, version);
+            }
             let src = pick(&data, &input, from)?;
             let gltf_target = to.clone().unwrap_or_else(|| formats::extension(&output));
             if gltf_target == "glb" || gltf_target == "gltf" {
@@ -239,6 +245,64 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// `convert` from `.glb` or `.gltf` (buffers in the GLB, data URIs or files beside it)
+/// to any writable format.
+fn import_gltf(
+    data: &[u8],
+    input: &str,
+    output: &str,
+    to: Option<String>,
+    quality: Option<Quality>,
+    version: Option<String>,
+) -> Result<(), CliError> {
+    let dir = std::path::Path::new(input)
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let load = |uri: &str| -> Result<Vec<u8>, CliError> {
+        if uri.contains(':') || uri.starts_with('/') {
+            return Err(CliError::Format(format!(
+                "gltf: buffer URI '{uri}' is not a relative file path"
+            )));
+        }
+        read_file(&dir.join(uri).to_string_lossy())
+    };
+    let model = meshfmt::gltf::import(data, &load)?;
+    let ext = formats::extension(output);
+    let dst = match to.as_deref() {
+        Some(name) => FORMATS
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| CliError::Format(format!("unknown output format '{name}'")))?,
+        None => FORMATS
+            .iter()
+            .find(|f| f.extensions.contains(&ext.as_str()) && f.from_core.is_some())
+            .ok_or_else(|| CliError::Format(format!("no writer for '.{ext}' files")))?,
+    };
+    let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
+        format: dst.name,
+        tracking: dst.tracking,
+    })?;
+    let version = version.or_else(|| {
+        dst.extension_version
+            .and_then(|f| f(&ext))
+            .map(str::to_string)
+    });
+    let options = EncodeOptions {
+        quality,
+        version,
+        extension: ext,
+    };
+    let encoded = from_core(&model.value, &options)?;
+    for loss in model.losses.iter().chain(&encoded.losses) {
+        eprintln!("meshfmt: note: {loss}");
+    }
+    std::fs::write(output, encoded.value).map_err(|source| CliError::Io {
+        path: output.to_string(),
+        source,
+    })
 }
 
 /// `convert` to `.glb` or `.gltf` (with a `.bin` beside it unless `embed`).

@@ -362,6 +362,22 @@ fn convert_to_gltf_and_glb() {
     assert!(out.status.success());
     let text = std::fs::read_to_string(&embedded).unwrap();
     assert!(text.contains("data:application/octet-stream;base64,"));
+    // And back: the canonical arm's counts (20 vertices, 32 triangles, 2 bones, one
+    // 31-frame clip) survive .glb -> ms11 and .gltf + .bin -> ms11.
+    for src in [&glb, &gltf] {
+        let back = dir.join("back.mesh");
+        let out = meshfmt(&["convert", src.to_str().unwrap(), back.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = meshfmt(&["info", "--json", back.to_str().unwrap()]);
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "{\"format\":\"unigine-mesh\",\"version\":\"ms11\",\"surfaces\":1,\"vertices\":20,\"triangles\":32,\"bones\":2,\"animations\":1,\"frames\":31,\"materials\":0,\"textures\":0}\n"
+        );
+    }
     // Formats without a reader say so.
     let m3d = temp_file("x.m3d", b"3DMO\x08\x00\x00\x00");
     let out = meshfmt(&["convert", m3d.to_str().unwrap(), glb.to_str().unwrap()]);

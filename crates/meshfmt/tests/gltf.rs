@@ -161,3 +161,87 @@ fn containers_and_repairs() {
     let (root, _) = parse_glb(&out.value.main);
     assert_eq!(root.meshes.len(), 1, "the empty surface is left out");
 }
+
+fn no_files(uri: &str) -> Result<Vec<u8>, meshfmt::error::CliError> {
+    Err(meshfmt::error::CliError::Format(format!("no file {uri}")))
+}
+
+#[test]
+fn canonical_models_come_back_from_gltf() {
+    // read(write(model)) == model for everything glTF holds as given: the canonical
+    // models are already in glTF's frame with unit normals and normalized weights.
+    for name in [
+        "cube",
+        "multi_surface",
+        "skinned_arm",
+        "skinned_arm3",
+        "morph",
+    ] {
+        let model = (canonical::by_name(name).unwrap().build)();
+        for container in [Container::Glb, Container::Embedded] {
+            let out = export(&model, container.clone()).unwrap();
+            assert!(out.losses.is_empty(), "{name}: {:?}", out.losses);
+            let back = meshfmt::gltf::import(&out.value.main, &no_files).unwrap();
+            assert!(back.losses.is_empty(), "{name}: {:?}", back.losses);
+            let back = back.value;
+            assert_eq!(back.surfaces.len(), model.surfaces.len(), "{name}");
+            for (a, b) in model.surfaces.iter().zip(&back.surfaces) {
+                assert_eq!(a.positions, b.positions, "{name}");
+                assert_eq!(a.normals, b.normals, "{name}");
+                assert_eq!(a.tangents, b.tangents, "{name}");
+                assert_eq!(a.uv0, b.uv0, "{name}");
+                assert_eq!(a.uv1, b.uv1, "{name}");
+                assert_eq!(a.colors, b.colors, "{name}");
+                assert_eq!(a.indices, b.indices, "{name}");
+                assert_eq!(a.material, b.material, "{name}");
+                assert_eq!(a.skin, b.skin, "{name}");
+                assert_eq!(a.morph_targets.len(), b.morph_targets.len(), "{name}");
+                for (m, n) in a.morph_targets.iter().zip(&b.morph_targets) {
+                    assert_eq!(m.position_deltas(&a.positions), n.positions, "{name}");
+                }
+            }
+            assert_eq!(back.skeleton.bones.len(), model.skeleton.bones.len());
+            for (a, b) in model.skeleton.bones.iter().zip(&back.skeleton.bones) {
+                assert_eq!(
+                    (&a.name, a.parent, a.rest),
+                    (&b.name, b.parent, b.rest),
+                    "{name}"
+                );
+            }
+            assert_eq!(back.animations, model.animations, "{name}");
+            assert_eq!(back.materials, model.materials, "{name}");
+            assert_eq!(back.textures, model.textures, "{name}");
+        }
+    }
+}
+
+#[test]
+fn hostile_gltf_is_refused_cleanly() {
+    let model = canonical::skinned_arm();
+    let glb = export(&model, Container::Glb).unwrap().value.main;
+    // Every truncation: an error, never a panic.
+    for n in 0..glb.len() {
+        let _ = meshfmt::gltf::import(&glb[..n], &no_files);
+    }
+    // Every byte flipped: an error or a model, never a panic.
+    for at in 0..glb.len() {
+        let mut b = glb.clone();
+        b[at] ^= 0x41;
+        let _ = meshfmt::gltf::import(&b, &no_files);
+    }
+    // An accessor claiming far more elements than its view holds.
+    let text = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":12,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAA"}],
+        "bufferViews":[{"buffer":0,"byteLength":12}],
+        "accessors":[{"bufferView":0,"componentType":5126,"count":2147483647,"type":"VEC3"}],
+        "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}]}"#;
+    let e = meshfmt::gltf::import(text.as_bytes(), &no_files)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("do not fit"), "{e}");
+    // A node that is its own ancestor.
+    let text = r#"{"asset":{"version":"2.0"},"nodes":[{"children":[1]},{"children":[0]}]}"#;
+    let e = meshfmt::gltf::import(text.as_bytes(), &no_files)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cycle") || e.contains("two parents"), "{e}");
+}

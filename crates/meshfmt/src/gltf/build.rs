@@ -260,7 +260,10 @@ fn skeleton(b: &mut Builder, model: &Model) -> (Vec<Index<json::Node>>, Vec<Inde
 }
 
 fn unit_quat(q: Quat) -> Quat {
-    if q.is_finite() && q.length_squared() > 0.0 {
+    // Already unit (to f32 precision): keep the exact bits, so glTF round trips.
+    if q.is_finite() && (q.length_squared() - 1.0).abs() <= 1e-6 {
+        q
+    } else if q.is_finite() && q.length_squared() > 0.0 {
         q.normalize()
     } else {
         Quat::IDENTITY
@@ -270,10 +273,10 @@ fn unit_quat(q: Quat) -> Quat {
 /// A unit vector, or `fallback` for a zero or non-finite one (counted in `fixed`).
 fn unit(v: Vec3, fallback: Vec3, fixed: &mut usize) -> [f32; 3] {
     match v.try_normalize() {
+        // Unit within the validator's tolerance: keep the exact bits.
+        Some(_) if (v.length() - 1.0).abs() <= 1e-4 => v.to_array(),
         Some(n) => {
-            if (v.length() - 1.0).abs() > 1e-4 {
-                *fixed += 1;
-            }
+            *fixed += 1;
             n.to_array()
         }
         None => {

@@ -30,6 +30,9 @@
 
 mod build;
 mod glb;
+mod import;
+
+pub use import::{import, sniff};
 
 use meshfmt_core::{Converted, Model};
 

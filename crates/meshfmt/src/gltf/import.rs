@@ -1,0 +1,820 @@
+//! glTF 2.0 import (`.glb`, `.gltf` with embedded, data-URI or side-file buffers) into
+//! meshfmt-core, so edited assets come back into the game formats.
+//!
+//! Untrusted input: every accessor is checked against its buffer view and buffer before
+//! it is read, counts are bounded by the bytes present, node graphs with cycles or shared
+//! children are refused, and nothing panics.
+
+use gltf_json as json;
+use json::accessor::{ComponentType, Type};
+use json::animation::{Interpolation as GInterp, Property};
+use json::mesh::{Mode, Semantic};
+use json::validation::Checked::Valid;
+use meshfmt_core::glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use meshfmt_core::{
+    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, Interpolation, LossKind,
+    MAX_INFLUENCES, Material, Model, MorphKind, MorphTarget, RgbaImage, Surface, Texture,
+    TextureBinding, TextureRole, TextureSource, Track, Transform, VertexInfluences,
+};
+
+use crate::error::CliError;
+
+fn bad(message: impl std::fmt::Display) -> CliError {
+    CliError::Format(format!("gltf: {message}"))
+}
+
+/// True for a GLB file (`glTF` magic) or a JSON document that names glTF 2.0.
+pub fn sniff(data: &[u8]) -> bool {
+    data.starts_with(b"glTF")
+}
+
+/// Reads a `.glb` or `.gltf` into meshfmt-core. `load` returns the bytes of a relative
+/// URI (a `.gltf`'s `.bin`, say); give a closure that refuses if the caller has no files.
+pub fn import(
+    data: &[u8],
+    load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+) -> Result<Converted<Model>, CliError> {
+    let (json_bytes, glb_bin) = split_glb(data)?;
+    let root: json::Root =
+        json::deserialize::from_slice(json_bytes).map_err(|e| bad(format!("JSON: {e}")))?;
+    let mut buffers = Vec::with_capacity(root.buffers.len());
+    for (i, b) in root.buffers.iter().enumerate() {
+        let bytes = match (&b.uri, i, glb_bin) {
+            (None, 0, Some(bin)) => bin.to_vec(),
+            (None, _, _) => return Err(bad(format!("buffers[{i}] has no data"))),
+            (Some(uri), _, _) => match uri.strip_prefix("data:") {
+                Some(rest) => {
+                    let (_, b64) = rest
+                        .split_once(";base64,")
+                        .ok_or_else(|| bad(format!("buffers[{i}]: data URI is not base64")))?;
+                    decode_base64(b64).ok_or_else(|| bad(format!("buffers[{i}]: bad base64")))?
+                }
+                None => load(uri)?,
+            },
+        };
+        if (bytes.len() as u64) < b.byte_length.0 {
+            return Err(bad(format!(
+                "buffers[{i}] holds {} bytes, byteLength says {}",
+                bytes.len(),
+                b.byte_length.0
+            )));
+        }
+        buffers.push(bytes);
+    }
+    Importer {
+        root: &root,
+        buffers,
+        out: Converted::exact(Model {
+            coordinate_system: CoordinateSystem::GLTF,
+            ..Default::default()
+        }),
+    }
+    .run()
+}
+
+/// The JSON chunk and, for GLB, the BIN chunk.
+fn split_glb(data: &[u8]) -> Result<(&[u8], Option<&[u8]>), CliError> {
+    if !data.starts_with(b"glTF") {
+        return Ok((data, None));
+    }
+    let word = |o: usize| {
+        data.get(o..o + 4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+            .ok_or_else(|| bad(format!("GLB truncated at byte {o}")))
+    };
+    if word(4)? != 2 {
+        return Err(bad("GLB version is not 2"));
+    }
+    let mut at = 12usize;
+    let mut json_chunk = None;
+    let mut bin = None;
+    while at < data.len() {
+        let len = word(at)? as usize;
+        let kind = word(at + 4)?;
+        let body = data
+            .get(at + 8..at + 8 + len)
+            .ok_or_else(|| bad(format!("GLB chunk at byte {at} runs past the end")))?;
+        match kind {
+            0x4E4F_534A if json_chunk.is_none() => json_chunk = Some(body),
+            0x004E_4942 if bin.is_none() => bin = Some(body),
+            _ => {}
+        }
+        at += 8 + len;
+    }
+    Ok((json_chunk.ok_or_else(|| bad("GLB has no JSON chunk"))?, bin))
+}
+
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let s = s.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 3);
+    for chunk in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= u32::from(value(c)?) << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+struct Importer<'a> {
+    root: &'a json::Root,
+    buffers: Vec<Vec<u8>>,
+    out: Converted<Model>,
+}
+
+impl Importer<'_> {
+    /// An accessor's elements as f32 vectors of `n` components (normalized integers
+    /// decoded as glTF specifies), checked against its view and buffer.
+    fn read(&self, index: json::Index<json::Accessor>, n: usize) -> Result<Vec<f32>, CliError> {
+        let i = index.value();
+        let a = self
+            .root
+            .accessors
+            .get(i)
+            .ok_or_else(|| bad(format!("no accessors[{i}]")))?;
+        let what = format!("accessors[{i}]");
+        if a.sparse.is_some() {
+            return Err(bad(format!("{what}: sparse accessors are not supported")));
+        }
+        let Valid(ty) = a.type_ else {
+            return Err(bad(format!("{what}: bad type")));
+        };
+        let Valid(ct) = a.component_type else {
+            return Err(bad(format!("{what}: bad componentType")));
+        };
+        let comps = match ty {
+            Type::Scalar => 1,
+            Type::Vec2 => 2,
+            Type::Vec3 => 3,
+            Type::Vec4 => 4,
+            Type::Mat4 => 16,
+            _ => return Err(bad(format!("{what}: type {ty:?} is not used here"))),
+        };
+        if comps != n {
+            return Err(bad(format!(
+                "{what}: {comps} components where {n} are expected"
+            )));
+        }
+        let size = match ct.0 {
+            ComponentType::I8 | ComponentType::U8 => 1,
+            ComponentType::I16 | ComponentType::U16 => 2,
+            ComponentType::U32 | ComponentType::F32 => 4,
+        };
+        let count = usize::try_from(a.count.0).map_err(|_| bad(format!("{what}: count")))?;
+        let Some(view_index) = a.buffer_view else {
+            return Err(bad(format!(
+                "{what}: no bufferView (all zeros is not supported)"
+            )));
+        };
+        let view = self
+            .root
+            .buffer_views
+            .get(view_index.value())
+            .ok_or_else(|| bad(format!("{what}: no bufferViews[{}]", view_index.value())))?;
+        let buffer = self
+            .buffers
+            .get(view.buffer.value())
+            .ok_or_else(|| bad(format!("{what}: no buffers[{}]", view.buffer.value())))?;
+        let elem = size * comps;
+        let stride = view.byte_stride.map_or(elem, |s| s.0);
+        let start = view.byte_offset.map_or(0, |o| o.0) as usize;
+        let view_len = view.byte_length.0 as usize;
+        let view_bytes = buffer
+            .get(start..start.saturating_add(view_len))
+            .ok_or_else(|| bad(format!("{what}: bufferView runs past its buffer")))?;
+        let offset = a.byte_offset.map_or(0, |o| o.0) as usize;
+        // The last element must end inside the view: checked before allocating.
+        let needed = match count {
+            0 => 0,
+            c => (c - 1)
+                .checked_mul(stride)
+                .and_then(|x| x.checked_add(offset.checked_add(elem)?))
+                .ok_or_else(|| bad(format!("{what}: count too large")))?,
+        };
+        if stride < elem || needed > view_bytes.len() {
+            return Err(bad(format!(
+                "{what}: {count} elements of {elem} bytes (stride {stride}) do not fit the {} bytes of its view",
+                view_bytes.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(count * comps);
+        for k in 0..count {
+            let base = offset + k * stride;
+            for c in 0..comps {
+                let at = base + c * size;
+                let b = &view_bytes[at..at + size];
+                let x = match ct.0 {
+                    ComponentType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                    ComponentType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
+                    ComponentType::U16 if a.normalized => {
+                        f32::from(u16::from_le_bytes([b[0], b[1]])) / 65535.0
+                    }
+                    ComponentType::U16 => f32::from(u16::from_le_bytes([b[0], b[1]])),
+                    ComponentType::I16 if a.normalized => {
+                        (f32::from(i16::from_le_bytes([b[0], b[1]])) / 32767.0).max(-1.0)
+                    }
+                    ComponentType::I16 => f32::from(i16::from_le_bytes([b[0], b[1]])),
+                    ComponentType::U8 if a.normalized => f32::from(b[0]) / 255.0,
+                    ComponentType::U8 => f32::from(b[0]),
+                    ComponentType::I8 if a.normalized => (f32::from(b[0] as i8) / 127.0).max(-1.0),
+                    ComponentType::I8 => f32::from(b[0] as i8),
+                };
+                out.push(x);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Integer indices (u8/u16/u32 accessors), exact.
+    fn read_indices(&self, index: json::Index<json::Accessor>) -> Result<Vec<u32>, CliError> {
+        let i = index.value();
+        let a = self
+            .root
+            .accessors
+            .get(i)
+            .ok_or_else(|| bad(format!("no accessors[{i}]")))?;
+        if !matches!(
+            a.component_type,
+            Valid(json::accessor::GenericComponentType(
+                ComponentType::U8 | ComponentType::U16 | ComponentType::U32
+            ))
+        ) {
+            return Err(bad(format!(
+                "accessors[{i}]: indices must be unsigned integers"
+            )));
+        }
+        // u32 values above 2^24 do not survive f32; read them separately.
+        if matches!(
+            a.component_type,
+            Valid(json::accessor::GenericComponentType(ComponentType::U32))
+        ) {
+            let f = self.read(index, 1)?; // bounds checks
+            let view = &self.root.buffer_views[a.buffer_view.map_or(0, |v| v.value())];
+            let buf = &self.buffers[view.buffer.value()];
+            let stride = view.byte_stride.map_or(4, |s| s.0);
+            let base = view.byte_offset.map_or(0, |o| o.0) as usize
+                + a.byte_offset.map_or(0, |o| o.0) as usize;
+            return Ok((0..f.len())
+                .map(|k| {
+                    let at = base + k * stride;
+                    buf.get(at..at + 4)
+                        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                })
+                .collect());
+        }
+        Ok(self.read(index, 1)?.into_iter().map(|v| v as u32).collect())
+    }
+
+    fn vec3(&self, i: json::Index<json::Accessor>) -> Result<Vec<Vec3>, CliError> {
+        Ok(self
+            .read(i, 3)?
+            .chunks_exact(3)
+            .map(Vec3::from_slice)
+            .collect())
+    }
+
+    fn run(mut self) -> Result<Converted<Model>, CliError> {
+        let root = self.root;
+        let parents = parents(root)?;
+        let joints: Vec<usize> = root
+            .skins
+            .first()
+            .map_or(Vec::new(), |s| s.joints.iter().map(|j| j.value()).collect());
+        if root.skins.len() > 1 {
+            self.out.lose(
+                Feature::Skin,
+                LossKind::Reduced,
+                "skins",
+                "only the first skin is kept (meshfmt-core has one skeleton)",
+            );
+        }
+        self.skeleton(&joints, &parents)?;
+        self.textures();
+        self.materials();
+        // Meshes through the nodes that use them; static ones take the node's world
+        // transform, skinned ones stay in bind space (glTF ignores their node transform).
+        for (n, node) in root.nodes.iter().enumerate() {
+            let Some(mesh_index) = node.mesh else {
+                continue;
+            };
+            let mesh = root
+                .meshes
+                .get(mesh_index.value())
+                .ok_or_else(|| bad(format!("nodes[{n}]: no meshes[{}]", mesh_index.value())))?;
+            let skinned = node.skin.is_some_and(|s| s.value() == 0) && !joints.is_empty();
+            let world = if skinned {
+                Mat4::IDENTITY
+            } else {
+                world_matrix(root, &parents, n)
+            };
+            for (p, prim) in mesh.primitives.iter().enumerate() {
+                let path = format!("meshes[{}].primitives[{p}]", mesh_index.value());
+                if prim.mode != Valid(Mode::Triangles) {
+                    self.out.lose(
+                        Feature::Geometry,
+                        LossKind::Dropped,
+                        path,
+                        "only triangle lists are imported",
+                    );
+                    continue;
+                }
+                let mut s = self.primitive(prim, &path, skinned)?;
+                s.name = mesh
+                    .name
+                    .clone()
+                    .or_else(|| node.name.clone())
+                    .unwrap_or_default();
+                if world != Mat4::IDENTITY {
+                    let normal = world.inverse().transpose();
+                    for v in &mut s.positions {
+                        *v = world.transform_point3(*v);
+                    }
+                    for v in &mut s.normals {
+                        *v = normal.transform_vector3(*v).normalize_or_zero();
+                    }
+                    for t in &mut s.tangents {
+                        let d = world.transform_vector3(t.truncate()).normalize_or_zero();
+                        *t = d.extend(t.w);
+                    }
+                    if world.determinant() < 0.0 {
+                        for tri in s.indices.chunks_exact_mut(3) {
+                            tri.swap(1, 2);
+                        }
+                    }
+                }
+                self.out.value.surfaces.push(s);
+            }
+        }
+        self.animations(&joints)?;
+        Ok(self.out)
+    }
+
+    fn primitive(
+        &mut self,
+        prim: &json::mesh::Primitive,
+        path: &str,
+        skinned: bool,
+    ) -> Result<Surface, CliError> {
+        let attr = |s: Semantic| prim.attributes.get(&Valid(s)).copied();
+        let pos = attr(Semantic::Positions).ok_or_else(|| bad(format!("{path}: no POSITION")))?;
+        let mut s = Surface {
+            positions: self.vec3(pos)?,
+            ..Default::default()
+        };
+        let n = s.positions.len();
+        let same = |len: usize, what: &str| {
+            if len == n {
+                Ok(())
+            } else {
+                Err(bad(format!("{path}: {len} {what} for {n} positions")))
+            }
+        };
+        if let Some(a) = attr(Semantic::Normals) {
+            s.normals = self.vec3(a)?;
+            same(s.normals.len(), "normals")?;
+        }
+        if let Some(a) = attr(Semantic::Tangents) {
+            s.tangents = self
+                .read(a, 4)?
+                .chunks_exact(4)
+                .map(Vec4::from_slice)
+                .collect();
+            same(s.tangents.len(), "tangents")?;
+        }
+        for (set, dst) in [(0, &mut s.uv0), (1, &mut s.uv1)] {
+            if let Some(a) = attr(Semantic::TexCoords(set)) {
+                *dst = self
+                    .read(a, 2)?
+                    .chunks_exact(2)
+                    .map(Vec2::from_slice)
+                    .collect();
+                same(dst.len(), "texture coordinates")?;
+            }
+        }
+        if let Some(a) = attr(Semantic::Colors(0)) {
+            let comps = self
+                .root
+                .accessors
+                .get(a.value())
+                .map_or(4, |x| if x.type_ == Valid(Type::Vec3) { 3 } else { 4 });
+            s.colors = self
+                .read(a, comps)?
+                .chunks_exact(comps)
+                .map(|v| Vec4::new(v[0], v[1], v[2], v.get(3).copied().unwrap_or(1.0)))
+                .collect();
+            same(s.colors.len(), "colors")?;
+        }
+        if skinned {
+            let mut pairs: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
+            for set in 0.. {
+                let (Some(j), Some(w)) =
+                    (attr(Semantic::Joints(set)), attr(Semantic::Weights(set)))
+                else {
+                    break;
+                };
+                let (j, w) = (self.read(j, 4)?, self.read(w, 4)?);
+                same(j.len() / 4, "joint sets")?;
+                same(w.len() / 4, "weight sets")?;
+                for (v, (j, w)) in j.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
+                    for k in 0..4 {
+                        if w[k] > 0.0 {
+                            pairs[v].push((j[k] as u32, w[k]));
+                        }
+                    }
+                }
+            }
+            // The file's order, unless there are more pairs than meshfmt-core holds.
+            s.skin = pairs
+                .into_iter()
+                .map(|p| {
+                    if p.len() <= MAX_INFLUENCES {
+                        VertexInfluences::from_pairs(p)
+                    } else {
+                        VertexInfluences::from_pairs_strongest(p)
+                    }
+                })
+                .collect();
+        }
+        s.indices = match prim.indices {
+            Some(i) => self.read_indices(i)?,
+            None => (0..n as u32).collect(),
+        };
+        if let Some(&bad_index) = s.indices.iter().find(|&&i| i as usize >= n) {
+            return Err(bad(format!(
+                "{path}: index {bad_index} out of range for {n} vertices"
+            )));
+        }
+        s.indices.truncate(s.indices.len() / 3 * 3);
+        s.material = prim
+            .material
+            .map(|m| m.value())
+            .filter(|&m| m < self.root.materials.len());
+        for (t, target) in prim.targets.iter().flatten().enumerate() {
+            let Some(p) = target.positions else { continue };
+            let positions = self.vec3(p)?;
+            same(positions.len(), "morph positions")?;
+            let normals = match target.normals {
+                Some(a) => self.vec3(a)?,
+                None => Vec::new(),
+            };
+            if !normals.is_empty() {
+                same(normals.len(), "morph normals")?;
+            }
+            s.morph_targets.push(MorphTarget {
+                name: format!("target{t}"),
+                kind: MorphKind::Delta,
+                positions,
+                normals,
+            });
+        }
+        Ok(s)
+    }
+
+    fn skeleton(&mut self, joints: &[usize], parents: &[Option<usize>]) -> Result<(), CliError> {
+        let root = self.root;
+        let Some(skin) = root.skins.first() else {
+            return Ok(());
+        };
+        let ibm = match skin.inverse_bind_matrices {
+            Some(a) => self.read(a, 16)?,
+            None => Vec::new(),
+        };
+        if !ibm.is_empty() && ibm.len() != joints.len() * 16 {
+            return Err(bad(format!(
+                "skins[0]: {} inverse bind matrices for {} joints",
+                ibm.len() / 16,
+                joints.len()
+            )));
+        }
+        for (b, &n) in joints.iter().enumerate() {
+            let node = root
+                .nodes
+                .get(n)
+                .ok_or_else(|| bad(format!("skins[0].joints[{b}]: no nodes[{n}]")))?;
+            // The nearest ancestor that is a joint too.
+            let mut parent = None;
+            let mut at = parents.get(n).copied().flatten();
+            while let Some(p) = at {
+                if let Some(k) = joints.iter().position(|&j| j == p) {
+                    parent = Some(k);
+                    break;
+                }
+                at = parents.get(p).copied().flatten();
+            }
+            self.out.value.skeleton.bones.push(Bone {
+                name: node.name.clone().unwrap_or_else(|| format!("joint{b}")),
+                parent,
+                rest: local_transform(node),
+                inverse_bind: ibm.get(16 * b..16 * b + 16).map(Mat4::from_cols_slice),
+            });
+        }
+        Ok(())
+    }
+
+    fn animations(&mut self, joints: &[usize]) -> Result<(), CliError> {
+        let root = self.root;
+        for (a, anim) in root.animations.iter().enumerate() {
+            let mut clip = Clip {
+                name: anim.name.clone().unwrap_or_default(),
+                channels: Vec::new(),
+            };
+            for (c, ch) in anim.channels.iter().enumerate() {
+                let Some(bone) = joints.iter().position(|&j| j == ch.target.node.value()) else {
+                    self.out.lose(
+                        Feature::Animation,
+                        LossKind::Dropped,
+                        format!("animations[{a}].channels[{c}]"),
+                        "targets a node that is not a joint of the skin",
+                    );
+                    continue;
+                };
+                let sampler = anim
+                    .samplers
+                    .get(ch.sampler.value())
+                    .ok_or_else(|| bad(format!("animations[{a}].channels[{c}]: no sampler")))?;
+                let interpolation = match sampler.interpolation {
+                    Valid(GInterp::Step) => Interpolation::Step,
+                    Valid(GInterp::CubicSpline) => {
+                        self.out.lose(
+                            Feature::Animation,
+                            LossKind::Reduced,
+                            format!("animations[{a}].samplers[{}]", ch.sampler.value()),
+                            "cubic spline keys are imported as linear (tangents dropped)",
+                        );
+                        Interpolation::Linear
+                    }
+                    _ => Interpolation::Linear,
+                };
+                let times: Vec<f32> = self.read(sampler.input, 1)?;
+                let cubic = sampler.interpolation == Valid(GInterp::CubicSpline);
+                // Cubic splines store in-tangent, value, out-tangent per key.
+                let pick = |v: Vec<f32>, n: usize| -> Vec<f32> {
+                    if cubic {
+                        v.chunks_exact(n)
+                            .skip(1)
+                            .step_by(3)
+                            .flatten()
+                            .copied()
+                            .collect()
+                    } else {
+                        v
+                    }
+                };
+                let idx = match clip.channels.iter().position(|x| x.bone == bone) {
+                    Some(i) => i,
+                    None => {
+                        clip.channels.push(Channel {
+                            bone,
+                            translation: Track::default(),
+                            rotation: Track::default(),
+                            scale: Track::default(),
+                        });
+                        clip.channels.len() - 1
+                    }
+                };
+                let channel = &mut clip.channels[idx];
+                let mismatch = || {
+                    bad(format!(
+                        "animations[{a}].samplers[{}]: output count differs from input count",
+                        ch.sampler.value()
+                    ))
+                };
+                match ch.target.path {
+                    Valid(Property::Translation) | Valid(Property::Scale) => {
+                        let values: Vec<Vec3> = pick(self.read(sampler.output, 3)?, 3)
+                            .chunks_exact(3)
+                            .map(Vec3::from_slice)
+                            .collect();
+                        if values.len() != times.len() {
+                            return Err(mismatch());
+                        }
+                        let track = Track {
+                            times: times.clone(),
+                            values,
+                            interpolation,
+                        };
+                        if ch.target.path == Valid(Property::Translation) {
+                            channel.translation = track
+                        } else {
+                            channel.scale = track
+                        }
+                    }
+                    Valid(Property::Rotation) => {
+                        let values: Vec<Quat> = pick(self.read(sampler.output, 4)?, 4)
+                            .chunks_exact(4)
+                            .map(Quat::from_slice)
+                            .collect();
+                        if values.len() != times.len() {
+                            return Err(mismatch());
+                        }
+                        channel.rotation = Track {
+                            times,
+                            values,
+                            interpolation,
+                        };
+                    }
+                    _ => self.out.lose(
+                        Feature::MorphTargets,
+                        LossKind::Dropped,
+                        format!("animations[{a}].channels[{c}]"),
+                        "morph weight animation has no place in meshfmt-core",
+                    ),
+                }
+            }
+            self.out.value.animations.push(clip);
+        }
+        Ok(())
+    }
+
+    fn textures(&mut self) {
+        let root = self.root;
+        for (t, tex) in root.textures.iter().enumerate() {
+            let image = root.images.get(tex.source.value());
+            let embedded = image.and_then(|i| i.buffer_view).and_then(|v| {
+                let view = root.buffer_views.get(v.value())?;
+                let start = view.byte_offset.map_or(0, |o| o.0) as usize;
+                let end = start.checked_add(view.byte_length.0 as usize)?;
+                self.buffers.get(view.buffer.value())?.get(start..end)
+            });
+            let source = match (image.and_then(|i| i.uri.clone()), embedded) {
+                (Some(uri), _) if !uri.starts_with("data:") => TextureSource::Path(uri),
+                (_, Some(bytes)) => {
+                    match decode_png(bytes) {
+                        Some(img) => TextureSource::Embedded(img),
+                        None => {
+                            self.out.lose(Feature::Textures, LossKind::Reduced, format!("textures[{t}]"), "embedded image is not a PNG this reader decodes: kept by name only");
+                            TextureSource::Path(String::new())
+                        }
+                    }
+                }
+                _ => {
+                    self.out.lose(
+                        Feature::Textures,
+                        LossKind::Reduced,
+                        format!("textures[{t}]"),
+                        "data-URI images are kept by name only",
+                    );
+                    TextureSource::Path(String::new())
+                }
+            };
+            let name = image
+                .and_then(|i| i.name.clone())
+                .or_else(|| tex.name.clone())
+                .unwrap_or_default();
+            self.out.value.textures.push(Texture { name, source });
+        }
+    }
+
+    fn materials(&mut self) {
+        for m in &self.root.materials {
+            let pbr = &m.pbr_metallic_roughness;
+            let mut textures = Vec::new();
+            let mut bind = |role, info: Option<(usize, u32)>| {
+                if let Some((texture, uv_set)) = info {
+                    textures.push(TextureBinding {
+                        role,
+                        texture,
+                        uv_set,
+                    });
+                }
+            };
+            bind(
+                TextureRole::BaseColor,
+                pbr.base_color_texture
+                    .as_ref()
+                    .map(|i| (i.index.value(), i.tex_coord)),
+            );
+            bind(
+                TextureRole::MetallicRoughness,
+                pbr.metallic_roughness_texture
+                    .as_ref()
+                    .map(|i| (i.index.value(), i.tex_coord)),
+            );
+            bind(
+                TextureRole::Normal,
+                m.normal_texture
+                    .as_ref()
+                    .map(|i| (i.index.value(), i.tex_coord)),
+            );
+            bind(
+                TextureRole::Occlusion,
+                m.occlusion_texture
+                    .as_ref()
+                    .map(|i| (i.index.value(), i.tex_coord)),
+            );
+            bind(
+                TextureRole::Emissive,
+                m.emissive_texture
+                    .as_ref()
+                    .map(|i| (i.index.value(), i.tex_coord)),
+            );
+            textures.retain(|b| b.texture < self.root.textures.len());
+            self.out.value.materials.push(Material {
+                name: m.name.clone().unwrap_or_default(),
+                base_color: Vec4::from_array(pbr.base_color_factor.0),
+                metallic: pbr.metallic_factor.0,
+                roughness: pbr.roughness_factor.0,
+                emissive: Vec3::from_array(m.emissive_factor.0),
+                textures,
+            });
+        }
+    }
+}
+
+/// An 8-bit RGBA or RGB PNG as RGBA pixels, within 64 MiB of decoded data.
+fn decode_png(bytes: &[u8]) -> Option<RgbaImage> {
+    let mut decoder =
+        png::Decoder::new_with_limits(std::io::Cursor::new(bytes), png::Limits { bytes: 64 << 20 });
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().ok()?;
+    let mut buf = vec![0; reader.output_buffer_size()?];
+    let info = reader.next_frame(&mut buf).ok()?;
+    let pixels = buf.get(..info.buffer_size())?;
+    let pixels = match info.color_type {
+        png::ColorType::Rgba => pixels.to_vec(),
+        png::ColorType::Rgb => pixels
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        png::ColorType::GrayscaleAlpha => pixels
+            .chunks_exact(2)
+            .flat_map(|p| [p[0], p[0], p[0], p[1]])
+            .collect(),
+        png::ColorType::Grayscale => pixels.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::Indexed => return None,
+    };
+    Some(RgbaImage {
+        width: info.width,
+        height: info.height,
+        pixels,
+    })
+}
+
+fn local_transform(node: &json::Node) -> Transform {
+    if let Some(m) = node.matrix {
+        return Transform::from_mat4(&Mat4::from_cols_array(&m));
+    }
+    Transform {
+        translation: Vec3::from_array(node.translation.unwrap_or([0.0; 3])),
+        rotation: node
+            .rotation
+            .map_or(Quat::IDENTITY, |q| Quat::from_array(q.0)),
+        scale: Vec3::from_array(node.scale.unwrap_or([1.0; 3])),
+    }
+}
+
+/// Each node's parent; refuses a node with two parents or a cycle (both invalid glTF).
+fn parents(root: &json::Root) -> Result<Vec<Option<usize>>, CliError> {
+    let n = root.nodes.len();
+    let mut parent = vec![None; n];
+    for (p, node) in root.nodes.iter().enumerate() {
+        for c in node.children.iter().flatten() {
+            let c = c.value();
+            let slot = parent
+                .get_mut(c)
+                .ok_or_else(|| bad(format!("nodes[{p}]: no child nodes[{c}]")))?;
+            if slot.is_some() || c == p {
+                return Err(bad(format!(
+                    "nodes[{c}] has two parents or is its own child"
+                )));
+            }
+            *slot = Some(p);
+        }
+    }
+    // A cycle: walking up from some node never reaches a root within n steps.
+    for start in 0..n {
+        let mut at = parent[start];
+        let mut steps = 0;
+        while let Some(p) = at {
+            steps += 1;
+            if steps > n {
+                return Err(bad(format!("nodes[{start}] is in a cycle")));
+            }
+            at = parent[p];
+        }
+    }
+    Ok(parent)
+}
+
+fn world_matrix(root: &json::Root, parents: &[Option<usize>], node: usize) -> Mat4 {
+    let mut m = Mat4::IDENTITY;
+    let mut at = Some(node);
+    while let Some(n) = at {
+        if let Some(x) = root.nodes.get(n) {
+            m = local_transform(x).to_mat4() * m;
+        }
+        at = parents.get(n).copied().flatten();
+    }
+    m
+}
