@@ -15,3 +15,4 @@ pub mod error;
 pub mod formats;
 pub mod gltf;
 pub mod info;
+pub mod obj;

@@ -182,6 +182,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
             let src = pick(&data, &input, from)?;
             let gltf_target = to.clone().unwrap_or_else(|| formats::extension(&output));
+            if gltf_target == "obj" {
+                return export_obj(src, &data, &output);
+            }
             if gltf_target == "glb" || gltf_target == "gltf" {
                 return export_gltf(src, &data, &output, gltf_target == "glb", embed);
             }
@@ -303,6 +306,32 @@ fn import_gltf(
         path: output.to_string(),
         source,
     })
+}
+
+/// `convert` to `.obj`, with its `.mtl` beside it when the model has materials.
+fn export_obj(src: &'static Format, data: &[u8], output: &str) -> Result<(), CliError> {
+    let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
+    let model = to_core(data)?;
+    let out = std::path::Path::new(output);
+    let mtl_name = format!(
+        "{}.mtl",
+        out.file_stem().unwrap_or_default().to_string_lossy()
+    );
+    let files = meshfmt::obj::export(&model.value, &mtl_name);
+    for loss in model.losses.iter().chain(&files.losses) {
+        eprintln!("meshfmt: note: {loss}");
+    }
+    let write = |path: &std::path::Path, text: &str| {
+        std::fs::write(path, text).map_err(|source| CliError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    write(out, &files.value.obj)?;
+    if !files.value.mtl.is_empty() {
+        write(&out.with_file_name(&mtl_name), &files.value.mtl)?;
+    }
+    Ok(())
 }
 
 /// `convert` to `.glb` or `.gltf` (with a `.bin` beside it unless `embed`).

@@ -1,0 +1,206 @@
+//! Wavefront OBJ export (`.obj` + `.mtl`) of a meshfmt-core model: what every DCC tool
+//! opens.
+//!
+//! One `o` group per surface with `v`/`vt`/`vn` records and `f` triangles, `usemtl` per
+//! surface, and a material library with `Kd`, `d`, `Ke`, the PBR extension's `Pr`/`Pm`,
+//! and `map_Kd`/`map_Bump`/`map_Ke` for path textures. Positions are written in glTF's
+//! frame (+Y up, right-handed, meters), which is what OBJ importers assume; OBJ's `vt`
+//! origin is bottom-left, so `v` is written as `1 - v` (meshfmt-core follows glTF's
+//! top-left convention). Floats use Rust's shortest round-trip form, so positions read
+//! back bit-exact. What OBJ cannot hold (skins, skeletons, animations, morph targets,
+//! tangents, a second UV set, colors, embedded pixels) is listed in the losses.
+//!
+//! ```
+//! use meshfmt_core::{glam::Vec3, Model, Surface};
+//! let model = Model {
+//!     surfaces: vec![Surface {
+//!         name: "tri".into(),
+//!         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+//!         indices: vec![0, 1, 2],
+//!         ..Default::default()
+//!     }],
+//!     ..Default::default()
+//! };
+//! let obj = meshfmt::obj::export(&model, "tri.mtl").value;
+//! assert!(obj.obj.contains("v 1 0 0\n"));
+//! assert!(obj.obj.contains("f 1 2 3\n"));
+//! ```
+
+use std::fmt::Write as _;
+
+use meshfmt_core::{
+    Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
+};
+
+/// The `.obj` text and its `.mtl` library (empty when the model has no materials).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjFiles {
+    /// The `.obj` file.
+    pub obj: String,
+    /// The `.mtl` file, referenced by `mtllib` in the `.obj` when not empty.
+    pub mtl: String,
+}
+
+/// An OBJ name: no whitespace (OBJ statements split on it).
+fn name(s: &str, fallback: String) -> String {
+    let n: String = s
+        .chars()
+        .map(|c| if c.is_whitespace() { '_' } else { c })
+        .collect();
+    if n.is_empty() { fallback } else { n }
+}
+
+/// Exports `model` as OBJ text and an MTL library named `mtl_name`.
+pub fn export(model: &Model, mtl_name: &str) -> Converted<ObjFiles> {
+    let mut model = model.clone();
+    model.convert_to(CoordinateSystem::GLTF);
+    let mut out = Converted::exact(ObjFiles {
+        obj: String::new(),
+        mtl: String::new(),
+    });
+    let drop = |out: &mut Converted<ObjFiles>, feature, present: bool, why: &str| {
+        if present {
+            out.lose(feature, LossKind::Dropped, "", why);
+        }
+    };
+    let any = |f: &dyn Fn(&meshfmt_core::Surface) -> bool| model.surfaces.iter().any(f);
+    drop(
+        &mut out,
+        Feature::Skin,
+        any(&|s| !s.skin.is_empty()),
+        "OBJ has no skins",
+    );
+    drop(
+        &mut out,
+        Feature::Skeleton,
+        !model.skeleton.is_empty(),
+        "OBJ has no skeletons",
+    );
+    drop(
+        &mut out,
+        Feature::Animation,
+        !model.animations.is_empty(),
+        "OBJ has no animation",
+    );
+    drop(
+        &mut out,
+        Feature::MorphTargets,
+        any(&|s| !s.morph_targets.is_empty()),
+        "OBJ has no morph targets",
+    );
+    drop(
+        &mut out,
+        Feature::Tangents,
+        any(&|s| !s.tangents.is_empty()),
+        "OBJ has no tangents",
+    );
+    drop(
+        &mut out,
+        Feature::Uv1,
+        any(&|s| !s.uv1.is_empty()),
+        "OBJ has one UV set",
+    );
+    drop(
+        &mut out,
+        Feature::Colors,
+        any(&|s| !s.colors.is_empty()),
+        "OBJ has no standard vertex colors",
+    );
+
+    let mut obj = String::new();
+    let _ = writeln!(obj, "# meshfmt {}", env!("CARGO_PKG_VERSION"));
+    let material_names: Vec<String> = model
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| name(&m.name, format!("material{i}")))
+        .collect();
+    if !model.materials.is_empty() {
+        let _ = writeln!(obj, "mtllib {mtl_name}");
+    }
+    // OBJ indices are global and 1-based.
+    let (mut v_base, mut vt_base, mut vn_base) = (1usize, 1usize, 1usize);
+    for (i, s) in model.surfaces.iter().enumerate() {
+        let n = s.positions.len();
+        let _ = writeln!(obj, "o {}", name(&s.name, format!("surface{i}")));
+        for p in &s.positions {
+            let _ = writeln!(obj, "v {} {} {}", p.x, p.y, p.z);
+        }
+        let uv = s.uv0.len() == n;
+        let normals = s.normals.len() == n;
+        if uv {
+            for t in &s.uv0 {
+                let _ = writeln!(obj, "vt {} {}", t.x, 1.0 - t.y);
+            }
+        }
+        if normals {
+            for v in &s.normals {
+                let _ = writeln!(obj, "vn {} {} {}", v.x, v.y, v.z);
+            }
+        }
+        if let Some(m) = s.material.and_then(|m| material_names.get(m)) {
+            let _ = writeln!(obj, "usemtl {m}");
+        }
+        for tri in s.indices.chunks_exact(3) {
+            obj.push('f');
+            for &k in tri {
+                let k = k as usize;
+                let _ = match (uv, normals) {
+                    (true, true) => write!(obj, " {}/{}/{}", v_base + k, vt_base + k, vn_base + k),
+                    (true, false) => write!(obj, " {}/{}", v_base + k, vt_base + k),
+                    (false, true) => write!(obj, " {}//{}", v_base + k, vn_base + k),
+                    (false, false) => write!(obj, " {}", v_base + k),
+                };
+            }
+            obj.push('\n');
+        }
+        v_base += n;
+        vt_base += if uv { n } else { 0 };
+        vn_base += if normals { n } else { 0 };
+    }
+
+    let mut mtl = String::new();
+    for (m, mat) in model.materials.iter().enumerate() {
+        let c = mat.base_color;
+        let _ = writeln!(mtl, "newmtl {}", material_names[m]);
+        let _ = writeln!(mtl, "Kd {} {} {}", c.x, c.y, c.z);
+        let _ = writeln!(mtl, "d {}", c.w);
+        let _ = writeln!(
+            mtl,
+            "Ke {} {} {}",
+            mat.emissive.x, mat.emissive.y, mat.emissive.z
+        );
+        let _ = writeln!(mtl, "Pr {}", mat.roughness);
+        let _ = writeln!(mtl, "Pm {}", mat.metallic);
+        for b in &mat.textures {
+            let key = match b.role {
+                TextureRole::BaseColor => "map_Kd",
+                TextureRole::Normal => "map_Bump",
+                TextureRole::Emissive => "map_Ke",
+                _ => {
+                    out.lose(
+                        Feature::Textures,
+                        LossKind::Dropped,
+                        format!("materials[{m}]"),
+                        "OBJ has no map for this texture role (metallic-roughness, occlusion)",
+                    );
+                    continue;
+                }
+            };
+            match model.textures.get(b.texture).map(|t| &t.source) {
+                Some(TextureSource::Path(p)) if !p.is_empty() => {
+                    let _ = writeln!(mtl, "{key} {p}");
+                }
+                _ => out.lose(
+                    Feature::Textures,
+                    LossKind::Dropped,
+                    format!("materials[{m}]"),
+                    "embedded pixels are not written beside an OBJ (convert to .glb to keep them)",
+                ),
+            }
+        }
+        mtl.push('\n');
+    }
+    out.value = ObjFiles { obj, mtl };
+    out
+}
