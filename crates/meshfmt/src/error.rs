@@ -43,4 +43,15 @@ pub enum CliError {
     /// `validate` found problems (already printed).
     #[error("{0} problems found")]
     Invalid(usize),
+    /// `--strict` and the conversion lost something.
+    #[error("--strict: the conversion would lose: {0}")]
+    Strict(String),
+    /// Batch conversion: some files failed (each already reported).
+    #[error("{failed} of {total} files failed")]
+    Batch {
+        /// Files that failed.
+        failed: usize,
+        /// Files given.
+        total: usize,
+    },
 }

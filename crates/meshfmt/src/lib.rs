@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod adapters;
+pub mod convert;
 pub mod error;
 pub mod formats;
 pub mod gltf;

@@ -4,7 +4,8 @@
 //! meshfmt info FILE [--json] [--format NAME]
 //! meshfmt dump FILE [--format NAME] [--max-items N]
 //! meshfmt validate FILE [--format NAME]
-//! meshfmt convert IN OUT [--to NAME] [--quality compatible|rounded]
+//! meshfmt convert IN OUT [--to NAME] [--quality compatible|rounded] [--version V] [--strict]
+//! meshfmt convert --out-dir DIR --to NAME FILES...   (batch, in parallel)
 //! meshfmt formats
 //! ```
 //! Errors go to stderr as one line with the byte offset, and the exit code is 1.
@@ -14,12 +15,16 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod batch;
+
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use meshfmt_core::{DumpOptions, Model, dump, validate};
 
-use meshfmt::adapters::{EncodeOptions, Quality};
+use meshfmt::adapters::Quality;
+use meshfmt::convert::ConvertOptions;
 use meshfmt::error::CliError;
 use meshfmt::formats::{self, FORMATS, Format};
 
@@ -66,28 +71,35 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         format: Option<String>,
     },
-    /// Convert a file to another format (or rewrite it in the same one).
+    /// Convert a file to another format (or rewrite it in the same one); with
+    /// `--out-dir`, convert many files in parallel.
     Convert {
-        /// Input file.
-        input: String,
-        /// Output file.
-        output: String,
+        /// `IN OUT`, or with `--out-dir`, the input files.
+        #[arg(required = true, num_args = 1..)]
+        paths: Vec<String>,
+        /// Batch mode: write every input's conversion into this folder (needs `--to`).
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<String>,
         /// Read the input as this format.
         #[arg(long, value_name = "NAME")]
         from: Option<String>,
-        /// Write this format (default: from the output's extension).
+        /// Write this format (default: from the output's extension): a format name from
+        /// `meshfmt formats`, or glb, gltf, obj.
         #[arg(long, value_name = "NAME")]
         to: Option<String>,
         /// Quantization quality for formats that quantize (default: the format's own).
         #[arg(long, value_enum)]
         quality: Option<Quality>,
-        /// Format version to write (e.g. ms10, ms11 for unigine-mesh).
+        /// Format version to write (e.g. ms10, ms14 for unigine-mesh).
         #[arg(long, value_name = "VERSION")]
         version: Option<String>,
         /// For `.gltf` output: inline the buffer as a data URI instead of writing a
         /// `.bin` file beside it.
         #[arg(long)]
         embed: bool,
+        /// Fail instead of converting when anything would be lost.
+        #[arg(long)]
+        strict: bool,
     },
     /// List the supported formats and what the tool can do with each.
     Formats,
@@ -165,69 +177,32 @@ fn run(cli: Cli) -> Result<(), CliError> {
             }
         }
         Command::Convert {
-            input,
-            output,
+            paths,
+            out_dir,
             from,
             to,
             quality,
             version,
             embed,
+            strict,
         } => {
-            let data = read_file(&input)?;
-            let input_ext = formats::extension(&input);
-            if from.is_none()
-                && (meshfmt::gltf::sniff(&data) || input_ext == "gltf" || input_ext == "glb")
-            {
-                return import_gltf(&data, &input, &output, to, quality, version);
-            }
-            let src = pick(&data, &input, from)?;
-            let gltf_target = to.clone().unwrap_or_else(|| formats::extension(&output));
-            if gltf_target == "obj" {
-                return export_obj(src, &data, &output);
-            }
-            if gltf_target == "glb" || gltf_target == "gltf" {
-                return export_gltf(src, &data, &output, gltf_target == "glb", embed);
-            }
-            let dst = formats::for_output(to.as_deref(), &output, src)?;
-            let extension = formats::extension(&output);
-            // Same format and version, nothing asked to change: rewrite the faithful
-            // types, byte-identical for files the reader fully understands.
-            let version = version.or_else(|| {
-                dst.extension_version
-                    .and_then(|f| f(&extension))
-                    .map(str::to_string)
-            });
-            let same_version = match (dst.version, &version) {
-                (_, None) => true,
-                (Some(v), Some(wanted)) => v(&data).as_deref() == Some(wanted.as_str()),
-                (None, Some(_)) => false,
+            let opts = ConvertOptions {
+                from,
+                to,
+                quality,
+                version,
+                embed,
+                strict,
             };
-            let same = std::ptr::eq(src, dst) && same_version && quality.is_none();
-            let bytes = match (same, dst.rewrite) {
-                (true, Some(rewrite)) => rewrite(&data)?,
-                _ => {
-                    let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
-                    let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
-                        format: dst.name,
-                        tracking: dst.tracking,
-                    })?;
-                    let model = to_core(&data)?;
-                    let options = EncodeOptions {
-                        quality,
-                        version,
-                        extension,
-                    };
-                    let encoded = from_core(&model.value, &options)?;
-                    for loss in model.losses.iter().chain(&encoded.losses) {
-                        eprintln!("meshfmt: note: {loss}");
-                    }
-                    encoded.value
-                }
-            };
-            std::fs::write(&output, bytes).map_err(|source| CliError::Io {
-                path: output.clone(),
-                source,
-            })
+            match out_dir {
+                Some(dir) => batch::run(&paths, Path::new(&dir), &opts),
+                None => match paths.as_slice() {
+                    [input, output] => convert_one(Path::new(input), Path::new(output), &opts),
+                    _ => Err(CliError::Format(
+                        "convert takes IN OUT, or --out-dir DIR --to FORMAT FILES...".into(),
+                    )),
+                },
+            }
         }
         Command::Formats => {
             println!(
@@ -250,123 +225,18 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-/// `convert` from `.glb` or `.gltf` (buffers in the GLB, data URIs or files beside it)
-/// to any writable format.
-fn import_gltf(
-    data: &[u8],
-    input: &str,
-    output: &str,
-    to: Option<String>,
-    quality: Option<Quality>,
-    version: Option<String>,
-) -> Result<(), CliError> {
-    let dir = std::path::Path::new(input)
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
-    let load = |uri: &str| -> Result<Vec<u8>, CliError> {
-        if uri.contains(':') || uri.starts_with('/') {
-            return Err(CliError::Format(format!(
-                "gltf: buffer URI '{uri}' is not a relative file path"
-            )));
-        }
-        read_file(&dir.join(uri).to_string_lossy())
-    };
-    let model = meshfmt::gltf::import(data, &load)?;
-    let ext = formats::extension(output);
-    let dst = match to.as_deref() {
-        Some(name) => FORMATS
-            .iter()
-            .find(|f| f.name == name)
-            .ok_or_else(|| CliError::Format(format!("unknown output format '{name}'")))?,
-        None => FORMATS
-            .iter()
-            .find(|f| f.extensions.contains(&ext.as_str()) && f.from_core.is_some())
-            .ok_or_else(|| CliError::Format(format!("no writer for '.{ext}' files")))?,
-    };
-    let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
-        format: dst.name,
-        tracking: dst.tracking,
-    })?;
-    let version = version.or_else(|| {
-        dst.extension_version
-            .and_then(|f| f(&ext))
-            .map(str::to_string)
-    });
-    let options = EncodeOptions {
-        quality,
-        version,
-        extension: ext,
-    };
-    let encoded = from_core(&model.value, &options)?;
-    for loss in model.losses.iter().chain(&encoded.losses) {
+/// One conversion: notes on stderr, then the output files.
+fn convert_one(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<(), CliError> {
+    let data = read_file(&input.to_string_lossy())?;
+    let converted = meshfmt::convert::convert(input, &data, output, opts)?;
+    for loss in &converted.losses {
         eprintln!("meshfmt: note: {loss}");
     }
-    std::fs::write(output, encoded.value).map_err(|source| CliError::Io {
-        path: output.to_string(),
-        source,
-    })
-}
-
-/// `convert` to `.obj`, with its `.mtl` beside it when the model has materials.
-fn export_obj(src: &'static Format, data: &[u8], output: &str) -> Result<(), CliError> {
-    let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
-    let model = to_core(data)?;
-    let out = std::path::Path::new(output);
-    let mtl_name = format!(
-        "{}.mtl",
-        out.file_stem().unwrap_or_default().to_string_lossy()
-    );
-    let files = meshfmt::obj::export(&model.value, &mtl_name);
-    for loss in model.losses.iter().chain(&files.losses) {
-        eprintln!("meshfmt: note: {loss}");
-    }
-    let write = |path: &std::path::Path, text: &str| {
-        std::fs::write(path, text).map_err(|source| CliError::Io {
-            path: path.display().to_string(),
-            source,
-        })
-    };
-    write(out, &files.value.obj)?;
-    if !files.value.mtl.is_empty() {
-        write(&out.with_file_name(&mtl_name), &files.value.mtl)?;
-    }
-    Ok(())
-}
-
-/// `convert` to `.glb` or `.gltf` (with a `.bin` beside it unless `embed`).
-fn export_gltf(
-    src: &'static Format,
-    data: &[u8],
-    output: &str,
-    glb: bool,
-    embed: bool,
-) -> Result<(), CliError> {
-    let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
-    let model = to_core(data)?;
-    let out = std::path::Path::new(output);
-    let bin_name = format!(
-        "{}.bin",
-        out.file_stem().unwrap_or_default().to_string_lossy()
-    );
-    let container = match (glb, embed) {
-        (true, _) => meshfmt::gltf::Container::Glb,
-        (false, true) => meshfmt::gltf::Container::Embedded,
-        (false, false) => meshfmt::gltf::Container::Separate(bin_name.clone()),
-    };
-    let exported = meshfmt::gltf::export(&model.value, container)?;
-    for loss in model.losses.iter().chain(&exported.losses) {
-        eprintln!("meshfmt: note: {loss}");
-    }
-    let write = |path: &std::path::Path, bytes: &[u8]| {
+    for (path, bytes) in &converted.value {
         std::fs::write(path, bytes).map_err(|source| CliError::Io {
             path: path.display().to_string(),
             source,
-        })
-    };
-    write(out, &exported.value.main)?;
-    if let Some(buffer) = &exported.value.buffer {
-        write(&out.with_file_name(&bin_name), buffer)?;
+        })?;
     }
     Ok(())
 }

@@ -366,7 +366,11 @@ fn convert_to_gltf_and_glb() {
     // 31-frame clip) survive .glb -> ms11 and .gltf + .bin -> ms11.
     for src in [&glb, &gltf] {
         let back = dir.join("back.mesh");
+        // .mesh is UNIGINE's and Vitaboy's: the tool asks which.
         let out = meshfmt(&["convert", src.to_str().unwrap(), back.to_str().unwrap()]);
+        assert_clean_failure(&out, "'.mesh' is written by unigine-mesh, niotso-mesh");
+        let (s, b) = (src.to_str().unwrap(), back.to_str().unwrap());
+        let out = meshfmt(&["convert", "--to", "unigine-mesh", s, b]);
         assert!(
             out.status.success(),
             "{}",
@@ -382,4 +386,79 @@ fn convert_to_gltf_and_glb() {
     let m3d = temp_file("x.m3d", b"3DMO\x08\x00\x00\x00");
     let out = meshfmt(&["convert", m3d.to_str().unwrap(), glb.to_str().unwrap()]);
     assert!(!out.status.success());
+}
+
+#[test]
+fn strict_turns_losses_into_errors() {
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-strict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // MeshSerializer2 has no skin: with --strict that is an error and nothing is written.
+    let out_path = dir.join("arm.bytes");
+    let out = meshfmt(&["convert", "--strict", &arm, out_path.to_str().unwrap()]);
+    assert_clean_failure(&out, "--strict: the conversion would lose: ");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skin dropped"));
+    assert!(!out_path.exists());
+    // A faithful rewrite loses nothing.
+    let same = dir.join("same.mesh");
+    let out = meshfmt(&["convert", "--strict", &arm, same.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn batch_converts_good_files_and_reports_bad_ones() {
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-batch-{}", std::process::id()));
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mesh");
+    std::fs::write(&bad, random_bytes(7, 300)).unwrap();
+    let missing = dir.join("missing.mesh");
+    let cube = fixture("unity-meshser/cube.bytes");
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let out = meshfmt(&[
+        "convert",
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--to",
+        "glb",
+        &cube,
+        bad.to_str().unwrap(),
+        &arm,
+        missing.to_str().unwrap(),
+        &arm,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("converted 3 of 5 files"), "{stderr}");
+    assert!(
+        stderr.contains("bad.mesh: ") && stderr.contains("missing.mesh: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 of 5 files failed"), "{stderr}");
+    // The arm is given twice: the second output gets "-2" instead of overwriting.
+    for name in ["cube.glb", "skinned_arm.ms11.glb", "skinned_arm.ms11-2.glb"] {
+        let bytes = std::fs::read(out_dir.join(name)).unwrap();
+        assert_eq!(&bytes[..4], b"glTF", "{name}");
+    }
+    // All good: exit 0; --to is required.
+    let out = meshfmt(&[
+        "convert",
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--to",
+        "unigine-mesh",
+        &cube,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out_dir.join("cube.mesh").is_file());
+    let out = meshfmt(&["convert", "--out-dir", out_dir.to_str().unwrap(), &cube]);
+    assert_clean_failure(&out, "batch mode needs --to");
 }

@@ -1,0 +1,236 @@
+//! `meshfmt convert`: one file to another format, as a function the tool and its batch
+//! mode share. Nothing is written here; the caller gets the output files' bytes and
+//! the loss report.
+//!
+//! Routes: same format and version (and no `--quality`): the faithful rewrite,
+//! byte-identical for files the reader fully understands; `.glb`/`.gltf` input: glTF
+//! import; `.glb`/`.gltf`/`.obj` output: the exporters; anything else through
+//! meshfmt-core with the target format's encoder.
+
+use std::path::{Path, PathBuf};
+
+use meshfmt_core::{Converted, Loss, Model};
+
+use crate::adapters::{EncodeOptions, Quality};
+use crate::error::CliError;
+use crate::formats::{self, FORMATS, Format};
+use crate::gltf::Container;
+
+/// What `convert` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ConvertOptions {
+    /// Read the input as this format (`--from`).
+    pub from: Option<String>,
+    /// Write this format (`--to`): a format name, or `glb`, `gltf`, `obj`.
+    pub to: Option<String>,
+    /// Quantization quality for formats that quantize.
+    pub quality: Option<Quality>,
+    /// Format version to write (`ms14`, `an10`, ...).
+    pub version: Option<String>,
+    /// `.gltf`: inline the buffer instead of writing a `.bin` beside it.
+    pub embed: bool,
+    /// Any loss is an error (`--strict`).
+    pub strict: bool,
+}
+
+/// The files a conversion produces: the output itself, then side files (`.bin`, `.mtl`).
+pub type Outputs = Vec<(PathBuf, Vec<u8>)>;
+
+/// The extension an output gets for `--to` in batch mode (`unigine-mesh` -> `mesh`).
+pub fn extension_for(to: &str) -> Result<String, CliError> {
+    if matches!(to, "glb" | "gltf" | "obj") {
+        return Ok(to.to_string());
+    }
+    let f = formats::by_name(to).ok_or_else(|| CliError::UnknownFormatName(to.to_string()))?;
+    if f.from_core.is_none() {
+        return Err(CliError::WriteNotSupported {
+            format: f.name,
+            tracking: f.tracking,
+        });
+    }
+    Ok(f.extensions
+        .first()
+        .copied()
+        .unwrap_or_default()
+        .to_string())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|source| CliError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+fn not_readable(f: &Format) -> CliError {
+    CliError::NotSupported {
+        format: f.name,
+        tracking: f.tracking,
+    }
+}
+
+/// The one format that writes `.ext` files, for inputs of no format (glTF).
+fn writer_for(ext: &str) -> Result<&'static Format, CliError> {
+    let owners: Vec<&'static Format> = FORMATS
+        .iter()
+        .filter(|f| f.extensions.contains(&ext))
+        .collect();
+    let writers: Vec<&'static Format> = owners
+        .iter()
+        .copied()
+        .filter(|f| f.from_core.is_some())
+        .collect();
+    match (owners.as_slice(), writers.as_slice()) {
+        (_, [one]) | ([one], []) => Ok(one),
+        ([], _) => Err(CliError::UnknownFormat {
+            detail: format!("no format writes '.{ext}' files; name one with --to"),
+        }),
+        (_, many) => Err(CliError::UnknownFormat {
+            detail: format!(
+                "'.{ext}' is written by {}; name one with --to",
+                many.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
+            ),
+        }),
+    }
+}
+
+/// Converts `input` (already read into `data`) for writing at `output`.
+pub fn convert(
+    input: &Path,
+    data: &[u8],
+    output: &Path,
+    opts: &ConvertOptions,
+) -> Result<Converted<Outputs>, CliError> {
+    let out = convert_lenient(input, data, output, opts)?;
+    if opts.strict && !out.losses.is_empty() {
+        let list: Vec<String> = out.losses.iter().map(ToString::to_string).collect();
+        return Err(CliError::Strict(list.join("; ")));
+    }
+    Ok(out)
+}
+
+fn convert_lenient(
+    input: &Path,
+    data: &[u8],
+    output: &Path,
+    opts: &ConvertOptions,
+) -> Result<Converted<Outputs>, CliError> {
+    let input_name = input.to_string_lossy();
+    let output_name = output.to_string_lossy();
+    let out_ext = formats::extension(&output_name);
+    let target = opts.to.clone().unwrap_or_else(|| out_ext.clone());
+    let in_ext = formats::extension(&input_name);
+    let gltf_input =
+        opts.from.is_none() && (crate::gltf::sniff(data) || in_ext == "gltf" || in_ext == "glb");
+    // Source model, unless this is a faithful rewrite.
+    let mut source = None;
+    let model: Converted<Model> = if gltf_input {
+        let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
+        let load = |uri: &str| -> Result<Vec<u8>, CliError> {
+            if uri.contains(':') || uri.starts_with('/') || uri.starts_with('\\') {
+                return Err(CliError::Format(format!(
+                    "gltf: buffer URI '{uri}' is not a relative file path"
+                )));
+            }
+            read(&dir.join(uri))
+        };
+        crate::gltf::import(data, &load)?
+    } else {
+        let src = match &opts.from {
+            Some(name) => {
+                formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
+            }
+            None => formats::detect(data, &input_name)?,
+        };
+        if !matches!(target.as_str(), "glb" | "gltf" | "obj") {
+            let dst = formats::for_output(opts.to.as_deref(), &output_name, src)?;
+            let version = opts.version.clone().or_else(|| {
+                dst.extension_version
+                    .and_then(|f| f(&out_ext))
+                    .map(str::to_string)
+            });
+            let same_version = match (dst.version, &version) {
+                (_, None) => true,
+                (Some(v), Some(wanted)) => v(data).as_deref() == Some(wanted.as_str()),
+                (None, Some(_)) => false,
+            };
+            // Same format and version, nothing asked to change: the faithful rewrite.
+            if std::ptr::eq(src, dst) && same_version && opts.quality.is_none() {
+                if let Some(rewrite) = dst.rewrite {
+                    return Ok(Converted::exact(vec![(
+                        output.to_path_buf(),
+                        rewrite(data)?,
+                    )]));
+                }
+            }
+        }
+        let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
+        source = Some(src);
+        to_core(data)?
+    };
+    let mut losses: Vec<Loss> = model.losses;
+    let files = match target.as_str() {
+        "glb" | "gltf" => {
+            let bin_name = format!(
+                "{}.bin",
+                output.file_stem().unwrap_or_default().to_string_lossy()
+            );
+            let container = match (target == "glb", opts.embed) {
+                (true, _) => Container::Glb,
+                (false, true) => Container::Embedded,
+                (false, false) => Container::Separate(bin_name.clone()),
+            };
+            let g = crate::gltf::export(&model.value, container)?;
+            losses.extend(g.losses);
+            let mut files = vec![(output.to_path_buf(), g.value.main)];
+            if let Some(buffer) = g.value.buffer {
+                files.push((output.with_file_name(bin_name), buffer));
+            }
+            files
+        }
+        "obj" => {
+            let mtl_name = format!(
+                "{}.mtl",
+                output.file_stem().unwrap_or_default().to_string_lossy()
+            );
+            let o = crate::obj::export(&model.value, &mtl_name);
+            losses.extend(o.losses);
+            let mut files = vec![(output.to_path_buf(), o.value.obj.into_bytes())];
+            if !o.value.mtl.is_empty() {
+                files.push((output.with_file_name(mtl_name), o.value.mtl.into_bytes()));
+            }
+            files
+        }
+        _ => {
+            let dst = match &opts.to {
+                Some(name) => formats::by_name(name)
+                    .ok_or_else(|| CliError::UnknownFormatName(name.clone()))?,
+                None => match &source {
+                    Some(src) => formats::for_output(None, &output_name, src)?,
+                    None => writer_for(&out_ext)?,
+                },
+            };
+            let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
+                format: dst.name,
+                tracking: dst.tracking,
+            })?;
+            let version = opts.version.clone().or_else(|| {
+                dst.extension_version
+                    .and_then(|f| f(&out_ext))
+                    .map(str::to_string)
+            });
+            let options = EncodeOptions {
+                quality: opts.quality,
+                version,
+                extension: out_ext,
+            };
+            let encoded = from_core(&model.value, &options)?;
+            losses.extend(encoded.losses);
+            vec![(output.to_path_buf(), encoded.value)]
+        }
+    };
+    Ok(Converted {
+        value: files,
+        losses,
+    })
+}
