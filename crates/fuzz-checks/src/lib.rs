@@ -29,6 +29,7 @@ pub const TARGETS: &[(&str, &str)] = &[
     ("unity_meshser", "unity-meshser"),
     ("m3d", "m3d"),
     ("gltf", "gltf"),
+    ("obj", "obj"),
 ];
 
 /// Runs every check on `data` as a file of format family `format` (a name in
@@ -36,6 +37,9 @@ pub const TARGETS: &[(&str, &str)] = &[
 pub fn check(format: &str, data: &[u8]) {
     if format == "gltf" {
         return check_gltf(data);
+    }
+    if format == "obj" {
+        return check_obj(data);
     }
     let Some(f) = FORMATS.iter().find(|f| f.name == format) else {
         panic!("unknown format family {format}");
@@ -90,5 +94,19 @@ fn check_gltf(data: &[u8]) {
         if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files) {
             panic!("gltf: our export does not import: {e}");
         }
+    }
+}
+
+/// OBJ import never panics; what it imports exports to OBJ text that imports again.
+fn check_obj(data: &[u8]) {
+    let mtl = |_: &str| Ok(data.to_vec());
+    let Ok(model) = meshfmt::obj::import(data, &mtl) else {
+        return;
+    };
+    let _ = meshfmt_core::validate(&model.value);
+    let files = meshfmt::obj::export(&model.value, "x.mtl").value;
+    let mtl = |_: &str| Ok(files.mtl.clone().into_bytes());
+    if let Err(e) = meshfmt::obj::import(files.obj.as_bytes(), &mtl) {
+        panic!("obj: our export does not import: {e}");
     }
 }

@@ -122,19 +122,23 @@ fn convert_lenient(
     let in_ext = formats::extension(&input_name);
     let gltf_input =
         opts.from.is_none() && (crate::gltf::sniff(data) || in_ext == "gltf" || in_ext == "glb");
+    let obj_input = opts.from.is_none() && !gltf_input && in_ext == "obj";
+    // Side files (a .gltf's buffers, an .obj's mtllib) are read from beside the input.
+    let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
+    let load = |uri: &str| -> Result<Vec<u8>, CliError> {
+        if uri.contains(':') || uri.starts_with('/') || uri.starts_with('\\') {
+            return Err(CliError::Format(format!(
+                "'{uri}' is not a relative file path"
+            )));
+        }
+        read(&dir.join(uri))
+    };
     // Source model, unless this is a faithful rewrite.
     let mut source = None;
     let model: Converted<Model> = if gltf_input {
-        let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
-        let load = |uri: &str| -> Result<Vec<u8>, CliError> {
-            if uri.contains(':') || uri.starts_with('/') || uri.starts_with('\\') {
-                return Err(CliError::Format(format!(
-                    "gltf: buffer URI '{uri}' is not a relative file path"
-                )));
-            }
-            read(&dir.join(uri))
-        };
         crate::gltf::import(data, &load)?
+    } else if obj_input {
+        crate::obj::import(data, &load)?
     } else {
         let src = match &opts.from {
             Some(name) => {

@@ -1,5 +1,5 @@
-//! Wavefront OBJ export (`.obj` + `.mtl`) of a meshfmt-core model: what every DCC tool
-//! opens.
+//! Wavefront OBJ export (`.obj` + `.mtl`) of a meshfmt-core model, what every DCC tool
+//! opens, and import ([`import`]) so OBJ files from Blender come back into any format.
 //!
 //! One `o` group per surface with `v`/`vt`/`vn` records and `f` triangles, `usemtl` per
 //! surface, and a material library with `Kd`, `d`, `Ke`, the PBR extension's `Pr`/`Pm`,
@@ -26,7 +26,11 @@
 //! assert!(obj.obj.contains("f 1 2 3\n"));
 //! ```
 
+mod import;
+
 use std::fmt::Write as _;
+
+pub use import::import;
 
 use meshfmt_core::{
     Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,

@@ -1,0 +1,323 @@
+//! Wavefront OBJ import (+ MTL through a loader), written here rather than taken from
+//! `tobj`: tobj 4.0.5 panics on a malformed MTL line (`Kd 1 2` reaches an `unwrap` in
+//! its `parse_float3`), and every reader here takes untrusted bytes.
+//!
+//! Supported: `v` (with optional `x y z r g b` colors), `vt`, `vn`, `f` with any of the
+//! `v`, `v/vt`, `v//vn`, `v/vt/vn` forms and negative (relative) indices, polygons
+//! (fan-triangulated), `o`/`g`/`usemtl` starting new surfaces, `mtllib` with `newmtl`,
+//! `Kd`, `d`/`Tr`, `Ke`, `Pr`, `Pm`, `map_Kd`, `map_Bump`/`bump`/`norm`, `map_Ke`.
+//! Each surface gets one vertex per distinct `v/vt/vn` triple. Everything else (lines,
+//! points, curves, smoothing groups) is skipped and reported.
+
+use std::collections::HashMap;
+
+use meshfmt_core::glam::{Vec2, Vec3, Vec4};
+use meshfmt_core::{
+    Converted, CoordinateSystem, Feature, LossKind, Material, Model, Surface, Texture,
+    TextureBinding, TextureRole, TextureSource,
+};
+
+use crate::error::CliError;
+
+fn bad(line: usize, message: impl std::fmt::Display) -> CliError {
+    CliError::Format(format!("obj: line {line}: {message}"))
+}
+
+fn floats<const N: usize>(line: usize, parts: &[&str], min: usize) -> Result<[f32; N], CliError> {
+    if parts.len() < min {
+        return Err(bad(
+            line,
+            format!("{} numbers where {min} are needed", parts.len()),
+        ));
+    }
+    let mut out = [0.0; N];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = p
+            .parse()
+            .map_err(|_| bad(line, format!("'{p}' is not a number")))?;
+    }
+    Ok(out)
+}
+
+/// One corner's `v/vt/vn` triple, resolved to 0-based indices.
+fn corner(line: usize, token: &str, counts: [usize; 3]) -> Result<[Option<usize>; 3], CliError> {
+    let mut out = [None; 3];
+    for (k, part) in token.split('/').enumerate() {
+        if k > 2 {
+            return Err(bad(line, format!("'{token}' has more than three indices")));
+        }
+        if part.is_empty() {
+            if k == 0 {
+                return Err(bad(line, format!("'{token}' has no vertex index")));
+            }
+            continue;
+        }
+        let i: i64 = part
+            .parse()
+            .map_err(|_| bad(line, format!("'{part}' is not an index")))?;
+        let n = counts[k] as i64;
+        // 1-based, or negative counting back from the last element so far.
+        let resolved = match i {
+            i if i > 0 && i <= n => i - 1,
+            i if i < 0 && -i <= n => n + i,
+            _ => return Err(bad(line, format!("index {i} out of range (1..={n})"))),
+        };
+        out[k] = Some(resolved as usize);
+    }
+    Ok(out)
+}
+
+struct SurfaceBuilder {
+    surface: Surface,
+    map: HashMap<[Option<usize>; 3], u32>,
+    uses_uv: bool,
+    uses_normal: bool,
+}
+
+impl SurfaceBuilder {
+    fn new(name: String, material: Option<usize>) -> Self {
+        SurfaceBuilder {
+            surface: Surface {
+                name,
+                material,
+                ..Default::default()
+            },
+            map: HashMap::new(),
+            uses_uv: false,
+            uses_normal: false,
+        }
+    }
+}
+
+/// Reads OBJ text; `load` returns the bytes of an `mtllib` file (relative name).
+pub fn import(
+    data: &[u8],
+    load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+) -> Result<Converted<Model>, CliError> {
+    let text = std::str::from_utf8(data)
+        .map_err(|e| CliError::Format(format!("obj: not UTF-8 text (byte {})", e.valid_up_to())))?;
+    let mut out = Converted::exact(Model {
+        coordinate_system: CoordinateSystem::GLTF,
+        ..Default::default()
+    });
+    let (mut v, mut vt, mut vn) = (Vec::<Vec3>::new(), Vec::<Vec2>::new(), Vec::<Vec3>::new());
+    let mut colors = Vec::<Vec4>::new();
+    let mut materials: HashMap<String, usize> = HashMap::new();
+    let mut current = SurfaceBuilder::new(String::new(), None);
+    let mut group = String::new();
+    let mut done: Vec<SurfaceBuilder> = Vec::new();
+    let mut skipped: HashMap<String, usize> = HashMap::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = n + 1;
+        let l = raw.split('#').next().unwrap_or_default().trim();
+        let parts: Vec<&str> = l.split_whitespace().collect();
+        let Some((&key, rest)) = parts.split_first() else {
+            continue;
+        };
+        match key {
+            "v" => {
+                let p: [f32; 6] = floats(line, rest, 3)?;
+                v.push(Vec3::new(p[0], p[1], p[2]));
+                if rest.len() >= 6 {
+                    colors.push(Vec4::new(p[3], p[4], p[5], 1.0));
+                }
+            }
+            "vt" => {
+                // OBJ's origin is bottom-left; meshfmt-core follows glTF (top-left).
+                let t: [f32; 2] = floats(line, rest, 1)?;
+                vt.push(Vec2::new(t[0], 1.0 - t[1]));
+            }
+            "vn" => {
+                let d: [f32; 3] = floats(line, rest, 3)?;
+                vn.push(Vec3::from_array(d));
+            }
+            "f" => {
+                if rest.len() < 3 {
+                    return Err(bad(line, "a face needs at least three corners"));
+                }
+                let mut ids = Vec::with_capacity(rest.len());
+                for token in rest {
+                    let c = corner(line, token, [v.len(), vt.len(), vn.len()])?;
+                    let s = &mut current;
+                    let next = s.surface.positions.len() as u32;
+                    let id = *s.map.entry(c).or_insert(next);
+                    if id == next {
+                        let [pv, pt, pn] = c;
+                        let pv = pv.unwrap_or(0);
+                        s.surface.positions.push(v[pv]);
+                        s.surface.uv0.push(pt.map_or(Vec2::ZERO, |i| vt[i]));
+                        s.surface.normals.push(pn.map_or(Vec3::ZERO, |i| vn[i]));
+                        if colors.len() == v.len() {
+                            s.surface.colors.push(colors[pv]);
+                        }
+                        s.uses_uv |= pt.is_some();
+                        s.uses_normal |= pn.is_some();
+                    }
+                    ids.push(id);
+                }
+                for k in 1..ids.len() - 1 {
+                    current.surface.indices.extend([ids[0], ids[k], ids[k + 1]]);
+                }
+            }
+            "o" | "g" | "usemtl" => {
+                let name = rest.join(" ");
+                let material = if key == "usemtl" {
+                    match materials.get(&name) {
+                        Some(&m) => Some(m),
+                        None => {
+                            out.lose(
+                                Feature::Materials,
+                                LossKind::Dropped,
+                                format!("line {line}"),
+                                format!("material '{name}' is not in any mtllib"),
+                            );
+                            None
+                        }
+                    }
+                } else {
+                    group = name.clone();
+                    current.surface.material
+                };
+                let next = SurfaceBuilder::new(group.clone(), material);
+                let prev = std::mem::replace(&mut current, next);
+                if !prev.surface.indices.is_empty() {
+                    done.push(prev);
+                }
+            }
+            "mtllib" => {
+                for file in rest {
+                    match load(file) {
+                        Ok(bytes) => read_mtl(&bytes, &mut out, &mut materials),
+                        Err(e) => out.lose(
+                            Feature::Materials,
+                            LossKind::Dropped,
+                            format!("line {line}"),
+                            format!("mtllib {file}: {e}"),
+                        ),
+                    }
+                }
+            }
+            _ => *skipped.entry(key.to_string()).or_insert(0) += 1,
+        }
+    }
+    if !current.surface.indices.is_empty() {
+        done.push(current);
+    }
+    for (key, count) in skipped {
+        if key != "s" {
+            out.lose(
+                Feature::Geometry,
+                LossKind::Reduced,
+                String::new(),
+                format!("{count} '{key}' statements are not imported"),
+            );
+        }
+    }
+    for mut b in done {
+        // All-or-nothing attributes: a surface where no corner named a UV has none.
+        if !b.uses_uv {
+            b.surface.uv0.clear();
+        }
+        if !b.uses_normal {
+            b.surface.normals.clear();
+        }
+        out.value.surfaces.push(b.surface);
+    }
+    Ok(out)
+}
+
+fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<String, usize>) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        out.lose(
+            Feature::Materials,
+            LossKind::Dropped,
+            String::new(),
+            "mtllib is not UTF-8 text",
+        );
+        return;
+    };
+    let model = &mut out.value;
+    let texture = |model: &mut Model, path: &str| {
+        let t = model.textures.len();
+        model.textures.push(Texture {
+            name: path.to_string(),
+            source: TextureSource::Path(path.to_string()),
+        });
+        t
+    };
+    let mut bad_lines = 0;
+    for raw in text.lines() {
+        let l = raw.split('#').next().unwrap_or_default().trim();
+        let parts: Vec<&str> = l.split_whitespace().collect();
+        let Some((&key, rest)) = parts.split_first() else {
+            continue;
+        };
+        if key == "newmtl" {
+            let name = rest.join(" ");
+            materials.insert(name.clone(), model.materials.len());
+            // Plain OBJ materials are dielectric; `Pm` says otherwise.
+            model.materials.push(Material {
+                name,
+                metallic: 0.0,
+                ..Default::default()
+            });
+            continue;
+        }
+        let Some(m) = model.materials.last_mut() else {
+            continue;
+        };
+        let num = |i: usize| rest.get(i).and_then(|s| s.parse::<f32>().ok());
+        let ok = match key {
+            "Kd" => match (num(0), num(1), num(2)) {
+                (Some(r), Some(g), Some(b)) => {
+                    m.base_color = Vec4::new(r, g, b, m.base_color.w);
+                    true
+                }
+                _ => false,
+            },
+            "Ke" => match (num(0), num(1), num(2)) {
+                (Some(r), Some(g), Some(b)) => {
+                    m.emissive = Vec3::new(r, g, b);
+                    true
+                }
+                _ => false,
+            },
+            "d" => num(0).map(|d| m.base_color.w = d).is_some(),
+            "Tr" => num(0).map(|t| m.base_color.w = 1.0 - t).is_some(),
+            "Pr" => num(0).map(|r| m.roughness = r).is_some(),
+            "Pm" => num(0).map(|x| m.metallic = x).is_some(),
+            "map_Kd" | "map_Bump" | "bump" | "norm" | "map_Ke" => {
+                // The file name is the last word (options like `-bm 1` come first).
+                match rest.last() {
+                    Some(path) => {
+                        let role = match key {
+                            "map_Kd" => TextureRole::BaseColor,
+                            "map_Ke" => TextureRole::Emissive,
+                            _ => TextureRole::Normal,
+                        };
+                        let t = texture(model, path);
+                        if let Some(m) = model.materials.last_mut() {
+                            m.textures.push(TextureBinding {
+                                role,
+                                texture: t,
+                                uv_set: 0,
+                            });
+                        }
+                        true
+                    }
+                    None => false,
+                }
+            }
+            _ => true,
+        };
+        bad_lines += usize::from(!ok);
+    }
+    if bad_lines > 0 {
+        out.lose(
+            Feature::Materials,
+            LossKind::Reduced,
+            String::new(),
+            format!("{bad_lines} malformed mtllib lines skipped"),
+        );
+    }
+}
