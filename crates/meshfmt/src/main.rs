@@ -3,7 +3,7 @@
 //! ```text
 //! meshfmt info FILE [--json] [--format NAME]
 //! meshfmt dump FILE [--format NAME] [--max-items N]
-//! meshfmt validate FILE [--format NAME]
+//! meshfmt validate FILE... [--format NAME]
 //! meshfmt convert IN OUT [--to NAME] [--quality compatible|rounded] [--version V] [--strict]
 //! meshfmt convert --out-dir DIR --to NAME FILES...   (batch, in parallel)
 //! meshfmt formats
@@ -63,10 +63,11 @@ enum Command {
         #[arg(long, value_name = "N")]
         max_items: Option<usize>,
     },
-    /// Read a file and check the result; print every problem with its path.
+    /// Read files and check them; print every problem with its path.
     Validate {
-        /// The file to check.
-        file: String,
+        /// The files to check.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<String>,
         /// Skip detection and read the file as this format.
         #[arg(long, value_name = "NAME")]
         format: Option<String>,
@@ -163,17 +164,48 @@ fn run(cli: Cli) -> Result<(), CliError> {
             print!("{}", dump(&model, &opts));
             Ok(())
         }
-        Command::Validate { file, format } => {
-            let (model, f) = load(&file, format)?;
-            let problems = validate(&model);
-            for p in &problems {
-                println!("{p}");
+        Command::Validate { files, format } => {
+            if let [file] = files.as_slice() {
+                let (model, f) = load(file, format)?;
+                let problems = validate(&model);
+                for p in &problems {
+                    println!("{p}");
+                }
+                return if problems.is_empty() {
+                    println!("{file}: valid {} file", f.name);
+                    Ok(())
+                } else {
+                    Err(CliError::Invalid(problems.len()))
+                };
             }
-            if problems.is_empty() {
-                println!("{file}: valid {} file", f.name);
-                Ok(())
+            // Several files: every one is checked, problems are prefixed with the file.
+            let mut bad = 0;
+            for file in &files {
+                match load(file, format.clone()) {
+                    Ok((model, f)) => {
+                        let problems = validate(&model);
+                        for p in &problems {
+                            println!("{file}: {p}");
+                        }
+                        if problems.is_empty() {
+                            println!("{file}: valid {} file", f.name);
+                        } else {
+                            bad += 1;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("meshfmt: {file}: {e}");
+                        bad += 1;
+                    }
+                }
+            }
+            if bad > 0 {
+                Err(CliError::Batch {
+                    failed: bad,
+                    total: files.len(),
+                })
             } else {
-                Err(CliError::Invalid(problems.len()))
+                Ok(())
             }
         }
         Command::Convert {

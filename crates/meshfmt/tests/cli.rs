@@ -462,3 +462,28 @@ fn batch_converts_good_files_and_reports_bad_ones() {
     let out = meshfmt(&["convert", "--out-dir", out_dir.to_str().unwrap(), &cube]);
     assert_clean_failure(&out, "batch mode needs --to");
 }
+
+#[test]
+fn validate_many_files() {
+    let cube = fixture("unity-meshser/cube.bytes");
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let junk = temp_file("junk.bin", &random_bytes(3, 100));
+    let out = meshfmt(&["validate", &cube, &arm]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("cube.bytes: valid unity-meshser file"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skinned_arm.ms11.mesh: valid unigine-mesh file"),
+        "{stdout}"
+    );
+    let out = meshfmt(&["validate", &cube, junk.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("junk.bin: unknown format") && stderr.contains("1 of 2 files failed"),
+        "{stderr}"
+    );
+}

@@ -245,3 +245,69 @@ fn hostile_gltf_is_refused_cleanly() {
         .to_string();
     assert!(e.contains("cycle") || e.contains("two parents"), "{e}");
 }
+
+/// Corner positions, in the model's own frame converted to glTF's.
+fn corner_positions(m: &Model) -> Vec<Vec3> {
+    let mut m = m.clone();
+    m.convert_to(CoordinateSystem::GLTF);
+    m.surfaces
+        .iter()
+        .flat_map(|s| {
+            s.indices
+                .iter()
+                .map(|&i| s.positions[i as usize])
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
+    // glTF -> format -> glTF: the second glTF holds exactly what the format decoded to
+    // (positions, bone names, clip count), so nothing the format kept is lost on the way
+    // back out.
+    let source = export(&canonical::skinned_arm3(), Container::Glb)
+        .unwrap()
+        .value
+        .main;
+    let model = meshfmt::gltf::import(&source, &no_files).unwrap().value;
+    let mut checked = 0;
+    for f in meshfmt::formats::FORMATS {
+        let (Some(from_core), Some(to_core)) = (f.from_core, f.to_core) else {
+            continue;
+        };
+        let opts = meshfmt::adapters::EncodeOptions {
+            quality: None,
+            version: None,
+            extension: f.extensions[0].to_string(),
+        };
+        let Ok(bytes) = from_core(&model, &opts) else {
+            continue;
+        };
+        let decoded = to_core(&bytes.value).unwrap().value;
+        let again = export(&decoded, Container::Glb).unwrap().value.main;
+        let back = meshfmt::gltf::import(&again, &no_files).unwrap().value;
+        assert_eq!(
+            corner_positions(&decoded),
+            corner_positions(&back),
+            "{}",
+            f.name
+        );
+        let names = |m: &Model| {
+            m.skeleton
+                .bones
+                .iter()
+                .map(|b| b.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&decoded), names(&back), "{}", f.name);
+        assert_eq!(
+            decoded.animations.len(),
+            back.animations.len(),
+            "{}",
+            f.name
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked}");
+}
