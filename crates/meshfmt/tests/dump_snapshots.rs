@@ -1,5 +1,6 @@
 //! `meshfmt dump` of one fixture per format family, as insta snapshots: a readable
 //! record of what each reader decodes (review changes with `cargo insta review`).
+#![allow(clippy::expect_used)]
 
 use std::process::Command;
 
