@@ -181,13 +181,18 @@ pub fn detect(data: &[u8], file_name: &str) -> Result<&'static Format, CliError>
         .collect();
     match owners.as_slice() {
         [one] => Ok(one),
-        [] => Err(CliError::UnknownFormat {
-            detail: if ext.is_empty() {
-                "no magic matched and the file has no extension".to_string()
-            } else {
-                format!("no magic matched and the extension '.{ext}' is not a known one")
-            },
-        }),
+        [] => {
+            let tried = FORMATS.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+            Err(CliError::UnknownFormat {
+                detail: if ext.is_empty() {
+                    format!("no magic matched (tried {tried}) and the file has no extension")
+                } else {
+                    format!(
+                        "no magic matched (tried {tried}) and the extension '.{ext}' is not a known one"
+                    )
+                },
+            })
+        }
         many => Err(CliError::UnknownFormat {
             detail: format!(
                 "no magic matched; '.{ext}' is used by {} but none recognized the content",
