@@ -62,9 +62,11 @@ pub struct Surface {
     /// Tangents: xyz unit tangent, w = handedness (+1 or -1) so that
     /// `bitangent = w * normal.cross(tangent)`. Empty when absent.
     pub tangents: Vec<Vec4>,
-    /// First texture coordinate set, or empty.
+    /// First texture coordinate set, or empty. glTF's convention: (0, 0) is the
+    /// top-left corner of the image, v grows downwards; formats with a bottom-left
+    /// origin (Unity, OBJ) flip V in their conversions.
     pub uv0: Vec<Vec2>,
-    /// Second texture coordinate set (lightmaps, detail), or empty.
+    /// Second texture coordinate set (lightmaps, detail), or empty; same convention.
     pub uv1: Vec<Vec2>,
     /// Linear RGBA colors in 0..=1, or empty.
     pub colors: Vec<Vec4>,

@@ -154,10 +154,12 @@ impl MeshFile {
     }
 
     /// The file as a meshfmt-core model: one surface, in Unity's frame
-    /// ([`COORDINATE_SYSTEM`]). Nothing is lost.
+    /// ([`COORDINATE_SYSTEM`]), V flipped to meshfmt-core's top-left UV origin (Unity's
+    /// is bottom-left; [`MeshFile::to_surface`] keeps Unity's). Nothing is lost.
     pub fn to_core(&self) -> Result<Converted<Model>> {
         let mut surface = self.to_surface();
         surface.name = "mesh".into();
+        flip_v(&mut surface);
         Ok(Converted::exact(Model {
             name: String::new(),
             coordinate_system: COORDINATE_SYSTEM,
@@ -167,18 +169,27 @@ impl MeshFile {
     }
 
     /// Encodes a meshfmt-core model: converted to Unity's frame, its surfaces merged
-    /// into one mesh. Every feature the format cannot hold is reported as a loss, and
+    /// into one mesh, V flipped back to Unity's bottom-left UV origin. Every feature the format cannot hold is reported as a loss, and
     /// the quantization of each kept one with its error bound.
     pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
         let mut model = model.clone();
         model.convert_to(COORDINATE_SYSTEM);
         let mut out = Converted::exact(());
         let surfaces: Vec<&Surface> = model.surfaces.iter().collect();
-        let merged = merge(&surfaces, &mut out);
+        let mut merged = merge(&surfaces, &mut out);
+        flip_v(&mut merged);
         report_dropped(&model, &merged, options, &mut out);
         let file = MeshFile::from_surface(&merged, options)?;
         report_quantized(&file, options, &mut out);
         Ok(out.map(|()| file))
+    }
+}
+
+/// Unity's UV origin is the bottom-left of the image, meshfmt-core's (glTF's) the
+/// top-left: `v' = 1 - v` both ways.
+fn flip_v(surface: &mut Surface) {
+    for uv in &mut surface.uv0 {
+        uv.y = 1.0 - uv.y;
     }
 }
 
