@@ -1,0 +1,151 @@
+//! Properties of every animation and skeleton writer, on random skeletons and clips
+//! (proptest): the output reads back, its faithful rewrite is the identity, every
+//! truncation is an error, every byte flip is safe, and the bones' model-space
+//! transforms at every key time come back within the formats' quantization (UNIGINE
+//! stores rotations as i16/32767 and translations as u16 across a box; Vitaboy as f32).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use meshfmt::adapters::EncodeOptions;
+use meshfmt::formats::FORMATS;
+use meshfmt_core::glam::{Quat, Vec3};
+use meshfmt_core::{Bone, Channel, Clip, Model, Skeleton, Track, Transform};
+use proptest::prelude::*;
+
+const FPS: f32 = 30.0;
+
+fn quat() -> impl Strategy<Value = Quat> {
+    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+        .prop_filter("non-zero", |(x, y, z, w)| {
+            x * x + y * y + z * z + w * w > 0.05
+        })
+        .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
+}
+
+fn vec3() -> impl Strategy<Value = Vec3> {
+    (-2.0f32..2.0, -2.0f32..2.0, -2.0f32..2.0).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+}
+
+/// 1-5 bones (each parented to an earlier one or a root), one clip of 2-6 keys on the
+/// 30 fps grid that the UNIGINE formats store.
+fn model() -> impl Strategy<Value = Model> {
+    (1usize..6, 2usize..7).prop_flat_map(|(bones, keys)| {
+        let rest = prop::collection::vec((vec3(), quat()), bones);
+        let parents = prop::collection::vec(any::<prop::sample::Index>(), bones);
+        let anim = prop::collection::vec(prop::collection::vec((vec3(), quat()), keys), bones);
+        (rest, parents, anim).prop_map(move |(rest, parents, anim)| {
+            let bones_v = rest
+                .iter()
+                .zip(&parents)
+                .enumerate()
+                .map(|(i, ((t, r), p))| Bone {
+                    name: format!("bone{i}"),
+                    parent: (i > 0).then(|| p.index(i)),
+                    rest: Transform {
+                        translation: *t,
+                        rotation: *r,
+                        scale: Vec3::ONE,
+                    },
+                    inverse_bind: None,
+                })
+                .collect();
+            let channels = anim
+                .iter()
+                .enumerate()
+                .map(|(bone, keys)| Channel {
+                    bone,
+                    translation: Track::from_keys(
+                        keys.iter()
+                            .enumerate()
+                            .map(|(k, (t, _))| (k as f32 / FPS, *t)),
+                    ),
+                    rotation: Track::from_keys(
+                        keys.iter()
+                            .enumerate()
+                            .map(|(k, (_, r))| (k as f32 / FPS, *r)),
+                    ),
+                    scale: Track::default(),
+                })
+                .collect();
+            Model {
+                skeleton: Skeleton { bones: bones_v },
+                animations: vec![Clip {
+                    name: "clip".into(),
+                    channels,
+                }],
+                ..Default::default()
+            }
+        })
+    })
+}
+
+fn world_at(m: &Model, t: f32) -> Vec<meshfmt_core::glam::Mat4> {
+    match m.animations.first() {
+        Some(clip) => clip.sample(&m.skeleton, t).world_matrices(&m.skeleton),
+        None => m.skeleton.rest_world_matrices(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn animation_writers_round_trip(model in model()) {
+        let keys = model.animations[0].channels[0].translation.times.clone();
+        let mut checked = 0;
+        for f in FORMATS {
+            let (Some(from_core), Some(to_core), Some(rewrite)) = (f.from_core, f.to_core, f.rewrite) else {
+                continue;
+            };
+            for ext in f.extensions {
+                let opts = EncodeOptions { quality: None, version: None, extension: (*ext).to_string() };
+                let Ok(out) = from_core(&model, &opts) else { continue };
+                let bytes = out.value;
+                let Ok(back) = to_core(&bytes) else {
+                    prop_assert!(false, "{} .{ext}: our output does not read back", f.name);
+                    unreachable!()
+                };
+                let mut back = back.value;
+                prop_assert_eq!(rewrite(&bytes).unwrap(), bytes.clone(), "{} .{}: rewrite", f.name, ext);
+                for n in 0..bytes.len() {
+                    prop_assert!(to_core(&bytes[..n]).is_err(), "{} .{}: a prefix of {} of {} bytes reads", f.name, ext, n, bytes.len());
+                }
+                for at in (0..bytes.len()).step_by(3) {
+                    let mut flipped = bytes.clone();
+                    flipped[at] ^= 0xa5;
+                    fuzz_checks::check(f.name, &flipped);
+                }
+                // Compare model-space bone transforms where the format kept the skeleton.
+                back.convert_to(model.coordinate_system);
+                let names = |m: &Model| m.skeleton.bones.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+                if names(&back) != names(&model) || back.animations.is_empty() {
+                    continue;
+                }
+                let parents = |m: &Model| m.skeleton.bones.iter().map(|b| b.parent).collect::<Vec<_>>();
+                if parents(&back) != parents(&model) {
+                    // An animation alone (Vitaboy .anim without its .skel) has no
+                    // hierarchy: compare the animated local transforms instead.
+                    for &t in &keys {
+                        let (pa, pb) = (model.animations[0].sample(&model.skeleton, t), back.animations[0].sample(&back.skeleton, t));
+                        for (i, (a, b)) in pa.locals.iter().zip(&pb.locals).enumerate() {
+                            let dt = (a.translation - b.translation).abs().max_element();
+                            let dr = 1.0 - a.rotation.dot(b.rotation).abs();
+                            prop_assert!(dt < 2e-3 && dr < 1e-6, "{} .{}: bone {} at t={}: translation error {}, rotation 1-|dot| {}", f.name, ext, i, t, dt, dr);
+                        }
+                    }
+                    checked += 1;
+                    continue;
+                }
+                for &t in &keys {
+                    for (i, (a, b)) in world_at(&model, t).iter().zip(world_at(&back, t)).enumerate() {
+                        let err = (*a - b).to_cols_array().iter().fold(0.0f32, |m, x| m.max(x.abs()));
+                        // Five bones deep, each i16 rotation (3e-5) and u16 translation
+                        // (4 / 65535) error compounding through the chain.
+                        prop_assert!(err < 5e-3, "{} .{}: bone {} at t={}: error {}", f.name, ext, i, t, err);
+                    }
+                }
+                checked += 1;
+            }
+        }
+        prop_assert!(checked >= 2, "only {} animation writers compared", checked);
+    }
+}
