@@ -559,7 +559,15 @@ impl Anim {
                 bone,
                 ..Channel::default()
             };
-            for f in 0..m.frame_count as usize {
+            // Frames index the pools; a motion that uses neither pool has no keys, and a
+            // used pool bounds the count (the reader checked first + frames <= pool), so
+            // a hostile frame count cannot make this loop long.
+            let frames = if m.has_translation != 0 || m.has_rotation != 0 {
+                m.frame_count as usize
+            } else {
+                0
+            };
+            for f in 0..frames {
                 let time = f as f32 / fps;
                 if m.has_translation != 0 {
                     if let Some(t) = usize::try_from(m.first_translation)
