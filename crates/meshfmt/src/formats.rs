@@ -75,11 +75,11 @@ pub const FORMATS: &[Format] = &[
     },
     Format {
         name: "m3d",
-        description: "Model 3D, binary (3DMO) and ASCII (3dmodel)",
+        description: "Model 3D, binary (3DMO) read; ASCII (3dmodel) recognized",
         extensions: &["m3d", "a3d"],
         sniff: m3d_format::sniff,
-        inspect: None,
-        to_core: None,
+        inspect: Some(adapters::m3d::inspect),
+        to_core: Some(adapters::m3d::to_core),
         from_core: None,
         rewrite: None,
         version: None,
@@ -182,7 +182,11 @@ pub fn detect(data: &[u8], file_name: &str) -> Result<&'static Format, CliError>
     match owners.as_slice() {
         [one] => Ok(one),
         [] => {
-            let tried = FORMATS.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+            let tried = FORMATS
+                .iter()
+                .map(|f| f.name)
+                .collect::<Vec<_>>()
+                .join(", ");
             Err(CliError::UnknownFormat {
                 detail: if ext.is_empty() {
                     format!("no magic matched (tried {tried}) and the file has no extension")

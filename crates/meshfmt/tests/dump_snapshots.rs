@@ -13,7 +13,11 @@ fn dump(rel: &str) -> String {
         .arg(&path)
         .output()
         .expect("the meshfmt binary runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("UTF-8 dump")
 }
 

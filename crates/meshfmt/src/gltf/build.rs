@@ -762,6 +762,17 @@ fn textures(b: &mut Builder, model: &Model) -> Result<Vec<Option<Index<json::Tex
                     extras: Default::default(),
                 }
             }
+            TextureSource::Path(p) if p.is_empty() => {
+                lose(
+                    &mut b.losses,
+                    Feature::Textures,
+                    LossKind::Dropped,
+                    format!("textures[{i}]"),
+                    "texture without a file name or pixels",
+                );
+                out.push(None);
+                continue;
+            }
             TextureSource::Path(p) => json::Image {
                 buffer_view: None,
                 mime_type: None,
