@@ -2,7 +2,7 @@
 //!
 //! **Status:** binary files are read chunk by chunk into faithful types ([`Chunks`]):
 //! the envelope with its optional preview and zlib stream (inflated under
-//! [`Limits`](parsing_primitives::Limits), so a compression bomb is an error), HEAD
+//! [`Limits`], so a compression bomb is an error), HEAD
 //! with its type bits and string table, CMAP, TMAP, VRTS, BONE with skins (1-bone
 //! skins without weight bytes), MTRL with typed properties, MESH records (material and
 //! parameter switches, polygons with the optional UV, normal and max-vertex fields),
