@@ -186,13 +186,17 @@ pub fn build(model: &Model) -> Result<Built, CliError> {
             extras: Default::default(),
         });
     }
-    let scene = b.root.push(json::Scene {
-        name: (!model.name.is_empty()).then(|| model.name.clone()),
-        nodes: scene_nodes,
-        extensions: None,
-        extras: Default::default(),
-    });
-    b.root.scene = Some(scene);
+    // A scene needs at least one node (glTF's minItems; gltf-json drops an empty list
+    // and then cannot read its own output): an empty model gets no scene.
+    if !scene_nodes.is_empty() {
+        let scene = b.root.push(json::Scene {
+            name: (!model.name.is_empty()).then(|| model.name.clone()),
+            nodes: scene_nodes,
+            extensions: None,
+            extras: Default::default(),
+        });
+        b.root.scene = Some(scene);
+    }
     Ok(Built {
         root: b.root,
         bin: b.bin,
