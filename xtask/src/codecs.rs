@@ -195,4 +195,12 @@ pub const CODECS: &[Codec] = &[
         decode: anim_read,
         companion: None,
     },
+    Codec {
+        crate_name: "unigine-anim",
+        label: "unigine-anim an12",
+        ext: "an12.anim",
+        encode: |m| anim(m, unigine_anim::TargetVersion::An12),
+        decode: anim_read,
+        companion: None,
+    },
 ];

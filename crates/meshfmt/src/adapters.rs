@@ -204,6 +204,11 @@ pub mod anim {
                 info.animations = 1;
                 info.frames = u64::from(a.num_frames);
             }
+            AnimFile::An12(a) => {
+                info.bones = a.bones.len() as u64;
+                info.animations = 1;
+                info.frames = u64::from(a.num_frames);
+            }
             _ => {}
         }
         Ok(info)
@@ -222,10 +227,11 @@ pub mod anim {
         let version = match (opts.version.as_deref(), opts.extension.as_str()) {
             (Some("as08"), _) | (None, "sanim") => TargetVersion::As08,
             (Some("an11"), _) => TargetVersion::An11,
+            (Some("an12"), _) => TargetVersion::An12,
             (Some("an10"), _) | (None, _) => TargetVersion::An10,
             (Some(v), _) => {
                 return Err(CliError::Format(format!(
-                    "unigine-anim: cannot write version '{v}' (choose as08, an10 or an11)"
+                    "unigine-anim: cannot write version '{v}' (choose as08, an10, an11 or an12)"
                 )));
             }
         };

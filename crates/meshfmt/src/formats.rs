@@ -62,7 +62,7 @@ pub const FORMATS: &[Format] = &[
     },
     Format {
         name: "unigine-anim",
-        description: "UNIGINE animation (as08 .sanim, an10, an11)",
+        description: "UNIGINE animation (as08 .sanim, an10, an11, an12)",
         extensions: &["anim", "sanim"],
         sniff: unigine_anim::sniff,
         inspect: Some(adapters::anim::inspect),

@@ -315,7 +315,10 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
 #[test]
 fn an_empty_model_exports_and_imports() {
     // Found by fuzzing: an empty scene list was written and could not be read back.
-    let out = export(&Model::default(), Container::Glb).unwrap().value.main;
+    let out = export(&Model::default(), Container::Glb)
+        .unwrap()
+        .value
+        .main;
     let back = meshfmt::gltf::import(&out, &no_files).unwrap().value;
     assert!(back.surfaces.is_empty() && back.skeleton.bones.is_empty());
 }

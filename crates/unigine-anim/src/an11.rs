@@ -58,30 +58,14 @@ pub struct An11 {
     pub keys: Vec<An11Key>,
 }
 
-/// Reads an an11 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
-    r.field("magic", |r| r.magic(b"an11"))?;
-    let bones = read_bones(r)?;
-    let nb = bones.len();
-    r.field("marker2", |r| r.magic(b"an11"))?;
-    let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
-    let bind_pose = bind_pose.into_iter().map(Transform::from_array).collect();
-    let na = r.field("num_anim_bones", |r| r.compact_count(2))?;
-    let at = r.offset();
-    let anim_bones: Vec<i16> = r.field("anim_bones", |r| r.le_array(na as u64))?;
-    if let Some(k) = anim_bones.iter().position(|&b| b < 0 || b as usize >= nb) {
-        return Err(r.invalid_item_at(
-            "anim_bones",
-            k,
-            at + 2 * k as u64,
-            format!("bone {} out of range ({nb} bones)", anim_bones[k]),
-        ));
-    }
-    let at = r.offset();
-    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
-    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
-    let keys = r.field("frames", |r| {
-        r.array(u64::from(num_frames) * na as u64, 1, |r| {
+/// The frame records shared by an11 and an12: a flag byte (bit 0 position, bit 1
+/// rotation, bit 2 scale) and the flagged components as floats.
+pub(crate) fn read_keys(
+    r: &mut Reader<'_>,
+    count: u64,
+) -> parsing_primitives::Result<Vec<An11Key>> {
+    r.field("frames", |r| {
+        r.array(count, 1, |r| {
             let at = r.offset();
             let flags = r.u8()?;
             if flags & !7 != 0 {
@@ -107,7 +91,48 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
                 },
             })
         })
-    })?;
+    })
+}
+
+/// Writes frame records (see [`read_keys`]).
+pub(crate) fn write_keys(w: &mut Writer, keys: &[An11Key]) {
+    for k in keys {
+        w.u8(k.flags());
+        if let Some(p) = &k.position {
+            w.le_slice(p);
+        }
+        if let Some(q) = &k.rotation {
+            w.le_slice(q);
+        }
+        if let Some(s) = &k.scale {
+            w.le_slice(s);
+        }
+    }
+}
+
+/// Reads an an11 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
+    r.field("magic", |r| r.magic(b"an11"))?;
+    let bones = read_bones(r)?;
+    let nb = bones.len();
+    r.field("marker2", |r| r.magic(b"an11"))?;
+    let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
+    let bind_pose = bind_pose.into_iter().map(Transform::from_array).collect();
+    let na = r.field("num_anim_bones", |r| r.compact_count(2))?;
+    let at = r.offset();
+    let anim_bones: Vec<i16> = r.field("anim_bones", |r| r.le_array(na as u64))?;
+    if let Some(k) = anim_bones.iter().position(|&b| b < 0 || b as usize >= nb) {
+        return Err(r.invalid_item_at(
+            "anim_bones",
+            k,
+            at + 2 * k as u64,
+            format!("bone {} out of range ({nb} bones)", anim_bones[k]),
+        ));
+    }
+    let at = r.offset();
+    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
+    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+    let keys = read_keys(r, u64::from(num_frames) * na as u64)?;
     r.field("marker3", |r| r.magic(b"an11"))?;
     r.finish()?;
     Ok(An11 {
@@ -169,18 +194,7 @@ impl An11 {
         w.compact_count(self.anim_bones.len())?;
         w.le_slice(&self.anim_bones);
         w.compact_u32(self.num_frames);
-        for k in &self.keys {
-            w.u8(k.flags());
-            if let Some(p) = &k.position {
-                w.le_slice(p);
-            }
-            if let Some(q) = &k.rotation {
-                w.le_slice(q);
-            }
-            if let Some(s) = &k.scale {
-                w.le_slice(s);
-            }
-        }
+        write_keys(&mut w, &self.keys);
         w.bytes(b"an11");
         Ok(w.into_inner())
     }

@@ -28,6 +28,8 @@ pub enum TargetVersion {
     An10,
     /// an11 (`.anim`, UNIGINE 2.19+): float keys.
     An11,
+    /// an12 (`.anim`, documented only): an11 keys, the frame rate stored, no bind pose.
+    An12,
 }
 
 fn unit(q: Quat) -> Quat {
@@ -602,11 +604,72 @@ impl crate::an11::An11 {
     }
 }
 
+impl crate::an12::An12 {
+    /// Skeleton and one clip, like an11. The file stores its frame rate, which wins
+    /// over `fps` (used only when the stored one is not positive), and no bind pose
+    /// (it lives in the `.skeleton` file): joints rest at the identity, reported.
+    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        let as11 = crate::an11::An11 {
+            bones: self.bones.clone(),
+            bind_pose: vec![meshfmt_core::Transform::IDENTITY; self.bones.len()],
+            anim_bones: self.anim_bones.clone(),
+            num_frames: self.num_frames,
+            keys: self.keys.clone(),
+        };
+        let mut out = as11.to_core(self.fps_or(fps))?;
+        if !self.bones.is_empty() {
+            out.lose(
+                Feature::Skeleton,
+                LossKind::Reduced,
+                "",
+                format!(
+                    "an12 has no bind pose: joints rest at the identity (the pose is in {:?})",
+                    self.skeleton_path.to_string_lossy()
+                ),
+            );
+        }
+        Ok(out)
+    }
+
+    /// An an12 file from a model's skeleton and first clip sampled at `fps` (stored,
+    /// rounded to whole frames per second). The bind pose has no place in an12 (it
+    /// belongs in the `.skeleton` file) and is reported as dropped.
+    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an12::An12>> {
+        let a = crate::an11::An11::from_core(model, fps)?;
+        let mut out = Converted::exact(());
+        out.losses = a.losses;
+        if a.value
+            .bind_pose
+            .iter()
+            .any(|t| *t != meshfmt_core::Transform::IDENTITY)
+        {
+            out.lose(
+                Feature::Skeleton,
+                LossKind::Dropped,
+                "",
+                "an12 stores no bind pose (it belongs in the .skeleton file)",
+            );
+        }
+        let a = a.value;
+        Ok(out.map(|()| crate::an12::An12 {
+            bones: a.bones,
+            skeleton_guid: Default::default(),
+            skeleton_path: Default::default(),
+            anim_bones: a.anim_bones,
+            fps: fps.round() as i32,
+            root_motion: 0,
+            num_frames: a.num_frames,
+            keys: a.keys,
+        }))
+    }
+}
+
 impl AnimFile {
     /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
         match self {
             AnimFile::An11(a) => a.to_core(fps),
+            AnimFile::An12(a) => a.to_core(fps),
             AnimFile::An10(a) => a.to_core(fps),
             AnimFile::As08(a) => a.to_core(fps),
         }
@@ -622,6 +685,7 @@ impl AnimFile {
             TargetVersion::An10 => An10::from_core(model, fps)?.map(AnimFile::An10),
             TargetVersion::As08 => As08::from_core(model, fps)?.map(AnimFile::As08),
             TargetVersion::An11 => crate::an11::An11::from_core(model, fps)?.map(AnimFile::An11),
+            TargetVersion::An12 => crate::an12::An12::from_core(model, fps)?.map(AnimFile::An12),
         })
     }
 }

@@ -1,13 +1,14 @@
-//! UNIGINE animation files: `.anim` (an10) and `.sanim` (as08).
+//! UNIGINE animation files: `.anim` (an10, an11, an12) and `.sanim` (as08).
 //!
 //! | magic | extension | engine | status |
 //! |---|---|---|---|
 //! | `as08` | `.sanim` | UNIGINE 1.x | read/write from the docs; no public sample; flag bits assumed ([`as08::FLAG_BITS`]) |
 //! | `an10` | `.anim` | UNIGINE 2.0 - 2.18 | read/write, verified byte for byte on real files |
 //! | `an11` | `.anim` | UNIGINE 2.19+ | read/write, verified byte for byte on real files |
-//! | `an12` | `.anim` | documented only | recognized, rejected as unsupported |
+//! | `an12` | `.anim` | newest documented | read/write from the official page only, **not verified against real files** (none is public); assumptions in [`an12`] |
 //!
-//! The files store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
+//! as08, an10 and an11 store no frame rate; conversions take it as a parameter
+//! ([`DEFAULT_FPS`]). an12 stores it, and its value wins.
 //!
 //! # Use
 //! ```
@@ -46,6 +47,7 @@
 
 pub mod an10;
 pub mod an11;
+pub mod an12;
 pub mod as08;
 pub mod convert;
 mod error;
@@ -91,6 +93,8 @@ pub enum AnimFile {
     An10(An10),
     /// an11 (UNIGINE 2.19+).
     An11(an11::An11),
+    /// an12 (documented; no public file exists).
+    An12(an12::An12),
 }
 
 impl AnimFile {
@@ -100,6 +104,7 @@ impl AnimFile {
             AnimFile::As08(_) => "as08",
             AnimFile::An10(_) => "an10",
             AnimFile::An11(_) => "an11",
+            AnimFile::An12(_) => "an12",
         }
     }
 
@@ -109,6 +114,7 @@ impl AnimFile {
             AnimFile::As08(a) => a.write(),
             AnimFile::An10(a) => a.write(),
             AnimFile::An11(a) => a.write(),
+            AnimFile::An12(a) => a.write(),
         }
     }
 
@@ -136,6 +142,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
         b"an10" => Ok(AnimFile::An10(an10::read(&mut r)?)),
         b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
         b"an11" => Ok(AnimFile::An11(an11::read(&mut r)?)),
+        b"an12" => Ok(AnimFile::An12(an12::read(&mut r)?)),
         m if sniff(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),
