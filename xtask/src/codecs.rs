@@ -84,6 +84,14 @@ pub const CODECS: &[Codec] = &[
     },
     Codec {
         crate_name: "unigine-mesh",
+        label: "unigine-mesh ms15",
+        ext: "ms15.mesh",
+        encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms15),
+        decode: unigine_read,
+        companion: None,
+    },
+    Codec {
+        crate_name: "unigine-mesh",
         label: "unigine-mesh ms13",
         ext: "ms13.mesh",
         encode: |m| unigine(m, unigine_mesh::TargetVersion::Ms13),

@@ -142,10 +142,11 @@ pub mod unigine {
             (Some("ms10"), _) => TargetVersion::Ms10,
             (Some("ms13"), _) => TargetVersion::Ms13,
             (Some("ms14"), _) => TargetVersion::Ms14,
+            (Some("ms15"), _) => TargetVersion::Ms15,
             (Some("ms11"), _) | (None, _) => TargetVersion::Ms11,
             (Some(v), _) => {
                 return Err(CliError::Format(format!(
-                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11, ms13 or ms14)"
+                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11, ms13, ms14 or ms15)"
                 )));
             }
         };

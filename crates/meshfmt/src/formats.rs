@@ -49,7 +49,7 @@ pub struct Format {
 pub const FORMATS: &[Format] = &[
     Format {
         name: "unigine-mesh",
-        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14)",
+        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15)",
         extensions: &["mesh", "smesh"],
         sniff: unigine_mesh::sniff,
         inspect: Some(adapters::unigine::inspect),

@@ -61,6 +61,8 @@ pub enum TargetVersion {
     Ms13,
     /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
     Ms14,
+    /// ms15 (documented only): static ms14 (no bones, weights or morph targets).
+    Ms15,
 }
 
 /// Writing choices for [`MeshFile::from_core`].
@@ -1315,6 +1317,46 @@ impl MeshFile {
             TargetVersion::Ms10 => Ms1x::from_core(model, Ms1xVersion::Ms10)?.map(MeshFile::Ms1x),
             TargetVersion::Ms11 => Ms1x::from_core(model, Ms1xVersion::Ms11)?.map(MeshFile::Ms1x),
             TargetVersion::Ms13 => Ms1x::from_core(model, Ms1xVersion::Ms13)?.map(MeshFile::Ms1x),
+            TargetVersion::Ms15 => {
+                // Static only: what ms15 cannot hold is dropped here, and said.
+                let mut m = model.clone();
+                let mut dropped = Vec::new();
+                if !m.skeleton.is_empty() {
+                    m.skeleton = Default::default();
+                    dropped.push((Feature::Skeleton, "ms15 meshes are static: no bones"));
+                }
+                if !m.animations.is_empty() {
+                    m.animations.clear();
+                    dropped.push((Feature::Animation, "ms15 meshes are static: no animations"));
+                }
+                if m.surfaces.iter().any(|s| !s.skin.is_empty()) {
+                    dropped.push((Feature::Skin, "ms15 meshes are static: no weights"));
+                }
+                if m.surfaces.iter().any(|s| !s.morph_targets.is_empty()) {
+                    dropped.push((Feature::MorphTargets, "ms15 holds no morph targets"));
+                }
+                for s in &mut m.surfaces {
+                    s.skin.clear();
+                    s.morph_targets.clear();
+                }
+                let c = Ms1x::from_core(&m, Ms1xVersion::Ms13)?;
+                let mut losses = c.losses;
+                for (feature, reason) in dropped {
+                    losses.push(meshfmt_core::Loss {
+                        feature,
+                        kind: LossKind::Dropped,
+                        path: String::new(),
+                        reason: reason.into(),
+                    });
+                }
+                let mut f = crate::ms14::Ms14::from_ms13(c.value)?;
+                f.version = crate::ms14::BlockVersion::Ms15;
+                f.check()?;
+                Converted {
+                    value: MeshFile::Ms14(f),
+                    losses,
+                }
+            }
             TargetVersion::Ms14 => {
                 let c = Ms1x::from_core(model, Ms1xVersion::Ms13)?;
                 let losses = c.losses;

@@ -8,7 +8,7 @@
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
 //! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
 //! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
-//! | `ms15` | `.mesh` | documented only | recognized and rejected: `unsupported UNIGINE mesh version ms15` |
+//! | `ms15` | `.mesh` | newest documented (static meshes) | read/write from the official page only, **not verified against real files** (none is public): ms14 without bones, weights or morph lists ([`ms14::BlockVersion`]) |
 //!
 //! Layouts follow notes/unigine.md, which corrects the Chinese ms10 page: every count
 //! and string length of ms10/ms11 is a compact int, ms10 tangents are 7 bytes and
@@ -105,7 +105,7 @@ pub enum MeshFile {
     Ms08(Ms08),
     /// ms10, ms11 or ms13.
     Ms1x(Ms1x),
-    /// ms14 (LZ4 blocks).
+    /// ms14 or ms15 (LZ4 blocks; see [`ms14::BlockVersion`]).
     Ms14(ms14::Ms14),
 }
 
@@ -114,7 +114,10 @@ impl MeshFile {
     pub fn version(&self) -> &'static str {
         match self {
             MeshFile::Mi08(_) => "mi08",
-            MeshFile::Ms14(_) => "ms14",
+            MeshFile::Ms14(m) => match m.version {
+                ms14::BlockVersion::Ms14 => "ms14",
+                ms14::BlockVersion::Ms15 => "ms15",
+            },
             MeshFile::Ms08(_) => "ms08",
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
@@ -160,7 +163,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
         b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
-        b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
+        b"ms14" | b"ms15" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
         m if sniff(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),

@@ -40,9 +40,32 @@ pub struct SurfaceBlocks {
     pub tree: StoredBlock,
 }
 
-/// An ms14 file.
+/// The two block-compressed versions: ms14, and ms15 (static meshes only: no bones,
+/// one morph target whose vertex count sits in the surface header, no weights section).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BlockVersion {
+    /// `ms14` (UNIGINE 2.20), verified on real files.
+    #[default]
+    Ms14,
+    /// `ms15`, from the official page only (no public file exists).
+    Ms15,
+}
+
+impl BlockVersion {
+    /// The magic.
+    pub fn magic(self) -> &'static [u8; 4] {
+        match self {
+            BlockVersion::Ms14 => b"ms14",
+            BlockVersion::Ms15 => b"ms15",
+        }
+    }
+}
+
+/// An ms14 or ms15 file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ms14 {
+    /// ms14 or ms15.
+    pub version: BlockVersion,
     /// Bones, bind pose and surfaces, with ms13 meaning (`version` is [`Ms1xVersion::Ms13`],
     /// no animations).
     pub mesh: Ms1x,
@@ -118,10 +141,19 @@ fn compress(content: &[u8]) -> Vec<u8> {
 
 /// Reads an ms14 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
-    r.field("magic", |r| r.magic(b"ms14"))?;
+    let version = if r.peek(4).ok() == Some(b"ms15".as_slice()) {
+        BlockVersion::Ms15
+    } else {
+        BlockVersion::Ms14
+    };
+    let magic = version.magic();
+    r.field("magic", |r| r.magic(magic))?;
     let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
     let bounds = r.field("bounds", read_bounds)?;
-    let bones = read_bones(r)?;
+    let bones = match version {
+        BlockVersion::Ms14 => read_bones(r)?,
+        BlockVersion::Ms15 => Vec::new(),
+    };
     let nb = bones.len();
     let ns = r.field("num_surfaces", |r| r.compact_count(46))?;
     let headers = r.field("surfaces", |r| {
@@ -132,17 +164,25 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
             let cindices = r.field("num_cindices", |r| r.compact_count(0))?;
             let tindices = r.field("num_tindices", |r| r.compact_count(0))?;
             let bounds = read_bounds(r)?;
-            let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
-            if n == 0 {
-                return Err(r.invalid_at(r.offset(), "a surface needs at least one morph target"));
-            }
-            let morphs = r.field("morph_targets", |r| {
-                r.array(n as u64, 2, |r| {
-                    let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-                    let nv = r.compact_count(0)?;
-                    Ok((name, nv))
-                })
-            })?;
+            let morphs = if version == BlockVersion::Ms15 {
+                // One unnamed morph target: just its vertex count.
+                let nv = r.field("num_vertices", |r| r.compact_count(0))?;
+                vec![(RawString::default(), nv)]
+            } else {
+                let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
+                if n == 0 {
+                    return Err(
+                        r.invalid_at(r.offset(), "a surface needs at least one morph target")
+                    );
+                }
+                r.field("morph_targets", |r| {
+                    r.array(n as u64, 2, |r| {
+                        let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+                        let nv = r.compact_count(0)?;
+                        Ok((name, nv))
+                    })
+                })?
+            };
             Ok((
                 RawString::from(name),
                 lightmap,
@@ -154,7 +194,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         })
     })?;
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
-    r.field("marker2", |r| r.magic(b"ms14"))?;
+    r.field("marker2", |r| r.magic(magic))?;
     let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
     let bind_pose = bind_pose
         .into_iter()
@@ -167,12 +207,12 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         geometry_blocks
             .push(r.field("geometry_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
     }
-    r.field("marker3", |r| r.magic(b"ms14"))?;
+    r.field("marker3", |r| r.magic(magic))?;
     let mut tree_blocks = Vec::with_capacity(ns);
     for s in 0..ns {
         tree_blocks.push(r.field("tree_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
     }
-    r.field("marker4", |r| r.magic(b"ms14"))?;
+    r.field("marker4", |r| r.magic(magic))?;
     let at = r.offset();
     let offsets: Vec<i64> = r.field("offsets", |r| r.le_array(ns as u64))?;
     if let Some(k) = offsets
@@ -190,7 +230,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
             ),
         ));
     }
-    r.field("marker5", |r| r.magic(b"ms14"))?;
+    r.field("marker5", |r| r.magic(magic))?;
     r.finish()?;
 
     let mut surfaces = Vec::with_capacity(ns);
@@ -201,6 +241,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
             vertices: morphs.iter().map(|m| m.1).collect(),
             cindices,
             tindices,
+            weights: version == BlockVersion::Ms14,
         };
         let names = morphs.into_iter().map(|m| m.0).collect();
         // Offsets inside the decoded block, which has no place in the file.
@@ -241,6 +282,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         .map(|(geometry, tree)| SurfaceBlocks { geometry, tree })
         .collect();
     Ok(Ms14 {
+        version,
         mesh: Ms1x {
             version: Ms1xVersion::Ms13,
             bounds,
@@ -281,6 +323,24 @@ impl Ms14 {
             ));
         }
         self.mesh.check()?;
+        if self.version == BlockVersion::Ms15 {
+            // ms15 is static: no bones, no weights, one unnamed morph target.
+            if !self.mesh.bones.is_empty() {
+                return Err(invalid("ms15 meshes have no bones"));
+            }
+            if let Some(s) = self.mesh.surfaces.iter().find(|s| {
+                !s.weights.is_empty()
+                    || s.morph_targets.len() != 1
+                    || s.morph_targets
+                        .iter()
+                        .any(|m| !m.name.as_bytes().is_empty())
+            }) {
+                return Err(invalid(format!(
+                    "surface '{}': ms15 holds one unnamed morph target and no weights",
+                    s.name
+                )));
+            }
+        }
         if self.trees.len() != self.mesh.surfaces.len() {
             return Err(invalid(format!(
                 "{} spatial trees for {} surfaces",
@@ -295,8 +355,10 @@ impl Ms14 {
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
         let m = &self.mesh;
+        let ms15 = self.version == BlockVersion::Ms15;
+        let magic = self.version.magic();
         let mut w = Writer::new(FORMAT_NAME);
-        w.bytes(b"ms14");
+        w.bytes(magic);
         let stt = i32::try_from(self.spatial_tree_triangles)
             .map_err(|_| invalid("spatial tree triangles out of range"))?;
         if stt < 0 {
@@ -304,10 +366,12 @@ impl Ms14 {
         }
         w.compact_u32(stt as u32);
         w.le_slice(&m.bounds.to_array());
-        w.compact_count(m.bones.len())?;
-        for b in &m.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
+        if !ms15 {
+            w.compact_count(m.bones.len())?;
+            for b in &m.bones {
+                w.compact_nul_string(b.name.as_bytes())?;
+                w.i16_le(b.parent);
+            }
         }
         w.compact_count(m.surfaces.len())?;
         for s in &m.surfaces {
@@ -316,34 +380,38 @@ impl Ms14 {
             w.compact_count(s.cindices.len())?;
             w.compact_count(s.tindices.len())?;
             w.le_slice(&s.bounds.to_array());
-            w.compact_count(s.morph_targets.len())?;
-            for mt in &s.morph_targets {
-                w.compact_nul_string(mt.name.as_bytes())?;
-                w.compact_count(mt.vertices.len())?;
+            if ms15 {
+                w.compact_count(s.num_cvertices())?;
+            } else {
+                w.compact_count(s.morph_targets.len())?;
+                for mt in &s.morph_targets {
+                    w.compact_nul_string(mt.name.as_bytes())?;
+                    w.compact_count(mt.vertices.len())?;
+                }
             }
         }
         w.i64_le(self.memory_estimate);
-        w.bytes(b"ms14");
+        w.bytes(magic);
         let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
         let mut offsets = Vec::with_capacity(m.surfaces.len());
         for (i, s) in m.surfaces.iter().enumerate() {
             offsets.push(w.len() as i64);
             let mut g = Writer::new(FORMAT_NAME);
-            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
+            write_geometry(&mut g, Ms1xVersion::Ms13, s, false, !ms15)?;
             write_block(
                 &mut w,
                 g.as_slice(),
                 self.blocks.get(i).map(|b| &b.geometry),
             );
         }
-        w.bytes(b"ms14");
+        w.bytes(magic);
         for (i, t) in self.trees.iter().enumerate() {
             write_block(&mut w, &t.to_bytes()?, self.blocks.get(i).map(|b| &b.tree));
         }
-        w.bytes(b"ms14");
+        w.bytes(magic);
         w.le_slice(&offsets);
-        w.bytes(b"ms14");
+        w.bytes(magic);
         Ok(w.into_inner())
     }
 }
@@ -371,11 +439,12 @@ impl Ms14 {
                 )));
             }
             let mut g = Writer::new(FORMAT_NAME);
-            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
+            write_geometry(&mut g, Ms1xVersion::Ms13, s, false, true)?;
             estimate = estimate.saturating_add(g.len() + tree.to_bytes()?.len());
             trees.push(tree);
         }
         Ok(Ms14 {
+            version: BlockVersion::Ms14,
             mesh,
             spatial_tree_triangles: 4,
             memory_estimate: i64::try_from(estimate).unwrap_or(i64::MAX),

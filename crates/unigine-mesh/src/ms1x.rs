@@ -376,6 +376,8 @@ pub(crate) struct HeaderCounts {
     pub cindices: usize,
     /// Triangle indices.
     pub tindices: usize,
+    /// Whether the payload has the weights section (ms14; ms15 dropped it).
+    pub weights: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -431,9 +433,13 @@ pub(crate) fn read_geometry(
     }
     let nv0 = morph_targets.first().map_or(0, |m| m.vertices.len());
     let nt0 = morph_targets.first().map_or(0, |m| m.tangents.len());
-    let nw = r.field("num_weights", |r| {
-        count_zero_or(r, nv0, "weights", "coordinate vertices", 1)
-    })?;
+    let nw = if header.is_none_or(|h| h.weights) {
+        r.field("num_weights", |r| {
+            count_zero_or(r, nv0, "weights", "coordinate vertices", 1)
+        })?
+    } else {
+        0
+    };
     let weights = r.field("weights", |r| {
         r.array(nw as u64, 1, |r| {
             let at = r.offset();
@@ -691,7 +697,7 @@ impl Ms1x {
             }
         }
         for s in &self.surfaces {
-            write_geometry(&mut w, self.version, s, true)?;
+            write_geometry(&mut w, self.version, s, true, true)?;
         }
         w.bytes(magic);
         Ok(w.into_inner())
@@ -705,6 +711,7 @@ pub(crate) fn write_geometry(
     version: Ms1xVersion,
     s: &Surface,
     with_counts: bool,
+    with_weights: bool,
 ) -> Result<()> {
     for m in &s.morph_targets {
         if with_counts {
@@ -725,7 +732,9 @@ pub(crate) fn write_geometry(
             }
         }
     }
-    w.compact_count(s.weights.len())?;
+    if with_weights {
+        w.compact_count(s.weights.len())?;
+    }
     for v in &s.weights {
         w.u8(v.count);
         for k in 0..usize::from(v.count) {
