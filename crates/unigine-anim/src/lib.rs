@@ -5,9 +5,15 @@
 //! | `as08` | `.sanim` | UNIGINE 1.x | read/write from the docs; no public sample; flag bits assumed ([`as08::FLAG_BITS`]) |
 //! | `an10` | `.anim` | UNIGINE 2.0 - 2.18 | read/write, verified byte for byte on real files |
 //! | `an11` | `.anim` | UNIGINE 2.19+ | read/write, verified byte for byte on real files |
-//! | `an12` | `.anim` | documented only | recognized, rejected as unsupported |
+//! | `an12` | `.anim` | current docs | read/write **implemented from the documentation only, not verified against real files** ([`an12`]) |
 //!
-//! The files store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
+//! as08/an10/an11 store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
+//! an12 stores one, and its conversion uses it.
+//!
+//! an12 assumptions (the page leaves these open): `bool` root motion is one byte, 0 or 1;
+//! joint parents are checked as in an11; GUID/path strings with a stored length of 0
+//! read as empty but are written back with length 1; the file has no bind pose, so its
+//! skeleton in meshfmt-core has identity rest transforms.
 //!
 //! # Use
 //! ```
@@ -46,6 +52,7 @@
 
 pub mod an10;
 pub mod an11;
+pub mod an12;
 pub mod as08;
 pub mod convert;
 mod error;
@@ -54,6 +61,7 @@ pub mod values;
 use parsing_primitives::{Limits, Reader};
 
 pub use an10::An10;
+pub use an12::An12;
 pub use as08::As08;
 pub use convert::{COORDINATE_SYSTEM, TargetVersion};
 pub use error::{Error, Result};
@@ -74,6 +82,12 @@ pub fn sniff(data: &[u8]) -> bool {
         .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
 }
 
+/// True for a magic of a known family with an unknown version number (`an13`): such
+/// files are rejected as unsupported versions rather than as non-animations.
+fn looks_versioned(m: &[u8; 4]) -> bool {
+    (&m[..2] == b"an" || &m[..2] == b"as") && m[2].is_ascii_digit() && m[3].is_ascii_digit()
+}
+
 /// Reading choices.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadOptions {
@@ -91,6 +105,8 @@ pub enum AnimFile {
     An10(An10),
     /// an11 (UNIGINE 2.19+).
     An11(an11::An11),
+    /// an12 (current docs; implemented from the documentation only).
+    An12(An12),
 }
 
 impl AnimFile {
@@ -100,6 +116,7 @@ impl AnimFile {
             AnimFile::As08(_) => "as08",
             AnimFile::An10(_) => "an10",
             AnimFile::An11(_) => "an11",
+            AnimFile::An12(_) => "an12",
         }
     }
 
@@ -109,6 +126,7 @@ impl AnimFile {
             AnimFile::As08(a) => a.write(),
             AnimFile::An10(a) => a.write(),
             AnimFile::An11(a) => a.write(),
+            AnimFile::An12(a) => a.write(),
         }
     }
 
@@ -136,7 +154,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
         b"an10" => Ok(AnimFile::An10(an10::read(&mut r)?)),
         b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
         b"an11" => Ok(AnimFile::An11(an11::read(&mut r)?)),
-        m if sniff(m) => Err(Error::UnsupportedVersion(
+        b"an12" => Ok(AnimFile::An12(an12::read(&mut r)?)),
+        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),
         _ => Err(Error::NotAnAnimation(magic)),

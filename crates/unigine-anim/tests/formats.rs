@@ -146,8 +146,8 @@ fn an10_bad_input() {
     );
     // Newer versions are named.
     assert_eq!(
-        read(b"an12\x01\x02\x03").unwrap_err().to_string(),
-        "unigine-anim: unsupported UNIGINE animation version an12"
+        read(b"an13\x01\x02\x03").unwrap_err().to_string(),
+        "unigine-anim: unsupported UNIGINE animation version an13"
     );
     let mut rng = Rng::new(3);
     for i in 0..2000 {

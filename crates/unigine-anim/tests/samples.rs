@@ -27,7 +27,7 @@ fn every_an10_sample_round_trips_byte_for_byte() {
                 Err(e) => failures.push(format!("{}: {e}", path.display())),
             },
             Err(Error::UnsupportedVersion(v)) => {
-                assert_eq!(v, "an12");
+                assert_eq!(v, "an13");
                 newer += 1;
             }
             Err(e) => failures.push(format!("{}: {e}", path.display())),

@@ -1,0 +1,125 @@
+//! an12 (`.anim`, current UNIGINE documentation): faithful types, read and write.
+//!
+//! **Implemented from the documentation only** (`animations_formats.md`, summarized in
+//! notes/unigine-current.md section 7); no real an12 file has been seen. Layout:
+//!
+//! ```text
+//! u8[4]  "an12"
+//! i32    num_joints                      -- fixed int32, not a compact int
+//! repeat num_joints: str name (compact length incl. NUL); i16 parent
+//! str32  skeleton GUID                   -- i32 length incl. NUL, bytes, NUL
+//! str32  skeleton path
+//! ci     num_animated; i16 joint_index[num_animated]
+//! i32    fps
+//! u8     root motion (bool)
+//! u8[4]  "an12"
+//! ci     num_frames; frames as an11 (flag byte, flagged f32[3]/f32[4]/f32[3])
+//! u8[4]  "an12"
+//! ```
+//!
+//! Assumptions (the page does not say): `bool` is one byte, 0 or 1 (other values are
+//! rejected so that `write(read(b)) == b`); a `str32` length of 0 reads as an empty
+//! string but is written back as `01 00 00 00 00`; joint parents are checked like an11
+//! bones (`-1 <= parent < num_joints`); unflagged components are the defaults (zero
+//! position, identity rotation, unit scale), as the page says. The file has no bind
+//! pose (it lives in the referenced `.skeleton`).
+
+use parsing_primitives::{RawString, Reader, Writer};
+
+use crate::FORMAT_NAME;
+use crate::an10::{BoneInfo, MAX_NAME, read_bone_entries};
+use crate::an11::{An11Key, check_anim, read_anim_bones, read_frames, write_frames};
+use crate::error::{Result, invalid};
+
+/// An an12 file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct An12 {
+    /// Source joints (parents may point to later joints).
+    pub joints: Vec<BoneInfo>,
+    /// GUID of the shared `.skeleton` file, as stored.
+    pub skeleton_guid: RawString,
+    /// Path of the shared `.skeleton` file, as stored.
+    pub skeleton_path: RawString,
+    /// Animated joints, as indices into `joints`.
+    pub anim_bones: Vec<i16>,
+    /// Frames per second, as stored.
+    pub fps: i32,
+    /// Root-motion flag.
+    pub root_motion: bool,
+    /// Number of frames.
+    pub num_frames: u32,
+    /// `num_frames * anim_bones.len()` keys, frame-major (same records as an11).
+    pub keys: Vec<An11Key>,
+}
+
+/// Reads an an12 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
+    r.field("magic", |r| r.magic(b"an12"))?;
+    let n = r.field("num_joints", |r| r.i32_count(3))?;
+    let joints = read_bone_entries(r, n)?;
+    let skeleton_guid = r.field("skeleton_guid", |r| {
+        r.i32_nul_string(MAX_NAME).map(RawString::from)
+    })?;
+    let skeleton_path = r.field("skeleton_path", |r| {
+        r.i32_nul_string(MAX_NAME).map(RawString::from)
+    })?;
+    let anim_bones = read_anim_bones(r, joints.len())?;
+    let fps = r.field("fps", |r| r.i32_le())?;
+    let at = r.offset();
+    let root_motion = match r.field("root_motion", |r| r.u8())? {
+        0 => false,
+        1 => true,
+        v => return Err(r.invalid_at(at, format!("root motion flag {v} is not 0 or 1"))),
+    };
+    r.field("marker2", |r| r.magic(b"an12"))?;
+    let (num_frames, keys) = read_frames(r, anim_bones.len())?;
+    r.field("marker3", |r| r.magic(b"an12"))?;
+    r.finish()?;
+    Ok(An12 {
+        joints,
+        skeleton_guid,
+        skeleton_path,
+        anim_bones,
+        fps,
+        root_motion,
+        num_frames,
+        keys,
+    })
+}
+
+impl An12 {
+    /// The keys of frame `f` (empty past the end).
+    pub fn frame(&self, f: usize) -> &[An11Key] {
+        let n = self.anim_bones.len();
+        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+    }
+
+    /// Checks what [`An12::write`] relies on.
+    pub fn check(&self) -> Result<()> {
+        check_anim(&self.joints, &self.anim_bones, self.num_frames, &self.keys)
+    }
+
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.check()?;
+        let nj = i32::try_from(self.joints.len())
+            .map_err(|_| invalid("too many joints for an i32 count"))?;
+        let mut w = Writer::new(FORMAT_NAME);
+        w.bytes(b"an12");
+        w.i32_le(nj);
+        for b in &self.joints {
+            w.compact_nul_string(b.name.as_bytes())?;
+            w.i16_le(b.parent);
+        }
+        w.i32_nul_string(self.skeleton_guid.as_bytes())?;
+        w.i32_nul_string(self.skeleton_path.as_bytes())?;
+        w.compact_count(self.anim_bones.len())?;
+        w.le_slice(&self.anim_bones);
+        w.i32_le(self.fps);
+        w.u8(u8::from(self.root_motion));
+        w.bytes(b"an12");
+        write_frames(&mut w, self.num_frames, &self.keys);
+        w.bytes(b"an12");
+        Ok(w.into_inner())
+    }
+}
