@@ -61,6 +61,9 @@ pub enum TargetVersion {
     Ms13,
     /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
     Ms14,
+    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
+    /// bones, weights and morph targets beyond the base geometry.
+    Ms15,
 }
 
 /// Writing choices for [`MeshFile::from_core`].
@@ -1304,6 +1307,7 @@ impl MeshFile {
             MeshFile::Ms08(m) => m.to_core(),
             MeshFile::Ms1x(m) => m.to_core(),
             MeshFile::Ms14(m) => m.mesh.to_core(),
+            MeshFile::Ms15(m) => m.to_core(),
         }
     }
 
@@ -1323,6 +1327,7 @@ impl MeshFile {
                     losses,
                 }
             }
+            TargetVersion::Ms15 => crate::ms15::Ms15::from_core(model)?.map(MeshFile::Ms15),
         })
     }
 }

@@ -8,7 +8,14 @@
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
 //! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
 //! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
-//! | `ms15` | `.mesh` | documented only | recognized and rejected: `unsupported UNIGINE mesh version ms15` |
+//! | `ms15` | `.mesh` | current docs, static | read/write **implemented from the documentation only, not verified against real files** ([`ms15`]) |
+//!
+//! Assumptions for the documented-only formats (the pages leave these open; details in
+//! each module): every field the page calls `int` is a compact int and every `int32` /
+//! `long` a fixed little-endian `i32` / `i64`; ms15 has no bind pose between its second
+//! marker and the blocks; its blocks, LZ4 handling, index widths and spatial trees are
+//! ms14's. Unknown versions of a known family (`ms16`, `sk11`) are rejected as
+//! `unsupported UNIGINE mesh version ...`.
 //!
 //! Layouts follow notes/unigine.md, which corrects the Chinese ms10 page: every count
 //! and string length of ms10/ms11 is a compact int, ms10 tangents are 7 bytes and
@@ -61,6 +68,7 @@ pub mod common;
 pub mod convert;
 mod error;
 pub mod ms14;
+pub mod ms15;
 pub mod ms1x;
 pub mod old;
 pub mod spatial;
@@ -88,6 +96,14 @@ pub fn sniff(data: &[u8]) -> bool {
         .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
 }
 
+/// True for a magic of a known family with an unknown version number (`ms16`): such
+/// files are rejected as unsupported versions rather than as non-meshes.
+fn looks_versioned(m: &[u8; 4]) -> bool {
+    [&b"mi"[..], b"ms", b"sk", b"sn"].contains(&&m[..2])
+        && m[2].is_ascii_digit()
+        && m[3].is_ascii_digit()
+}
+
 /// Reading choices.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadOptions {
@@ -107,6 +123,8 @@ pub enum MeshFile {
     Ms1x(Ms1x),
     /// ms14 (LZ4 blocks).
     Ms14(ms14::Ms14),
+    /// ms15 (static, LZ4 blocks; from the documentation only).
+    Ms15(ms15::Ms15),
 }
 
 impl MeshFile {
@@ -115,6 +133,7 @@ impl MeshFile {
         match self {
             MeshFile::Mi08(_) => "mi08",
             MeshFile::Ms14(_) => "ms14",
+            MeshFile::Ms15(_) => "ms15",
             MeshFile::Ms08(_) => "ms08",
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
@@ -131,6 +150,7 @@ impl MeshFile {
             MeshFile::Ms08(m) => m.write(),
             MeshFile::Ms1x(m) => m.write(),
             MeshFile::Ms14(m) => m.write(),
+            MeshFile::Ms15(m) => m.write(),
         }
     }
 
@@ -161,7 +181,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
         b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
         b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
-        m if sniff(m) => Err(Error::UnsupportedVersion(
+        b"ms15" => Ok(MeshFile::Ms15(ms15::read(&mut r)?)),
+        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),
         _ => Err(Error::NotAMesh(magic)),

@@ -19,7 +19,9 @@ use parsing_primitives::{RawString, Reader, Writer};
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
-use crate::ms1x::{HeaderCounts, Ms1x, Ms1xVersion, read_bones, read_geometry, write_geometry};
+use crate::ms1x::{
+    HeaderCounts, Ms1x, Ms1xVersion, read_bones, read_geometry, write_geometry, write_geometry_with,
+};
 use crate::spatial::SpatialTree;
 
 /// A block as the file had it: its decoded content and its stored bytes.
@@ -116,12 +118,40 @@ fn compress(content: &[u8]) -> Vec<u8> {
     content.to_vec()
 }
 
+/// The block-based static layouts this module reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// ms14: bones, morph-target list per surface, weights count in the geometry.
+    Ms14,
+    /// ms15: no bones, one unnamed vertex count per surface, no weights count.
+    Ms15,
+}
+
+impl Layout {
+    fn magic(self) -> &'static [u8; 4] {
+        match self {
+            Layout::Ms14 => b"ms14",
+            Layout::Ms15 => b"ms15",
+        }
+    }
+}
+
 /// Reads an ms14 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
-    r.field("magic", |r| r.magic(b"ms14"))?;
+    read_layout(r, Layout::Ms14)
+}
+
+/// Reads an ms14 or ms15 file into ms14's faithful types (ms15: no bones, one unnamed
+/// morph target per surface, no weights).
+pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primitives::Result<Ms14> {
+    let magic = layout.magic();
+    r.field("magic", |r| r.magic(magic))?;
     let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
     let bounds = r.field("bounds", read_bounds)?;
-    let bones = read_bones(r)?;
+    let bones = match layout {
+        Layout::Ms14 => read_bones(r)?,
+        Layout::Ms15 => Vec::new(),
+    };
     let nb = bones.len();
     let ns = r.field("num_surfaces", |r| r.compact_count(46))?;
     let headers = r.field("surfaces", |r| {
@@ -132,17 +162,27 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
             let cindices = r.field("num_cindices", |r| r.compact_count(0))?;
             let tindices = r.field("num_tindices", |r| r.compact_count(0))?;
             let bounds = read_bounds(r)?;
-            let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
-            if n == 0 {
-                return Err(r.invalid_at(r.offset(), "a surface needs at least one morph target"));
-            }
-            let morphs = r.field("morph_targets", |r| {
-                r.array(n as u64, 2, |r| {
-                    let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-                    let nv = r.compact_count(0)?;
-                    Ok((name, nv))
-                })
-            })?;
+            let morphs = match layout {
+                Layout::Ms15 => {
+                    let nv = r.field("num_vertices", |r| r.compact_count(0))?;
+                    vec![(RawString::default(), nv)]
+                }
+                Layout::Ms14 => {
+                    let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
+                    if n == 0 {
+                        return Err(
+                            r.invalid_at(r.offset(), "a surface needs at least one morph target")
+                        );
+                    }
+                    r.field("morph_targets", |r| {
+                        r.array(n as u64, 2, |r| {
+                            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+                            let nv = r.compact_count(0)?;
+                            Ok((name, nv))
+                        })
+                    })?
+                }
+            };
             Ok((
                 RawString::from(name),
                 lightmap,
@@ -154,7 +194,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         })
     })?;
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
-    r.field("marker2", |r| r.magic(b"ms14"))?;
+    r.field("marker2", |r| r.magic(magic))?;
     let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
     let bind_pose = bind_pose
         .into_iter()
@@ -167,12 +207,12 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         geometry_blocks
             .push(r.field("geometry_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
     }
-    r.field("marker3", |r| r.magic(b"ms14"))?;
+    r.field("marker3", |r| r.magic(magic))?;
     let mut tree_blocks = Vec::with_capacity(ns);
     for s in 0..ns {
         tree_blocks.push(r.field("tree_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
     }
-    r.field("marker4", |r| r.magic(b"ms14"))?;
+    r.field("marker4", |r| r.magic(magic))?;
     let at = r.offset();
     let offsets: Vec<i64> = r.field("offsets", |r| r.le_array(ns as u64))?;
     if let Some(k) = offsets
@@ -190,7 +230,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
             ),
         ));
     }
-    r.field("marker5", |r| r.magic(b"ms14"))?;
+    r.field("marker5", |r| r.magic(magic))?;
     r.finish()?;
 
     let mut surfaces = Vec::with_capacity(ns);
@@ -201,6 +241,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
             vertices: morphs.iter().map(|m| m.1).collect(),
             cindices,
             tindices,
+            weights: layout == Layout::Ms14,
         };
         let names = morphs.into_iter().map(|m| m.0).collect();
         // Offsets inside the decoded block, which has no place in the file.
@@ -293,10 +334,43 @@ impl Ms14 {
 
     /// The file's bytes; unchanged blocks keep their original compressed bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
+        self.write_layout(Layout::Ms14)
+    }
+
+    /// Checks what writing as ms15 needs beyond [`Ms14::check`]: no bones, one unnamed
+    /// morph target per surface, no weights.
+    pub(crate) fn check_ms15(&self) -> Result<()> {
         self.check()?;
+        if !self.mesh.bones.is_empty() {
+            return Err(invalid("ms15 is static: no bones"));
+        }
+        for (i, s) in self.mesh.surfaces.iter().enumerate() {
+            if s.morph_targets.len() != 1 || !s.morph_targets[0].name.is_empty() {
+                return Err(invalid(format!(
+                    "surface {i} '{}': ms15 holds exactly one unnamed morph target",
+                    s.name
+                )));
+            }
+            if !s.weights.is_empty() {
+                return Err(invalid(format!(
+                    "surface {i} '{}': ms15 is static: no weights",
+                    s.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes in either block layout.
+    pub(crate) fn write_layout(&self, layout: Layout) -> Result<Vec<u8>> {
+        match layout {
+            Layout::Ms14 => self.check()?,
+            Layout::Ms15 => self.check_ms15()?,
+        }
+        let magic = layout.magic();
         let m = &self.mesh;
         let mut w = Writer::new(FORMAT_NAME);
-        w.bytes(b"ms14");
+        w.bytes(magic);
         let stt = i32::try_from(self.spatial_tree_triangles)
             .map_err(|_| invalid("spatial tree triangles out of range"))?;
         if stt < 0 {
@@ -304,10 +378,12 @@ impl Ms14 {
         }
         w.compact_u32(stt as u32);
         w.le_slice(&m.bounds.to_array());
-        w.compact_count(m.bones.len())?;
-        for b in &m.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
+        if layout == Layout::Ms14 {
+            w.compact_count(m.bones.len())?;
+            for b in &m.bones {
+                w.compact_nul_string(b.name.as_bytes())?;
+                w.i16_le(b.parent);
+            }
         }
         w.compact_count(m.surfaces.len())?;
         for s in &m.surfaces {
@@ -316,34 +392,38 @@ impl Ms14 {
             w.compact_count(s.cindices.len())?;
             w.compact_count(s.tindices.len())?;
             w.le_slice(&s.bounds.to_array());
-            w.compact_count(s.morph_targets.len())?;
-            for mt in &s.morph_targets {
-                w.compact_nul_string(mt.name.as_bytes())?;
-                w.compact_count(mt.vertices.len())?;
+            if layout == Layout::Ms15 {
+                w.compact_count(s.num_cvertices())?;
+            } else {
+                w.compact_count(s.morph_targets.len())?;
+                for mt in &s.morph_targets {
+                    w.compact_nul_string(mt.name.as_bytes())?;
+                    w.compact_count(mt.vertices.len())?;
+                }
             }
         }
         w.i64_le(self.memory_estimate);
-        w.bytes(b"ms14");
+        w.bytes(magic);
         let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
         let mut offsets = Vec::with_capacity(m.surfaces.len());
         for (i, s) in m.surfaces.iter().enumerate() {
             offsets.push(w.len() as i64);
             let mut g = Writer::new(FORMAT_NAME);
-            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
+            write_geometry_with(&mut g, Ms1xVersion::Ms13, s, false, layout == Layout::Ms14)?;
             write_block(
                 &mut w,
                 g.as_slice(),
                 self.blocks.get(i).map(|b| &b.geometry),
             );
         }
-        w.bytes(b"ms14");
+        w.bytes(magic);
         for (i, t) in self.trees.iter().enumerate() {
             write_block(&mut w, &t.to_bytes()?, self.blocks.get(i).map(|b| &b.tree));
         }
-        w.bytes(b"ms14");
+        w.bytes(magic);
         w.le_slice(&offsets);
-        w.bytes(b"ms14");
+        w.bytes(magic);
         Ok(w.into_inner())
     }
 }

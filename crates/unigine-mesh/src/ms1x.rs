@@ -376,6 +376,8 @@ pub(crate) struct HeaderCounts {
     pub cindices: usize,
     /// Triangle indices.
     pub tindices: usize,
+    /// False when the geometry has no weights count at all (ms15: static only).
+    pub weights: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -431,9 +433,13 @@ pub(crate) fn read_geometry(
     }
     let nv0 = morph_targets.first().map_or(0, |m| m.vertices.len());
     let nt0 = morph_targets.first().map_or(0, |m| m.tangents.len());
-    let nw = r.field("num_weights", |r| {
-        count_zero_or(r, nv0, "weights", "coordinate vertices", 1)
-    })?;
+    let nw = if header.is_none_or(|h| h.weights) {
+        r.field("num_weights", |r| {
+            count_zero_or(r, nv0, "weights", "coordinate vertices", 1)
+        })?
+    } else {
+        0
+    };
     let weights = r.field("weights", |r| {
         r.array(nw as u64, 1, |r| {
             let at = r.offset();
@@ -706,6 +712,18 @@ pub(crate) fn write_geometry(
     s: &Surface,
     with_counts: bool,
 ) -> Result<()> {
+    write_geometry_with(w, version, s, with_counts, true)
+}
+
+/// [`write_geometry`], and `with_weights = false` also leaves out the weights count
+/// (ms15, which has no weights; the caller checks the surface has none).
+pub(crate) fn write_geometry_with(
+    w: &mut Writer,
+    version: Ms1xVersion,
+    s: &Surface,
+    with_counts: bool,
+    with_weights: bool,
+) -> Result<()> {
     for m in &s.morph_targets {
         if with_counts {
             w.compact_count(m.vertices.len())?;
@@ -725,7 +743,9 @@ pub(crate) fn write_geometry(
             }
         }
     }
-    w.compact_count(s.weights.len())?;
+    if with_weights {
+        w.compact_count(s.weights.len())?;
+    }
     for v in &s.weights {
         w.u8(v.count);
         for k in 0..usize::from(v.count) {

@@ -195,12 +195,12 @@ fn counts_and_ranges() {
 
 #[test]
 fn newer_versions_are_rejected_by_name() {
-    let mut bytes = b"ms15".to_vec();
+    let mut bytes = b"ms16".to_vec();
     bytes.extend_from_slice(&[0; 64]);
     let e = read(&bytes).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unigine-mesh: unsupported UNIGINE mesh version ms15"
+        "unigine-mesh: unsupported UNIGINE mesh version ms16"
     );
     assert!(matches!(read(b"abcd"), Err(Error::NotAMesh(_))));
     assert!(read(b"ms").is_err());
