@@ -64,6 +64,9 @@ pub enum TargetVersion {
     /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
     /// bones, weights and morph targets beyond the base geometry.
     Ms15,
+    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
+    /// skeleton alone.
+    Sn10,
 }
 
 /// Writing choices for [`MeshFile::from_core`].
@@ -1308,6 +1311,7 @@ impl MeshFile {
             MeshFile::Ms1x(m) => m.to_core(),
             MeshFile::Ms14(m) => m.mesh.to_core(),
             MeshFile::Ms15(m) => m.to_core(),
+            MeshFile::Sn10(m) => m.to_core(),
         }
     }
 
@@ -1328,6 +1332,7 @@ impl MeshFile {
                 }
             }
             TargetVersion::Ms15 => crate::ms15::Ms15::from_core(model)?.map(MeshFile::Ms15),
+            TargetVersion::Sn10 => crate::sn10::Sn10::from_core(model)?.map(MeshFile::Sn10),
         })
     }
 }

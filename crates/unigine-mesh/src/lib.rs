@@ -9,6 +9,7 @@
 //! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
 //! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
 //! | `ms15` | `.mesh` | current docs, static | read/write **implemented from the documentation only, not verified against real files** ([`ms15`]) |
+//! | `sn10` | `.skeleton` | current docs, shared skeleton | read/write **implemented from the documentation only, not verified against real files** ([`sn10`]) |
 //!
 //! Assumptions for the documented-only formats (the pages leave these open; details in
 //! each module): every field the page calls `int` is a compact int and every `int32` /
@@ -71,6 +72,7 @@ pub mod ms14;
 pub mod ms15;
 pub mod ms1x;
 pub mod old;
+pub mod sn10;
 pub mod spatial;
 pub mod tangent;
 
@@ -86,8 +88,8 @@ pub use old::{Mi08, Ms08};
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 7] = [
-    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15",
+pub const MAGICS: [&[u8; 4]; 8] = [
+    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15", b"sn10",
 ];
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
@@ -125,6 +127,8 @@ pub enum MeshFile {
     Ms14(ms14::Ms14),
     /// ms15 (static, LZ4 blocks; from the documentation only).
     Ms15(ms15::Ms15),
+    /// sn10 `.skeleton` (joints, bind pose, blend profiles; from the documentation only).
+    Sn10(sn10::Sn10),
 }
 
 impl MeshFile {
@@ -134,6 +138,7 @@ impl MeshFile {
             MeshFile::Mi08(_) => "mi08",
             MeshFile::Ms14(_) => "ms14",
             MeshFile::Ms15(_) => "ms15",
+            MeshFile::Sn10(_) => "sn10",
             MeshFile::Ms08(_) => "ms08",
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
@@ -151,6 +156,7 @@ impl MeshFile {
             MeshFile::Ms1x(m) => m.write(),
             MeshFile::Ms14(m) => m.write(),
             MeshFile::Ms15(m) => m.write(),
+            MeshFile::Sn10(m) => m.write(),
         }
     }
 
@@ -182,6 +188,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
         b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
         b"ms15" => Ok(MeshFile::Ms15(ms15::read(&mut r)?)),
+        b"sn10" => Ok(MeshFile::Sn10(sn10::read(&mut r)?)),
         m if looks_versioned(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),

@@ -240,6 +240,15 @@ fn count_zero_or(
 /// index into the list, which may point to a later bone).
 pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
     let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
+    read_bone_entries(r, num_bones)
+}
+
+/// `num_bones` bone entries (`str name; i16 parent`) after a count read by the caller
+/// (compact in ms1x/ms14, `i32` in sk10/sn10) and checked at 3 bytes per bone.
+pub(crate) fn read_bone_entries(
+    r: &mut Reader<'_>,
+    num_bones: usize,
+) -> parsing_primitives::Result<Vec<BoneInfo>> {
     r.field("bones", |r| {
         r.array(num_bones as u64, 3, |r| {
             let name = RawString::from(read_name(r)?);
