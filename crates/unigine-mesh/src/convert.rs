@@ -64,6 +64,9 @@ pub enum TargetVersion {
     /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
     /// bones, weights and morph targets beyond the base geometry.
     Ms15,
+    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
+    /// ms13 content in LZ4 blocks, with bind and rest transforms.
+    Sk10,
     /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
     /// skeleton alone.
     Sn10,
@@ -283,7 +286,7 @@ impl Ms1x {
     }
 }
 
-fn bind_to_transform(t: &BindTransform) -> Transform {
+pub(crate) fn bind_to_transform(t: &BindTransform) -> Transform {
     let q = Quat::from_array(t.rotation);
     Transform {
         translation: Vec3::from_array(t.position),
@@ -296,7 +299,7 @@ fn bind_to_transform(t: &BindTransform) -> Transform {
     }
 }
 
-fn transform_to_bind(t: &Transform) -> BindTransform {
+pub(crate) fn transform_to_bind(t: &Transform) -> BindTransform {
     BindTransform {
         position: t.translation.to_array(),
         rotation: t.rotation.to_array(),
@@ -1311,6 +1314,7 @@ impl MeshFile {
             MeshFile::Ms1x(m) => m.to_core(),
             MeshFile::Ms14(m) => m.mesh.to_core(),
             MeshFile::Ms15(m) => m.to_core(),
+            MeshFile::Sk10(m) => m.to_core(),
             MeshFile::Sn10(m) => m.to_core(),
         }
     }
@@ -1332,6 +1336,7 @@ impl MeshFile {
                 }
             }
             TargetVersion::Ms15 => crate::ms15::Ms15::from_core(model)?.map(MeshFile::Ms15),
+            TargetVersion::Sk10 => crate::sk10::Sk10::from_core(model)?.map(MeshFile::Sk10),
             TargetVersion::Sn10 => crate::sn10::Sn10::from_core(model)?.map(MeshFile::Sn10),
         })
     }
