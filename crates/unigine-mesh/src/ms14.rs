@@ -451,7 +451,7 @@ impl Ms14 {
             return Err(invalid("ms15 is static: no bones"));
         }
         for (i, s) in self.mesh.surfaces.iter().enumerate() {
-            if s.morph_targets.len() != 1 || !s.morph_targets[0].name.is_empty() {
+            if s.morph_targets.len() != 1 || s.morph_targets.iter().any(|t| !t.name.is_empty()) {
                 return Err(invalid(format!(
                     "surface {i} '{}': ms15 holds exactly one unnamed morph target",
                     s.name
