@@ -98,6 +98,9 @@ pub mod unigine {
         match &f {
             MeshFile::Ms1x(m) => ms1x_counts(m, &mut info),
             MeshFile::Ms14(m) => ms1x_counts(&m.mesh, &mut info),
+            MeshFile::Ms15(m) => ms1x_counts(&m.0.mesh, &mut info),
+            MeshFile::Sk10(k) => ms1x_counts(&k.mesh, &mut info),
+            MeshFile::Sn10(s) => info.bones = s.joints.len() as u64,
             MeshFile::Mi08(m) => {
                 info.surfaces = m.surfaces.len() as u64;
                 info.vertices = m.surfaces.iter().map(|s| s.positions.len() as u64).sum();
@@ -143,10 +146,12 @@ pub mod unigine {
             (Some("ms13"), _) => TargetVersion::Ms13,
             (Some("ms14"), _) => TargetVersion::Ms14,
             (Some("ms15"), _) => TargetVersion::Ms15,
+            (Some("sk10"), _) | (None, "mesh_skinned") => TargetVersion::Sk10,
+            (Some("sn10"), _) | (None, "skeleton") => TargetVersion::Sn10,
             (Some("ms11"), _) | (None, _) => TargetVersion::Ms11,
             (Some(v), _) => {
                 return Err(CliError::Format(format!(
-                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11, ms13, ms14 or ms15)"
+                    "unigine-mesh: cannot write version '{v}' (choose mi08, ms08, ms10, ms11, ms13, ms14, ms15, sk10 or sn10)"
                 )));
             }
         };
@@ -165,7 +170,12 @@ pub mod unigine {
 
     /// `.smesh` files are ms08.
     pub fn extension_version(ext: &str) -> Option<&'static str> {
-        (ext == "smesh").then_some("ms08")
+        match ext {
+            "smesh" => Some("ms08"),
+            "mesh_skinned" => Some("sk10"),
+            "skeleton" => Some("sn10"),
+            _ => None,
+        }
     }
 
     /// The version of a file, for deciding whether `convert` can rewrite it.
@@ -206,7 +216,7 @@ pub mod anim {
                 info.frames = u64::from(a.num_frames);
             }
             AnimFile::An12(a) => {
-                info.bones = a.bones.len() as u64;
+                info.bones = a.joints.len() as u64;
                 info.animations = 1;
                 info.frames = u64::from(a.num_frames);
             }

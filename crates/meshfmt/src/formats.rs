@@ -49,8 +49,8 @@ pub struct Format {
 pub const FORMATS: &[Format] = &[
     Format {
         name: "unigine-mesh",
-        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15)",
-        extensions: &["mesh", "smesh"],
+        description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15, sk10 .mesh_skinned, sn10 .skeleton)",
+        extensions: &["mesh", "smesh", "mesh_skinned", "skeleton"],
         sniff: unigine_mesh::sniff,
         inspect: Some(adapters::unigine::inspect),
         to_core: Some(adapters::unigine::to_core),

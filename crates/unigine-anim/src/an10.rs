@@ -175,6 +175,16 @@ fn read_box(r: &mut Reader<'_>) -> parsing_primitives::Result<QuantBox> {
 /// `i16` parent (-1 or an index into the list).
 pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
     let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
+    read_bone_entries(r, num_bones)
+}
+
+/// `num_bones` bone entries (`str name; i16 parent`) whose count was read already
+/// (compact in an10/an11, `i32` in an12); the count must have been checked against the
+/// bytes left (3 bytes per bone).
+pub(crate) fn read_bone_entries(
+    r: &mut Reader<'_>,
+    num_bones: usize,
+) -> parsing_primitives::Result<Vec<BoneInfo>> {
     r.field("bones", |r| {
         r.array(num_bones as u64, 3, |r| {
             let name = RawString::from(r.compact_nul_string(MAX_NAME)?);

@@ -58,14 +58,41 @@ pub struct An11 {
     pub keys: Vec<An11Key>,
 }
 
-/// The frame records shared by an11 and an12: a flag byte (bit 0 position, bit 1
-/// rotation, bit 2 scale) and the flagged components as floats.
-pub(crate) fn read_keys(
+/// `ci num_anim_bones; i16 bone_index[num_anim_bones]` with every index checked
+/// against `num_bones` (shared by an11 and an12).
+pub(crate) fn read_anim_bones(
     r: &mut Reader<'_>,
-    count: u64,
-) -> parsing_primitives::Result<Vec<An11Key>> {
-    r.field("frames", |r| {
-        r.array(count, 1, |r| {
+    nb: usize,
+) -> parsing_primitives::Result<Vec<i16>> {
+    let na = r.field("num_anim_bones", |r| r.compact_count(2))?;
+    let at = r.offset();
+    let anim_bones: Vec<i16> = r.field("anim_bones", |r| r.le_array(na as u64))?;
+    if let Some((k, b)) = anim_bones
+        .iter()
+        .enumerate()
+        .find(|(_, b)| **b < 0 || **b as usize >= nb)
+    {
+        return Err(r.invalid_item_at(
+            "anim_bones",
+            k,
+            at + 2 * k as u64,
+            format!("bone {b} out of range ({nb} bones)"),
+        ));
+    }
+    Ok(anim_bones)
+}
+
+/// `ci num_frames`, then `num_frames * na` flagged key records (shared by an11 and
+/// an12). Returns the frame count and the keys, frame-major.
+pub(crate) fn read_frames(
+    r: &mut Reader<'_>,
+    na: usize,
+) -> parsing_primitives::Result<(u32, Vec<An11Key>)> {
+    let at = r.offset();
+    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
+    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+    let keys = r.field("frames", |r| {
+        r.array(u64::from(num_frames) * na as u64, 1, |r| {
             let at = r.offset();
             let flags = r.u8()?;
             if flags & !7 != 0 {
@@ -91,11 +118,13 @@ pub(crate) fn read_keys(
                 },
             })
         })
-    })
+    })?;
+    Ok((num_frames, keys))
 }
 
-/// Writes frame records (see [`read_keys`]).
-pub(crate) fn write_keys(w: &mut Writer, keys: &[An11Key]) {
+/// Writes `ci num_frames` and the key records (shared by an11 and an12).
+pub(crate) fn write_frames(w: &mut Writer, num_frames: u32, keys: &[An11Key]) {
+    w.compact_u32(num_frames);
     for k in keys {
         w.u8(k.flags());
         if let Some(p) = &k.position {
@@ -110,6 +139,34 @@ pub(crate) fn write_keys(w: &mut Writer, keys: &[An11Key]) {
     }
 }
 
+/// Checks a bone list, animated-bone indices and key count (shared by an11 and an12).
+pub(crate) fn check_anim(
+    bones: &[BoneInfo],
+    anim_bones: &[i16],
+    num_frames: u32,
+    keys: &[An11Key],
+) -> Result<()> {
+    let nb = bones.len();
+    if nb > i16::MAX as usize {
+        return Err(invalid(format!("{nb} bones exceed the i16 range")));
+    }
+    if let Some(b) = bones
+        .iter()
+        .find(|b| b.parent < -1 || b.parent as isize >= nb as isize)
+    {
+        return Err(invalid(format!("parent {} out of range", b.parent)));
+    }
+    if let Some(b) = anim_bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
+        return Err(invalid(format!(
+            "animated bone {b} out of range ({nb} bones)"
+        )));
+    }
+    if keys.len() as u64 != u64::from(num_frames) * anim_bones.len() as u64 {
+        return Err(invalid("key count does not match frames x animated bones"));
+    }
+    Ok(())
+}
+
 /// Reads an an11 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
     r.field("magic", |r| r.magic(b"an11"))?;
@@ -118,21 +175,8 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
     r.field("marker2", |r| r.magic(b"an11"))?;
     let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
     let bind_pose = bind_pose.into_iter().map(Transform::from_array).collect();
-    let na = r.field("num_anim_bones", |r| r.compact_count(2))?;
-    let at = r.offset();
-    let anim_bones: Vec<i16> = r.field("anim_bones", |r| r.le_array(na as u64))?;
-    if let Some(k) = anim_bones.iter().position(|&b| b < 0 || b as usize >= nb) {
-        return Err(r.invalid_item_at(
-            "anim_bones",
-            k,
-            at + 2 * k as u64,
-            format!("bone {} out of range ({nb} bones)", anim_bones[k]),
-        ));
-    }
-    let at = r.offset();
-    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
-    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
-    let keys = read_keys(r, u64::from(num_frames) * na as u64)?;
+    let anim_bones = read_anim_bones(r, nb)?;
+    let (num_frames, keys) = read_frames(r, anim_bones.len())?;
     r.field("marker3", |r| r.magic(b"an11"))?;
     r.finish()?;
     Ok(An11 {
@@ -154,28 +198,13 @@ impl An11 {
     /// Checks what [`An11::write`] relies on.
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        if nb > i16::MAX as usize || self.bind_pose.len() != nb {
+        if self.bind_pose.len() != nb {
             return Err(invalid(format!(
                 "{nb} bones with {} bind transforms",
                 self.bind_pose.len()
             )));
         }
-        if let Some(b) = self
-            .bones
-            .iter()
-            .find(|b| b.parent < -1 || b.parent as isize >= nb as isize)
-        {
-            return Err(invalid(format!("parent {} out of range", b.parent)));
-        }
-        if let Some(b) = self.anim_bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
-            return Err(invalid(format!(
-                "animated bone {b} out of range ({nb} bones)"
-            )));
-        }
-        if self.keys.len() as u64 != u64::from(self.num_frames) * self.anim_bones.len() as u64 {
-            return Err(invalid("key count does not match frames x animated bones"));
-        }
-        Ok(())
+        check_anim(&self.bones, &self.anim_bones, self.num_frames, &self.keys)
     }
 
     /// The file's bytes.
@@ -193,8 +222,7 @@ impl An11 {
         w.le_slice(&pose);
         w.compact_count(self.anim_bones.len())?;
         w.le_slice(&self.anim_bones);
-        w.compact_u32(self.num_frames);
-        write_keys(&mut w, &self.keys);
+        write_frames(&mut w, self.num_frames, &self.keys);
         w.bytes(b"an11");
         Ok(w.into_inner())
     }

@@ -1,89 +1,97 @@
-//! an12 (`.anim`, the newest documented version): faithful types, read and write, from
-//! the official page only (specs/unigine-current/animations_formats.md; no public file
-//! exists, so nothing here was checked against the engine's output).
+//! an12 (`.anim`, current UNIGINE documentation): faithful types, read and write.
+//!
+//! **Implemented from the documentation only** (`animations_formats.md`, summarized in
+//! notes/unigine-current.md section 7); no real an12 file has been seen. Layout:
 //!
 //! ```text
-//! "an12"; int32 num_joints; per joint: str name (compact length counting the NUL),
-//! i16 parent; str32 skeleton GUID; str32 skeleton path (int32 lengths counting the NUL);
-//! ci num_animated; i16 index[num_animated]; int32 fps; bool root_motion; "an12";
-//! ci num_frames; frames exactly as an11; "an12"
+//! u8[4]  "an12"
+//! i32    num_joints                      -- fixed int32, not a compact int
+//! repeat num_joints: str name (compact length incl. NUL); i16 parent
+//! str32  skeleton GUID                   -- i32 length incl. NUL, bytes, NUL
+//! str32  skeleton path
+//! ci     num_animated; i16 joint_index[num_animated]
+//! i32    fps
+//! u8     root motion (bool)
+//! u8[4]  "an12"
+//! ci     num_frames; frames as an11 (flag byte, flagged f32[3]/f32[4]/f32[3])
+//! u8[4]  "an12"
 //! ```
-//! No bind pose: it lives in the shared `.skeleton` file the GUID and path name.
-//! Assumptions where the page is silent: `bool` is one byte (0 or 1 written, any value
-//! read and kept), joint names use the same compact-length strings as an11, and a
-//! negative fps is kept as stored (conversions fall back to 30).
+//!
+//! Assumptions (the page does not say): `bool` is one byte, 0 or 1 (other values are
+//! rejected so that `write(read(b)) == b`); a `str32` length of 0 reads as an empty
+//! string but is written back as `01 00 00 00 00`; joint parents are checked like an11
+//! bones (`-1 <= parent < num_joints`); unflagged components are the defaults (zero
+//! position, identity rotation, unit scale), as the page says. The file has no bind
+//! pose (it lives in the referenced `.skeleton`).
+//!
+//! ```
+//! use unigine_anim::{AnimFile, TargetVersion};
+//!
+//! let model = meshfmt_core::canonical::skinned_arm();
+//! let file = AnimFile::from_core(&model, TargetVersion::An12, 24.0)?.value;
+//! let bytes = file.write()?;
+//! assert_eq!(&bytes[..4], b"an12");
+//! let back = unigine_anim::read(&bytes)?;
+//! assert_eq!(back.write()?, bytes);
+//! // an12 stores its frame rate: the argument is only a fallback for fps <= 0.
+//! let clip = &back.to_core(30.0)?.value.animations[0];
+//! assert_eq!(clip.channels[0].rotation.times[1], 1.0 / 24.0);
+//! # Ok::<(), unigine_anim::Error>(())
+//! ```
 
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
-use crate::an10::{BoneInfo, MAX_NAME};
-use crate::an11::{An11Key, read_keys, write_keys};
+use crate::an10::{BoneInfo, MAX_NAME, read_bone_entries};
+use crate::an11::{An11Key, check_anim, read_anim_bones, read_frames, write_frames};
 use crate::error::{Result, invalid};
 
 /// An an12 file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct An12 {
-    /// The source skeleton's joints (parents may point to later joints).
-    pub bones: Vec<BoneInfo>,
-    /// GUID of the shared `.skeleton` file.
+    /// Source joints (parents may point to later joints).
+    pub joints: Vec<BoneInfo>,
+    /// GUID of the shared `.skeleton` file, as stored.
     pub skeleton_guid: RawString,
-    /// Path of the shared `.skeleton` file.
+    /// Path of the shared `.skeleton` file, as stored.
     pub skeleton_path: RawString,
-    /// Animated joints, as indices into `bones`.
+    /// Animated joints, as indices into `joints`.
     pub anim_bones: Vec<i16>,
     /// Frames per second, as stored.
     pub fps: i32,
-    /// The root-motion flag byte, as stored.
-    pub root_motion: u8,
+    /// Root-motion flag.
+    pub root_motion: bool,
     /// Number of frames.
     pub num_frames: u32,
-    /// `num_frames * anim_bones.len()` keys, frame-major.
+    /// `num_frames * anim_bones.len()` keys, frame-major (same records as an11).
     pub keys: Vec<An11Key>,
 }
 
 /// Reads an an12 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
     r.field("magic", |r| r.magic(b"an12"))?;
-    let nb = r.field("num_joints", |r| r.i32_count(3))?;
-    let bones = r.field("joints", |r| {
-        r.array(nb as u64, 3, |r| {
-            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-            let at = r.offset();
-            let parent = r.i16_le()?;
-            if parent < -1 || parent as isize >= nb as isize {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} joints)")));
-            }
-            Ok(BoneInfo { name, parent })
-        })
-    })?;
+    let n = r.field("num_joints", |r| r.i32_count(3))?;
+    let joints = read_bone_entries(r, n)?;
     let skeleton_guid = r.field("skeleton_guid", |r| {
         r.i32_nul_string(MAX_NAME).map(RawString::from)
     })?;
     let skeleton_path = r.field("skeleton_path", |r| {
         r.i32_nul_string(MAX_NAME).map(RawString::from)
     })?;
-    let na = r.field("num_animated", |r| r.compact_count(2))?;
-    let at = r.offset();
-    let anim_bones: Vec<i16> = r.field("animated", |r| r.le_array(na as u64))?;
-    if let Some(k) = anim_bones.iter().position(|&b| b < 0 || b as usize >= nb) {
-        return Err(r.invalid_item_at(
-            "animated",
-            k,
-            at + 2 * k as u64,
-            format!("joint {} out of range ({nb} joints)", anim_bones[k]),
-        ));
-    }
+    let anim_bones = read_anim_bones(r, joints.len())?;
     let fps = r.field("fps", |r| r.i32_le())?;
-    let root_motion = r.field("root_motion", |r| r.u8())?;
-    r.field("marker2", |r| r.magic(b"an12"))?;
     let at = r.offset();
-    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
-    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
-    let keys = read_keys(r, u64::from(num_frames) * na as u64)?;
+    let root_motion = match r.field("root_motion", |r| r.u8())? {
+        0 => false,
+        1 => true,
+        v => return Err(r.invalid_at(at, format!("root motion flag {v} is not 0 or 1"))),
+    };
+    r.field("marker2", |r| r.magic(b"an12"))?;
+    let (num_frames, keys) = read_frames(r, anim_bones.len())?;
     r.field("marker3", |r| r.magic(b"an12"))?;
     r.finish()?;
     Ok(An12 {
-        bones,
+        joints,
         skeleton_guid,
         skeleton_path,
         anim_bones,
@@ -95,37 +103,26 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
 }
 
 impl An12 {
+    /// The keys of frame `f` (empty past the end).
+    pub fn frame(&self, f: usize) -> &[An11Key] {
+        let n = self.anim_bones.len();
+        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+    }
+
     /// Checks what [`An12::write`] relies on.
     pub fn check(&self) -> Result<()> {
-        let nb = self.bones.len();
-        if nb > i16::MAX as usize {
-            return Err(invalid(format!("{nb} joints")));
-        }
-        if let Some(b) = self
-            .bones
-            .iter()
-            .find(|b| b.parent < -1 || b.parent as isize >= nb as isize)
-        {
-            return Err(invalid(format!("parent {} out of range", b.parent)));
-        }
-        if let Some(b) = self.anim_bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
-            return Err(invalid(format!(
-                "animated joint {b} out of range ({nb} joints)"
-            )));
-        }
-        if self.keys.len() as u64 != u64::from(self.num_frames) * self.anim_bones.len() as u64 {
-            return Err(invalid("key count does not match frames x animated joints"));
-        }
-        Ok(())
+        check_anim(&self.joints, &self.anim_bones, self.num_frames, &self.keys)
     }
 
     /// The file's bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
+        let nj = i32::try_from(self.joints.len())
+            .map_err(|_| invalid("too many joints for an i32 count"))?;
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an12");
-        w.i32_le(self.bones.len() as i32);
-        for b in &self.bones {
+        w.i32_le(nj);
+        for b in &self.joints {
             w.compact_nul_string(b.name.as_bytes())?;
             w.i16_le(b.parent);
         }
@@ -134,20 +131,10 @@ impl An12 {
         w.compact_count(self.anim_bones.len())?;
         w.le_slice(&self.anim_bones);
         w.i32_le(self.fps);
-        w.u8(self.root_motion);
+        w.u8(u8::from(self.root_motion));
         w.bytes(b"an12");
-        w.compact_u32(self.num_frames);
-        write_keys(&mut w, &self.keys);
+        write_frames(&mut w, self.num_frames, &self.keys);
         w.bytes(b"an12");
         Ok(w.into_inner())
-    }
-
-    /// The stored frame rate, or `fallback` when it is not positive.
-    pub fn fps_or(&self, fallback: f32) -> f32 {
-        if self.fps > 0 {
-            self.fps as f32
-        } else {
-            fallback
-        }
     }
 }

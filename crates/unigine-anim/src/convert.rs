@@ -28,7 +28,8 @@ pub enum TargetVersion {
     An10,
     /// an11 (`.anim`, UNIGINE 2.19+): float keys.
     An11,
-    /// an12 (`.anim`, documented only): an11 keys, the frame rate stored, no bind pose.
+    /// an12 (`.anim`, current docs; implemented from the documentation only): an11 keys,
+    /// no bind pose, fps stored (rounded to an integer).
     An12,
 }
 
@@ -482,53 +483,153 @@ impl As08 {
     }
 }
 
+/// The one clip of an an11/an12 key table; unflagged components are the defaults.
+fn clip_from_keys(
+    anim_bones: &[i16],
+    num_frames: u32,
+    keys: &[crate::an11::An11Key],
+    fps: f32,
+) -> Clip {
+    let na = anim_bones.len();
+    let mut channels = Vec::with_capacity(na);
+    for (slot, &bone) in anim_bones.iter().enumerate() {
+        let mut c = Channel {
+            bone: bone as usize,
+            ..Channel::default()
+        };
+        let keys: Vec<&crate::an11::An11Key> = (0..num_frames as usize)
+            .filter_map(|f| keys.get(f * na + slot))
+            .collect();
+        let (any_p, any_r, any_s) = (
+            keys.iter().any(|k| k.position.is_some()),
+            keys.iter().any(|k| k.rotation.is_some()),
+            keys.iter().any(|k| k.scale.is_some()),
+        );
+        for (f, k) in keys.iter().enumerate() {
+            let t = k.transform();
+            let time = f as f32 / fps;
+            if any_p {
+                c.translation.times.push(time);
+                c.translation.values.push(t.translation);
+            }
+            if any_r {
+                c.rotation.times.push(time);
+                c.rotation.values.push(unit(t.rotation));
+            }
+            if any_s {
+                c.scale.times.push(time);
+                c.scale.values.push(t.scale);
+            }
+        }
+        channels.push(c);
+    }
+    Clip {
+        name: String::new(),
+        channels,
+    }
+}
+
 impl crate::an11::An11 {
     /// Skeleton (bind pose as rest) and one clip (an11 files are one unnamed clip).
     /// Unflagged components are the defaults, as the format defines.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
         let skeleton = skeleton(&self.bones, &self.bind_pose);
-        let na = self.anim_bones.len();
-        let mut channels = Vec::with_capacity(na);
-        for (slot, &bone) in self.anim_bones.iter().enumerate() {
-            let mut c = Channel {
-                bone: bone as usize,
-                ..Channel::default()
-            };
-            let keys: Vec<&crate::an11::An11Key> = (0..self.num_frames as usize)
-                .filter_map(|f| self.keys.get(f * na + slot))
-                .collect();
-            let (any_p, any_r, any_s) = (
-                keys.iter().any(|k| k.position.is_some()),
-                keys.iter().any(|k| k.rotation.is_some()),
-                keys.iter().any(|k| k.scale.is_some()),
-            );
-            for (f, k) in keys.iter().enumerate() {
-                let t = k.transform();
-                let time = f as f32 / fps;
-                if any_p {
-                    c.translation.times.push(time);
-                    c.translation.values.push(t.translation);
-                }
-                if any_r {
-                    c.rotation.times.push(time);
-                    c.rotation.values.push(unit(t.rotation));
-                }
-                if any_s {
-                    c.scale.times.push(time);
-                    c.scale.values.push(t.scale);
-                }
-            }
-            channels.push(c);
-        }
-        let animations = vec![Clip {
-            name: String::new(),
-            channels,
-        }];
+        let clip = clip_from_keys(&self.anim_bones, self.num_frames, &self.keys, fps);
         Ok(Converted::exact(Model {
             coordinate_system: COORDINATE_SYSTEM,
             skeleton,
-            animations,
+            animations: vec![clip],
             ..Model::default()
+        }))
+    }
+}
+
+impl crate::an12::An12 {
+    /// Frames per second for conversions: the stored value when positive, else
+    /// `fallback`.
+    pub fn effective_fps(&self, fallback: f32) -> f32 {
+        if self.fps > 0 {
+            self.fps as f32
+        } else {
+            fallback
+        }
+    }
+
+    /// Skeleton and one clip at the stored fps ([`Self::effective_fps`] with
+    /// [`crate::DEFAULT_FPS`]). an12 stores no bind pose (it lives in the referenced
+    /// `.skeleton`), so every joint's rest transform is the identity; the skeleton
+    /// reference and root-motion flag have no place in meshfmt-core and are reported
+    /// as losses.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_at(self.effective_fps(crate::DEFAULT_FPS))
+    }
+
+    fn to_core_at(&self, fps: f32) -> Result<Converted<Model>> {
+        let identity = vec![Transform::IDENTITY; self.joints.len()];
+        let skeleton = skeleton(&self.joints, &identity);
+        let clip = clip_from_keys(&self.anim_bones, self.num_frames, &self.keys, fps);
+        let mut out = Converted::exact(());
+        if !self.skeleton_guid.is_empty() || !self.skeleton_path.is_empty() {
+            out.lose(
+                Feature::Skeleton,
+                LossKind::Dropped,
+                "skeleton_reference",
+                "meshfmt-core has no shared-skeleton reference (GUID and path dropped)",
+            );
+        }
+        if self.root_motion {
+            out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "root_motion",
+                "meshfmt-core has no root-motion flag",
+            );
+        }
+        Ok(out.map(|()| Model {
+            coordinate_system: COORDINATE_SYSTEM,
+            skeleton,
+            animations: vec![clip],
+            ..Model::default()
+        }))
+    }
+
+    /// An an12 file from a model's skeleton (names and parents only) and first clip
+    /// sampled at `fps`, which is stored rounded to an integer. Rest transforms are
+    /// dropped (an12 has no bind pose; reported when any is not the identity); the
+    /// skeleton GUID and path are left empty and root motion off.
+    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an12::An12>> {
+        let stored = fps.round();
+        if !(stored >= 1.0 && stored <= i32::MAX as f32) {
+            return Err(invalid(format!(
+                "an12 cannot store {fps} frames per second"
+            )));
+        }
+        let mut a = crate::an11::An11::from_core(model, stored)?;
+        if stored != fps {
+            a.lose(
+                Feature::Animation,
+                LossKind::Reduced,
+                "fps",
+                format!("{fps} frames per second stored as {stored}"),
+            );
+        }
+        if a.value.bind_pose.iter().any(|t| *t != Transform::IDENTITY) {
+            a.lose(
+                Feature::Skeleton,
+                LossKind::Dropped,
+                "bind_pose",
+                "an12 stores no bind pose (it belongs in the .skeleton file)",
+            );
+        }
+        Ok(a.map(|f| crate::an12::An12 {
+            joints: f.bones,
+            skeleton_guid: RawString::default(),
+            skeleton_path: RawString::default(),
+            anim_bones: f.anim_bones,
+            fps: stored as i32,
+            root_motion: false,
+            num_frames: f.num_frames,
+            keys: f.keys,
         }))
     }
 }
@@ -604,72 +705,13 @@ impl crate::an11::An11 {
     }
 }
 
-impl crate::an12::An12 {
-    /// Skeleton and one clip, like an11. The file stores its frame rate, which wins
-    /// over `fps` (used only when the stored one is not positive), and no bind pose
-    /// (it lives in the `.skeleton` file): joints rest at the identity, reported.
-    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        let as11 = crate::an11::An11 {
-            bones: self.bones.clone(),
-            bind_pose: vec![meshfmt_core::Transform::IDENTITY; self.bones.len()],
-            anim_bones: self.anim_bones.clone(),
-            num_frames: self.num_frames,
-            keys: self.keys.clone(),
-        };
-        let mut out = as11.to_core(self.fps_or(fps))?;
-        if !self.bones.is_empty() {
-            out.lose(
-                Feature::Skeleton,
-                LossKind::Reduced,
-                "",
-                format!(
-                    "an12 has no bind pose: joints rest at the identity (the pose is in {:?})",
-                    self.skeleton_path.to_string_lossy()
-                ),
-            );
-        }
-        Ok(out)
-    }
-
-    /// An an12 file from a model's skeleton and first clip sampled at `fps` (stored,
-    /// rounded to whole frames per second). The bind pose has no place in an12 (it
-    /// belongs in the `.skeleton` file) and is reported as dropped.
-    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an12::An12>> {
-        let a = crate::an11::An11::from_core(model, fps)?;
-        let mut out = Converted::exact(());
-        out.losses = a.losses;
-        if a.value
-            .bind_pose
-            .iter()
-            .any(|t| *t != meshfmt_core::Transform::IDENTITY)
-        {
-            out.lose(
-                Feature::Skeleton,
-                LossKind::Dropped,
-                "",
-                "an12 stores no bind pose (it belongs in the .skeleton file)",
-            );
-        }
-        let a = a.value;
-        Ok(out.map(|()| crate::an12::An12 {
-            bones: a.bones,
-            skeleton_guid: Default::default(),
-            skeleton_path: Default::default(),
-            anim_bones: a.anim_bones,
-            fps: fps.round() as i32,
-            root_motion: 0,
-            num_frames: a.num_frames,
-            keys: a.keys,
-        }))
-    }
-}
-
 impl AnimFile {
-    /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart.
+    /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart
+    /// (an12 uses its stored fps when positive and `fps` otherwise).
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
         match self {
             AnimFile::An11(a) => a.to_core(fps),
-            AnimFile::An12(a) => a.to_core(fps),
+            AnimFile::An12(a) => a.to_core_at(a.effective_fps(fps)),
             AnimFile::An10(a) => a.to_core(fps),
             AnimFile::As08(a) => a.to_core(fps),
         }

@@ -1,14 +1,19 @@
-//! UNIGINE animation files: `.anim` (an10, an11, an12) and `.sanim` (as08).
+//! UNIGINE animation files: `.anim` (an10) and `.sanim` (as08).
 //!
 //! | magic | extension | engine | status |
 //! |---|---|---|---|
 //! | `as08` | `.sanim` | UNIGINE 1.x | read/write from the docs; no public sample; flag bits assumed ([`as08::FLAG_BITS`]) |
 //! | `an10` | `.anim` | UNIGINE 2.0 - 2.18 | read/write, verified byte for byte on real files |
 //! | `an11` | `.anim` | UNIGINE 2.19+ | read/write, verified byte for byte on real files |
-//! | `an12` | `.anim` | newest documented | read/write from the official page only, **not verified against real files** (none is public); assumptions in [`an12`] |
+//! | `an12` | `.anim` | current docs | read/write **implemented from the documentation only, not verified against real files** ([`an12`]) |
 //!
-//! as08, an10 and an11 store no frame rate; conversions take it as a parameter
-//! ([`DEFAULT_FPS`]). an12 stores it, and its value wins.
+//! as08/an10/an11 store no frame rate; conversions take it as a parameter ([`DEFAULT_FPS`]).
+//! an12 stores one, and its conversion uses it.
+//!
+//! an12 assumptions (the page leaves these open): `bool` root motion is one byte, 0 or 1;
+//! joint parents are checked as in an11; GUID/path strings with a stored length of 0
+//! read as empty but are written back with length 1; the file has no bind pose, so its
+//! skeleton in meshfmt-core has identity rest transforms.
 //!
 //! # Use
 //! ```
@@ -56,6 +61,7 @@ pub mod values;
 use parsing_primitives::{Limits, Reader};
 
 pub use an10::An10;
+pub use an12::An12;
 pub use as08::As08;
 pub use convert::{COORDINATE_SYSTEM, TargetVersion};
 pub use error::{Error, Result};
@@ -76,6 +82,12 @@ pub fn sniff(data: &[u8]) -> bool {
         .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
 }
 
+/// True for a magic of a known family with an unknown version number (`an13`): such
+/// files are rejected as unsupported versions rather than as non-animations.
+fn looks_versioned(m: &[u8; 4]) -> bool {
+    (&m[..2] == b"an" || &m[..2] == b"as") && m[2].is_ascii_digit() && m[3].is_ascii_digit()
+}
+
 /// Reading choices.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadOptions {
@@ -93,8 +105,8 @@ pub enum AnimFile {
     An10(An10),
     /// an11 (UNIGINE 2.19+).
     An11(an11::An11),
-    /// an12 (documented; no public file exists).
-    An12(an12::An12),
+    /// an12 (current docs; implemented from the documentation only).
+    An12(An12),
 }
 
 impl AnimFile {
@@ -143,7 +155,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
         b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
         b"an11" => Ok(AnimFile::An11(an11::read(&mut r)?)),
         b"an12" => Ok(AnimFile::An12(an12::read(&mut r)?)),
-        m if sniff(m) => Err(Error::UnsupportedVersion(
+        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),
         _ => Err(Error::NotAnAnimation(magic)),

@@ -1,110 +1,200 @@
-//! an12 from the official page (specs/unigine-current/animations_formats.md): a file
-//! assembled field by field, read, checked value by value, rewritten byte for byte;
-//! conversion both ways; truncations.
+//! an12 by hand (documented only, no real file exists): a field-by-field fixture, its
+//! values, byte-identical rewrite, bad input, and meshfmt-core round trips.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use unigine_anim::{AnimFile, TargetVersion, read};
+use meshfmt_core::glam::{Quat, Vec3};
+use meshfmt_core::{CoordinateSystem, Feature, LossKind, canonical};
+use test_support::{ByteBuilder, assert_flips_never_panic, assert_truncations_fail};
+use unigine_anim::an11::An11Key;
+use unigine_anim::{AnimFile, DEFAULT_FPS, TargetVersion, read, sniff};
 
-fn hand_made() -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(b"an12"); // 1. magic
-    b.extend_from_slice(&2i32.to_le_bytes()); // 2. num source joints (int32)
-    b.extend_from_slice(&[5, b'r', b'o', b'o', b't', 0]); // 3. name: compact length 5 incl. NUL
-    b.extend_from_slice(&(-1i16).to_le_bytes()); //    parent -1
-    b.extend_from_slice(&[4, b'a', b'r', b'm', 0]); //    "arm"
-    b.extend_from_slice(&0i16.to_le_bytes()); //    parent 0
-    b.extend_from_slice(&5i32.to_le_bytes()); // 4. GUID: int32 length 5 incl. NUL
-    b.extend_from_slice(b"abcd\0");
-    b.extend_from_slice(&7i32.to_le_bytes()); //    path: int32 length 7
-    b.extend_from_slice(b"a.skel\0");
-    b.push(1); // 5. num animated joints (compact int)
-    b.extend_from_slice(&1i16.to_le_bytes()); // 6. joint index 1 ("arm")
-    b.extend_from_slice(&24i32.to_le_bytes()); // 7. fps (int32)
-    b.push(1); // 8. root motion (bool)
-    b.extend_from_slice(b"an12"); // 9. magic
-    b.push(2); // 10. num frames (compact int)
-    // 11. frame 0: position only (flag 1); frame 1: rotation only (flag 2).
-    b.push(1);
-    for v in [1.0f32, 2.0, 3.0] {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
-    b.push(2);
-    for v in [
-        0.0f32,
-        0.0,
-        std::f32::consts::FRAC_1_SQRT_2,
-        std::f32::consts::FRAC_1_SQRT_2,
-    ] {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
-    b.extend_from_slice(b"an12"); // 12. magic
-    b
+/// Two joints, one animated (joint 1), 24 fps, root motion on, two frames.
+fn fixture() -> ByteBuilder {
+    ByteBuilder::new()
+        .bytes(b"an12", "magic")
+        .i32_le(2, "num_joints (int32)")
+        .u8(5, "compact name length 5 incl. NUL")
+        .bytes(b"root\0", "joint 0 name")
+        .i16_le(-1, "joint 0 parent: none")
+        .u8(5, "compact name length 5")
+        .bytes(b"hand\0", "joint 1 name")
+        .i16_le(0, "joint 1 parent: root")
+        .i32_le(2, "skeleton GUID length (int32) 2 incl. NUL")
+        .bytes(b"g\0", "skeleton GUID")
+        .i32_le(11, "skeleton path length (int32) 11 incl. NUL")
+        .bytes(b"a.skeleton\0", "skeleton path")
+        .u8(1, "compact num_animated = 1")
+        .i16_le(1, "animated joint 0 = joint 1")
+        .i32_le(24, "fps (int32)")
+        .u8(1, "root motion: true")
+        .bytes(b"an12", "marker 2")
+        .u8(2, "compact num_frames = 2")
+        .u8(3, "frame 0 joint 1 flags: position + rotation")
+        .f32s_le(&[1.0, 2.0, 3.0], "position")
+        .f32s_le(&[0.0, 0.0, 0.0, 1.0], "rotation")
+        .u8(4, "frame 1 joint 1 flags: scale")
+        .f32s_le(&[2.0, 2.0, 2.0], "scale")
+        .bytes(b"an12", "marker 3")
 }
 
 #[test]
-fn hand_made_file_reads_and_rewrites() {
-    let bytes = hand_made();
-    let AnimFile::An12(a) = read(&bytes).unwrap() else {
+fn fixture_reads_by_hand_and_rewrites_identically() {
+    let bytes = fixture().build();
+    assert!(sniff(&bytes));
+    let file = read(&bytes).unwrap_or_else(|e| panic!("{e}\n{}", fixture().listing()));
+    assert_eq!(file.version(), "an12");
+    let AnimFile::An12(a) = &file else {
         panic!("not an12")
     };
-    assert_eq!(a.bones.len(), 2);
-    assert_eq!(a.bones[1].name.as_bytes(), b"arm");
-    assert_eq!(a.bones[1].parent, 0);
-    assert_eq!(a.skeleton_guid.as_bytes(), b"abcd");
-    assert_eq!(a.skeleton_path.as_bytes(), b"a.skel");
-    assert_eq!(a.anim_bones, [1]);
-    assert_eq!((a.fps, a.root_motion, a.num_frames), (24, 1, 2));
-    assert_eq!(a.keys[0].position, Some([1.0, 2.0, 3.0]));
-    assert_eq!(a.keys[0].rotation, None);
-    assert_eq!(a.keys[1].position, None);
-    assert_eq!(AnimFile::An12(a.clone()).write().unwrap(), bytes);
-    // to_core: the stored 24 fps wins over the 30 asked for; frame 1 is at 1/24 s, and
-    // the unflagged position of frame 1 is the default zero (as in an11).
-    let core = AnimFile::An12(a).to_core(30.0).unwrap();
-    assert!(
-        core.losses
-            .iter()
-            .any(|l| l.to_string().contains("no bind pose"))
+    assert_eq!(a.joints.len(), 2);
+    assert_eq!(a.joints[0].name.as_bytes(), b"root");
+    assert_eq!(a.joints[0].parent, -1);
+    assert_eq!(a.joints[1].name.as_bytes(), b"hand");
+    assert_eq!(a.joints[1].parent, 0);
+    assert_eq!(a.skeleton_guid.as_bytes(), b"g");
+    assert_eq!(a.skeleton_path.as_bytes(), b"a.skeleton");
+    assert_eq!(a.anim_bones, vec![1]);
+    assert_eq!(a.fps, 24);
+    assert!(a.root_motion);
+    assert_eq!(a.num_frames, 2);
+    assert_eq!(
+        a.frame(0),
+        &[An11Key {
+            position: Some([1.0, 2.0, 3.0]),
+            rotation: Some([0.0, 0.0, 0.0, 1.0]),
+            scale: None,
+        }]
     );
-    let clip = &core.value.animations[0];
-    let ch = &clip.channels[0];
-    assert_eq!(ch.bone, 1);
-    assert_eq!(ch.translation.times, [0.0, 1.0 / 24.0]);
-    assert_eq!(ch.translation.values[1].to_array(), [0.0, 0.0, 0.0]);
-    assert!((ch.rotation.values[1].z - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-7);
+    assert_eq!(
+        a.frame(1),
+        &[An11Key {
+            position: None,
+            rotation: None,
+            scale: Some([2.0, 2.0, 2.0]),
+        }]
+    );
+    assert_eq!(file.write().unwrap(), bytes);
+
+    // to_core uses the stored 24 fps whatever the caller passes; unflagged = defaults.
+    let conv = file.to_core(DEFAULT_FPS).unwrap();
+    let m = &conv.value;
+    assert_eq!(m.skeleton.len(), 2);
+    assert_eq!(m.skeleton.bones[1].parent, Some(0));
+    let c = &m.animations[0].channels[0];
+    assert_eq!(c.bone, 1);
+    assert_eq!(c.translation.times, vec![0.0, 1.0 / 24.0]);
+    assert_eq!(
+        c.translation.values,
+        vec![Vec3::new(1.0, 2.0, 3.0), Vec3::ZERO]
+    );
+    assert_eq!(c.scale.values, vec![Vec3::ONE, Vec3::splat(2.0)]);
+    assert_eq!(c.rotation.values, vec![Quat::IDENTITY, Quat::IDENTITY]);
+    // The skeleton reference and root motion have no place in the core model.
+    assert!(conv.losses.iter().any(|l| l.feature == Feature::Skeleton));
+    assert!(conv.losses.iter().any(|l| l.feature == Feature::Animation));
 }
 
 #[test]
-fn every_truncation_is_an_error() {
-    let bytes = hand_made();
-    for n in 0..bytes.len() {
-        assert!(read(&bytes[..n]).is_err(), "{n}");
-    }
-    // A hostile joint count fails before allocating.
-    let mut b = b"an12".to_vec();
-    b.extend_from_slice(&0x7fff_ffffi32.to_le_bytes());
-    b.extend_from_slice(&[0; 12]);
+fn every_truncation_fails_and_flips_never_panic() {
+    let bytes = fixture().build();
+    assert_truncations_fail(&bytes, read);
+    assert_flips_never_panic(&bytes, 200, read);
+}
+
+#[test]
+fn hostile_counts_fail_without_allocating() {
+    // num_joints = 0x7fffffff (int32) in a 12-byte file.
+    let b = ByteBuilder::new()
+        .bytes(b"an12", "magic")
+        .i32_le(0x7fff_ffff, "num_joints")
+        .bytes(b"an12", "junk")
+        .build();
+    assert!(read(&b).is_err());
+    // A skeleton GUID length of 0x7fffffff.
+    let b = ByteBuilder::new()
+        .bytes(b"an12", "magic")
+        .i32_le(0, "num_joints")
+        .i32_le(0x7fff_ffff, "skeleton GUID length")
+        .build();
+    assert!(read(&b).is_err());
+    // num_frames = 0x7fffffff as a compact int (ff ff ff ff 07) with one animated joint.
+    let mut b = fixture().build();
+    let at = b.len() - 4 - (1 + 28) - (1 + 12) - 1;
+    assert_eq!(b[at], 2, "num_frames byte");
+    b.splice(at..at + 1, [0xbf, 0xff, 0xff, 0xff, 0x0f]);
     assert!(read(&b).is_err());
 }
 
 #[test]
+fn bad_values_are_errors() {
+    // root motion byte 2
+    let mut b = fixture().build();
+    // magic, num_joints, 2 joints, GUID (4+2), path (4+11), num_animated, index, fps
+    let rm = 4 + 4 + 8 + 8 + 4 + 2 + 4 + 11 + 1 + 2 + 4;
+    assert_eq!(b[rm], 1);
+    b[rm] = 2;
+    assert!(read(&b).unwrap_err().to_string().contains("root motion"));
+    // animated joint 2 of 2
+    let mut b = fixture().build();
+    let ai = rm - 4 - 2;
+    b[ai] = 2;
+    assert!(read(&b).is_err());
+    // unknown version
+    assert_eq!(
+        read(b"an13\x00").unwrap_err().to_string(),
+        "unigine-anim: unsupported UNIGINE animation version an13"
+    );
+}
+
+#[test]
 fn core_round_trip_through_an12() {
-    let model = meshfmt_core::canonical::skinned_arm3();
-    let c = AnimFile::from_core(&model, TargetVersion::An12, 30.0).unwrap();
-    let bytes = c.value.write().unwrap();
+    let model = canonical::skinned_arm();
+    let conv = AnimFile::from_core(&model, TargetVersion::An12, 30.0).unwrap();
+    // The elbow's rest translation cannot be stored (no bind pose in an12).
+    assert!(
+        conv.losses
+            .iter()
+            .any(|l| l.feature == Feature::Skeleton && l.kind == LossKind::Dropped)
+    );
+    let bytes = conv.value.write().unwrap();
     assert_eq!(&bytes[..4], b"an12");
-    let back = read(&bytes).unwrap();
-    assert_eq!(back.write().unwrap(), bytes);
-    let AnimFile::An12(a) = back else { panic!() };
-    assert_eq!(a.fps, 30);
-    assert_eq!(a.bones.len(), 3);
-    // Same keys as an11 from the same model.
-    let AnimFile::An11(b) = AnimFile::from_core(&model, TargetVersion::An11, 30.0)
-        .unwrap()
-        .value
-    else {
-        panic!()
+    let file = read(&bytes).unwrap();
+    assert_eq!(file.write().unwrap(), bytes);
+    let AnimFile::An12(a) = &file else {
+        panic!("not an12")
     };
-    assert_eq!(a.keys, b.keys);
-    assert_eq!(a.anim_bones, b.anim_bones);
+    assert_eq!(a.fps, 30);
+    assert_eq!(a.joints.len(), 2);
+    // 0..=1 s at 30 fps = 31 frames.
+    assert_eq!(a.num_frames, 31);
+    // to_core with a different fallback still uses the stored 30.
+    let mut back = file.to_core(5.0).unwrap().value;
+    back.convert_to(CoordinateSystem::GLTF);
+    assert_eq!(back.skeleton.bones[0].name, "shoulder");
+    assert_eq!(back.skeleton.bones[1].name, "elbow");
+    assert_eq!(back.skeleton.bones[1].parent, Some(0));
+    let c = back.animations[0]
+        .channels
+        .iter()
+        .find(|c| c.bone == 1)
+        .unwrap();
+    assert_eq!(c.rotation.times.len(), 31);
+    assert!((c.rotation.times[30] - 1.0).abs() < 1e-6);
+    let last = c.rotation.values[30];
+    let want = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    assert!(last.dot(want).abs() > 0.9999, "{last:?}");
+    assert!((c.translation.values[15] - Vec3::X).length() < 1e-5);
+
+    // A fractional rate is stored rounded and reported.
+    let conv = AnimFile::from_core(&model, TargetVersion::An12, 29.97).unwrap();
+    let AnimFile::An12(a) = &conv.value else {
+        panic!("not an12")
+    };
+    assert_eq!(a.fps, 30);
+    assert!(
+        conv.losses
+            .iter()
+            .any(|l| l.feature == Feature::Animation && l.kind == LossKind::Reduced)
+    );
+    assert!(AnimFile::from_core(&model, TargetVersion::An12, 0.0).is_err());
 }

@@ -61,8 +61,15 @@ pub enum TargetVersion {
     Ms13,
     /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
     Ms14,
-    /// ms15 (documented only): static ms14 (no bones, weights or morph targets).
+    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
+    /// bones, weights and morph targets beyond the base geometry.
     Ms15,
+    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
+    /// ms13 content in LZ4 blocks, with bind and rest transforms.
+    Sk10,
+    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
+    /// skeleton alone.
+    Sn10,
 }
 
 /// Writing choices for [`MeshFile::from_core`].
@@ -279,7 +286,7 @@ impl Ms1x {
     }
 }
 
-fn bind_to_transform(t: &BindTransform) -> Transform {
+pub(crate) fn bind_to_transform(t: &BindTransform) -> Transform {
     let q = Quat::from_array(t.rotation);
     Transform {
         translation: Vec3::from_array(t.position),
@@ -292,7 +299,7 @@ fn bind_to_transform(t: &BindTransform) -> Transform {
     }
 }
 
-fn transform_to_bind(t: &Transform) -> BindTransform {
+pub(crate) fn transform_to_bind(t: &Transform) -> BindTransform {
     BindTransform {
         position: t.translation.to_array(),
         rotation: t.rotation.to_array(),
@@ -1306,6 +1313,9 @@ impl MeshFile {
             MeshFile::Ms08(m) => m.to_core(),
             MeshFile::Ms1x(m) => m.to_core(),
             MeshFile::Ms14(m) => m.mesh.to_core(),
+            MeshFile::Ms15(m) => m.to_core(),
+            MeshFile::Sk10(m) => m.to_core(),
+            MeshFile::Sn10(m) => m.to_core(),
         }
     }
 
@@ -1317,46 +1327,6 @@ impl MeshFile {
             TargetVersion::Ms10 => Ms1x::from_core(model, Ms1xVersion::Ms10)?.map(MeshFile::Ms1x),
             TargetVersion::Ms11 => Ms1x::from_core(model, Ms1xVersion::Ms11)?.map(MeshFile::Ms1x),
             TargetVersion::Ms13 => Ms1x::from_core(model, Ms1xVersion::Ms13)?.map(MeshFile::Ms1x),
-            TargetVersion::Ms15 => {
-                // Static only: what ms15 cannot hold is dropped here, and said.
-                let mut m = model.clone();
-                let mut dropped = Vec::new();
-                if !m.skeleton.is_empty() {
-                    m.skeleton = Default::default();
-                    dropped.push((Feature::Skeleton, "ms15 meshes are static: no bones"));
-                }
-                if !m.animations.is_empty() {
-                    m.animations.clear();
-                    dropped.push((Feature::Animation, "ms15 meshes are static: no animations"));
-                }
-                if m.surfaces.iter().any(|s| !s.skin.is_empty()) {
-                    dropped.push((Feature::Skin, "ms15 meshes are static: no weights"));
-                }
-                if m.surfaces.iter().any(|s| !s.morph_targets.is_empty()) {
-                    dropped.push((Feature::MorphTargets, "ms15 holds no morph targets"));
-                }
-                for s in &mut m.surfaces {
-                    s.skin.clear();
-                    s.morph_targets.clear();
-                }
-                let c = Ms1x::from_core(&m, Ms1xVersion::Ms13)?;
-                let mut losses = c.losses;
-                for (feature, reason) in dropped {
-                    losses.push(meshfmt_core::Loss {
-                        feature,
-                        kind: LossKind::Dropped,
-                        path: String::new(),
-                        reason: reason.into(),
-                    });
-                }
-                let mut f = crate::ms14::Ms14::from_ms13(c.value)?;
-                f.version = crate::ms14::BlockVersion::Ms15;
-                f.check()?;
-                Converted {
-                    value: MeshFile::Ms14(f),
-                    losses,
-                }
-            }
             TargetVersion::Ms14 => {
                 let c = Ms1x::from_core(model, Ms1xVersion::Ms13)?;
                 let losses = c.losses;
@@ -1365,6 +1335,9 @@ impl MeshFile {
                     losses,
                 }
             }
+            TargetVersion::Ms15 => crate::ms15::Ms15::from_core(model)?.map(MeshFile::Ms15),
+            TargetVersion::Sk10 => crate::sk10::Sk10::from_core(model)?.map(MeshFile::Sk10),
+            TargetVersion::Sn10 => crate::sn10::Sn10::from_core(model)?.map(MeshFile::Sn10),
         })
     }
 }

@@ -1,4 +1,5 @@
-//! UNIGINE mesh files: `.mesh` and `.smesh`, read and written without the SDK.
+//! UNIGINE mesh files: `.mesh`, `.smesh`, `.mesh_skinned` and `.skeleton`, read and written
+//! without the SDK.
 //!
 //! | magic | extension | engine | status |
 //! |---|---|---|---|
@@ -8,7 +9,20 @@
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
 //! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
 //! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
-//! | `ms15` | `.mesh` | newest documented (static meshes) | read/write from the official page only, **not verified against real files** (none is public): ms14 without bones, weights or morph lists ([`ms14::BlockVersion`]) |
+//! | `ms15` | `.mesh` | current docs, static | read/write **implemented from the documentation only, not verified against real files** ([`ms15`]) |
+//! | `sk10` | `.mesh_skinned` | current docs, skinned | read/write **implemented from the documentation only, not verified against real files** ([`sk10`]) |
+//! | `sn10` | `.skeleton` | current docs, shared skeleton | read/write **implemented from the documentation only, not verified against real files** ([`sn10`]) |
+//!
+//! Assumptions for the documented-only formats (the pages leave these open; details in
+//! each module): every field the page calls `int` is a compact int and every `int32` /
+//! `long` a fixed little-endian `i32` / `i64` (so sk10/sn10 joint counts are `i32` while
+//! joint-name lengths stay compact); ms15 has no bind pose between its second marker
+//! and the blocks; ms15/sk10 blocks, LZ4 handling, index widths, weights and spatial
+//! trees are ms14's; sk10 bind and rest counts must equal the joint count; sn10
+//! profile and retarget counts are copied through unchecked and new sn10 files get one
+//! retarget entry per joint (mode 0, length -1); `int32`-length strings of length 0 read
+//! as empty but are written with length 1. Unknown versions of a known family (`ms16`, `sk11`) are rejected as
+//! `unsupported UNIGINE mesh version ...`.
 //!
 //! Layouts follow notes/unigine.md, which corrects the Chinese ms10 page: every count
 //! and string length of ms10/ms11 is a compact int, ms10 tangents are 7 bytes and
@@ -61,8 +75,11 @@ pub mod common;
 pub mod convert;
 mod error;
 pub mod ms14;
+pub mod ms15;
 pub mod ms1x;
 pub mod old;
+pub mod sk10;
+pub mod sn10;
 pub mod spatial;
 pub mod tangent;
 
@@ -78,14 +95,22 @@ pub use old::{Mi08, Ms08};
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 7] = [
-    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15",
+pub const MAGICS: [&[u8; 4]; 9] = [
+    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15", b"sk10", b"sn10",
 ];
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
     data.get(..4)
         .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
+}
+
+/// True for a magic of a known family with an unknown version number (`ms16`): such
+/// files are rejected as unsupported versions rather than as non-meshes.
+fn looks_versioned(m: &[u8; 4]) -> bool {
+    [&b"mi"[..], b"ms", b"sk", b"sn"].contains(&&m[..2])
+        && m[2].is_ascii_digit()
+        && m[3].is_ascii_digit()
 }
 
 /// Reading choices.
@@ -105,8 +130,15 @@ pub enum MeshFile {
     Ms08(Ms08),
     /// ms10, ms11 or ms13.
     Ms1x(Ms1x),
-    /// ms14 or ms15 (LZ4 blocks; see [`ms14::BlockVersion`]).
+    /// ms14 (LZ4 blocks).
     Ms14(ms14::Ms14),
+    /// ms15 (static, LZ4 blocks; from the documentation only).
+    Ms15(ms15::Ms15),
+    /// sk10 `.mesh_skinned` (LZ4 blocks, joints, bind and rest transforms; from the
+    /// documentation only).
+    Sk10(sk10::Sk10),
+    /// sn10 `.skeleton` (joints, bind pose, blend profiles; from the documentation only).
+    Sn10(sn10::Sn10),
 }
 
 impl MeshFile {
@@ -114,10 +146,10 @@ impl MeshFile {
     pub fn version(&self) -> &'static str {
         match self {
             MeshFile::Mi08(_) => "mi08",
-            MeshFile::Ms14(m) => match m.version {
-                ms14::BlockVersion::Ms14 => "ms14",
-                ms14::BlockVersion::Ms15 => "ms15",
-            },
+            MeshFile::Ms14(_) => "ms14",
+            MeshFile::Ms15(_) => "ms15",
+            MeshFile::Sk10(_) => "sk10",
+            MeshFile::Sn10(_) => "sn10",
             MeshFile::Ms08(_) => "ms08",
             MeshFile::Ms1x(m) => match m.version {
                 Ms1xVersion::Ms10 => "ms10",
@@ -134,6 +166,9 @@ impl MeshFile {
             MeshFile::Ms08(m) => m.write(),
             MeshFile::Ms1x(m) => m.write(),
             MeshFile::Ms14(m) => m.write(),
+            MeshFile::Ms15(m) => m.write(),
+            MeshFile::Sk10(m) => m.write(),
+            MeshFile::Sn10(m) => m.write(),
         }
     }
 
@@ -163,8 +198,11 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
         b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
         b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
         b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
-        b"ms14" | b"ms15" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
-        m if sniff(m) => Err(Error::UnsupportedVersion(
+        b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
+        b"ms15" => Ok(MeshFile::Ms15(ms15::read(&mut r)?)),
+        b"sk10" => Ok(MeshFile::Sk10(sk10::read(&mut r)?)),
+        b"sn10" => Ok(MeshFile::Sn10(sn10::read(&mut r)?)),
+        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(m).into_owned(),
         )),
         _ => Err(Error::NotAMesh(magic)),

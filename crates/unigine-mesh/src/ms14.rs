@@ -19,7 +19,10 @@ use parsing_primitives::{RawString, Reader, Writer};
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
-use crate::ms1x::{HeaderCounts, Ms1x, Ms1xVersion, read_bones, read_geometry, write_geometry};
+use crate::ms1x::{
+    HeaderCounts, Ms1x, Ms1xVersion, Surface, read_bones, read_geometry, write_geometry,
+    write_geometry_with,
+};
 use crate::spatial::SpatialTree;
 
 /// A block as the file had it: its decoded content and its stored bytes.
@@ -40,32 +43,9 @@ pub struct SurfaceBlocks {
     pub tree: StoredBlock,
 }
 
-/// The two block-compressed versions: ms14, and ms15 (static meshes only: no bones,
-/// one morph target whose vertex count sits in the surface header, no weights section).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum BlockVersion {
-    /// `ms14` (UNIGINE 2.20), verified on real files.
-    #[default]
-    Ms14,
-    /// `ms15`, from the official page only (no public file exists).
-    Ms15,
-}
-
-impl BlockVersion {
-    /// The magic.
-    pub fn magic(self) -> &'static [u8; 4] {
-        match self {
-            BlockVersion::Ms14 => b"ms14",
-            BlockVersion::Ms15 => b"ms15",
-        }
-    }
-}
-
-/// An ms14 or ms15 file.
+/// An ms14 file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ms14 {
-    /// ms14 or ms15.
-    pub version: BlockVersion,
     /// Bones, bind pose and surfaces, with ms13 meaning (`version` is [`Ms1xVersion::Ms13`],
     /// no animations).
     pub mesh: Ms1x,
@@ -84,7 +64,10 @@ pub struct Ms14 {
 /// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
 const LZ4_MAX_RATIO: u64 = 255;
 
-fn read_block(r: &mut Reader<'_>, what: &'static str) -> parsing_primitives::Result<StoredBlock> {
+pub(crate) fn read_block(
+    r: &mut Reader<'_>,
+    what: &'static str,
+) -> parsing_primitives::Result<StoredBlock> {
     r.field(what, |r| {
         let at = r.offset();
         let [size, csize] = r.le::<[u64; 2]>()?;
@@ -139,60 +122,193 @@ fn compress(content: &[u8]) -> Vec<u8> {
     content.to_vec()
 }
 
-/// Reads an ms14 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
-    let version = if r.peek(4).ok() == Some(b"ms15".as_slice()) {
-        BlockVersion::Ms15
-    } else {
-        BlockVersion::Ms14
-    };
-    let magic = version.magic();
-    r.field("magic", |r| r.magic(magic))?;
-    let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
-    let bounds = r.field("bounds", read_bounds)?;
-    let bones = match version {
-        BlockVersion::Ms14 => read_bones(r)?,
-        BlockVersion::Ms15 => Vec::new(),
-    };
-    let nb = bones.len();
-    let ns = r.field("num_surfaces", |r| r.compact_count(46))?;
-    let headers = r.field("surfaces", |r| {
-        r.array(ns as u64, 46, |r| {
+/// The block-based static layouts this module reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// ms14: bones, morph-target list per surface, weights count in the geometry.
+    Ms14,
+    /// ms15: no bones, one unnamed vertex count per surface, no weights count.
+    Ms15,
+    /// sk10: surface headers without lightmap bytes (the rest is read in `sk10`).
+    Sk10,
+}
+
+impl Layout {
+    fn magic(self) -> &'static [u8; 4] {
+        match self {
+            Layout::Ms14 => b"ms14",
+            Layout::Ms15 => b"ms15",
+            Layout::Sk10 => b"sk10",
+        }
+    }
+}
+
+/// One surface header as stored (ms14, ms15, sk10).
+pub(crate) struct SurfaceHeader {
+    name: RawString,
+    lightmap: [u8; 2],
+    bounds: crate::common::Bounds,
+    morphs: Vec<(RawString, usize)>,
+    cindices: usize,
+    tindices: usize,
+}
+
+/// `ci num_surfaces` and the surface headers of `layout`: ms14 and ms15 with the two
+/// lightmap bytes, sk10 without; ms14 and sk10 with a morph-target list, ms15 with
+/// one vertex count.
+pub(crate) fn read_surface_headers(
+    r: &mut Reader<'_>,
+    layout: Layout,
+) -> parsing_primitives::Result<Vec<SurfaceHeader>> {
+    // Smallest header: name 1, counts 2 and 1, bounds 40 (+ 2 lightmap bytes).
+    let ns = r.field("num_surfaces", |r| r.compact_count(44))?;
+    r.field("surfaces", |r| {
+        r.array(ns as u64, 44, |r| {
             let name = r.compact_nul_string(MAX_NAME)?;
             r.label(name);
-            let lightmap = r.le::<[u8; 2]>()?;
+            let lightmap = match layout {
+                Layout::Sk10 => [0, 0],
+                Layout::Ms14 | Layout::Ms15 => r.field("lightmap", |r| r.le::<[u8; 2]>())?,
+            };
             let cindices = r.field("num_cindices", |r| r.compact_count(0))?;
             let tindices = r.field("num_tindices", |r| r.compact_count(0))?;
-            let bounds = read_bounds(r)?;
-            let morphs = if version == BlockVersion::Ms15 {
-                // One unnamed morph target: just its vertex count.
-                let nv = r.field("num_vertices", |r| r.compact_count(0))?;
-                vec![(RawString::default(), nv)]
-            } else {
-                let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
-                if n == 0 {
-                    return Err(
-                        r.invalid_at(r.offset(), "a surface needs at least one morph target")
-                    );
+            let bounds = r.field("bounds", read_bounds)?;
+            let morphs = match layout {
+                Layout::Ms15 => {
+                    let nv = r.field("num_vertices", |r| r.compact_count(0))?;
+                    vec![(RawString::default(), nv)]
                 }
-                r.field("morph_targets", |r| {
-                    r.array(n as u64, 2, |r| {
-                        let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-                        let nv = r.compact_count(0)?;
-                        Ok((name, nv))
-                    })
-                })?
+                Layout::Ms14 | Layout::Sk10 => {
+                    let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
+                    if n == 0 {
+                        return Err(
+                            r.invalid_at(r.offset(), "a surface needs at least one morph target")
+                        );
+                    }
+                    r.field("morph_targets", |r| {
+                        r.array(n as u64, 2, |r| {
+                            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
+                            let nv = r.compact_count(0)?;
+                            Ok((name, nv))
+                        })
+                    })?
+                }
             };
-            Ok((
-                RawString::from(name),
+            Ok(SurfaceHeader {
+                name: RawString::from(name),
                 lightmap,
                 bounds,
                 morphs,
                 cindices,
                 tindices,
-            ))
+            })
         })
-    })?;
+    })
+}
+
+/// `ns` geometry blocks and the file offset of each.
+pub(crate) fn read_geometry_blocks(
+    r: &mut Reader<'_>,
+    ns: usize,
+) -> parsing_primitives::Result<(Vec<u64>, Vec<StoredBlock>)> {
+    let mut positions = Vec::with_capacity(ns);
+    let mut blocks = Vec::with_capacity(ns);
+    for s in 0..ns {
+        positions.push(r.offset());
+        blocks.push(r.field("geometry_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
+    }
+    Ok((positions, blocks))
+}
+
+/// The `i64` offset table, which must equal the recorded geometry block positions.
+pub(crate) fn read_offsets(
+    r: &mut Reader<'_>,
+    positions: &[u64],
+) -> parsing_primitives::Result<()> {
+    let at = r.offset();
+    let offsets: Vec<i64> = r.field("offsets", |r| r.le_array(positions.len() as u64))?;
+    if let Some((k, (o, p))) = offsets
+        .iter()
+        .zip(positions)
+        .enumerate()
+        .find(|(_, (o, p))| **o != **p as i64)
+    {
+        return Err(r.invalid_item_at(
+            "offsets",
+            k,
+            at + 8 * k as u64,
+            format!("offset {o} but the geometry block is at {p}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Parses each decoded geometry block with its header's counts; `weights` says whether
+/// the payload has a weights count (not in ms15).
+pub(crate) fn decode_surfaces(
+    r: &Reader<'_>,
+    headers: Vec<SurfaceHeader>,
+    blocks: &[StoredBlock],
+    nb: usize,
+    weights: bool,
+) -> parsing_primitives::Result<Vec<Surface>> {
+    let mut surfaces = Vec::with_capacity(headers.len());
+    for ((s, h), block) in headers.into_iter().enumerate().zip(blocks) {
+        let counts = HeaderCounts {
+            vertices: h.morphs.iter().map(|m| m.1).collect(),
+            cindices: h.cindices,
+            tindices: h.tindices,
+            weights,
+        };
+        let names = h.morphs.into_iter().map(|m| m.0).collect();
+        // Offsets inside the decoded block, which has no place in the file.
+        let mut g = Reader::new(FORMAT_NAME, &block.content).with_limits(*r.limits());
+        let surface = g.field("surfaces", |g| {
+            g.item(s, |g| {
+                g.field("geometry (decoded)", |g| {
+                    let mut surface = read_geometry(
+                        g,
+                        Ms1xVersion::Ms13,
+                        nb,
+                        8,
+                        h.name.clone(),
+                        h.bounds,
+                        names,
+                        Some(&counts),
+                    )?;
+                    g.finish()?;
+                    surface.lightmap = h.lightmap;
+                    Ok(surface)
+                })
+            })
+        })?;
+        surfaces.push(surface);
+    }
+    Ok(surfaces)
+}
+
+/// Reads an ms14 file.
+pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
+    read_layout(r, Layout::Ms14)
+}
+
+/// Reads an ms14 or ms15 file into ms14's faithful types (ms15: no bones, one unnamed
+/// morph target per surface, no weights).
+pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primitives::Result<Ms14> {
+    let magic = layout.magic();
+    if layout == Layout::Sk10 {
+        return Err(r.invalid_at(r.offset(), "sk10 is read by sk10::read"));
+    }
+    r.field("magic", |r| r.magic(magic))?;
+    let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
+    let bounds = r.field("bounds", read_bounds)?;
+    let bones = match layout {
+        Layout::Ms14 | Layout::Sk10 => read_bones(r)?,
+        Layout::Ms15 => Vec::new(),
+    };
+    let nb = bones.len();
+    let headers = read_surface_headers(r, layout)?;
+    let ns = headers.len();
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
     r.field("marker2", |r| r.magic(magic))?;
     let bind_pose = r.field("bind_pose", |r| r.le_array::<[f32; 10]>(nb as u64))?;
@@ -200,75 +316,18 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         .into_iter()
         .map(BindTransform::from_array)
         .collect();
-    let mut positions = Vec::with_capacity(ns);
-    let mut geometry_blocks = Vec::with_capacity(ns);
-    for s in 0..ns {
-        positions.push(r.offset());
-        geometry_blocks
-            .push(r.field("geometry_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
-    }
+    let (positions, geometry_blocks) = read_geometry_blocks(r, ns)?;
     r.field("marker3", |r| r.magic(magic))?;
     let mut tree_blocks = Vec::with_capacity(ns);
     for s in 0..ns {
         tree_blocks.push(r.field("tree_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
     }
     r.field("marker4", |r| r.magic(magic))?;
-    let at = r.offset();
-    let offsets: Vec<i64> = r.field("offsets", |r| r.le_array(ns as u64))?;
-    if let Some(k) = offsets
-        .iter()
-        .zip(&positions)
-        .position(|(&o, &p)| o != p as i64)
-    {
-        return Err(r.invalid_item_at(
-            "offsets",
-            k,
-            at + 8 * k as u64,
-            format!(
-                "offset {} but the geometry block is at {}",
-                offsets[k], positions[k]
-            ),
-        ));
-    }
+    read_offsets(r, &positions)?;
     r.field("marker5", |r| r.magic(magic))?;
     r.finish()?;
 
-    let mut surfaces = Vec::with_capacity(ns);
-    for (s, (name, lightmap, sbounds, morphs, cindices, tindices)) in
-        headers.into_iter().enumerate()
-    {
-        let counts = HeaderCounts {
-            vertices: morphs.iter().map(|m| m.1).collect(),
-            cindices,
-            tindices,
-            weights: version == BlockVersion::Ms14,
-        };
-        let names = morphs.into_iter().map(|m| m.0).collect();
-        // Offsets inside the decoded block, which has no place in the file.
-        let content = &geometry_blocks[s].content;
-        let mut g = Reader::new(FORMAT_NAME, content).with_limits(*r.limits());
-        let surface = g.field("surfaces", |g| {
-            g.item(s, |g| {
-                g.label(name.as_bytes().get(..0).unwrap_or(&[]));
-                g.field("geometry (decoded)", |g| {
-                    let mut surface = read_geometry(
-                        g,
-                        Ms1xVersion::Ms13,
-                        nb,
-                        8,
-                        name.clone(),
-                        sbounds,
-                        names,
-                        Some(&counts),
-                    )?;
-                    g.finish()?;
-                    surface.lightmap = lightmap;
-                    Ok(surface)
-                })
-            })
-        })?;
-        surfaces.push(surface);
-    }
+    let surfaces = decode_surfaces(r, headers, &geometry_blocks, nb, layout != Layout::Ms15)?;
     let mut trees = Vec::with_capacity(ns);
     for (s, b) in tree_blocks.iter().enumerate() {
         let mut t = Reader::new(FORMAT_NAME, &b.content).with_limits(*r.limits());
@@ -282,7 +341,6 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         .map(|(geometry, tree)| SurfaceBlocks { geometry, tree })
         .collect();
     Ok(Ms14 {
-        version,
         mesh: Ms1x {
             version: Ms1xVersion::Ms13,
             bounds,
@@ -296,6 +354,53 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
         trees,
         blocks,
     })
+}
+
+/// `ci num_surfaces` and the surface headers of `layout` (see
+/// [`read_surface_headers`]).
+pub(crate) fn write_surface_headers(
+    w: &mut Writer,
+    surfaces: &[Surface],
+    layout: Layout,
+) -> Result<()> {
+    w.compact_count(surfaces.len())?;
+    for s in surfaces {
+        w.compact_nul_string(s.name.as_bytes())?;
+        if layout != Layout::Sk10 {
+            w.bytes(&s.lightmap);
+        }
+        w.compact_count(s.cindices.len())?;
+        w.compact_count(s.tindices.len())?;
+        w.le_slice(&s.bounds.to_array());
+        if layout == Layout::Ms15 {
+            w.compact_count(s.num_cvertices())?;
+        } else {
+            w.compact_count(s.morph_targets.len())?;
+            for mt in &s.morph_targets {
+                w.compact_nul_string(mt.name.as_bytes())?;
+                w.compact_count(mt.vertices.len())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One geometry block per surface (original bytes kept when the content is
+/// unchanged); returns each block's file offset. `weights`: see [`decode_surfaces`].
+pub(crate) fn write_geometry_blocks<'a>(
+    w: &mut Writer,
+    surfaces: &[Surface],
+    original: impl Fn(usize) -> Option<&'a StoredBlock>,
+    weights: bool,
+) -> Result<Vec<i64>> {
+    let mut offsets = Vec::with_capacity(surfaces.len());
+    for (i, s) in surfaces.iter().enumerate() {
+        offsets.push(w.len() as i64);
+        let mut g = Writer::new(FORMAT_NAME);
+        write_geometry_with(&mut g, Ms1xVersion::Ms13, s, false, weights)?;
+        write_block(w, g.as_slice(), original(i));
+    }
+    Ok(offsets)
 }
 
 fn write_block(w: &mut Writer, content: &[u8], original: Option<&StoredBlock>) {
@@ -323,24 +428,6 @@ impl Ms14 {
             ));
         }
         self.mesh.check()?;
-        if self.version == BlockVersion::Ms15 {
-            // ms15 is static: no bones, no weights, one unnamed morph target.
-            if !self.mesh.bones.is_empty() {
-                return Err(invalid("ms15 meshes have no bones"));
-            }
-            if let Some(s) = self.mesh.surfaces.iter().find(|s| {
-                !s.weights.is_empty()
-                    || s.morph_targets.len() != 1
-                    || s.morph_targets
-                        .iter()
-                        .any(|m| !m.name.as_bytes().is_empty())
-            }) {
-                return Err(invalid(format!(
-                    "surface '{}': ms15 holds one unnamed morph target and no weights",
-                    s.name
-                )));
-            }
-        }
         if self.trees.len() != self.mesh.surfaces.len() {
             return Err(invalid(format!(
                 "{} spatial trees for {} surfaces",
@@ -353,10 +440,42 @@ impl Ms14 {
 
     /// The file's bytes; unchanged blocks keep their original compressed bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
+        self.write_layout(Layout::Ms14)
+    }
+
+    /// Checks what writing as ms15 needs beyond [`Ms14::check`]: no bones, one unnamed
+    /// morph target per surface, no weights.
+    pub(crate) fn check_ms15(&self) -> Result<()> {
         self.check()?;
+        if !self.mesh.bones.is_empty() {
+            return Err(invalid("ms15 is static: no bones"));
+        }
+        for (i, s) in self.mesh.surfaces.iter().enumerate() {
+            if s.morph_targets.len() != 1 || s.morph_targets.iter().any(|t| !t.name.is_empty()) {
+                return Err(invalid(format!(
+                    "surface {i} '{}': ms15 holds exactly one unnamed morph target",
+                    s.name
+                )));
+            }
+            if !s.weights.is_empty() {
+                return Err(invalid(format!(
+                    "surface {i} '{}': ms15 is static: no weights",
+                    s.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes in either block layout.
+    pub(crate) fn write_layout(&self, layout: Layout) -> Result<Vec<u8>> {
+        match layout {
+            Layout::Ms14 => self.check()?,
+            Layout::Ms15 => self.check_ms15()?,
+            Layout::Sk10 => return Err(invalid("sk10 is written by Sk10::write")),
+        }
+        let magic = layout.magic();
         let m = &self.mesh;
-        let ms15 = self.version == BlockVersion::Ms15;
-        let magic = self.version.magic();
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(magic);
         let stt = i32::try_from(self.spatial_tree_triangles)
@@ -366,45 +485,24 @@ impl Ms14 {
         }
         w.compact_u32(stt as u32);
         w.le_slice(&m.bounds.to_array());
-        if !ms15 {
+        if layout == Layout::Ms14 {
             w.compact_count(m.bones.len())?;
             for b in &m.bones {
                 w.compact_nul_string(b.name.as_bytes())?;
                 w.i16_le(b.parent);
             }
         }
-        w.compact_count(m.surfaces.len())?;
-        for s in &m.surfaces {
-            w.compact_nul_string(s.name.as_bytes())?;
-            w.bytes(&s.lightmap);
-            w.compact_count(s.cindices.len())?;
-            w.compact_count(s.tindices.len())?;
-            w.le_slice(&s.bounds.to_array());
-            if ms15 {
-                w.compact_count(s.num_cvertices())?;
-            } else {
-                w.compact_count(s.morph_targets.len())?;
-                for mt in &s.morph_targets {
-                    w.compact_nul_string(mt.name.as_bytes())?;
-                    w.compact_count(mt.vertices.len())?;
-                }
-            }
-        }
+        write_surface_headers(&mut w, &m.surfaces, layout)?;
         w.i64_le(self.memory_estimate);
         w.bytes(magic);
         let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
-        let mut offsets = Vec::with_capacity(m.surfaces.len());
-        for (i, s) in m.surfaces.iter().enumerate() {
-            offsets.push(w.len() as i64);
-            let mut g = Writer::new(FORMAT_NAME);
-            write_geometry(&mut g, Ms1xVersion::Ms13, s, false, !ms15)?;
-            write_block(
-                &mut w,
-                g.as_slice(),
-                self.blocks.get(i).map(|b| &b.geometry),
-            );
-        }
+        let offsets = write_geometry_blocks(
+            &mut w,
+            &m.surfaces,
+            |i| self.blocks.get(i).map(|b| &b.geometry),
+            layout != Layout::Ms15,
+        )?;
         w.bytes(magic);
         for (i, t) in self.trees.iter().enumerate() {
             write_block(&mut w, &t.to_bytes()?, self.blocks.get(i).map(|b| &b.tree));
@@ -439,12 +537,11 @@ impl Ms14 {
                 )));
             }
             let mut g = Writer::new(FORMAT_NAME);
-            write_geometry(&mut g, Ms1xVersion::Ms13, s, false, true)?;
+            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
             estimate = estimate.saturating_add(g.len() + tree.to_bytes()?.len());
             trees.push(tree);
         }
         Ok(Ms14 {
-            version: BlockVersion::Ms14,
             mesh,
             spatial_tree_triangles: 4,
             memory_estimate: i64::try_from(estimate).unwrap_or(i64::MAX),

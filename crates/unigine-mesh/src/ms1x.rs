@@ -240,6 +240,15 @@ fn count_zero_or(
 /// index into the list, which may point to a later bone).
 pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
     let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
+    read_bone_entries(r, num_bones)
+}
+
+/// `num_bones` bone entries (`str name; i16 parent`) after a count read by the caller
+/// (compact in ms1x/ms14, `i32` in sk10/sn10) and checked at 3 bytes per bone.
+pub(crate) fn read_bone_entries(
+    r: &mut Reader<'_>,
+    num_bones: usize,
+) -> parsing_primitives::Result<Vec<BoneInfo>> {
     r.field("bones", |r| {
         r.array(num_bones as u64, 3, |r| {
             let name = RawString::from(read_name(r)?);
@@ -376,7 +385,7 @@ pub(crate) struct HeaderCounts {
     pub cindices: usize,
     /// Triangle indices.
     pub tindices: usize,
-    /// Whether the payload has the weights section (ms14; ms15 dropped it).
+    /// False when the geometry has no weights count at all (ms15: static only).
     pub weights: bool,
 }
 
@@ -697,7 +706,7 @@ impl Ms1x {
             }
         }
         for s in &self.surfaces {
-            write_geometry(&mut w, self.version, s, true, true)?;
+            write_geometry(&mut w, self.version, s, true)?;
         }
         w.bytes(magic);
         Ok(w.into_inner())
@@ -707,6 +716,17 @@ impl Ms1x {
 /// Writes one surface's geometry. `with_counts = false` leaves out the vertex and index
 /// counts, which ms14 keeps in its surface headers.
 pub(crate) fn write_geometry(
+    w: &mut Writer,
+    version: Ms1xVersion,
+    s: &Surface,
+    with_counts: bool,
+) -> Result<()> {
+    write_geometry_with(w, version, s, with_counts, true)
+}
+
+/// [`write_geometry`], and `with_weights = false` also leaves out the weights count
+/// (ms15, which has no weights; the caller checks the surface has none).
+pub(crate) fn write_geometry_with(
     w: &mut Writer,
     version: Ms1xVersion,
     s: &Surface,

@@ -1,125 +1,252 @@
-//! ms15 from the official page (specs/unigine-current/file_formats.md): a file assembled
-//! field by field (blocks stored raw, as the engine does when LZ4 does not shrink
-//! them), read, checked value by value, rewritten byte for byte; conversions.
+//! ms15 by hand (documented only, no real file exists): a field-by-field fixture with
+//! raw-stored blocks, its values, byte-identical rewrite, bad input, corrupt LZ4, and
+//! meshfmt-core round trips.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use meshfmt_core::glam::Vec3;
-use meshfmt_core::{Model, Surface};
-use unigine_mesh::{MeshFile, TargetVersion, WriteOptions, read};
+use meshfmt_core::{Feature, canonical};
+use test_support::{ByteBuilder, assert_flips_never_panic, assert_truncations_fail};
+use unigine_mesh::{Error, MeshFile, TargetVersion, WriteOptions, read, sniff};
 
-/// A stored block: u64 size, u64 compressed size (equal: raw), the bytes.
-fn block(content: &[u8]) -> Vec<u8> {
-    let mut b = (content.len() as u64).to_le_bytes().to_vec();
-    b.extend_from_slice(&(content.len() as u64).to_le_bytes());
-    b.extend_from_slice(content);
-    b
+const R: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+/// Decoded geometry payload (94 bytes): one triangle.
+fn geometry() -> ByteBuilder {
+    ByteBuilder::new()
+        .f32s_le(&[0.0, 0.0, 0.0], "vertex 0 (count 3 from the header)")
+        .f32s_le(&[1.0, 0.0, 0.0], "vertex 1")
+        .f32s_le(&[0.0, 1.0, 0.0], "vertex 2")
+        .u8(3, "ci num_tangents = 3")
+        .bytes(&[0, 0, 0, 0, 0, 0, 0xff, 0x7f], "tangent 0 = (0,0,0,32767)")
+        .bytes(&[0, 0, 0, 0, 0, 0, 0xff, 0x7f], "tangent 1")
+        .bytes(&[0, 0, 0, 0, 0, 0, 0xff, 0x7f], "tangent 2")
+        // no weights count in ms15
+        .u8(3, "ci num_uv0 = 3")
+        .f32s_le(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "uv0 x 3")
+        .u8(0, "ci num_uv1 = 0")
+        .u8(0, "ci num_colors = 0")
+        .bytes(
+            &[0, 1, 2],
+            "cindices, u8 (3 vertices), count from the header",
+        )
+        .bytes(&[0, 1, 2], "tindices, u8 (3 tangents)")
 }
 
-fn bounds() -> Vec<u8> {
-    // box min (0,0,0), max (1,1,0), sphere center (0.5,0.5,0), radius 0.75
-    [0.0f32, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 0.0, 0.75]
-        .iter()
-        .flat_map(|f| f.to_le_bytes())
-        .collect()
+/// Decoded edges + spatial tree payload (38 bytes): one leaf.
+fn tree() -> ByteBuilder {
+    ByteBuilder::new()
+        .bytes(&[1, 7], "ci num_edges = 1; flags 7")
+        .bytes(&[1, 0], "ci num_node_indices = 1; index 0")
+        .u8(1, "ci num_nodes = 1")
+        .bytes(
+            &[0, 0x41, 0x41, 0, 1],
+            "axis 0, left -1, right -1, start 0, end 1",
+        )
+        .f32s_le(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0], "node box")
+        .f32_le(0.0, "split")
 }
 
-fn hand_made() -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(b"ms15"); // 1. magic
-    b.push(4); // 2. spatial tree triangles (compact int)
-    b.extend(bounds()); // 3. mesh bounds
-    b.push(1); // 4. one surface
-    b.extend_from_slice(&[4, b't', b'r', b'i', 0]); // 5. name "tri" (compact length incl. NUL)
-    b.extend_from_slice(&[1, 3]); //    lightmap channel 1, resolution 3
-    b.push(3); //    3 coordinate indices
-    b.push(3); //    3 triangle indices
-    b.extend(bounds()); //    surface bounds
-    b.push(3); //    3 vertices (no morph-target list in ms15)
-    b.extend_from_slice(&96i64.to_le_bytes()); // 6. memory estimate
-    b.extend_from_slice(b"ms15"); // 7. magic
-    // 8. geometry: 3 vertices, 3 tangents, no weights section, 0 UV0/UV1/colours, and
-    //    u8 indices (fewer than 256 vertices, notes/unigine.md).
-    let mut g = Vec::new();
-    for v in [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
-        for f in v {
-            g.extend_from_slice(&f.to_le_bytes());
-        }
-    }
-    g.push(3);
-    for _ in 0..3 {
-        for c in [0i16, 0, 0, 32767] {
-            g.extend_from_slice(&c.to_le_bytes());
-        }
-    }
-    g.extend_from_slice(&[0, 0, 0]); // uv0, uv1, colours: none
-    g.extend_from_slice(&[0, 1, 2, 0, 1, 2]);
-    b.extend(block(&g));
-    b.extend_from_slice(b"ms15"); // 9. magic
-    // 10. edges + tree: 1 edge flag (7), 1 node index (0), one leaf over [0, 1).
-    let mut t = vec![1, 7, 1, 0, 1, 0, 0x41, 0x41, 0, 1];
-    for f in [0.0f32, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0] {
-        t.extend_from_slice(&f.to_le_bytes());
-    }
-    b.extend(block(&t));
-    b.extend_from_slice(b"ms15"); // 11. magic
-    let geometry_offset = 4 + 1 + 40 + 1 + 5 + 2 + 1 + 1 + 40 + 1 + 8 + 4;
-    b.extend_from_slice(&(geometry_offset as i64).to_le_bytes()); // 12. block offsets
-    b.extend_from_slice(b"ms15"); // 13. magic
-    b
+fn fixture() -> ByteBuilder {
+    let g = geometry().build();
+    let t = tree().build();
+    assert_eq!((g.len(), t.len()), (94, 38));
+    let bounds = [0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5, 0.0, R];
+    ByteBuilder::new()
+        .bytes(b"ms15", "0x000 magic")
+        .u8(4, "0x004 ci spatial tree triangles = 4")
+        .f32s_le(&bounds, "0x005 mesh bounds")
+        .u8(1, "0x02d ci num_surfaces = 1 (no bone list)")
+        .bytes(b"\x02q\0", "0x02e surface name 'q'")
+        .bytes(&[0, 0], "0x031 lightmap channel, resolution")
+        .bytes(&[3, 3], "0x033 ci num_cindices, num_tindices")
+        .f32s_le(&bounds, "0x035 surface bounds")
+        .u8(3, "0x05d ci num_vertices = 3 (no morph-target list)")
+        .bytes(&100i64.to_le_bytes(), "0x05e memory estimate 100")
+        .bytes(b"ms15", "0x066 marker 2")
+        .bytes(&94u64.to_le_bytes(), "0x06a geometry block: decoded size")
+        .bytes(&94u64.to_le_bytes(), "0x072 stored size (= decoded: raw)")
+        .bytes(&g, "0x07a geometry payload")
+        .bytes(b"ms15", "0x0d8 marker 3")
+        .bytes(&38u64.to_le_bytes(), "0x0dc tree block: decoded size")
+        .bytes(&38u64.to_le_bytes(), "stored size (raw)")
+        .bytes(&t, "tree payload")
+        .bytes(b"ms15", "marker 4")
+        .bytes(&0x6ai64.to_le_bytes(), "offset of the geometry block")
+        .bytes(b"ms15", "marker 5")
 }
 
 #[test]
-fn hand_made_file_reads_and_rewrites() {
-    let bytes = hand_made();
-    let file = read(&bytes).unwrap();
+fn fixture_reads_by_hand_and_rewrites_identically() {
+    let bytes = fixture().build();
+    assert_eq!(bytes.len(), 0x122);
+    assert!(sniff(&bytes));
+    let file = read(&bytes).unwrap_or_else(|e| panic!("{e}\n{}", fixture().listing()));
     assert_eq!(file.version(), "ms15");
-    let MeshFile::Ms14(m) = &file else { panic!() };
-    assert_eq!(m.memory_estimate, 96);
+    let MeshFile::Ms15(m) = &file else {
+        panic!("not ms15")
+    };
+    let m = &m.0;
+    assert_eq!(m.spatial_tree_triangles, 4);
+    assert_eq!(m.memory_estimate, 100);
+    assert!(m.mesh.bones.is_empty());
+    assert_eq!(m.mesh.bounds.to_array()[9], R);
     let s = &m.mesh.surfaces[0];
-    assert_eq!(s.name.as_bytes(), b"tri");
-    assert_eq!(s.lightmap, [1, 3]);
-    assert_eq!(s.morph_targets[0].vertices[1], [1.0, 0.0, 0.0]);
-    assert_eq!(s.cindices, [0, 1, 2]);
+    assert_eq!(s.name.as_bytes(), b"q");
+    assert_eq!(s.lightmap, [0, 0]);
+    assert_eq!(s.morph_targets.len(), 1);
+    assert!(s.morph_targets[0].name.is_empty());
+    assert_eq!(
+        s.morph_targets[0].vertices,
+        vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    );
+    assert_eq!(s.morph_targets[0].tangents, vec![[0, 0, 0, 32767]; 3]);
     assert!(s.weights.is_empty());
-    assert_eq!(m.trees[0].edge_flags, [7]);
+    assert_eq!(s.uv0, vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]);
+    assert!(s.uv1.is_empty() && s.colors.is_empty());
+    assert_eq!(s.cindices, vec![0, 1, 2]);
+    assert_eq!(s.tindices, vec![0, 1, 2]);
+    let t = &m.trees[0];
+    assert_eq!(t.edge_flags, vec![7]);
+    assert_eq!(t.node_indices, vec![0]);
+    assert_eq!(
+        (t.nodes[0].left, t.nodes[0].right, t.nodes[0].end),
+        (-1, -1, 1)
+    );
+    assert_eq!(t.nodes[0].max, [1.0, 1.0, 0.0]);
     assert_eq!(file.write().unwrap(), bytes);
-    let core = file.to_core().unwrap().value;
-    assert_eq!(core.surfaces[0].positions.len(), 3);
-    // Every truncation is an error.
-    for n in 0..bytes.len() {
-        assert!(read(&bytes[..n]).is_err(), "{n}");
-    }
+
+    let model = file.to_core().unwrap().value;
+    assert_eq!(model.surfaces.len(), 1);
+    assert_eq!(model.surfaces[0].indices.len(), 3);
+    assert_eq!(model.surfaces[0].positions.len(), 3);
+    assert!(model.skeleton.is_empty());
 }
 
 #[test]
-fn any_static_mesh_becomes_ms15_and_skinned_parts_are_reported() {
-    let model = Model {
-        coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
-        surfaces: vec![Surface {
-            name: "quad".into(),
-            positions: vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y],
-            normals: vec![Vec3::Z; 4],
-            indices: vec![0, 1, 2, 0, 2, 3],
-            ..Default::default()
-        }],
-        ..Default::default()
+fn every_truncation_fails_and_flips_never_panic() {
+    let bytes = fixture().build();
+    assert_truncations_fail(&bytes, read);
+    assert_flips_never_panic(&bytes, 400, read);
+}
+
+#[test]
+fn hostile_counts_fail_without_allocating() {
+    let bytes = fixture().build();
+    // num_surfaces (0x2d) = 0x7fffffff as a compact int.
+    let mut b = bytes.clone();
+    b.splice(0x2d..0x2e, [0xbf, 0xff, 0xff, 0xff, 0x0f]);
+    assert!(read(&b).is_err());
+    // num_vertices (0x5d) = 0x7fffffff: the geometry block cannot hold them.
+    let mut b = bytes.clone();
+    b.splice(0x5d..0x5e, [0xbf, 0xff, 0xff, 0xff, 0x0f]);
+    assert!(read(&b).is_err());
+    // A geometry block claiming a decoded size of 2^40 from 94 bytes.
+    let mut b = bytes.clone();
+    b[0x6a..0x72].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let e = read(&b).unwrap_err().to_string();
+    assert!(e.contains("cannot decode to"), "{e}");
+    // Stored size larger than the decoded size.
+    let mut b = bytes.clone();
+    b[0x72..0x7a].copy_from_slice(&95u64.to_le_bytes());
+    assert!(read(&b).is_err());
+    // A wrong geometry offset.
+    let mut b = bytes;
+    let at = b.len() - 12;
+    b[at] = 0x6b;
+    assert!(read(&b).unwrap_err().to_string().contains("offset"));
+}
+
+#[test]
+fn corrupt_lz4_blocks_fail_cleanly() {
+    // Replace the geometry block with an LZ4 block: 30 x 'a' is literal 'a', a match
+    // of 24 at offset 1 (token 0x1f, extra length byte 5), then 5 literals (token
+    // 0x50) = 11 bytes. It decodes, but is no geometry payload.
+    let lz4: [u8; 11] = [0x1f, b'a', 1, 0, 5, 0x50, b'a', b'a', b'a', b'a', b'a'];
+    let splice = |block: &[u8]| {
+        let bytes = fixture().build();
+        let mut b = bytes[..0x6a].to_vec();
+        b.extend_from_slice(&30u64.to_le_bytes());
+        b.extend_from_slice(&(block.len() as u64).to_le_bytes());
+        b.extend_from_slice(block);
+        b.extend_from_slice(&bytes[0x7a + 94..]);
+        b
     };
-    let opts = WriteOptions {
-        version: TargetVersion::Ms15,
-    };
-    let c = MeshFile::from_core(&model, &opts).unwrap();
+    let e = read(&splice(&lz4)).unwrap_err().to_string();
+    assert!(!e.contains("corrupt LZ4"), "{e}");
+    // Offset 0 is invalid LZ4.
+    let mut bad = lz4;
+    bad[2] = 0;
+    let e = read(&splice(&bad)).unwrap_err();
+    assert!(matches!(e, Error::Decode(_)));
+    assert!(e.to_string().contains("corrupt LZ4 block"), "{e}");
+    // A stream that ends early.
+    let e = read(&splice(&lz4[..6])).unwrap_err().to_string();
+    assert!(e.contains("corrupt LZ4 block"), "{e}");
+}
+
+#[test]
+fn core_round_trips_through_ms15() {
+    // A static model converts without loss of geometry.
+    let cube = canonical::cube();
+    let c = MeshFile::from_core(
+        &cube,
+        &WriteOptions {
+            version: TargetVersion::Ms15,
+        },
+    )
+    .unwrap();
     let bytes = c.value.write().unwrap();
     assert_eq!(&bytes[..4], b"ms15");
-    let back = read(&bytes).unwrap();
-    assert_eq!(back.version(), "ms15");
-    assert_eq!(back.write().unwrap(), bytes);
-    let core = back.to_core().unwrap().value;
-    assert_eq!(core.surfaces[0].indices.len(), 6);
-    // A skinned, animated arm loses its skeleton, weights and clip, and says so.
-    let arm = meshfmt_core::canonical::skinned_arm();
-    let c = MeshFile::from_core(&arm, &opts).unwrap();
-    let text: Vec<String> = c.losses.iter().map(ToString::to_string).collect();
-    assert!(text.iter().any(|l| l.contains("no bones")), "{text:?}");
-    assert!(text.iter().any(|l| l.contains("no weights")), "{text:?}");
-    assert_eq!(read(&c.value.write().unwrap()).unwrap().version(), "ms15");
+    let file = read(&bytes).unwrap();
+    assert_eq!(file.write().unwrap(), bytes);
+    let mut back = file.to_core().unwrap().value;
+    back.convert_to(cube.coordinate_system);
+    assert_eq!(back.surfaces.len(), cube.surfaces.len());
+    let tris = |m: &meshfmt_core::Model| m.surfaces.iter().map(|s| s.indices.len()).sum::<usize>();
+    assert_eq!(tris(&back), tris(&cube));
+    for (a, b) in back.surfaces.iter().zip(&cube.surfaces) {
+        for (i, j) in a.indices.iter().zip(&b.indices) {
+            let (p, q) = (a.positions[*i as usize], b.positions[*j as usize]);
+            assert!((p - q).length() < 1e-6, "{p} vs {q}");
+        }
+    }
+
+    // A skinned, morphing model loses bones, weights and morph targets, reported.
+    for (model, lost) in [
+        (canonical::skinned_arm(), [Feature::Skeleton, Feature::Skin]),
+        (
+            canonical::morph(),
+            [Feature::MorphTargets, Feature::MorphTargets],
+        ),
+    ] {
+        let c = MeshFile::from_core(
+            &model,
+            &WriteOptions {
+                version: TargetVersion::Ms15,
+            },
+        )
+        .unwrap();
+        for f in lost {
+            assert!(
+                c.losses.iter().any(|l| l.feature == f),
+                "{f:?} {:?}",
+                c.losses
+            );
+        }
+        let bytes = c.value.write().unwrap();
+        let back = read(&bytes).unwrap().to_core().unwrap().value;
+        assert!(back.skeleton.is_empty());
+        assert!(
+            back.surfaces
+                .iter()
+                .all(|s| s.skin.is_empty() && s.morph_targets.is_empty())
+        );
+    }
+}
+
+#[test]
+fn unknown_versions_are_still_named() {
+    assert_eq!(
+        read(b"ms16\0\0\0\0").unwrap_err().to_string(),
+        "unigine-mesh: unsupported UNIGINE mesh version ms16"
+    );
 }

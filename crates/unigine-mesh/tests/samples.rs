@@ -35,7 +35,7 @@ fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
                 Err(e) => failures.push(format!("{}: write failed: {e}", path.display())),
             },
             Err(Error::UnsupportedVersion(v)) => {
-                assert!(["ms15"].contains(&v.as_str()), "{v}");
+                assert!(["ms16"].contains(&v.as_str()), "{v}");
                 unsupported += 1;
             }
             Err(e) => failures.push(format!("{}: {e}", path.display())),

@@ -151,7 +151,11 @@ fn v_is_flipped_between_unity_and_meshfmt_core() {
     use meshfmt_core::glam::{Vec2, Vec3};
     let s = Surface {
         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-        uv0: vec![Vec2::new(0.0, 0.0), Vec2::new(1.0, 0.25), Vec2::new(0.5, 1.0)],
+        uv0: vec![
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.25),
+            Vec2::new(0.5, 1.0),
+        ],
         indices: vec![0, 1, 2],
         ..Default::default()
     };
@@ -161,9 +165,15 @@ fn v_is_flipped_between_unity_and_meshfmt_core() {
     assert_close_vec2("unity uv", &unity.uv0, &s.uv0, 2e-5);
     // ... and in meshfmt-core: v' = 1 - v.
     let core = file.to_core().unwrap().value;
-    let flipped = [Vec2::new(0.0, 1.0), Vec2::new(1.0, 0.75), Vec2::new(0.5, 0.0)];
+    let flipped = [
+        Vec2::new(0.0, 1.0),
+        Vec2::new(1.0, 0.75),
+        Vec2::new(0.5, 0.0),
+    ];
     assert_close_vec2("core uv", &core.surfaces[0].uv0, &flipped, 2e-5);
     // from_core flips back.
-    let again = MeshFile::from_core(&core, &WriteOptions::default()).unwrap().value;
+    let again = MeshFile::from_core(&core, &WriteOptions::default())
+        .unwrap()
+        .value;
     assert_close_vec2("again", &again.to_surface().uv0, &s.uv0, 4e-5);
 }
