@@ -1,0 +1,33 @@
+//! The crate's error type.
+
+/// Everything that can go wrong reading or writing a Model 3D file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The bytes are not a valid file; the inner error names the byte offset (within the
+    /// inflated payload for compressed files, within the file otherwise), the context path
+    /// and what is wrong.
+    #[error(transparent)]
+    Decode(#[from] parsing_primitives::Error),
+    /// The zlib stream is corrupt, truncated or inflates beyond [`Limits::max_alloc_bytes`](parsing_primitives::Limits).
+    #[error("m3d: zlib stream at offset {offset:#x}: {message}")]
+    Inflate {
+        /// File offset where the stream starts.
+        offset: u64,
+        /// What went wrong.
+        message: String,
+    },
+    /// The value cannot be written or converted: it breaks a rule of the format.
+    #[error("m3d: {0}")]
+    Invalid(String),
+    /// Writing to the destination failed.
+    #[error("m3d: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Result with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn invalid(message: impl Into<String>) -> Error {
+    Error::Invalid(message.into())
+}
