@@ -37,14 +37,17 @@ pub struct Skeleton {
 }
 
 pub(crate) fn read_bone(r: &mut Reader<'_>, t: Types) -> PResult<Skeleton> {
-    let at = r.offset();
-    // Counts are plain numbers, not indices: no -1/-2 sentinels.
-    let nbone = r.field("numbone", |r| read_raw(r, t.bi()))?;
+    let bone_size = (t.bi() + t.si() + 2 * t.vi()).max(1);
+    // Counts are plain numbers, not indices: no -1/-2 sentinels. Checked against the
+    // bytes left before anything is allocated.
+    let nbone = r.field("numbone", |r| {
+        let at = r.offset();
+        let n = read_raw(r, t.bi())?;
+        r.count_at(at, u64::from(n), bone_size)
+    })?;
     let nskin = r.field("numskin", |r| read_raw(r, t.sk()))?;
-    let bone_size = t.bi() + t.si() + 2 * t.vi();
     let bones = r.field("bone", |r| {
-        let n = r.count_at(at, u64::from(nbone), bone_size.max(1))?;
-        r.array(n as u64, bone_size.max(1), |r| {
+        r.array(nbone as u64, bone_size, |r| {
             Ok(Bone {
                 parent: r.field("parent", |r| read_idx(r, t.bi()))?,
                 name: r.field("name", |r| read_str(r, t))?,

@@ -32,6 +32,32 @@ pub struct WriteOptions {
     pub level: u8,
 }
 
+impl ReadOptions {
+    /// These options with other limits.
+    ///
+    /// ```
+    /// let o = m3d_format::ReadOptions::default().with_limits(m3d_format::Limits::UNLIMITED);
+    /// assert_eq!(o.limits, m3d_format::Limits::UNLIMITED);
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+impl WriteOptions {
+    /// These options, compressing or not.
+    ///
+    /// ```
+    /// let o = m3d_format::WriteOptions::default().with_compression(false);
+    /// assert!(!o.compress);
+    /// ```
+    pub fn with_compression(mut self, compress: bool) -> Self {
+        self.compress = compress;
+        self
+    }
+}
+
 impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {

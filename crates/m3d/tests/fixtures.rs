@@ -1,0 +1,160 @@
+//! Hand-assembled files: hostile counts, a compression bomb, every quantization level and
+//! index width, error positions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use m3d_format::{Body, Coord, Error, Idx, Limits, ReadOptions, WriteOptions};
+use test_support::ByteBuilder;
+
+/// `HEAD` with an empty-ish string table ("m\0\0\0\0" = name "m", no license/author/desc).
+fn head(types: u32) -> ByteBuilder {
+    ByteBuilder::new()
+        .bytes(b"HEAD", "magic")
+        .u32_le(16 + 5, "length incl. strings")
+        .f32_le(1.0, "scale")
+        .u32_le(types, "types")
+        .bytes(b"m\0\0\0\0", "strings")
+}
+
+fn uncompressed(payload: &[u8]) -> Vec<u8> {
+    let mut out = b"3DMO".to_vec();
+    out.extend_from_slice(&(payload.len() as u32 + 8).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Types: vc int8, vi/si u8, ci/ti/sk/fc/hi/fi/vd/vp absent, bi u32, nb 1.
+const T_BI32: u32 = 0x03FF_C3C0 | (2 << 10);
+
+#[test]
+fn hostile_bone_count_fails_without_allocating() {
+    let payload = head(T_BI32)
+        .bytes(b"BONE", "magic")
+        .u32_le(8 + 4, "length")
+        .u32_le(0x7fff_ffff, "numbone (bi u32), far beyond the chunk")
+        .bytes(b"OMD3", "end")
+        .build();
+    let e = m3d_format::read(&uncompressed(&payload)).unwrap_err();
+    let Error::Decode(d) = &e else { panic!("{e}") };
+    assert_eq!(d.path(), "BONE[0].numbone");
+    // numbone sits 8 (3DMO) + 21 (HEAD) + 8 (BONE header) bytes in.
+    assert_eq!(d.offset(), 8 + 21 + 8);
+    assert!(e.to_string().contains("2147483647"), "{e}");
+}
+
+#[test]
+fn hostile_frame_and_variadic_counts_fail() {
+    // ACTN: numframe 0xFFFF with 2 bytes left; fc absent so each frame takes >= 4 bytes.
+    let payload = head(0x03FF_CFC0)
+        .bytes(b"ACTN", "magic")
+        .u32_le(8 + 1 + 2 + 4, "length")
+        .u8(0, "name")
+        .u16_le(0xFFFF, "numframe")
+        .u32_le(1000, "duration")
+        .bytes(b"OMD3", "end")
+        .build();
+    assert!(m3d_format::read(&uncompressed(&payload)).is_err());
+    // SHPE: `bez1` (17) with a variadic count of 0x7fffffff.
+    let payload = head(0x03FF_CFC0)
+        .bytes(b"SHPE", "magic")
+        .u32_le(8 + 2 + 1 + 4, "length")
+        .u8(0, "name")
+        .u8(0xFF, "group: none")
+        .u8(17, "bez1")
+        .u32_le(0x7fff_ffff, "va count")
+        .bytes(b"OMD3", "end")
+        .build();
+    let e = m3d_format::read(&uncompressed(&payload)).unwrap_err();
+    assert!(e.to_string().contains("SHPE[0].command[0]"), "{e}");
+}
+
+#[test]
+fn compression_bomb_is_a_typed_error() {
+    let mut payload = head(0x03FF_CFC0)
+        .bytes(b"ZZZZ", "an extra chunk of 64 MiB of zeros")
+        .u32_le(8 + (64 << 20), "length")
+        .build();
+    payload.resize(payload.len() + (64 << 20), 0);
+    payload.extend_from_slice(b"OMD3");
+    let z = miniz_oxide::deflate::compress_to_vec_zlib(&payload, 6);
+    assert!(z.len() < 1 << 20);
+    let mut file = b"3DMO".to_vec();
+    file.extend_from_slice(&(z.len() as u32 + 8).to_le_bytes());
+    file.extend_from_slice(&z);
+    let opts = ReadOptions::default().with_limits(Limits {
+        max_alloc_bytes: 1 << 20,
+        ..Limits::DEFAULT
+    });
+    let e = m3d_format::read_with(&file, &opts).unwrap_err();
+    assert!(matches!(e, Error::Inflate { offset: 8, .. }), "{e}");
+}
+
+#[test]
+fn every_coordinate_width_and_index_width_round_trips() {
+    for vc in 0..4u32 {
+        for vi in 0..3u32 {
+            let types = 0x03FF_CFC0 & !0x0F | vc | (vi << 2);
+            let vc_bytes = 1usize << vc;
+            let vi_bytes = 1usize << vi;
+            let mut b = head(types)
+                .bytes(b"VRTS", "magic")
+                .u32_le(8 + 2 * 4 * vc_bytes as u32, "two vertices");
+            for i in 0..8u8 {
+                let v: Vec<u8> = match vc {
+                    0 => vec![i.wrapping_mul(37)],
+                    1 => (-(i16::from(i) * 1000)).to_le_bytes().to_vec(),
+                    2 => (f32::from(i) * 0.25).to_le_bytes().to_vec(),
+                    _ => (f64::from(i) * -0.5).to_le_bytes().to_vec(),
+                };
+                b = b.bytes(&v, "coordinate");
+            }
+            b = b
+                .bytes(b"MESH", "magic")
+                .u32_le(8 + 1 + 3 * vi_bytes as u32, "one triangle")
+                .u8(0x30, "triangle, no flags");
+            for v in [0u32, 1, 0xFFFF_FFFF] {
+                b = b.bytes(&v.to_le_bytes()[..vi_bytes], "vertex");
+            }
+            let payload = b.bytes(b"OMD3", "end").build();
+            let f = m3d_format::read(&uncompressed(&payload)).unwrap();
+            assert_eq!(f.payload().unwrap(), payload, "vc {vc} vi {vi}");
+            let Body::Vrts(v) = &f.chunks[0].body else {
+                panic!()
+            };
+            let want = match vc {
+                0 => Coord::I8(37),
+                1 => Coord::I16(-1000),
+                2 => Coord::F32(0.25),
+                _ => Coord::F64(-0.5),
+            };
+            assert_eq!(v.items[0].coords[1], want);
+            let Body::Mesh(m) = &f.chunks[1].body else {
+                panic!()
+            };
+            let (corners, _) = m.polygons().next().unwrap();
+            assert_eq!(corners[2].vertex, Idx::UNDEF);
+            for opts in [
+                WriteOptions::default().with_compression(false),
+                WriteOptions::default(),
+            ] {
+                let again = m3d_format::read(&f.write_with(&opts).unwrap()).unwrap();
+                assert_eq!(again.payload().unwrap(), payload);
+                assert_eq!(again.compressed, opts.compress);
+            }
+        }
+    }
+}
+
+#[test]
+fn mesh_error_names_payload_offset_and_path() {
+    let payload = head(0x03FF_CFC0)
+        .bytes(b"MESH", "magic")
+        .u32_le(8 + 4 + 2, "a triangle and a cut one")
+        .bytes(&[0x30, 0, 1, 2], "triangle")
+        .bytes(&[0x30, 0], "cut triangle")
+        .bytes(b"OMD3", "end")
+        .build();
+    let e = m3d_format::read_payload(&payload, &ReadOptions::default()).unwrap_err();
+    let Error::Decode(d) = &e else { panic!("{e}") };
+    assert_eq!(d.path(), "MESH[0].record[1].corner[1].vertex");
+    assert_eq!(d.offset(), 21 + 8 + 4 + 2);
+}
