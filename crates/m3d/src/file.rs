@@ -221,6 +221,24 @@ impl File {
         [(); 4].map(|_| it.next().unwrap_or(&[]))
     }
 
+    /// A stored colour field as RGBA (R in the low byte): a CMAP entry for ci u8/u16 (0 when
+    /// the index is past the map, which m3d.h would read out of bounds), the value itself
+    /// for ci u32, 0 when ci is absent.
+    pub fn rgba(&self, color: u32) -> u32 {
+        match self.types.ci() {
+            1 | 2 => self
+                .chunks
+                .iter()
+                .find_map(|c| match &c.body {
+                    Body::Cmap(m) => m.items.get(color as usize).copied(),
+                    _ => None,
+                })
+                .unwrap_or(0),
+            4 => color,
+            _ => 0,
+        }
+    }
+
     /// The vertex list (empty without VRTS).
     pub fn vertices(&self) -> &[Vertex] {
         self.chunks

@@ -7,7 +7,7 @@ use crate::types::{Coord, Idx, Out, Str, Types, read_coord, read_idx, read_str};
 
 /// Argument kinds of shape commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Arg {
+pub(crate) enum Arg {
     Mi,
     Hi,
     Fi,
@@ -268,4 +268,33 @@ pub(crate) fn write_shpe(o: &mut Out, s: &Shape) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// How the ASCII reader parses an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArgKind {
+    Str,
+    Idx,
+    Coord,
+    Int,
+}
+
+pub(crate) fn arg_kind(a: Arg) -> ArgKind {
+    match a {
+        Mi => ArgKind::Str,
+        Hi | Fi | Ti | Vi | Qi => ArgKind::Idx,
+        Vc => ArgKind::Coord,
+        I1 | I2 | I4 | Va => ArgKind::Int,
+    }
+}
+
+pub(crate) fn is_variadic(a: Arg) -> bool {
+    a == Va
+}
+
+pub(crate) fn layout_by_keyword(k: &str) -> Option<(u16, &'static [Arg])> {
+    COMMANDS
+        .iter()
+        .position(|c| c.0 == k)
+        .and_then(|i| Some((u16::try_from(i).ok()?, COMMANDS.get(i)?.1)))
 }

@@ -116,3 +116,17 @@ fn every_crafted_file_never_panics_even_flipped_or_cut() {
         }
     }
 }
+
+#[test]
+fn ascii_long_name_is_read_whole() {
+    // m3d.h overflows a 256-byte buffer here (CVE-2021-45948 pattern); the name is 400 'A's.
+    let Some(dir) = samples_or_skip("m3d/crafted", "ascii_longname") else {
+        return;
+    };
+    let text = std::fs::read(dir.join("ascii_longname.a3d")).unwrap();
+    let want = text.split(|b| *b == b'\n').nth(1).unwrap();
+    let want = want.strip_suffix(b"\r").unwrap_or(want);
+    let f = m3d_format::read(&text).unwrap();
+    assert_eq!(f.header_strings()[0], want);
+    assert!(want.len() >= 400);
+}
