@@ -198,3 +198,31 @@ pub(crate) fn write_actn(o: &mut Out, a: &Action) -> Result<()> {
     }
     Ok(())
 }
+
+impl Action {
+    /// The `(pos, ori)` vertex of every bone after frames `0..=frame` are applied to the
+    /// bind pose `bones` (what m3d.h's `m3d_frame` returns), without mutating anything.
+    /// Transforms naming a bone past the list are ignored. `None` when `frame` is past the
+    /// last frame.
+    ///
+    /// ```
+    /// use m3d_format::{Action, Bone, Frame, Idx, Str, Transform};
+    /// let bones = [Bone { parent: Idx::UNDEF, name: Str(0), pos: Idx(0), ori: Idx(1) }];
+    /// let a = Action { name: Str(0), duration_msec: 100, frames: vec![
+    ///     Frame { msec: 0, transforms: vec![Transform { bone: Idx(0), pos: Idx(2), ori: Idx(3) }] },
+    ///     Frame { msec: 50, transforms: vec![] },
+    /// ] };
+    /// assert_eq!(a.frame_pose(&bones, 1), Some(vec![(Idx(2), Idx(3))]));
+    /// ```
+    pub fn frame_pose(&self, bones: &[Bone], frame: usize) -> Option<Vec<(Idx, Idx)>> {
+        let mut pose: Vec<(Idx, Idx)> = bones.iter().map(|b| (b.pos, b.ori)).collect();
+        for f in self.frames.get(..=frame)? {
+            for t in &f.transforms {
+                if let Some(p) = t.bone.get().and_then(|b| pose.get_mut(b as usize)) {
+                    *p = (t.pos, t.ori);
+                }
+            }
+        }
+        Some(pose)
+    }
+}

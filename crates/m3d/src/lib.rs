@@ -35,6 +35,7 @@
 
 mod ascii;
 mod bones;
+mod convert;
 mod error;
 mod file;
 mod label;

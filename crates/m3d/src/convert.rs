@@ -1,0 +1,439 @@
+//! [`File::to_core`]: the format-neutral meshfmt-core model, with a loss list.
+
+use std::collections::HashMap;
+
+use meshfmt_core::animation::{Channel, Clip};
+use meshfmt_core::coords::CoordinateSystem;
+use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
+use meshfmt_core::material::{
+    Material as CoreMaterial, Texture, TextureBinding, TextureRole, TextureSource,
+};
+use meshfmt_core::model::{Model, Surface};
+use meshfmt_core::skeleton::{
+    Bone as CoreBone, Skeleton as CoreSkeleton, Transform as CoreTransform,
+};
+use meshfmt_core::skin::VertexInfluences;
+use meshfmt_core::{Converted, Feature, LossKind};
+
+use crate::error::Result;
+use crate::file::{Body, File};
+use crate::material::PropValue;
+use crate::mesh::MeshRecord;
+use crate::types::{Idx, Str};
+
+/// A surface being built: its material, the surface, and corner (vertex, uv, normal) → index.
+type SurfaceBuild = (Option<usize>, Surface, HashMap<(Idx, Idx, Idx), u32>);
+
+fn rgba_to_vec4(c: u32) -> Vec4 {
+    let [r, g, b, a] = c.to_le_bytes();
+    Vec4::new(f32::from(r), f32::from(g), f32::from(b), f32::from(a)) / 255.0
+}
+
+impl File {
+    fn text(&self, s: Str) -> String {
+        self.string(s)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The scale positions are multiplied by: the header's, or 1 when it is not a positive
+    /// finite number (m3d.h also uses 1 for a scale <= 0).
+    pub fn effective_scale(&self) -> f32 {
+        if self.scale.is_finite() && self.scale > 0.0 {
+            self.scale
+        } else {
+            1.0
+        }
+    }
+
+    /// Decoded x, y, z (times [`File::effective_scale`]) and w of vertex `i`.
+    fn point(&self, i: Idx) -> Option<(Vec3, f32)> {
+        let v = self.vertices().get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        Some((Vec3::new(c[0], c[1], c[2]) * self.effective_scale(), c[3]))
+    }
+
+    fn quat(&self, i: Idx) -> Option<Quat> {
+        let v = self.vertices().get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
+        // Quantized quaternions are slightly off unit length; m3d.h uses them as stored.
+        Some(if q.length_squared() > 0.0 {
+            q.normalize()
+        } else {
+            Quat::IDENTITY
+        })
+    }
+
+    /// The model as meshfmt-core holds it: one surface per material (positions times the
+    /// header scale, normals, UVs, vertex colours, skin), materials, the skeleton with rest
+    /// poses, and one clip per action. What core cannot hold (shapes, voxels, labels,
+    /// procedural scripts, inlined assets, extra chunks, the preview) is listed in the
+    /// losses. Y up, right-handed, counter-clockwise, as the format requires.
+    ///
+    /// ```
+    /// let f = m3d_format::File::default();
+    /// let c = f.to_core()?;
+    /// assert!(c.value.surfaces.is_empty());
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        let mut out = Converted::exact(Model {
+            name: String::from_utf8_lossy(self.header_strings()[0]).into_owned(),
+            coordinate_system: CoordinateSystem::GLTF,
+            ..Model::default()
+        });
+        let tmap: Vec<Vec2> = self
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Tmap(t) => Some(
+                    t.items
+                        .iter()
+                        .map(|uv| Vec2::new(uv[0].unsigned() as f32, uv[1].unsigned() as f32))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let skins: &[crate::bones::Skin] = self
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Bone(s) => Some(s.skins.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[]);
+
+        // Textures and materials, by name.
+        let mut textures: Vec<String> = Vec::new();
+        let mut materials: HashMap<Vec<u8>, usize> = HashMap::new();
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let Body::Mtrl(m) = &c.body else { continue };
+            let mut cm = CoreMaterial {
+                name: self.text(m.name),
+                ..CoreMaterial::default()
+            };
+            // OBJ-like materials are not metals.
+            cm.metallic = 0.0;
+            for p in &m.props {
+                match (p.kind, &p.value) {
+                    (0, PropValue::Color(c)) => cm.base_color = rgba_to_vec4(self.rgba(*c)),
+                    (4, PropValue::Color(c)) => {
+                        cm.emissive = rgba_to_vec4(self.rgba(*c)).truncate()
+                    }
+                    (7, PropValue::Float(d)) => cm.base_color.w = *d,
+                    (64, PropValue::Float(v)) => cm.roughness = *v,
+                    (65, PropValue::Float(v)) => cm.metallic = *v,
+                    (k @ (128 | 132 | 136), PropValue::Map(s)) => {
+                        let name = self.text(*s);
+                        if name.is_empty() {
+                            continue;
+                        }
+                        let t = textures.iter().position(|t| *t == name).unwrap_or_else(|| {
+                            textures.push(name);
+                            textures.len() - 1
+                        });
+                        let role = match k {
+                            128 => TextureRole::BaseColor,
+                            132 => TextureRole::Emissive,
+                            _ => TextureRole::Normal,
+                        };
+                        cm.textures.push(TextureBinding {
+                            role,
+                            texture: t,
+                            uv_set: 0,
+                        });
+                    }
+                    (k, _) => out.lose(
+                        Feature::Materials,
+                        LossKind::Dropped,
+                        format!("MTRL[{ci}]"),
+                        format!("property type {k} has no meshfmt-core counterpart"),
+                    ),
+                }
+            }
+            materials.insert(
+                self.string(m.name).unwrap_or_default().to_vec(),
+                out.value.materials.len(),
+            );
+            out.value.materials.push(cm);
+        }
+        for name in &textures {
+            let inlined = self
+                .chunks
+                .iter()
+                .any(|c| matches!(&c.body, Body::Aset { name: n, .. } if self.text(*n) == *name));
+            if inlined {
+                out.lose(
+                    Feature::Textures,
+                    LossKind::Reduced,
+                    format!("texture '{name}'"),
+                    "inlined PNG kept as a name; it is not decoded",
+                );
+            }
+            out.value.textures.push(Texture {
+                name: name.clone(),
+                source: TextureSource::Path(name.clone()),
+            });
+        }
+
+        // Surfaces: one per material, corners deduplicated by (vertex, uv, normal).
+        let nb = self.types.nb();
+        let mut surfaces: Vec<SurfaceBuild> = Vec::new();
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let Body::Mesh(m) = &c.body else { continue };
+            let mut material = None;
+            for (ri, rec) in m.records.iter().enumerate() {
+                let corners = match rec {
+                    MeshRecord::UseMaterial(s) => {
+                        material = self.string(*s).and_then(|n| materials.get(n).copied());
+                        if s.0 != 0 && material.is_none() {
+                            out.lose(
+                                Feature::Materials,
+                                LossKind::Dropped,
+                                format!("MESH[{ci}].record[{ri}]"),
+                                "material name not defined",
+                            );
+                        }
+                        continue;
+                    }
+                    MeshRecord::UseParameter { .. } => {
+                        out.lose(
+                            Feature::Geometry,
+                            LossKind::Dropped,
+                            format!("MESH[{ci}].record[{ri}]"),
+                            "parameter records have no meshfmt-core counterpart",
+                        );
+                        continue;
+                    }
+                    MeshRecord::Polygon { corners, .. } => corners,
+                };
+                if corners.len() < 3 || corners.iter().any(|c| self.point(c.vertex).is_none()) {
+                    out.lose(
+                        Feature::Geometry,
+                        LossKind::Dropped,
+                        format!("MESH[{ci}].record[{ri}]"),
+                        "polygon with fewer than 3 corners or an undefined vertex",
+                    );
+                    continue;
+                }
+                let si = match surfaces.iter().position(|s| s.0 == material) {
+                    Some(i) => i,
+                    None => {
+                        let name = material
+                            .and_then(|m| out.value.materials.get(m))
+                            .map(|m| m.name.clone())
+                            .unwrap_or_default();
+                        surfaces.push((
+                            material,
+                            Surface {
+                                name,
+                                material,
+                                ..Surface::default()
+                            },
+                            HashMap::new(),
+                        ));
+                        surfaces.len() - 1
+                    }
+                };
+                let Some((_, surf, seen)) = surfaces.get_mut(si) else {
+                    continue;
+                };
+                let mut ids = Vec::with_capacity(corners.len());
+                for c in corners {
+                    let key = (c.vertex, c.uv, c.normal);
+                    if let Some(i) = seen.get(&key) {
+                        ids.push(*i);
+                        continue;
+                    }
+                    let id = surf.positions.len() as u32;
+                    seen.insert(key, id);
+                    ids.push(id);
+                    let (p, _) = self.point(c.vertex).unwrap_or((Vec3::ZERO, 1.0));
+                    surf.positions.push(p);
+                    // Normals are directions: not scaled.
+                    let n = self
+                        .point(c.normal)
+                        .map(|(n, _)| (n / self.effective_scale()).normalize_or_zero());
+                    surf.normals.push(n.unwrap_or(Vec3::ZERO));
+                    surf.uv0.push(
+                        c.uv.get()
+                            .and_then(|i| tmap.get(i as usize))
+                            .copied()
+                            .unwrap_or(Vec2::ZERO),
+                    );
+                    let v = self.vertices().get(c.vertex.0 as usize);
+                    surf.colors
+                        .push(v.map_or(Vec4::ONE, |v| rgba_to_vec4(self.rgba(v.color))));
+                    let skin = v
+                        .and_then(|v| v.skin.get())
+                        .and_then(|s| skins.get(s as usize));
+                    surf.skin.push(match skin {
+                        Some(s) if nb == 1 => VertexInfluences::single(
+                            s.bones.first().and_then(|b| b.get()).unwrap_or(0),
+                        ),
+                        Some(s) => {
+                            let ws = s.weights.iter().filter(|w| **w != 0);
+                            let mut vi = VertexInfluences::from_pairs_strongest(
+                                s.bones
+                                    .iter()
+                                    .zip(ws)
+                                    .filter_map(|(b, w)| Some((b.get()?, f32::from(*w) / 255.0))),
+                            );
+                            vi.normalize();
+                            vi
+                        }
+                        None => VertexInfluences::default(),
+                    });
+                }
+                // Fan triangulation (only triangles exist in practice).
+                for k in 1..ids.len() - 1 {
+                    if let (Some(a), Some(b), Some(c)) = (ids.first(), ids.get(k), ids.get(k + 1)) {
+                        surf.indices.extend_from_slice(&[*a, *b, *c]);
+                    }
+                }
+            }
+        }
+        let has_ci = self.types.ci() != 0;
+        for (_, mut s, seen) in surfaces {
+            if seen.keys().any(|k| k.2.get().is_none()) {
+                s.normals.clear();
+            }
+            if seen.keys().any(|k| k.1.get().is_none()) || tmap.is_empty() {
+                s.uv0.clear();
+            }
+            if !has_ci {
+                s.colors.clear();
+            }
+            if skins.is_empty() {
+                s.skin.clear();
+            }
+            out.value.surfaces.push(s);
+        }
+
+        // Skeleton.
+        if let Some(sk) = self.chunks.iter().find_map(|c| match &c.body {
+            Body::Bone(s) => Some(s),
+            _ => None,
+        }) {
+            for (i, b) in sk.bones.iter().enumerate() {
+                let parent = b.parent.get().map(|p| p as usize);
+                let parent = match parent {
+                    Some(p) if p < i => Some(p),
+                    Some(_) => {
+                        out.lose(
+                            Feature::Skeleton,
+                            LossKind::Reduced,
+                            format!("BONE.bone[{i}]"),
+                            "parent not before the bone: made a root",
+                        );
+                        None
+                    }
+                    None => None,
+                };
+                let translation = self.point(b.pos).map_or(Vec3::ZERO, |p| p.0);
+                let rotation = self.quat(b.ori).unwrap_or(Quat::IDENTITY);
+                out.value.skeleton.bones.push(CoreBone {
+                    name: self.text(b.name),
+                    parent,
+                    rest: CoreTransform {
+                        translation,
+                        rotation,
+                        scale: Vec3::ONE,
+                    },
+                    inverse_bind: None,
+                });
+            }
+        }
+
+        // Actions: frames list changed bones; every animated bone gets a key at every frame
+        // so linear interpolation between frames matches m3d.h's pose evaluation.
+        for (ai, c) in self.chunks.iter().enumerate() {
+            let Body::Actn(a) = &c.body else { continue };
+            let skel: &CoreSkeleton = &out.value.skeleton;
+            let mut state: Vec<(Vec3, Quat)> = skel
+                .bones
+                .iter()
+                .map(|b| (b.rest.translation, b.rest.rotation))
+                .collect();
+            let mut animated = vec![false; state.len()];
+            for f in &a.frames {
+                for t in &f.transforms {
+                    if let Some(x) = t.bone.get().and_then(|b| animated.get_mut(b as usize)) {
+                        *x = true;
+                    }
+                }
+            }
+            let mut channels: Vec<Channel> = animated
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| **a)
+                .map(|(bone, _)| Channel {
+                    bone,
+                    ..Channel::default()
+                })
+                .collect();
+            let mut dropped = 0usize;
+            for f in &a.frames {
+                for t in &f.transforms {
+                    let slot = t.bone.get().and_then(|b| state.get_mut(b as usize));
+                    match (slot, self.point(t.pos), self.quat(t.ori)) {
+                        (Some(s), Some((p, _)), Some(q)) => *s = (p, q),
+                        _ => dropped += 1,
+                    }
+                }
+                let time = f.msec as f32 / 1000.0;
+                for ch in &mut channels {
+                    if let Some((p, q)) = state.get(ch.bone) {
+                        ch.translation.times.push(time);
+                        ch.translation.values.push(*p);
+                        ch.rotation.times.push(time);
+                        ch.rotation.values.push(*q);
+                    }
+                }
+            }
+            if dropped > 0 {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    format!("ACTN[{ai}]"),
+                    format!("{dropped} transforms name a missing bone or vertex"),
+                );
+            }
+            out.value.animations.push(Clip {
+                name: self.text(a.name),
+                channels,
+            });
+        }
+
+        // What core cannot hold.
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let (feature, what) = match &c.body {
+                Body::Shpe(_) => (Feature::Geometry, "parametric shape (SHPE)"),
+                Body::Voxt(_) => (Feature::Materials, "voxel types (VOXT)"),
+                Body::Voxd(_) => (Feature::Geometry, "voxel block (VOXD), not meshed"),
+                Body::Lbls(_) => (Feature::Names, "labels (LBLS)"),
+                Body::Proc(_) => (Feature::Geometry, "procedural script (PROC)"),
+                Body::Aset { .. } => (Feature::Textures, "inlined asset (ASET)"),
+                Body::Extra { .. } => (Feature::Geometry, "application chunk"),
+                _ => continue,
+            };
+            out.lose(
+                feature,
+                LossKind::Dropped,
+                format!("chunk[{ci}]"),
+                format!("{what} has no meshfmt-core counterpart"),
+            );
+        }
+        if self.preview.is_some() {
+            out.lose(
+                Feature::Textures,
+                LossKind::Dropped,
+                "PRVW",
+                "preview image",
+            );
+        }
+        Ok(out)
+    }
+}

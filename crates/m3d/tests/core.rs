@@ -1,0 +1,161 @@
+//! `to_core` on the real samples, and bones against expected_pose.jsonl (the reference
+//! loader's bind poses and `m3d_frame` results).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/json.rs"]
+mod json;
+
+use m3d_format::{Body, File};
+use test_support::samples_or_skip;
+
+#[test]
+fn every_sample_converts_and_validates() {
+    let Some(dir) = samples_or_skip("m3d", "to_core") else {
+        return;
+    };
+    for path in test_support::files_under(&dir, &["m3d", "a3d"]) {
+        let Ok(f) = m3d_format::read(&std::fs::read(&path).unwrap()) else {
+            continue;
+        };
+        let c = f
+            .to_core()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let counts = f.counts();
+        // Every stored triangle whose vertices exist becomes one core triangle.
+        let dropped = c
+            .losses
+            .iter()
+            .filter(|l| l.reason.contains("undefined vertex"))
+            .count();
+        assert_eq!(
+            c.value.triangle_count() + dropped,
+            counts.triangles,
+            "{}",
+            path.display()
+        );
+        assert_eq!(c.value.skeleton.len(), counts.bones, "{}", path.display());
+        assert_eq!(
+            c.value.animations.len(),
+            counts.actions,
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            c.value.materials.len(),
+            counts.materials,
+            "{}",
+            path.display()
+        );
+        let problems = meshfmt_core::validate(&c.value);
+        assert!(problems.is_empty(), "{}: {problems:?}", path.display());
+        // Voxels, shapes, labels... are reported, not dropped silently.
+        if counts.shapes + counts.voxel_blocks + counts.labels > 0 {
+            assert!(!c.losses.is_empty(), "{}", path.display());
+        }
+    }
+}
+
+#[test]
+fn bones_match_the_reference_bind_poses_and_frames() {
+    let Some(dir) = samples_or_skip("m3d", "bind_poses") else {
+        return;
+    };
+    let Ok(text) = std::fs::read_to_string(dir.join("expected_pose.jsonl")) else {
+        return;
+    };
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let exp = json::parse(line);
+        let name = exp.get("file").str();
+        let f: File = m3d_format::read(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+        let core = f.to_core().unwrap().value;
+        let bones = exp.get("bones").arr();
+        assert_eq!(core.skeleton.len(), bones.len(), "{name}");
+        let stored = f
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Bone(s) => Some(s.bones.clone()),
+                _ => None,
+            })
+            .unwrap();
+        for (i, (b, e)) in core.skeleton.bones.iter().zip(bones).enumerate() {
+            assert_eq!(b.name, e.get("name").str(), "{name} bone {i}");
+            let parent = e.get("parent").num();
+            assert_eq!(
+                b.parent.map_or(-1.0, |p| p as f64),
+                parent,
+                "{name} bone {i}"
+            );
+            assert_eq!(
+                stored[i].pos.0 as f64,
+                e.get("pos").num(),
+                "{name} bone {i} pos"
+            );
+            assert_eq!(
+                stored[i].ori.0 as f64,
+                e.get("ori").num(),
+                "{name} bone {i} ori"
+            );
+            // pos_xyz is normalised (m3d.h keeps it unscaled); core holds it times scale.
+            let p: Vec<f32> = e
+                .get("pos_xyz")
+                .arr()
+                .iter()
+                .map(|v| v.num() as f32)
+                .collect();
+            let want = [p[0] * f.scale, p[1] * f.scale, p[2] * f.scale];
+            test_support::assert_close(
+                &format!("{name} bone {i} pos"),
+                &b.rest.translation.to_array(),
+                &want,
+                1e-4 * f.scale.max(1.0),
+            );
+            // The reference quaternion is as stored (not unit); core's is normalised.
+            let q: Vec<f32> = e
+                .get("ori_xyzw")
+                .arr()
+                .iter()
+                .map(|v| v.num() as f32)
+                .collect();
+            let q = meshfmt_core::glam::Quat::from_xyzw(q[0], q[1], q[2], q[3]).normalize();
+            assert!(b.rest.rotation.dot(q).abs() > 0.9999, "{name} bone {i} ori");
+        }
+        for action in exp.get("actions").arr() {
+            let a = f
+                .chunks
+                .iter()
+                .find_map(|c| match &c.body {
+                    Body::Actn(a)
+                        if f.string(a.name) == Some(action.get("name").str().as_bytes()) =>
+                    {
+                        Some(a)
+                    }
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!(a.frames.len(), action.get("numframe").usize());
+            assert_eq!(a.duration_msec as f64, action.get("durationmsec").num());
+            for (k, pose) in action.get("m3d_frame").obj() {
+                let k: usize = k.parse().unwrap();
+                let want: Vec<(u32, u32)> = pose
+                    .arr()
+                    .iter()
+                    .map(|p| (p.arr()[0].num() as u32, p.arr()[1].num() as u32))
+                    .collect();
+                // m3d_frame(.., 0) returns the bind pose when the first frame's msec is not 0
+                // (the model is still in its bind pose before the first key); frame_pose
+                // always applies frame 0, so compare with the bind pose there.
+                let pose = if k == 0 && a.frames[0].msec != 0 {
+                    stored.iter().map(|b| (b.pos, b.ori)).collect()
+                } else {
+                    a.frame_pose(&stored, k).unwrap()
+                };
+                let got: Vec<(u32, u32)> = pose.iter().map(|(p, o)| (p.0, o.0)).collect();
+                assert_eq!(got, want, "{name} frame {k}");
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+}
