@@ -19,7 +19,7 @@ pub struct Bone {
 }
 
 /// One skin record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Skin {
     /// `nb` weight bytes (255 = 1.0); empty when nb = 1 (the weight is implicitly 1).
     pub weights: Vec<u8>,

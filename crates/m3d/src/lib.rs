@@ -38,6 +38,7 @@ mod bones;
 mod convert;
 mod error;
 mod file;
+mod from_core;
 mod label;
 mod material;
 mod mesh;

@@ -159,3 +159,58 @@ fn bones_match_the_reference_bind_poses_and_frames() {
     }
     assert_eq!(checked, 3);
 }
+
+#[test]
+fn canonical_models_survive_from_core_write_read_to_core() {
+    for c in meshfmt_core::canonical::ALL {
+        let model = (c.build)();
+        let conv = File::from_core(&model, &m3d_format::WriteOptions::default()).unwrap();
+        let bytes = conv.value.write().unwrap();
+        let back = m3d_format::read(&bytes).unwrap();
+        assert_eq!(back, conv.value, "{}: binary round trip", c.name);
+        let core = back.to_core().unwrap().value;
+        assert_eq!(core.triangle_count(), model.triangle_count(), "{}", c.name);
+        assert_eq!(core.skeleton.len(), model.skeleton.len(), "{}", c.name);
+        assert_eq!(core.animations.len(), model.animations.len(), "{}", c.name);
+        assert_eq!(core.materials.len(), model.materials.len(), "{}", c.name);
+        // f32 coordinates: positions come back to within float rounding of the scale.
+        let bound = 1e-5 * back.effective_scale().max(1.0);
+        let mut want: Vec<[f32; 3]> = model
+            .surfaces
+            .iter()
+            .flat_map(|s| {
+                s.triangles()
+                    .flat_map(move |t| t.map(|i| s.positions[i as usize].to_array()))
+            })
+            .collect();
+        let mut got: Vec<[f32; 3]> = core
+            .surfaces
+            .iter()
+            .flat_map(|s| {
+                s.triangles()
+                    .flat_map(move |t| t.map(|i| s.positions[i as usize].to_array()))
+            })
+            .collect();
+        assert_eq!(want.len(), got.len(), "{}", c.name);
+        if model.surfaces.len() == core.surfaces.len() {
+            for (w, g) in want.iter_mut().zip(got.iter_mut()) {
+                test_support::assert_close(c.name, g, w, bound);
+            }
+        }
+        for (a, b) in core.skeleton.bones.iter().zip(&model.skeleton.bones) {
+            assert_eq!(a.parent, b.parent, "{}", c.name);
+            test_support::assert_close(
+                c.name,
+                &a.rest.translation.to_array(),
+                &b.rest.translation.to_array(),
+                bound,
+            );
+            assert!(
+                a.rest.rotation.dot(b.rest.rotation).abs() > 0.99999,
+                "{}",
+                c.name
+            );
+        }
+        assert!(meshfmt_core::validate(&core).is_empty(), "{}", c.name);
+    }
+}
