@@ -32,7 +32,7 @@ const TYPES: u32 = 3
     | (1 << 24);
 
 /// Material property names and types (m3d.h's table; `map_X` is 128 + the type of X).
-const PROPS: [(&str, u8); 14] = [
+pub(crate) const PROPS: [(&str, u8); 14] = [
     ("Kd", 0),
     ("Ka", 1),
     ("Ks", 2),
@@ -235,7 +235,15 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                         if skin.len() > 8 {
                             return Err(p.err(at, "more than 8 bones per vertex").into());
                         }
-                        let sum: f32 = skin.iter().map(|s| s.1).sum::<f32>().max(f32::MIN_POSITIVE);
+                        // Weights are kept as written (bytes of 1/255; users renormalise, as
+                        // to_core and m3d.h do) unless one is above 1: then all are divided by
+                        // their sum so they fit a byte.
+                        let total: f32 = skin.iter().map(|s| s.1).sum();
+                        let sum = if skin.iter().any(|s| s.1 > 1.0) {
+                            total
+                        } else {
+                            1.0
+                        };
                         let mut weights = vec![0u8; 8];
                         let mut ids = Vec::new();
                         for (i, (b, w)) in skin.iter().enumerate() {

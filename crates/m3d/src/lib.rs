@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod ascii;
+mod ascii_write;
 mod bones;
 mod convert;
 mod error;

@@ -290,6 +290,99 @@ fn every_truncation_of_every_binary_sample_fails_cleanly() {
 }
 
 #[test]
+fn every_sample_survives_the_ascii_writer() {
+    let Some(dir) = samples_or_skip("m3d", "ascii_writer") else {
+        return;
+    };
+    for path in test_support::files_under(&dir, &["m3d", "a3d"]) {
+        if path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "crafted")
+        {
+            continue;
+        }
+        let f = m3d_format::read(&std::fs::read(&path).unwrap()).unwrap();
+        let text = f.write_ascii().unwrap();
+        let back =
+            m3d_format::read(text.as_bytes()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (a, b) = (f.counts(), back.counts());
+        let name = path.display();
+        assert_eq!(
+            (
+                a.vertices,
+                a.triangles,
+                a.tmap,
+                a.bones,
+                a.skins,
+                a.materials,
+                a.textures
+            ),
+            (
+                b.vertices,
+                b.triangles,
+                b.tmap,
+                b.bones,
+                b.skins,
+                b.materials,
+                b.textures
+            ),
+            "{name}"
+        );
+        assert_eq!(
+            (
+                a.shapes,
+                a.labels,
+                a.actions,
+                a.frames,
+                a.voxel_types,
+                a.voxel_blocks
+            ),
+            (
+                b.shapes,
+                b.labels,
+                b.actions,
+                b.frames,
+                b.voxel_types,
+                b.voxel_blocks
+            ),
+            "{name}"
+        );
+        assert_eq!(face_fnv(&f), face_fnv(&back), "{name}: faces");
+        for (x, y) in vertex_sum(&f).iter().zip(vertex_sum(&back)) {
+            assert!(
+                (x - y).abs() <= 1e-6 * x.abs().max(1.0),
+                "{name}: vertex sum"
+            );
+        }
+        for (u, v) in f.vertices().iter().zip(back.vertices()) {
+            assert_eq!(f.rgba(u.color), back.rgba(v.color), "{name}: colour");
+        }
+        let voxels = |f: &File| -> Vec<Vec<Idx>> {
+            f.chunks
+                .iter()
+                .filter_map(|c| match &c.body {
+                    Body::Voxd(b) => b.voxels(1 << 24),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(voxels(&f), voxels(&back), "{name}: voxels");
+        // Text written from text is stable.
+        let again = back.write_ascii().unwrap();
+        if let Some(at) = again.bytes().zip(text.bytes()).position(|(a, b)| a != b) {
+            let lo = at.saturating_sub(80);
+            panic!(
+                "{name}: second pass differs at {at}: {:?} vs {:?}",
+                &again[lo..(at + 80).min(again.len())],
+                &text[lo..(at + 80).min(text.len())]
+            );
+        }
+        assert_eq!(again.len(), text.len(), "{name}: second pass length");
+    }
+}
+
+#[test]
 fn ascii_samples_never_panic_cut_or_flipped() {
     let Some(dir) = samples_or_skip("m3d", "ascii_no_panic") else {
         return;
