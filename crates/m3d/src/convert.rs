@@ -375,16 +375,39 @@ impl File {
                 })
                 .collect();
             let mut dropped = 0usize;
+            // Dense keys are frames x animated bones; a hostile file can make that product
+            // huge from a few hundred KB, so past a cap only changed bones get keys.
+            const DENSE_KEY_CAP: usize = 1 << 22;
+            let dense = a.frames.len().saturating_mul(channels.len()) <= DENSE_KEY_CAP;
+            if !dense {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    format!("ACTN[{ai}]"),
+                    "too many frames x bones for a key per frame: keys only where a bone changes",
+                );
+            }
+            let mut changed = vec![false; state.len()];
             for f in &a.frames {
+                changed.iter_mut().for_each(|c| *c = false);
                 for t in &f.transforms {
-                    let slot = t.bone.get().and_then(|b| state.get_mut(b as usize));
+                    let b = t.bone.get().map(|b| b as usize);
+                    let slot = b.and_then(|b| state.get_mut(b));
                     match (slot, self.point(t.pos), self.quat(t.ori)) {
-                        (Some(s), Some((p, _)), Some(q)) => *s = (p, q),
+                        (Some(s), Some((p, _)), Some(q)) => {
+                            *s = (p, q);
+                            if let Some(c) = b.and_then(|b| changed.get_mut(b)) {
+                                *c = true;
+                            }
+                        }
                         _ => dropped += 1,
                     }
                 }
                 let time = f.msec as f32 / 1000.0;
                 for ch in &mut channels {
+                    if !dense && !changed.get(ch.bone).copied().unwrap_or(false) {
+                        continue;
+                    }
                     if let Some((p, q)) = state.get(ch.bone) {
                         ch.translation.times.push(time);
                         ch.translation.values.push(*p);

@@ -1,29 +1,57 @@
 //! Model 3D files: binary `.m3d` (`3DMO`) and ASCII `.a3d` (`3dmodel`).
 //!
-//! [`read`] gives a [`File`] holding exactly what is stored: the HEAD type bits, the string
-//! table and every chunk in file order ([`Body`]), with quantized coordinates kept as their
-//! integers ([`Coord`]) and indices as stored ([`Idx`], with m3d.h's -1/-2 sentinels).
-//! [`File::write`] writes it back: the payload (HEAD..OMD3) is byte-identical to the one
-//! read; the zlib stream may differ from the original encoder's (any valid stream loads).
+//! [`read`] (or [`read_with`] and its [`ReadOptions`]) gives a [`File`] holding exactly
+//! what is stored: the HEAD type bits ([`Types`]), the string table and every chunk in file
+//! order ([`Chunk`], [`Body`]), with quantized coordinates kept as their integers
+//! ([`Coord`]) and indices as stored ([`Idx`], with m3d.h's -1/-2 sentinels). ASCII files
+//! are read into the same [`File`] (f64 coordinates, u32 indices, literal colours).
 //!
-//! Where the format documents and the reference loader m3d.h disagree, this crate reads
-//! what real files hold, which is what m3d.h does: absent index types take no bytes even
-//! when a record flag asks for them, `inc` and `mesh` shape commands use m3d.h's argument
-//! counts, the 2-bit vp_t field, 1-bone skins without weight bytes.
+//! Writing: [`File::write`] / [`File::write_with`] ([`WriteOptions`]: compressed or not)
+//! give the binary file, [`File::payload`] the uncompressed HEAD..OMD3 stream, which is
+//! byte-identical to the one read; the zlib stream itself may differ from the original
+//! encoder's (any valid stream loads). [`File::write_ascii`] writes the text form.
+//! [`File::to_core`] and [`File::from_core`] convert to and from meshfmt-core with a loss
+//! list.
 //!
-//! # Not mirrored from m3d.h
-//! [`File::counts`] are the counts as stored (m3d.h's "raw" configuration): no generated
-//! normals, no voxel meshing. Labels are counted as stored (m3d.h over-counts them), ASET
-//! chunks are not also counted as extra chunks, polygons other than triangles are read
-//! (m3d.h stops at the first one).
+//! # For a summary (format, counts)
+//! [`File::counts`] gives [`Counts`]: vertices, faces and triangles, bones, skins, actions
+//! and their frames, materials, textures, CMAP/TMAP entries, shapes, labels, voxel types
+//! and blocks, inlined assets and extra chunks. [`File::compressed`], [`File::types`],
+//! [`File::scale`] and [`File::header_strings`] (name, license, author, description) give
+//! the rest. Surfaces are a meshfmt-core notion: `to_core()?.value.surfaces` (one per
+//! material).
+//!
+//! ```
+//! let bytes = m3d_format::File::default().write()?;
+//! let file = m3d_format::read(&bytes)?;
+//! let c = file.counts();
+//! assert_eq!((c.vertices, c.triangles, c.bones, c.actions), (0, 0, 0, 0));
+//! # Ok::<(), m3d_format::Error>(())
+//! ```
+//!
+//! # Where this crate follows the reference loader, and where not
+//! The format documents and the reference loader m3d.h disagree in places; real files
+//! follow m3d.h, and so does this crate: absent index types take no bytes even when a
+//! record flag asks for them (WusonBlitz files), `inc` and `mesh` shape commands use
+//! m3d.h's argument counts, vp_t is two bits, 1-bone skins have no weight bytes, TMAP
+//! int8/int16 are unsigned, a material map with an empty name is not a texture.
+//!
+//! It does not copy m3d.h's mistakes: [`File::counts`] are the counts as stored (m3d.h's
+//! "raw" configuration: no generated normals, no voxel meshing); labels are counted as
+//! stored (m3d.h over-counts them); ASET chunks are not also counted as extra chunks;
+//! polygons other than triangles are read (m3d.h stops at the first one); the ASCII voxel
+//! layers are read correctly (m3d.h reads them all as type 0); names of any length are
+//! read (m3d.h overflows a 256-byte buffer). Indices are kept as stored and checked where
+//! they are used ([`File::to_core`] drops and reports faces with an undefined vertex
+//! instead of reading out of bounds).
 //!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
-//! beyond what the input justifies, unlike the reference loader: every count is checked
-//! against the bytes left before allocating, the zlib stream inflates into at most
+//! beyond what the input justifies: every count is checked against the bytes left before
+//! allocating, the zlib stream inflates into at most
 //! [`Limits::max_alloc_bytes`](parsing_primitives::Limits), errors name the byte offset
-//! (within the inflated payload for compressed files) and the context path
-//! (`MESH[0].record[12].corner[1].vertex`).
+//! (within the inflated payload for compressed files, within the file otherwise) and the
+//! context path (`MESH[0].record[12].corner[1].vertex`).
 //!
 //! ```
 //! assert!(m3d_format::sniff(b"3DMO\x10\x00\x00\x00"));
