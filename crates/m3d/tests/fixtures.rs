@@ -158,3 +158,80 @@ fn mesh_error_names_payload_offset_and_path() {
     assert_eq!(d.path(), "MESH[0].record[1].corner[1].vertex");
     assert_eq!(d.offset(), 21 + 8 + 4 + 2);
 }
+
+#[test]
+fn hostile_ascii_fails_fast() {
+    // A voxel block of 10^15 voxels in a few bytes of text.
+    let t = "3dmodel 1\nn\nl\na\n\nVoxel\ndim 100000 100000 100000\nlayer\n1\n\nEnd\n";
+    let e = m3d_format::read(t.as_bytes()).unwrap_err();
+    assert!(
+        e.to_string().contains("voxel block larger than the text"),
+        "{e}"
+    );
+    // A variadic count far beyond the line.
+    let t = "3dmodel 1\nn\nl\na\n\nShape s\nbez1 2147483647[ 0 ]\n\nEnd\n";
+    assert!(m3d_format::read(t.as_bytes()).is_err());
+    // A bone two levels below its parent.
+    let t = "3dmodel 1\nn\nl\na\n\nVertex\n0 0 0 1\n0 0 0 1\n\nBones\n//0 1 b\n\nEnd\n";
+    assert!(m3d_format::read(t.as_bytes()).is_err());
+    // An unknown block is an error, as in m3d.h; the error names the line's offset.
+    let t = "3dmodel 1\nn\nl\na\n\nTeapot\n\n";
+    let e = m3d_format::read(t.as_bytes()).unwrap_err();
+    let Error::Decode(d) = &e else { panic!("{e}") };
+    assert_eq!(d.offset(), 17);
+}
+
+#[test]
+fn many_frames_times_many_bones_do_not_blow_up_to_core() {
+    // 300 bones (bi u16) and 20000 frames: 6M dense keys, over the cap; each frame moves one
+    // bone, so the sparse fallback holds 20000 keys.
+    let types = 0x03FF_CFC0 & !(3 << 10) & !(3 << 16) | (1 << 10) | (1 << 2); // vi u16, bi u16, fc u8
+    let mut b = head(types)
+        .bytes(b"VRTS", "magic")
+        .u32_le(8 + 8, "one vertex")
+        .bytes(
+            &[0, 0, 0, 127, 0, 0, 0, 127],
+            "two int8 vertices: pos and quaternion",
+        )
+        .bytes(b"BONE", "magic")
+        .u32_le(8 + 2 + 300 * 7, "300 bones")
+        .u16_le(300, "numbone");
+    for i in 0..300u16 {
+        let parent = if i == 0 { 0xFFFF } else { i - 1 };
+        b = b
+            .u16_le(parent, "parent")
+            .u8(0, "name")
+            .u16_le(0, "pos")
+            .u16_le(1, "ori");
+    }
+    let frames = 20000u32;
+    b = b
+        .bytes(b"ACTN", "magic")
+        .u32_le(8 + 1 + 2 + 4 + frames * (4 + 1 + 6), "length")
+        .u8(0, "name")
+        .u16_le(frames as u16, "numframe")
+        .u32_le(frames, "duration");
+    let mut body = Vec::new();
+    for f in 0..frames {
+        body.extend_from_slice(&f.to_le_bytes());
+        body.push(1);
+        body.extend_from_slice(&((f % 300) as u16).to_le_bytes());
+        body.extend_from_slice(&0u16.to_le_bytes());
+        body.extend_from_slice(&1u16.to_le_bytes());
+    }
+    let payload = b.bytes(&body, "frames").bytes(b"OMD3", "end").build();
+    let f = m3d_format::read_payload(&payload, &ReadOptions::default()).unwrap();
+    assert!(matches!(f.chunks[0].body, Body::Vrts(_)));
+    let c = f.to_core().unwrap();
+    let keys: usize = c.value.animations[0]
+        .channels
+        .iter()
+        .map(|ch| ch.translation.times.len())
+        .sum();
+    assert_eq!(keys, frames as usize);
+    assert!(
+        c.losses
+            .iter()
+            .any(|l| l.reason.contains("too many frames"))
+    );
+}
