@@ -121,6 +121,44 @@ fn bones_match_the_reference_bind_poses_and_frames() {
             let q = meshfmt_core::glam::Quat::from_xyzw(q[0], q[1], q[2], q[3]).normalize();
             assert!(b.rest.rotation.dot(q).abs() > 0.9999, "{name} bone {i} ori");
         }
+        // m3d.h's inverse bind matrices (row-major, translation in 3, 7, 11) are built from
+        // unscaled positions and quaternions as stored, not normalised: int8 ones are ~1%
+        // off unit length and the error compounds down the chain (6% at CesiumMan's bone 4).
+        // Ours use scaled positions and unit quaternions. So each row is compared after
+        // dividing it by the length of its 3x3 part, with the translation divided by scale,
+        // within 0.1: a non-unit quaternion also skews m3d.h's matrix (not only scales it),
+        // seen up to 0.036 at CesiumMan's bone 8; a wrong bone or axis would be off by ~1.
+        let ours = core.skeleton.inverse_bind_matrices();
+        for (i, (m, e)) in ours.iter().zip(bones).enumerate() {
+            let want: Vec<f32> = e
+                .get("inv_bind_mat4")
+                .arr()
+                .iter()
+                .map(|v| v.num() as f32)
+                .collect();
+            let got = m.transpose().to_cols_array(); // row-major like m3d.h
+            for r in 0..3 {
+                let row = |m: &[f32], scale: f32| {
+                    let n = (m[r * 4] * m[r * 4]
+                        + m[r * 4 + 1] * m[r * 4 + 1]
+                        + m[r * 4 + 2] * m[r * 4 + 2])
+                        .sqrt();
+                    [
+                        m[r * 4] / n,
+                        m[r * 4 + 1] / n,
+                        m[r * 4 + 2] / n,
+                        m[r * 4 + 3] / n / scale,
+                    ]
+                };
+                let (g, w) = (row(&got, f.scale), row(&want, 1.0));
+                test_support::assert_close(
+                    &format!("{name} bone {i} inv_bind row {r}"),
+                    &g,
+                    &w,
+                    0.1,
+                );
+            }
+        }
         for action in exp.get("actions").arr() {
             let a = f
                 .chunks
