@@ -41,9 +41,11 @@
 //! stored (m3d.h over-counts them); ASET chunks are not also counted as extra chunks;
 //! polygons other than triangles are read (m3d.h stops at the first one); the ASCII voxel
 //! layers are read correctly (m3d.h reads them all as type 0); names of any length are
-//! read (m3d.h overflows a 256-byte buffer). Indices are kept as stored and checked where
-//! they are used ([`File::to_core`] drops and reports faces with an undefined vertex
-//! instead of reading out of bounds).
+//! read (m3d.h overflows a 256-byte buffer). Indices are kept as stored, listed by
+//! [`File::problems`] when they point nowhere, and checked where they are used
+//! ([`File::to_core`] drops and reports faces with an undefined vertex instead of reading
+//! out of bounds). The ASCII reader skips `Preview` and `Assets` blocks (they name external
+//! files it does not open).
 //!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
@@ -64,6 +66,7 @@
 mod ascii;
 mod ascii_write;
 mod bones;
+mod check;
 mod convert;
 mod error;
 mod file;
