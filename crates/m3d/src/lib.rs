@@ -16,7 +16,8 @@
 //! # For a summary (format, counts)
 //! [`File::counts`] gives [`Counts`]: vertices, faces and triangles, bones, skins, actions
 //! and their frames, materials, textures, CMAP/TMAP entries, shapes, labels, voxel types
-//! and blocks, inlined assets and extra chunks. [`File::compressed`], [`File::types`],
+//! and blocks, inlined assets and extra chunks. [`detect`] tells binary (compressed or
+//! not, with a preview or not) from ASCII without parsing. [`File::compressed`], [`File::types`],
 //! [`File::scale`] and [`File::header_strings`] (name, license, author, description) give
 //! the rest. Surfaces are a meshfmt-core notion: `to_core()?.value.surfaces` (one per
 //! material).
@@ -97,6 +98,54 @@ pub use voxel::{Run, VoxelBlock, VoxelType};
 /// the text starts with `3dmodel`). Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
     matches!(data.get(..4), Some(b"3DMO") | Some(b"3dmo"))
+}
+
+/// Which form a file is in, as [`detect`] tells from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Variant {
+    /// Binary `3DMO`; `compressed` when HEAD..OMD3 is a zlib stream.
+    Binary {
+        /// True for the usual zlib-compressed payload.
+        compressed: bool,
+        /// True when a PRVW preview image sits before the payload.
+        preview: bool,
+    },
+    /// ASCII `3dmodel` text.
+    Ascii,
+}
+
+/// The form of a Model 3D file (the format has no version number), without parsing or
+/// allocating; `None` when [`sniff`] is false. The file can still be invalid.
+///
+/// ```
+/// use m3d_format::{Variant, detect};
+/// assert_eq!(detect(b"3dmodel 1\r\n"), Some(Variant::Ascii));
+/// assert_eq!(
+///     detect(b"3DMO\x20\0\0\0HEAD"),
+///     Some(Variant::Binary { compressed: false, preview: false })
+/// );
+/// assert_eq!(detect(b"glTF"), None);
+/// ```
+pub fn detect(data: &[u8]) -> Option<Variant> {
+    match data.get(..4)? {
+        b"3dmo" => Some(Variant::Ascii),
+        b"3DMO" => {
+            let preview = data.get(8..12) == Some(b"PRVW");
+            let mut at = 8usize;
+            if preview {
+                let len = data.get(12..16)?;
+                let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+                at = at.checked_add(len)?;
+            }
+            let compressed = data.get(at..at.checked_add(4)?) != Some(b"HEAD");
+            Some(Variant::Binary {
+                compressed,
+                preview,
+            })
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
