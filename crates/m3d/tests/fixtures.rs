@@ -235,3 +235,38 @@ fn many_frames_times_many_bones_do_not_blow_up_to_core() {
             .any(|l| l.reason.contains("too many frames"))
     );
 }
+
+#[test]
+fn preview_and_uncompressed_files_round_trip_whole() {
+    let payload = head(0x03FF_CFC0).bytes(b"OMD3", "end").build();
+    let mut file = b"3DMO".to_vec();
+    file.extend_from_slice(&(8 + 8 + 3 + payload.len() as u32).to_le_bytes());
+    file.extend_from_slice(b"PRVW");
+    file.extend_from_slice(&(8u32 + 3).to_le_bytes());
+    file.extend_from_slice(b"png");
+    file.extend_from_slice(&payload);
+    assert_eq!(
+        m3d_format::detect(&file),
+        Some(m3d_format::Variant::Binary {
+            compressed: false,
+            preview: true
+        })
+    );
+    let f = m3d_format::read(&file).unwrap();
+    assert_eq!(f.preview.as_deref(), Some(&b"png"[..]));
+    assert!(!f.compressed);
+    // Uncompressed, the whole file comes back byte for byte.
+    let out = f
+        .write_with(&WriteOptions::default().with_compression(false))
+        .unwrap();
+    assert_eq!(out, file);
+    let z = f.write().unwrap();
+    assert_eq!(
+        m3d_format::detect(&z),
+        Some(m3d_format::Variant::Binary {
+            compressed: true,
+            preview: true
+        })
+    );
+    assert_eq!(m3d_format::read(&z).unwrap().preview, f.preview);
+}

@@ -128,6 +128,13 @@ fn binary_samples_match_the_reference_raw_counts_and_round_trip() {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let f = m3d_format::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         check_counts(name, &f, entry.get("raw"));
+        assert_eq!(
+            m3d_format::detect(&bytes),
+            Some(m3d_format::Variant::Binary {
+                compressed: f.compressed,
+                preview: f.preview.is_some()
+            })
+        );
         let scale = entry.get("raw").get("scale").num();
         assert!(
             (f64::from(f.scale) - scale).abs() < 1e-3 * scale.abs().max(1.0),
