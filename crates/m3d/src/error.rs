@@ -9,6 +9,10 @@ pub enum Error {
     /// and what is wrong.
     #[error(transparent)]
     Decode(#[from] parsing_primitives::Error),
+    /// The inflated payload of a compressed file is not valid; the inner error's offset is
+    /// within the inflated payload (HEAD is at 0), not within the file.
+    #[error("{0} (offset within the inflated payload)")]
+    Payload(parsing_primitives::Error),
     /// The zlib stream is corrupt, truncated or inflates beyond [`Limits::max_alloc_bytes`](parsing_primitives::Limits).
     #[error("m3d: zlib stream at offset {offset:#x}: {message}")]
     Inflate {

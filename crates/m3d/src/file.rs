@@ -465,7 +465,10 @@ pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 s => format!("{s:?}"),
             },
         })?;
-    let mut f = read_payload(&payload, opts)?;
+    let mut f = read_payload(&payload, opts).map_err(|e| match e {
+        Error::Decode(d) => Error::Payload(d),
+        other => other,
+    })?;
     f.preview = preview;
     Ok(f)
 }

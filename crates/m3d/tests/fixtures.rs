@@ -270,3 +270,26 @@ fn preview_and_uncompressed_files_round_trip_whole() {
     );
     assert_eq!(m3d_format::read(&z).unwrap().preview, f.preview);
 }
+
+#[test]
+fn errors_in_a_compressed_payload_say_so() {
+    let payload = head(0x03FF_CFC0)
+        .bytes(b"MESH", "magic")
+        .u32_le(8 + 2, "a cut triangle")
+        .bytes(&[0x30, 0], "cut triangle")
+        .bytes(b"OMD3", "end")
+        .build();
+    let z = miniz_oxide::deflate::compress_to_vec_zlib(&payload, 6);
+    let mut file = b"3DMO".to_vec();
+    file.extend_from_slice(&(z.len() as u32 + 8).to_le_bytes());
+    file.extend_from_slice(&z);
+    let e = m3d_format::read(&file).unwrap_err();
+    let Error::Payload(d) = &e else { panic!("{e}") };
+    assert_eq!(d.offset(), 21 + 8 + 2);
+    assert_eq!(d.path(), "MESH[0].record[0].corner[1].vertex");
+    assert!(
+        e.to_string()
+            .ends_with("(offset within the inflated payload)"),
+        "{e}"
+    );
+}
