@@ -56,6 +56,9 @@ fn position_bound(format: &str, original: &[Vec3]) -> f32 {
         }
         // Bone-local storage: one rotation and translation each way in f32.
         "niotso-mesh" => 1e-4,
+        // Coordinates stored normalized by the largest one (the header scale) and
+        // multiplied back: an ulp or two of 100.
+        "m3d" => 1e-4,
         _ => 0.0,
     }
 }

@@ -37,9 +37,7 @@ fn main() {
         if m3d_format::read(&bytes).is_err() {
             continue;
         }
-        let read = best_of(50, || {
-            m3d_format::read(&bytes).map(|m| m.chunks.vertices.len())
-        });
+        let read = best_of(50, || m3d_format::read(&bytes).map(|m| m.counts().vertices));
         let core = best_of(50, || {
             m3d_format::read(&bytes)
                 .and_then(|m| m.to_core())

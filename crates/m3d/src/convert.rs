@@ -1,46 +1,486 @@
-//! [`Model3d::to_core`]: the faithful chunks as a meshfmt-core model.
-//!
-//! - One surface per run of faces under the same material (MESH "use material"
-//!   records), corners deduplicated by their (vertex, UV, normal) triple.
-//! - Positions are the stored normalized coordinates times the HEAD scale (m3d.h leaves
-//!   the multiplication to its callers); the frame is +Y up, right-handed, meters.
-//! - Colours: CMAP entries or literal RGBA, R in the low byte, as 0..1.
-//! - UVs: TMAP as stored (V down, meshfmt-core's convention).
-//! - Bones: the pos vertex (times the scale) and the ori quaternion, normalized (int8
-//!   quaternions are about 1% off unit); skins as (bone, byte / 255) pairs, normalized.
-//! - Actions: one clip each; every bone an action touches gets a key at every frame
-//!   (frames list only the bones that changed).
-//! - Polygons with more than three points are fan-triangulated; shapes, voxels, labels,
-//!   procedural scripts and unknown chunks have no meshfmt-core counterpart and are
-//!   reported as losses.
+//! [`File::to_core`]: the format-neutral meshfmt-core model, with a loss list.
 
 use std::collections::HashMap;
 
+use meshfmt_core::animation::{Channel, Clip};
+use meshfmt_core::coords::CoordinateSystem;
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
-use meshfmt_core::{
-    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Material, Model, Surface,
-    Texture, TextureBinding, TextureRole, TextureSource, Track, Transform, VertexInfluences,
+use meshfmt_core::material::{
+    Material as CoreMaterial, Texture, TextureBinding, TextureRole, TextureSource,
 };
+use meshfmt_core::model::{Model, Surface};
+use meshfmt_core::skeleton::{
+    Bone as CoreBone, Skeleton as CoreSkeleton, Transform as CoreTransform,
+};
+use meshfmt_core::skin::VertexInfluences;
+use meshfmt_core::{Converted, Feature, LossKind};
 
-use crate::Model3d;
-use crate::chunks::{MeshRecord, PropValue};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::file::{Body, File};
+use crate::material::PropValue;
+use crate::mesh::MeshRecord;
+use crate::types::{Idx, Str};
+
+/// A surface being built: its material, the surface, and corner (vertex, uv, normal) → index.
+type SurfaceBuild = (Option<usize>, Surface, HashMap<(Idx, Idx, Idx), u32>);
+
+fn rgba_to_vec4(c: u32) -> Vec4 {
+    let [r, g, b, a] = c.to_le_bytes();
+    Vec4::new(f32::from(r), f32::from(g), f32::from(b), f32::from(a)) / 255.0
+}
+
+impl File {
+    fn text(&self, s: Str) -> String {
+        self.string(s)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The scale positions are multiplied by: the header's, or 1 when it is not a positive
+    /// finite number (m3d.h also uses 1 for a scale <= 0).
+    pub fn effective_scale(&self) -> f32 {
+        if self.scale.is_finite() && self.scale > 0.0 {
+            self.scale
+        } else {
+            1.0
+        }
+    }
+
+    /// Decoded x, y, z (times [`File::effective_scale`]) and w of vertex `i`.
+    fn point(&self, i: Idx) -> Option<(Vec3, f32)> {
+        let v = self.vertices().get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        Some((Vec3::new(c[0], c[1], c[2]) * self.effective_scale(), c[3]))
+    }
+
+    fn quat(&self, i: Idx) -> Option<Quat> {
+        let v = self.vertices().get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
+        // Quantized quaternions are slightly off unit length; m3d.h uses them as stored.
+        Some(if q.length_squared() > 0.0 {
+            q.normalize()
+        } else {
+            Quat::IDENTITY
+        })
+    }
+
+    /// The model as meshfmt-core holds it: one surface per material (positions times the
+    /// header scale, normals, UVs, vertex colours, skin), materials, the skeleton with rest
+    /// poses, and one clip per action. What core cannot hold (shapes, voxels, labels,
+    /// procedural scripts, inlined assets, extra chunks, the preview) is listed in the
+    /// losses. Y up, right-handed, counter-clockwise, as the format requires.
+    ///
+    /// ```
+    /// let f = m3d_format::File::default();
+    /// let c = f.to_core()?;
+    /// assert!(c.value.surfaces.is_empty());
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        let mut out = Converted::exact(Model {
+            name: String::from_utf8_lossy(self.header_strings()[0]).into_owned(),
+            coordinate_system: CoordinateSystem::GLTF,
+            ..Model::default()
+        });
+        let tmap: Vec<Vec2> = self
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Tmap(t) => Some(
+                    t.items
+                        .iter()
+                        .map(|uv| Vec2::new(uv[0].unsigned() as f32, uv[1].unsigned() as f32))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let skins: &[crate::bones::Skin] = self
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Bone(s) => Some(s.skins.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[]);
+
+        // Textures and materials, by name.
+        let mut textures: Vec<String> = Vec::new();
+        let mut materials: HashMap<Vec<u8>, usize> = HashMap::new();
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let Body::Mtrl(m) = &c.body else { continue };
+            let mut cm = CoreMaterial {
+                name: self.text(m.name),
+                ..CoreMaterial::default()
+            };
+            // OBJ-like materials are not metals.
+            cm.metallic = 0.0;
+            for p in &m.props {
+                match (p.kind, &p.value) {
+                    (0, PropValue::Color(c)) => cm.base_color = rgba_to_vec4(self.rgba(*c)),
+                    (4, PropValue::Color(c)) => {
+                        cm.emissive = rgba_to_vec4(self.rgba(*c)).truncate()
+                    }
+                    (7, PropValue::Float(d)) => cm.base_color.w = *d,
+                    (64, PropValue::Float(v)) => cm.roughness = *v,
+                    (65, PropValue::Float(v)) => cm.metallic = *v,
+                    (k @ (128 | 132 | 136), PropValue::Map(s)) => {
+                        let name = self.text(*s);
+                        if name.is_empty() {
+                            continue;
+                        }
+                        let t = textures.iter().position(|t| *t == name).unwrap_or_else(|| {
+                            textures.push(name);
+                            textures.len() - 1
+                        });
+                        let role = match k {
+                            128 => TextureRole::BaseColor,
+                            132 => TextureRole::Emissive,
+                            _ => TextureRole::Normal,
+                        };
+                        cm.textures.push(TextureBinding {
+                            role,
+                            texture: t,
+                            uv_set: 0,
+                        });
+                    }
+                    (k, _) => out.lose(
+                        Feature::Materials,
+                        LossKind::Dropped,
+                        format!("MTRL[{ci}]"),
+                        format!("property type {k} has no meshfmt-core counterpart"),
+                    ),
+                }
+            }
+            materials.insert(
+                self.string(m.name).unwrap_or_default().to_vec(),
+                out.value.materials.len(),
+            );
+            out.value.materials.push(cm);
+        }
+        for name in &textures {
+            let inlined = self.chunks.iter().find_map(|c| match &c.body {
+                Body::Aset { name: n, data } if self.text(*n) == *name => Some(data.as_slice()),
+                _ => None,
+            });
+            let source = texture_source(name, inlined, &mut out);
+            out.value.textures.push(Texture {
+                name: name.clone(),
+                source,
+            });
+        }
+
+        // Surfaces: one per material, corners deduplicated by (vertex, uv, normal).
+        let nb = self.types.nb();
+        let mut surfaces: Vec<SurfaceBuild> = Vec::new();
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let Body::Mesh(m) = &c.body else { continue };
+            let mut material = None;
+            for (ri, rec) in m.records.iter().enumerate() {
+                let corners = match rec {
+                    MeshRecord::UseMaterial(s) => {
+                        material = self.string(*s).and_then(|n| materials.get(n).copied());
+                        if s.0 != 0 && material.is_none() {
+                            out.lose(
+                                Feature::Materials,
+                                LossKind::Dropped,
+                                format!("MESH[{ci}].record[{ri}]"),
+                                "material name not defined",
+                            );
+                        }
+                        continue;
+                    }
+                    MeshRecord::UseParameter { .. } => {
+                        out.lose(
+                            Feature::Geometry,
+                            LossKind::Dropped,
+                            format!("MESH[{ci}].record[{ri}]"),
+                            "parameter records have no meshfmt-core counterpart",
+                        );
+                        continue;
+                    }
+                    MeshRecord::Polygon { corners, .. } => corners,
+                };
+                if corners.len() < 3 || corners.iter().any(|c| self.point(c.vertex).is_none()) {
+                    out.lose(
+                        Feature::Geometry,
+                        LossKind::Dropped,
+                        format!("MESH[{ci}].record[{ri}]"),
+                        "polygon with fewer than 3 corners or an undefined vertex",
+                    );
+                    continue;
+                }
+                let si = match surfaces.iter().position(|s| s.0 == material) {
+                    Some(i) => i,
+                    None => {
+                        let name = material
+                            .and_then(|m| out.value.materials.get(m))
+                            .map(|m| m.name.clone())
+                            .unwrap_or_default();
+                        surfaces.push((
+                            material,
+                            Surface {
+                                name,
+                                material,
+                                ..Surface::default()
+                            },
+                            HashMap::new(),
+                        ));
+                        surfaces.len() - 1
+                    }
+                };
+                let Some((_, surf, seen)) = surfaces.get_mut(si) else {
+                    continue;
+                };
+                let mut ids = Vec::with_capacity(corners.len());
+                for c in corners {
+                    let key = (c.vertex, c.uv, c.normal);
+                    if let Some(i) = seen.get(&key) {
+                        ids.push(*i);
+                        continue;
+                    }
+                    let id = surf.positions.len() as u32;
+                    seen.insert(key, id);
+                    ids.push(id);
+                    let (p, _) = self.point(c.vertex).unwrap_or((Vec3::ZERO, 1.0));
+                    surf.positions.push(p);
+                    // Normals are directions: not scaled.
+                    let n = self
+                        .point(c.normal)
+                        .map(|(n, _)| (n / self.effective_scale()).normalize_or_zero());
+                    surf.normals.push(n.unwrap_or(Vec3::ZERO));
+                    surf.uv0.push(
+                        c.uv.get()
+                            .and_then(|i| tmap.get(i as usize))
+                            .copied()
+                            .unwrap_or(Vec2::ZERO),
+                    );
+                    let v = self.vertices().get(c.vertex.0 as usize);
+                    surf.colors
+                        .push(v.map_or(Vec4::ONE, |v| rgba_to_vec4(self.rgba(v.color))));
+                    let skin = v
+                        .and_then(|v| v.skin.get())
+                        .and_then(|s| skins.get(s as usize));
+                    surf.skin.push(match skin {
+                        Some(s) if nb == 1 => VertexInfluences::single(
+                            s.bones.first().and_then(|b| b.get()).unwrap_or(0),
+                        ),
+                        Some(s) => {
+                            let ws = s.weights.iter().filter(|w| **w != 0);
+                            let mut vi = VertexInfluences::from_pairs_strongest(
+                                s.bones
+                                    .iter()
+                                    .zip(ws)
+                                    .filter_map(|(b, w)| Some((b.get()?, f32::from(*w) / 255.0))),
+                            );
+                            vi.normalize();
+                            vi
+                        }
+                        None => VertexInfluences::default(),
+                    });
+                }
+                // Fan triangulation (only triangles exist in practice).
+                for k in 1..ids.len() - 1 {
+                    if let (Some(a), Some(b), Some(c)) = (ids.first(), ids.get(k), ids.get(k + 1)) {
+                        surf.indices.extend_from_slice(&[*a, *b, *c]);
+                    }
+                }
+            }
+        }
+        let has_ci = self.types.ci() != 0;
+        for (_, mut s, seen) in surfaces {
+            if seen.keys().any(|k| k.2.get().is_none()) {
+                s.normals.clear();
+            }
+            if seen.keys().any(|k| k.1.get().is_none()) || tmap.is_empty() {
+                s.uv0.clear();
+            }
+            // Colour 0 (transparent black) is what a vertex without a colour holds (the
+            // seagull's CMAP index 0); a surface whose every vertex has it has none.
+            if !has_ci || s.colors.iter().all(|c| *c == Vec4::ZERO) {
+                s.colors.clear();
+            }
+            if skins.is_empty() {
+                s.skin.clear();
+            }
+            out.value.surfaces.push(s);
+        }
+
+        // Skeleton.
+        if let Some(sk) = self.chunks.iter().find_map(|c| match &c.body {
+            Body::Bone(s) => Some(s),
+            _ => None,
+        }) {
+            for (i, b) in sk.bones.iter().enumerate() {
+                let parent = b.parent.get().map(|p| p as usize);
+                let parent = match parent {
+                    Some(p) if p < i => Some(p),
+                    Some(_) => {
+                        out.lose(
+                            Feature::Skeleton,
+                            LossKind::Reduced,
+                            format!("BONE.bone[{i}]"),
+                            "parent not before the bone: made a root",
+                        );
+                        None
+                    }
+                    None => None,
+                };
+                let translation = self.point(b.pos).map_or(Vec3::ZERO, |p| p.0);
+                let rotation = self.quat(b.ori).unwrap_or(Quat::IDENTITY);
+                out.value.skeleton.bones.push(CoreBone {
+                    name: self.text(b.name),
+                    parent,
+                    rest: CoreTransform {
+                        translation,
+                        rotation,
+                        scale: Vec3::ONE,
+                    },
+                    inverse_bind: None,
+                });
+            }
+        }
+
+        // Actions: frames list changed bones; every animated bone gets a key at every frame
+        // so linear interpolation between frames matches m3d.h's pose evaluation.
+        for (ai, c) in self.chunks.iter().enumerate() {
+            let Body::Actn(a) = &c.body else { continue };
+            let skel: &CoreSkeleton = &out.value.skeleton;
+            let mut state: Vec<(Vec3, Quat)> = skel
+                .bones
+                .iter()
+                .map(|b| (b.rest.translation, b.rest.rotation))
+                .collect();
+            let mut animated = vec![false; state.len()];
+            for f in &a.frames {
+                for t in &f.transforms {
+                    if let Some(x) = t.bone.get().and_then(|b| animated.get_mut(b as usize)) {
+                        *x = true;
+                    }
+                }
+            }
+            let mut channels: Vec<Channel> = animated
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| **a)
+                .map(|(bone, _)| Channel {
+                    bone,
+                    ..Channel::default()
+                })
+                .collect();
+            let mut dropped = 0usize;
+            // Dense keys are frames x animated bones; a hostile file can make that product
+            // huge from a few hundred KB, so past a cap only changed bones get keys.
+            const DENSE_KEY_CAP: usize = 1 << 22;
+            let dense = a.frames.len().saturating_mul(channels.len()) <= DENSE_KEY_CAP;
+            if !dense {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    format!("ACTN[{ai}]"),
+                    "too many frames x bones for a key per frame: keys only where a bone changes",
+                );
+            }
+            let mut changed = vec![false; state.len()];
+            for f in &a.frames {
+                changed.iter_mut().for_each(|c| *c = false);
+                for t in &f.transforms {
+                    let b = t.bone.get().map(|b| b as usize);
+                    let slot = b.and_then(|b| state.get_mut(b));
+                    match (slot, self.point(t.pos), self.quat(t.ori)) {
+                        (Some(s), Some((p, _)), Some(q)) => {
+                            *s = (p, q);
+                            if let Some(c) = b.and_then(|b| changed.get_mut(b)) {
+                                *c = true;
+                            }
+                        }
+                        _ => dropped += 1,
+                    }
+                }
+                let time = f.msec as f32 / 1000.0;
+                for ch in &mut channels {
+                    if !dense && !changed.get(ch.bone).copied().unwrap_or(false) {
+                        continue;
+                    }
+                    if let Some((p, q)) = state.get(ch.bone) {
+                        ch.translation.times.push(time);
+                        ch.translation.values.push(*p);
+                        ch.rotation.times.push(time);
+                        ch.rotation.values.push(*q);
+                    }
+                }
+            }
+            if dropped > 0 {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    format!("ACTN[{ai}]"),
+                    format!("{dropped} transforms name a missing bone or vertex"),
+                );
+            }
+            out.value.animations.push(Clip {
+                name: self.text(a.name),
+                channels,
+            });
+        }
+
+        // What core cannot hold.
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let (feature, what) = match &c.body {
+                Body::Shpe(_) => (Feature::Geometry, "parametric shape (SHPE)"),
+                Body::Voxt(_) => (Feature::Materials, "voxel types (VOXT)"),
+                Body::Voxd(_) => (Feature::Geometry, "voxel block (VOXD), not meshed"),
+                Body::Lbls(_) => (Feature::Names, "labels (LBLS)"),
+                Body::Proc(_) => (Feature::Geometry, "procedural script (PROC)"),
+                // An inlined PNG that became an embedded texture is not lost.
+                Body::Aset { name, .. }
+                    if out.value.textures.iter().any(|t| {
+                        t.name == self.text(*name) && matches!(t.source, TextureSource::Embedded(_))
+                    }) =>
+                {
+                    continue;
+                }
+                Body::Aset { .. } => (Feature::Textures, "inlined asset (ASET)"),
+                Body::Extra { .. } => (Feature::Geometry, "application chunk"),
+                _ => continue,
+            };
+            out.lose(
+                feature,
+                LossKind::Dropped,
+                format!("chunk[{ci}]"),
+                format!("{what} has no meshfmt-core counterpart"),
+            );
+        }
+        if self.preview.is_some() {
+            out.lose(
+                Feature::Textures,
+                LossKind::Dropped,
+                "PRVW",
+                "preview image",
+            );
+        }
+        Ok(out)
+    }
+}
 
 /// A texture as m3d.h resolves it: an inlined asset (ASET) of the same name, decoded
-/// from PNG when the `png` feature is on, else a file name (with ".png" added when the
-/// name has no three-letter extension, as m3d.h asks its file callback).
-fn texture_source(c: &crate::Chunks, name: &str) -> TextureSource {
-    let inlined = c
-        .assets
-        .iter()
-        .find(|(n, _)| c.head.string(*n) == Some(name))
-        .map(|(_, data)| data.as_slice());
+/// from PNG when the `png` feature is on; else a file name (with ".png" added when the
+/// name has no three-letter extension, as m3d.h asks its file callback for).
+fn texture_source(name: &str, inlined: Option<&[u8]>, out: &mut Converted<Model>) -> TextureSource {
     #[cfg(feature = "png")]
     if let Some(img) = inlined.and_then(decode_png) {
         return TextureSource::Embedded(img);
     }
-    let _ = inlined;
-    let has_ext = name.len() > 4 && name.as_bytes()[name.len() - 4] == b'.';
+    if inlined.is_some() {
+        out.lose(
+            Feature::Textures,
+            LossKind::Reduced,
+            format!("texture '{name}'"),
+            "inlined asset kept as a name (not an 8-bit PNG, or the png feature is off)",
+        );
+    }
+    let has_ext = name.len() > 4 && name.as_bytes().get(name.len() - 4) == Some(&b'.');
     TextureSource::Path(if has_ext {
         name.to_string()
     } else {
@@ -76,408 +516,4 @@ fn decode_png(bytes: &[u8]) -> Option<meshfmt_core::RgbaImage> {
         height: info.height,
         pixels,
     })
-}
-
-/// How many ASET chunks became embedded textures.
-fn used_assets(model: &Model, c: &crate::Chunks) -> usize {
-    c.assets
-        .iter()
-        .filter(|(n, _)| {
-            model.textures.iter().any(|t| {
-                matches!(t.source, TextureSource::Embedded(_))
-                    && c.head.string(*n) == Some(t.name.as_str())
-            })
-        })
-        .count()
-}
-
-/// Corner (vertex, UV, normal) -> the surface vertex made for it.
-type CornerMap = HashMap<[i32; 3], u32>;
-
-/// A unit quaternion (identity for a zero or non-finite one).
-fn unit(q: Quat) -> Quat {
-    if q.is_finite() && q.length_squared() > 1e-12 {
-        q.normalize()
-    } else {
-        Quat::IDENTITY
-    }
-}
-
-fn bad(message: String) -> Error {
-    Error::Unsupported(format!("invalid model: {message}"))
-}
-
-impl Model3d {
-    /// The model in meshfmt-core, with what it could not carry.
-    pub fn to_core(&self) -> Result<Converted<Model>> {
-        let c = &self.chunks;
-        let h = &c.head;
-        let t = h.types;
-        let scale = if h.scale > 0.0 && h.scale.is_finite() {
-            h.scale
-        } else {
-            1.0
-        };
-        let mut out = Converted::exact(Model {
-            name: h.titles()[0].to_string(),
-            coordinate_system: CoordinateSystem::GLTF,
-            ..Default::default()
-        });
-        let vertex = |i: i32, what: &str| -> Result<&crate::chunks::Vertex> {
-            usize::try_from(i)
-                .ok()
-                .and_then(|i| c.vertices.get(i))
-                .ok_or_else(|| {
-                    bad(format!(
-                        "{what} index {i} out of range ({} vertices)",
-                        c.vertices.len()
-                    ))
-                })
-        };
-        let colour = |v: u32| -> Vec4 {
-            let rgba = if t.ci.bytes() == 4 {
-                v
-            } else {
-                c.cmap.get(v as usize).copied().unwrap_or(0)
-            };
-            let b = rgba.to_le_bytes();
-            Vec4::new(b[0] as f32, b[1] as f32, b[2] as f32, b[3] as f32) / 255.0
-        };
-
-        // Materials and textures.
-        let mut material_index: HashMap<u32, usize> = HashMap::new();
-        let mut texture_index: HashMap<u32, usize> = HashMap::new();
-        for m in &c.materials {
-            let mut mat = Material {
-                name: h.string(m.name).unwrap_or_default().to_string(),
-                metallic: 0.0,
-                ..Default::default()
-            };
-            for &(kind, value) in &m.props {
-                match (kind, value) {
-                    (0, PropValue::Colour(v)) => {
-                        let col = colour(v);
-                        mat.base_color = Vec4::new(col.x, col.y, col.z, mat.base_color.w);
-                    }
-                    (4, PropValue::Colour(v)) => mat.emissive = colour(v).truncate(),
-                    (7, PropValue::Float(d)) => mat.base_color.w = d,
-                    (64, PropValue::Float(r)) => mat.roughness = r,
-                    (65, PropValue::Float(m)) => mat.metallic = m,
-                    // m3d.h drops maps whose name is empty (CesiumMan has one).
-                    (128..=255, PropValue::Map(name))
-                        if h.string(name).unwrap_or("").is_empty() => {}
-                    (kind @ (128 | 132 | 134 | 136), PropValue::Map(name)) => {
-                        let role = match kind {
-                            128 => TextureRole::BaseColor,
-                            132 => TextureRole::Emissive,
-                            _ => TextureRole::Normal,
-                        };
-                        let next = out.value.textures.len();
-                        let texture = *texture_index.entry(name).or_insert(next);
-                        if texture == next {
-                            let tex_name = h.string(name).unwrap_or_default().to_string();
-                            out.value.textures.push(Texture {
-                                source: texture_source(c, &tex_name),
-                                name: tex_name,
-                            });
-                        }
-                        mat.textures.push(TextureBinding {
-                            role,
-                            texture,
-                            uv_set: 0,
-                        });
-                    }
-                    _ => {}
-                }
-            }
-            material_index.insert(m.name, out.value.materials.len());
-            out.value.materials.push(mat);
-        }
-
-        // Skeleton.
-        for (i, b) in c.bones.iter().enumerate() {
-            let pos = vertex(b.pos, "bone position")?.xyzw;
-            let ori = vertex(b.ori, "bone orientation")?.xyzw;
-            let q = Quat::from_xyzw(ori[0] as f32, ori[1] as f32, ori[2] as f32, ori[3] as f32);
-            let parent = usize::try_from(b.parent).ok();
-            if parent.is_some_and(|p| p >= i) {
-                return Err(bad(format!(
-                    "bone {i}'s parent {} does not come before it",
-                    b.parent
-                )));
-            }
-            out.value.skeleton.bones.push(Bone {
-                name: h.string(b.name).unwrap_or_default().to_string(),
-                parent,
-                rest: Transform {
-                    translation: Vec3::new(pos[0] as f32, pos[1] as f32, pos[2] as f32) * scale,
-                    rotation: unit(q),
-                    scale: Vec3::ONE,
-                },
-                inverse_bind: None,
-            });
-        }
-        let nbones = c.bones.len();
-        let influences = |skin: i32| -> Result<Option<VertexInfluences>> {
-            let Ok(s) = usize::try_from(skin) else {
-                return Ok(None);
-            };
-            let sk = c
-                .skins
-                .get(s)
-                .ok_or_else(|| bad(format!("skin {skin} out of range")))?;
-            let mut pairs = Vec::with_capacity(sk.bones.len());
-            if sk.weights.is_empty() {
-                pairs.extend(sk.bones.iter().map(|&b| (b, 1.0)));
-            } else {
-                let nonzero = sk.weights.iter().filter(|&&w| w != 0);
-                pairs.extend(
-                    sk.bones
-                        .iter()
-                        .zip(nonzero)
-                        .map(|(&b, &w)| (b, f32::from(w) / 255.0)),
-                );
-            }
-            let mut pairs2 = Vec::with_capacity(pairs.len());
-            for (b, w) in pairs {
-                let b = usize::try_from(b)
-                    .ok()
-                    .filter(|&b| b < nbones)
-                    .ok_or_else(|| bad(format!("skin {skin} names bone {b} of {nbones}")))?;
-                pairs2.push((b as u32, w));
-            }
-            let mut inf = VertexInfluences::from_pairs_strongest(pairs2);
-            inf.normalize();
-            Ok(Some(inf))
-        };
-
-        // Surfaces, one per material run.
-        let mut material: Option<usize> = None;
-        let mut surfaces: Vec<(Option<usize>, Surface, CornerMap)> = Vec::new();
-        let (mut has_uv, mut has_normal) = (false, false);
-        let mut fans = 0usize;
-        for rec in c.meshes.iter().flatten() {
-            match rec {
-                MeshRecord::UseMaterial(name) => {
-                    material = if *name == 0 {
-                        None
-                    } else {
-                        material_index.get(name).copied()
-                    };
-                    continue;
-                }
-                MeshRecord::UseParameter { .. } => continue,
-                MeshRecord::Polygon { corners, .. } => {
-                    if corners.len() < 3 {
-                        out.lose(
-                            Feature::Geometry,
-                            LossKind::Dropped,
-                            String::new(),
-                            "points and lines are not imported",
-                        );
-                        continue;
-                    }
-                    if corners.len() > 3 {
-                        fans += 1;
-                    }
-                    if surfaces.last().is_none_or(|s| s.0 != material) {
-                        let name = material
-                            .and_then(|m| out.value.materials.get(m))
-                            .map_or_else(|| format!("mesh{}", surfaces.len()), |m| m.name.clone());
-                        surfaces.push((
-                            material,
-                            Surface {
-                                name,
-                                material,
-                                ..Default::default()
-                            },
-                            HashMap::new(),
-                        ));
-                    }
-                    let Some((_, s, map)) = surfaces.last_mut() else {
-                        continue;
-                    };
-                    let mut ids = Vec::with_capacity(corners.len());
-                    for &[v, uv, n, _] in corners {
-                        let key = [v, uv, n];
-                        let next = s.positions.len() as u32;
-                        let id = *map.entry(key).or_insert(next);
-                        if id == next {
-                            let vx = vertex(v, "face vertex")?;
-                            let p = vx.xyzw;
-                            s.positions
-                                .push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * scale);
-                            let tex = usize::try_from(uv).ok().and_then(|i| c.tmap.get(i));
-                            if uv >= 0 && tex.is_none() {
-                                return Err(bad(format!(
-                                    "texture index {uv} out of range ({} entries)",
-                                    c.tmap.len()
-                                )));
-                            }
-                            s.uv0.push(
-                                tex.map_or(Vec2::ZERO, |t| Vec2::new(t[0] as f32, t[1] as f32)),
-                            );
-                            has_uv |= tex.is_some();
-                            let normal = if n >= 0 {
-                                let q = vertex(n, "normal")?.xyzw;
-                                has_normal = true;
-                                Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32).normalize_or_zero()
-                            } else {
-                                Vec3::ZERO
-                            };
-                            s.normals.push(normal);
-                            if !t.ci.is_absent() {
-                                s.colors.push(colour(vx.colour));
-                            }
-                            if let Some(inf) = influences(vx.skin)? {
-                                s.skin.push(inf);
-                            } else if nbones > 0 {
-                                s.skin.push(VertexInfluences::default());
-                            }
-                        }
-                        ids.push(id);
-                    }
-                    for k in 1..ids.len() - 1 {
-                        s.indices.extend([ids[0], ids[k], ids[k + 1]]);
-                    }
-                }
-            }
-        }
-        if fans > 0 {
-            out.lose(
-                Feature::Geometry,
-                LossKind::Reduced,
-                String::new(),
-                format!("{fans} polygons of more than 3 points fan-triangulated"),
-            );
-        }
-        for (_, mut s, _) in surfaces {
-            if !has_uv {
-                s.uv0.clear();
-            }
-            if !has_normal {
-                s.normals.clear();
-            }
-            // Colour 0 (transparent black) is what vertices without a colour hold;
-            // a surface whose every vertex has it has no vertex colours.
-            if s.colors.iter().all(|c| *c == Vec4::ZERO) {
-                s.colors.clear();
-            }
-            if s.skin.iter().all(|i| i.count() == 0) {
-                s.skin.clear();
-            }
-            out.value.surfaces.push(s);
-        }
-
-        // Actions.
-        for (a, act) in c.actions.iter().enumerate() {
-            let mut state: Vec<(Vec3, Quat)> = out
-                .value
-                .skeleton
-                .bones
-                .iter()
-                .map(|b| (b.rest.translation, b.rest.rotation))
-                .collect();
-            let mut touched = vec![false; nbones];
-            for f in &act.frames {
-                for tr in &f.transforms {
-                    if let Some(x) = usize::try_from(tr.bone)
-                        .ok()
-                        .and_then(|b| touched.get_mut(b))
-                    {
-                        *x = true;
-                    }
-                }
-            }
-            let mut channels: Vec<Channel> = (0..nbones)
-                .filter(|&b| touched[b])
-                .map(|bone| Channel {
-                    bone,
-                    translation: Track::default(),
-                    rotation: Track::default(),
-                    scale: Track::default(),
-                })
-                .collect();
-            for f in &act.frames {
-                for tr in &f.transforms {
-                    let b = usize::try_from(tr.bone)
-                        .ok()
-                        .filter(|&b| b < nbones)
-                        .ok_or_else(|| bad(format!("action {a}: bone {} out of range", tr.bone)))?;
-                    let p = vertex(tr.pos, "frame position")?.xyzw;
-                    let q = vertex(tr.ori, "frame orientation")?.xyzw;
-                    state[b] = (
-                        Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * scale,
-                        unit(Quat::from_xyzw(
-                            q[0] as f32,
-                            q[1] as f32,
-                            q[2] as f32,
-                            q[3] as f32,
-                        )),
-                    );
-                }
-                let time = f.msec as f32 / 1000.0;
-                for ch in &mut channels {
-                    // Frames are in time order in real files; a key at or before the
-                    // last one replaces nothing and is skipped.
-                    if ch.translation.times.last().is_some_and(|&l| time <= l) {
-                        continue;
-                    }
-                    let (p, q) = state[ch.bone];
-                    ch.translation.times.push(time);
-                    ch.translation.values.push(p);
-                    ch.rotation.times.push(time);
-                    ch.rotation.values.push(q);
-                }
-            }
-            out.value.animations.push(Clip {
-                name: h.string(act.name).unwrap_or_default().to_string(),
-                channels,
-            });
-        }
-
-        let drops: [(&str, usize, Feature); 6] = [
-            (
-                "parametric shapes (SHPE)",
-                c.shapes.len(),
-                Feature::Geometry,
-            ),
-            (
-                "voxel blocks (VOXD; not meshed here)",
-                c.voxel_blocks.len(),
-                Feature::Geometry,
-            ),
-            ("label groups (LBLS)", c.labels.len(), Feature::Names),
-            (
-                "inlined assets (ASET) other than decoded textures",
-                c.assets.len() - used_assets(&out.value, c),
-                Feature::Textures,
-            ),
-            (
-                "procedural and unknown chunks",
-                c.extras.len(),
-                Feature::Geometry,
-            ),
-            (
-                "parameter switches in MESH",
-                c.meshes
-                    .iter()
-                    .flatten()
-                    .filter(|r| matches!(r, MeshRecord::UseParameter { .. }))
-                    .count(),
-                Feature::Materials,
-            ),
-        ];
-        for (what, n, feature) in drops {
-            if n > 0 {
-                out.lose(
-                    feature,
-                    LossKind::Dropped,
-                    String::new(),
-                    format!("{n} {what}: no meshfmt-core counterpart"),
-                );
-            }
-        }
-        Ok(out)
-    }
 }

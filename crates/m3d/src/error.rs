@@ -1,29 +1,37 @@
 //! The crate's error type.
 
-/// Everything that can go wrong reading a Model 3D file.
+/// Everything that can go wrong reading or writing a Model 3D file.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The bytes are not a valid file; the inner error names the byte offset (in the
-    /// file for the envelope, in the inflated HEAD..OMD3 payload for chunks), the chunk
-    /// and field, and what is wrong.
+    /// The bytes are not a valid file; the inner error names the byte offset (within the
+    /// inflated payload for compressed files, within the file otherwise), the context path
+    /// and what is wrong.
     #[error(transparent)]
     Decode(#[from] parsing_primitives::Error),
-    /// Not a Model 3D file at all.
-    #[error("m3d-format: not a Model 3D file (magic {0:02x?})")]
-    NotM3d([u8; 4]),
-    /// The zlib stream is corrupt, or inflates past the allowed size.
-    #[error("m3d-format: zlib payload at offset {offset}: {message}")]
+    /// The inflated payload of a compressed file is not valid; the inner error's offset is
+    /// within the inflated payload (HEAD is at 0), not within the file.
+    #[error("{0} (offset within the inflated payload)")]
+    Payload(parsing_primitives::Error),
+    /// The zlib stream is corrupt, truncated or inflates beyond [`Limits::max_alloc_bytes`](parsing_primitives::Limits).
+    #[error("m3d: zlib stream at offset {offset:#x}: {message}")]
     Inflate {
-        /// File offset of the compressed stream.
+        /// File offset where the stream starts.
         offset: u64,
         /// What went wrong.
         message: String,
     },
-    /// A form of the format this release does not read.
-    #[error("m3d-format: {0}")]
-    Unsupported(String),
+    /// The value cannot be written or converted: it breaks a rule of the format.
+    #[error("m3d: {0}")]
+    Invalid(String),
+    /// Writing to the destination failed.
+    #[error("m3d: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// Result with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn invalid(message: impl Into<String>) -> Error {
+    Error::Invalid(message.into())
+}

@@ -1,48 +1,60 @@
 //! Model 3D files: binary `.m3d` (`3DMO`) and ASCII `.a3d` (`3dmodel`).
 //!
-//! **Status:** binary files are read chunk by chunk into faithful types ([`Chunks`]):
-//! the envelope with its optional preview and zlib stream (inflated under
-//! [`Limits`], so a compression bomb is an error), HEAD
-//! with its type bits and string table, CMAP, TMAP, VRTS, BONE with skins (1-bone
-//! skins without weight bytes), MTRL with typed properties, MESH records (material and
-//! parameter switches, polygons with the optional UV, normal and max-vertex fields),
-//! VOXT/VOXD (run-length voxels, the volume checked against the limits first), LBLS,
-//! ACTN, ASET, and SHPE, PROC and unknown chunks kept as bytes. Every quantization level
-//! and index width, with m3d.h's -1/-2 index sentinels. Conversion to meshfmt-core
-//! ([`Model3d::to_core`]) gives geometry, colours, UVs, materials, the skeleton, skins
-//! and actions. Not yet: writing, the ASCII form, SHPE command decoding.
+//! [`read`] (or [`read_with`] and its [`ReadOptions`]) gives a [`File`] holding exactly
+//! what is stored: the HEAD type bits ([`Types`]), the string table and every chunk in file
+//! order ([`Chunk`], [`Body`]), with quantized coordinates kept as their integers
+//! ([`Coord`]) and indices as stored ([`Idx`], with m3d.h's -1/-2 sentinels). ASCII files
+//! are read into the same [`File`] (f64 coordinates, u32 indices, literal colours).
 //!
-//! Layouts follow notes/m3d.md, which says what real files and the reference loader
-//! m3d.h do where the format documents disagree.
+//! Writing: [`File::write`] / [`File::write_with`] ([`WriteOptions`]: compressed or not)
+//! give the binary file, [`File::payload`] the uncompressed HEAD..OMD3 stream, which is
+//! byte-identical to the one read; the zlib stream itself may differ from the original
+//! encoder's (any valid stream loads). [`File::write_ascii`] writes the text form.
+//! [`File::to_core`] and [`File::from_core`] convert to and from meshfmt-core with a loss
+//! list.
 //!
-//! # Use
+//! # For a summary (format, counts)
+//! [`File::counts`] gives [`Counts`]: vertices, faces and triangles, bones, skins, actions
+//! and their frames, materials, textures, CMAP/TMAP entries, shapes, labels, voxel types
+//! and blocks, inlined assets and extra chunks. [`detect`] tells binary (compressed or
+//! not, with a preview or not) from ASCII without parsing. [`File::compressed`], [`File::types`],
+//! [`File::scale`] and [`File::header_strings`] (name, license, author, description) give
+//! the rest. Surfaces are a meshfmt-core notion: `to_core()?.value.surfaces` (one per
+//! material).
+//!
 //! ```
-//! // The smallest model: HEAD with int8 coordinates, u8 indices, no optional fields,
-//! // three vertices and one triangle, uncompressed.
-//! let mut head = b"HEAD\x18\x00\x00\x00\x00\x00\x80\x3f".to_vec(); // scale 1.0
-//! head.extend_from_slice(&0x03ff_cfc0u32.to_le_bytes()); // ci..vp absent
-//! head.extend_from_slice(b"tri\0\0\0\0\0");              // name, licence, author, description
-//! let vrts = [b"VRTS\x14\x00\x00\x00".as_slice(), &[0, 0, 0, 127, 127, 0, 0, 127, 0, 127, 0, 127]].concat();
-//! let mesh = b"MESH\x0c\x00\x00\x00\x30\x00\x01\x02".to_vec();
-//! let payload = [head, vrts, mesh, b"OMD3".to_vec()].concat();
-//! let mut file = b"3DMO".to_vec();
-//! file.extend_from_slice(&(8 + payload.len() as u32).to_le_bytes());
-//! file.extend_from_slice(&payload);
-//! let m = m3d_format::read(&file)?;
-//! assert_eq!(m.chunks.head.titles()[0], "tri");
-//! assert_eq!(m.chunks.vertices.len(), 3);
-//! assert_eq!(m.chunks.triangle_count(), 1);
-//! let core = m.to_core()?.value;
-//! assert_eq!(core.surfaces[0].positions[1].x, 1.0);
+//! let bytes = m3d_format::File::default().write()?;
+//! let file = m3d_format::read(&bytes)?;
+//! let c = file.counts();
+//! assert_eq!((c.vertices, c.triangles, c.bones, c.actions), (0, 0, 0, 0));
 //! # Ok::<(), m3d_format::Error>(())
 //! ```
 //!
+//! # Where this crate follows the reference loader, and where not
+//! The format documents and the reference loader m3d.h disagree in places; real files
+//! follow m3d.h, and so does this crate: absent index types take no bytes even when a
+//! record flag asks for them (WusonBlitz files), `inc` and `mesh` shape commands use
+//! m3d.h's argument counts, vp_t is two bits, 1-bone skins have no weight bytes, TMAP
+//! int8/int16 are unsigned, a material map with an empty name is not a texture.
+//!
+//! It does not copy m3d.h's mistakes: [`File::counts`] are the counts as stored (m3d.h's
+//! "raw" configuration: no generated normals, no voxel meshing); labels are counted as
+//! stored (m3d.h over-counts them); ASET chunks are not also counted as extra chunks;
+//! polygons other than triangles are read (m3d.h stops at the first one); the ASCII voxel
+//! layers are read correctly (m3d.h reads them all as type 0); names of any length are
+//! read (m3d.h overflows a 256-byte buffer). Indices are kept as stored, listed by
+//! [`File::problems`] when they point nowhere, and checked where they are used
+//! ([`File::to_core`] drops and reports faces with an undefined vertex instead of reading
+//! out of bounds). The ASCII reader skips `Preview` and `Assets` blocks (they name external
+//! files it does not open).
+//!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
-//! beyond what the input justifies, unlike the reference loader: every index is
-//! checked before use, string references are bounds-checked, counts are checked against
-//! the bytes left, and the crafted files that crash m3d.h (notes/m3d-reference-bugs.md)
-//! give typed errors or correct values.
+//! beyond what the input justifies: every count is checked against the bytes left before
+//! allocating, the zlib stream inflates into at most
+//! [`Limits::max_alloc_bytes`](parsing_primitives::Limits), errors name the byte offset
+//! (within the inflated payload for compressed files, within the file otherwise) and the
+//! context path (`MESH[0].record[12].corner[1].vertex`).
 //!
 //! ```
 //! assert!(m3d_format::sniff(b"3DMO\x10\x00\x00\x00"));
@@ -52,20 +64,35 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod chunks;
+mod ascii;
+mod ascii_write;
+mod bones;
+mod check;
 mod convert;
-pub mod envelope;
 mod error;
-pub mod types;
+mod file;
+mod from_core;
+mod label;
+mod material;
+mod mesh;
+mod shape;
+mod types;
+mod vertex;
+mod voxel;
 
-pub use chunks::Chunks;
+pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use error::{Error, Result};
+pub use file::{
+    Body, Chunk, Counts, File, ReadOptions, WriteOptions, read, read_payload, read_with,
+};
+pub use label::Labels;
+pub use material::{Material, PropValue, Property};
+pub use mesh::{Corner, Mesh, MeshRecord};
 pub use parsing_primitives::Limits;
-
-use parsing_primitives::Reader;
-
-/// Name used in error messages.
-pub const FORMAT_NAME: &str = "m3d-format";
+pub use shape::{ArgValue, Command, Shape};
+pub use types::{Coord, Idx, Str, Types};
+pub use vertex::{Records, Vertex};
+pub use voxel::{Run, VoxelBlock, VoxelType};
 
 /// True for a binary model (`3DMO`) or an ASCII one (`3dmo`, as the reference checks:
 /// the text starts with `3dmodel`). Never allocates.
@@ -73,52 +100,52 @@ pub fn sniff(data: &[u8]) -> bool {
     matches!(data.get(..4), Some(b"3DMO") | Some(b"3dmo"))
 }
 
-/// A binary Model 3D file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Model3d {
-    /// The PRVW chunk's PNG, if any.
-    pub preview: Option<Vec<u8>>,
-    /// True when the chunks were zlib-compressed.
-    pub compressed: bool,
-    /// The chunks.
-    pub chunks: Chunks,
+/// Which form a file is in, as [`detect`] tells from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Variant {
+    /// Binary `3DMO`; `compressed` when HEAD..OMD3 is a zlib stream.
+    Binary {
+        /// True for the usual zlib-compressed payload.
+        compressed: bool,
+        /// True when a PRVW preview image sits before the payload.
+        preview: bool,
+    },
+    /// ASCII `3dmodel` text.
+    Ascii,
 }
 
-/// Reading choices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Caps on inflated size and allocations.
-    pub limits: Limits,
-}
-
-/// Reads a binary file with the default limits.
-pub fn read(data: &[u8]) -> Result<Model3d> {
-    read_with(data, &ReadOptions::default())
-}
-
-/// Reads a binary file. Offsets in chunk errors are within the inflated HEAD..OMD3
-/// payload.
-pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Model3d> {
-    if data.starts_with(b"3dmo") {
-        return Err(Error::Unsupported(
-            "the ASCII form (3dmodel) is not read yet".into(),
-        ));
-    }
-    if !data.starts_with(b"3DMO") {
-        let mut magic = [0u8; 4];
-        for (m, b) in magic.iter_mut().zip(data) {
-            *m = *b;
+/// The form of a Model 3D file (the format has no version number), without parsing or
+/// allocating; `None` when [`sniff`] is false. The file can still be invalid.
+///
+/// ```
+/// use m3d_format::{Variant, detect};
+/// assert_eq!(detect(b"3dmodel 1\r\n"), Some(Variant::Ascii));
+/// assert_eq!(
+///     detect(b"3DMO\x20\0\0\0HEAD"),
+///     Some(Variant::Binary { compressed: false, preview: false })
+/// );
+/// assert_eq!(detect(b"glTF"), None);
+/// ```
+pub fn detect(data: &[u8]) -> Option<Variant> {
+    match data.get(..4)? {
+        b"3dmo" => Some(Variant::Ascii),
+        b"3DMO" => {
+            let preview = data.get(8..12) == Some(b"PRVW");
+            let mut at = 8usize;
+            if preview {
+                let len = data.get(12..16)?;
+                let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+                at = at.checked_add(len)?;
+            }
+            let compressed = data.get(at..at.checked_add(4)?) != Some(b"HEAD");
+            Some(Variant::Binary {
+                compressed,
+                preview,
+            })
         }
-        return Err(Error::NotM3d(magic));
+        _ => None,
     }
-    let env = envelope::split(data, &options.limits)?;
-    let mut r = Reader::new(FORMAT_NAME, &env.payload).with_limits(options.limits);
-    let chunks = chunks::parse(&mut r)?;
-    Ok(Model3d {
-        preview: env.preview,
-        compressed: env.compressed,
-        chunks,
-    })
 }
 
 #[cfg(test)]

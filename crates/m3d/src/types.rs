@@ -1,172 +1,279 @@
-//! HEAD's `types` word: the byte width of every index and coordinate field.
+//! The HEAD type bits and the stored value kinds they select (index, coordinate, string).
 
-use parsing_primitives::Reader;
+use parsing_primitives::{Reader, Result as PResult};
 
-/// One 2-bit field of `types`: `0..=2` = 1, 2 or 4 bytes, `3` = absent (zero bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Width(pub u8);
+use crate::error::{Result, invalid};
 
-impl Width {
-    /// Absent: the field takes zero bytes wherever it appears.
-    pub const ABSENT: Width = Width(3);
-
-    /// Bytes the field takes.
-    pub fn bytes(self) -> usize {
-        match self.0 {
-            0 => 1,
-            1 => 2,
-            2 => 4,
-            _ => 0,
-        }
-    }
-
-    /// True when the field takes no bytes.
-    pub fn is_absent(self) -> bool {
-        self.0 >= 3
-    }
-
-    /// Reads an index of this width as m3d.h's `_m3d_getidx` does: the two largest
-    /// values of u8/u16 are the sentinels -2 and -1, u32 is read as i32. Absent: -1.
-    pub fn read_index(self, r: &mut Reader<'_>) -> parsing_primitives::Result<i32> {
-        Ok(match self.0 {
-            0 => match r.u8()? {
-                255 => -1,
-                254 => -2,
-                v => i32::from(v),
-            },
-            1 => match r.u16_le()? {
-                65535 => -1,
-                65534 => -2,
-                v => i32::from(v),
-            },
-            2 => r.i32_le()?,
-            _ => -1,
-        })
-    }
-
-    /// Reads a plain unsigned count or id of this width (no sentinels); absent: 0.
-    pub fn read_unsigned(self, r: &mut Reader<'_>) -> parsing_primitives::Result<u32> {
-        Ok(match self.0 {
-            0 => u32::from(r.u8()?),
-            1 => u32::from(r.u16_le()?),
-            2 => r.u32_le()?,
-            _ => 0,
-        })
-    }
-}
-
-/// The coordinate type (`vc_t`): signed normalized int8 or int16, f32 or f64.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoordType {
-    /// `i8 / 127`.
-    Int8,
-    /// `i16 / 32767`.
-    Int16,
-    /// `f32`.
-    Float,
-    /// `f64`.
-    Double,
-}
-
-impl CoordType {
-    /// Bytes per coordinate.
-    pub fn bytes(self) -> usize {
-        match self {
-            CoordType::Int8 => 1,
-            CoordType::Int16 => 2,
-            CoordType::Float => 4,
-            CoordType::Double => 8,
-        }
-    }
-
-    /// A signed coordinate (vertices, shape arguments): int8 / 127, int16 / 32767.
-    pub fn read_signed(self, r: &mut Reader<'_>) -> parsing_primitives::Result<f64> {
-        Ok(match self {
-            CoordType::Int8 => f64::from(r.i8()?) / 127.0,
-            CoordType::Int16 => f64::from(r.i16_le()?) / 32767.0,
-            CoordType::Float => f64::from(r.f32_le()?),
-            CoordType::Double => r.f64_le()?,
-        })
-    }
-
-    /// A texture coordinate: m3d.h reads int8/int16 as **unsigned** / 255 and / 65535.
-    pub fn read_unsigned(self, r: &mut Reader<'_>) -> parsing_primitives::Result<f64> {
-        Ok(match self {
-            CoordType::Int8 => f64::from(r.u8()?) / 255.0,
-            CoordType::Int16 => f64::from(r.u16_le()?) / 65535.0,
-            CoordType::Float => f64::from(r.f32_le()?),
-            CoordType::Double => r.f64_le()?,
-        })
-    }
-}
-
-/// Every field of `types`, decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Types {
-    /// The raw word.
-    pub bits: u32,
-    /// Vertex coordinates.
-    pub vc: CoordType,
-    /// Vertex index.
-    pub vi: Width,
-    /// String offset.
-    pub si: Width,
-    /// Colour: u8/u16 index into CMAP, u32 literal RGBA, or absent.
-    pub ci: Width,
-    /// Texture-map index.
-    pub ti: Width,
-    /// Bone index.
-    pub bi: Width,
-    /// Bones per vertex: 1, 2, 4 or 8.
-    pub nb: usize,
-    /// Skin index.
-    pub sk: Width,
-    /// Transforms per animation frame count.
-    pub fc: Width,
-    /// Shape index.
-    pub hi: Width,
-    /// Face index.
-    pub fi: Width,
-    /// Voxel block position/size.
-    pub vd: Width,
-    /// Voxel type index.
-    pub vp: Width,
-}
+/// The HEAD `types` word as stored: 2-bit fields selecting every variable width.
+///
+/// ```
+/// let t = m3d_format::Types(0b01_00_01); // vc int16, vi u8, si u16
+/// assert_eq!(t.vc(), 2);
+/// assert_eq!(t.vi(), 1);
+/// assert_eq!(t.si(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Types(pub u32);
 
 impl Types {
-    /// Decodes the word; vi, si = 3 and vp = u32 are refused like m3d.h refuses them.
-    pub fn from_bits(bits: u32) -> Result<Types, String> {
-        let f = |shift: u32| Width(((bits >> shift) & 3) as u8);
-        let t = Types {
-            bits,
-            vc: match bits & 3 {
-                0 => CoordType::Int8,
-                1 => CoordType::Int16,
-                2 => CoordType::Float,
-                _ => CoordType::Double,
-            },
-            vi: f(2),
-            si: f(4),
-            ci: f(6),
-            ti: f(8),
-            bi: f(10),
-            nb: 1 << ((bits >> 12) & 3),
-            sk: f(14),
-            fc: f(16),
-            hi: f(18),
-            fi: f(20),
-            vd: f(22),
-            vp: f(24),
+    fn bits(self, shift: u32) -> u32 {
+        (self.0 >> shift) & 3
+    }
+    /// `1 << bits`, or 0 when the field is "absent" (bits = 3).
+    fn idx(self, shift: u32) -> usize {
+        match self.bits(shift) {
+            3 => 0,
+            b => 1 << b,
+        }
+    }
+    /// Vertex coordinate size in bytes: 1 (int8), 2 (int16), 4 (f32) or 8 (f64).
+    pub fn vc(self) -> usize {
+        1 << self.bits(0)
+    }
+    /// Vertex index size (1, 2, 4; 0 = the invalid value 3).
+    pub fn vi(self) -> usize {
+        self.idx(2)
+    }
+    /// String offset size (1, 2, 4; 0 = the invalid value 3).
+    pub fn si(self) -> usize {
+        self.idx(4)
+    }
+    /// Colour size: 1/2 = CMAP index, 4 = literal RGBA, 0 = absent.
+    pub fn ci(self) -> usize {
+        self.idx(6)
+    }
+    /// Texture-map index size, 0 = absent.
+    pub fn ti(self) -> usize {
+        self.idx(8)
+    }
+    /// Bone index size, 0 = absent.
+    pub fn bi(self) -> usize {
+        self.idx(10)
+    }
+    /// Bones per vertex: 1, 2, 4 or 8.
+    pub fn nb(self) -> usize {
+        1 << self.bits(12)
+    }
+    /// Skin index size, 0 = absent.
+    pub fn sk(self) -> usize {
+        self.idx(14)
+    }
+    /// Frame transform count size, 0 = absent.
+    pub fn fc(self) -> usize {
+        self.idx(16)
+    }
+    /// Shape index size, 0 = absent.
+    pub fn hi(self) -> usize {
+        self.idx(18)
+    }
+    /// Face index size, 0 = absent.
+    pub fn fi(self) -> usize {
+        self.idx(20)
+    }
+    /// Voxel block position/size field size, 0 = absent.
+    pub fn vd(self) -> usize {
+        self.idx(22)
+    }
+    /// Voxel type index size, 0 = absent.
+    pub fn vp(self) -> usize {
+        self.idx(24)
+    }
+}
+
+/// An index as stored, widened to `u32` the way m3d.h's `_m3d_getidx` does: the two top
+/// values of a u8/u16 field become [`Idx::UNDEF`] (-1) and [`Idx::MAX`] (-2). A field whose
+/// type is "absent" reads as [`Idx::UNDEF`] and takes no bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Idx(pub u32);
+
+impl Idx {
+    /// -1: no value (no parent, no material, unset voxel, ...).
+    pub const UNDEF: Idx = Idx(u32::MAX);
+    /// -2: marks a quaternion vertex (skin id) or a "clear" voxel.
+    pub const MAX: Idx = Idx(u32::MAX - 1);
+
+    /// The index, or `None` for the two sentinels.
+    ///
+    /// ```
+    /// use m3d_format::Idx;
+    /// assert_eq!(Idx(5).get(), Some(5));
+    /// assert_eq!(Idx::UNDEF.get(), None);
+    /// ```
+    pub fn get(self) -> Option<u32> {
+        (self.0 < Idx::MAX.0).then_some(self.0)
+    }
+}
+
+/// A coordinate as stored (quantized ones stay integers, so re-encoding is exact).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Coord {
+    /// int8, meaning `v / 127`.
+    I8(i8),
+    /// int16, meaning `v / 32767`.
+    I16(i16),
+    /// f32.
+    F32(f32),
+    /// f64.
+    F64(f64),
+}
+
+impl Coord {
+    /// The value as m3d.h decodes a vertex coordinate (signed `/127`, `/32767`).
+    ///
+    /// ```
+    /// use m3d_format::Coord;
+    /// assert_eq!(Coord::I8(127).signed(), 1.0);
+    /// assert!((Coord::I8(-128).signed() + 1.007874).abs() < 1e-6);
+    /// ```
+    pub fn signed(self) -> f64 {
+        match self {
+            Coord::I8(v) => f64::from(v) / 127.0,
+            Coord::I16(v) => f64::from(v) / 32767.0,
+            Coord::F32(v) => f64::from(v),
+            Coord::F64(v) => v,
+        }
+    }
+    /// The value as m3d.h decodes a texture coordinate (int8/int16 read *unsigned*,
+    /// `/255`, `/65535`).
+    ///
+    /// ```
+    /// use m3d_format::Coord;
+    /// assert_eq!(Coord::I8(-1).unsigned(), 1.0);
+    /// ```
+    pub fn unsigned(self) -> f64 {
+        match self {
+            Coord::I8(v) => f64::from(v as u8) / 255.0,
+            Coord::I16(v) => f64::from(v as u16) / 65535.0,
+            Coord::F32(v) => f64::from(v),
+            Coord::F64(v) => v,
+        }
+    }
+}
+
+/// A string reference: a byte offset into the HEAD string table, 0 = no string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Str(pub u32);
+
+// ---------------------------------------------------------------- reading
+
+pub(crate) fn read_idx(r: &mut Reader<'_>, width: usize) -> PResult<Idx> {
+    Ok(match width {
+        1 => match r.u8()? {
+            255 => Idx::UNDEF,
+            254 => Idx::MAX,
+            v => Idx(u32::from(v)),
+        },
+        2 => match r.u16_le()? {
+            0xFFFF => Idx::UNDEF,
+            0xFFFE => Idx::MAX,
+            v => Idx(u32::from(v)),
+        },
+        4 => Idx(r.u32_le()?),
+        _ => Idx::UNDEF,
+    })
+}
+
+/// An unsigned field of `width` bytes (0 = absent reads 0), no sentinels.
+pub(crate) fn read_raw(r: &mut Reader<'_>, width: usize) -> PResult<u32> {
+    Ok(match width {
+        1 => u32::from(r.u8()?),
+        2 => u32::from(r.u16_le()?),
+        4 => r.u32_le()?,
+        _ => 0,
+    })
+}
+
+pub(crate) fn read_str(r: &mut Reader<'_>, t: Types) -> PResult<Str> {
+    read_raw(r, t.si()).map(Str)
+}
+
+pub(crate) fn read_coord(r: &mut Reader<'_>, t: Types) -> PResult<Coord> {
+    Ok(match t.vc() {
+        1 => Coord::I8(r.i8()?),
+        2 => Coord::I16(r.i16_le()?),
+        4 => Coord::F32(r.f32_le()?),
+        _ => Coord::F64(r.f64_le()?),
+    })
+}
+
+// ---------------------------------------------------------------- writing
+
+/// A byte sink that knows the widths.
+pub(crate) struct Out {
+    pub buf: Vec<u8>,
+    pub t: Types,
+}
+
+impl Out {
+    pub fn new(t: Types) -> Out {
+        Out { buf: Vec::new(), t }
+    }
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+    pub fn u16(&mut self, v: u16) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+    pub fn idx(&mut self, width: usize, v: Idx, what: &str) -> Result<()> {
+        let narrow = |top: u32| -> Result<u32> {
+            match v {
+                Idx::UNDEF => Ok(top),
+                Idx::MAX => Ok(top - 1),
+                Idx(x) if x < top - 1 => Ok(x),
+                Idx(x) => Err(invalid(format!(
+                    "{what}: index {x} does not fit the {width}-byte field"
+                ))),
+            }
         };
-        if t.vi.is_absent() {
-            return Err("vertex index width 3 is invalid".into());
+        match width {
+            1 => self.u8(narrow(0xFF)? as u8),
+            2 => self.u16(narrow(0xFFFF)? as u16),
+            4 => self.u32(v.0),
+            _ => {}
         }
-        if t.si.is_absent() {
-            return Err("string offset width 3 is invalid".into());
+        Ok(())
+    }
+    pub fn raw(&mut self, width: usize, v: u32, what: &str) -> Result<()> {
+        let fits = match width {
+            1 => v <= 0xFF,
+            2 => v <= 0xFFFF,
+            _ => true,
+        };
+        if !fits {
+            return Err(invalid(format!(
+                "{what}: value {v} does not fit the {width}-byte field"
+            )));
         }
-        if t.vp.0 == 2 {
-            return Err("32-bit voxel type indices are invalid".into());
+        match width {
+            1 => self.u8(v as u8),
+            2 => self.u16(v as u16),
+            4 => self.u32(v),
+            _ => {}
         }
-        Ok(t)
+        Ok(())
+    }
+    pub fn str(&mut self, s: Str, what: &str) -> Result<()> {
+        self.raw(self.t.si(), s.0, what)
+    }
+    pub fn coord(&mut self, c: Coord, what: &str) -> Result<()> {
+        match (self.t.vc(), c) {
+            (1, Coord::I8(v)) => self.u8(v as u8),
+            (2, Coord::I16(v)) => self.u16(v as u16),
+            (4, Coord::F32(v)) => self.bytes(&v.to_le_bytes()),
+            (8, Coord::F64(v)) => self.bytes(&v.to_le_bytes()),
+            _ => {
+                return Err(invalid(format!(
+                    "{what}: coordinate {c:?} does not match the {}-byte vc_t",
+                    self.t.vc()
+                )));
+            }
+        }
+        Ok(())
     }
 }

@@ -341,81 +341,96 @@ pub mod vitaboy {
     }
 }
 
-/// m3d-format adapters (binary files; the ASCII form is not read yet).
+/// m3d-format adapters: binary and ASCII, read and write.
 pub mod m3d {
     use super::*;
-    use m3d_format::chunks::{MeshRecord, PropValue};
+    use m3d_format::{File, Variant, WriteOptions};
 
-    /// Counts as stored (the reference loader's "raw" set): vertices = VRTS records,
-    /// triangles = MESH triangles, textures = distinct non-empty map names.
-    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
-        ascii_check(data)?;
-        let m = m3d_format::read(data).map_err(err)?;
-        let c = &m.chunks;
-        let mut textures: Vec<u32> = c
-            .materials
-            .iter()
-            .flat_map(|m| m.props.iter())
-            .filter_map(|(_, v)| match v {
-                PropValue::Map(o) if c.head.string(*o).is_some_and(|s| !s.is_empty()) => Some(*o),
-                _ => None,
-            })
-            .collect();
-        textures.sort_unstable();
-        textures.dedup();
-        // Surfaces as to_core makes them: one per run of faces under one material.
-        let mut surfaces = 0u64;
-        let mut current: Option<u32> = None;
-        let mut open = false;
-        for r in c.meshes.iter().flatten() {
-            match r {
-                MeshRecord::UseMaterial(name) => {
-                    if current != Some(*name) {
-                        open = false;
-                    }
-                    current = Some(*name);
-                }
-                MeshRecord::Polygon { .. } if !open => {
-                    surfaces += 1;
-                    open = true;
-                }
-                _ => {}
-            }
+    fn variant(data: &[u8]) -> &'static str {
+        match m3d_format::detect(data) {
+            Some(Variant::Ascii) => "ascii",
+            Some(Variant::Binary {
+                compressed: true, ..
+            }) => "binary (zlib)",
+            _ => "binary",
         }
-        let actions: Vec<_> = c.actions.iter().filter(|a| !a.frames.is_empty()).collect();
-        Ok(Info {
-            format: "m3d".into(),
-            version: if m.compressed {
-                "binary (zlib)"
-            } else {
-                "binary"
-            }
-            .into(),
-            surfaces,
-            vertices: c.vertices.len() as u64,
-            triangles: c.triangle_count() as u64,
-            bones: c.bones.len() as u64,
-            animations: actions.len() as u64,
-            frames: actions.iter().map(|a| a.frames.len() as u64).sum(),
-            materials: c.materials.len() as u64,
-            textures: textures.len() as u64,
-        })
     }
 
-    /// The ASCII form has no reader yet: say so as "not supported", not as bad input.
-    fn ascii_check(data: &[u8]) -> Result<(), CliError> {
-        if data.starts_with(b"3dmo") {
-            return Err(CliError::NotSupported {
-                format: "m3d",
-                tracking: "the ASCII 3dmodel form: issue 7",
-            });
-        }
-        Ok(())
+    /// Counts as stored (the reference loader's "raw" set): vertices = VRTS records,
+    /// triangles = MESH triangles, textures = distinct non-empty map names; surfaces as
+    /// the conversion to meshfmt-core makes them (one per material run).
+    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+        let f = m3d_format::read(data).map_err(err)?;
+        let c = f.counts();
+        Ok(Info {
+            format: "m3d".into(),
+            version: variant(data).into(),
+            surfaces: f.to_core().map_or(0, |m| m.value.surfaces.len() as u64),
+            vertices: c.vertices as u64,
+            triangles: c.triangles as u64,
+            bones: c.bones as u64,
+            animations: c.actions as u64,
+            frames: c.frames as u64,
+            materials: c.materials as u64,
+            textures: c.textures as u64,
+        })
     }
 
     /// Decode to meshfmt-core.
     pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
-        ascii_check(data)?;
         m3d_format::read(data).map_err(err)?.to_core().map_err(err)
+    }
+
+    fn bytes(f: &File, ascii: bool) -> Result<Vec<u8>, CliError> {
+        if ascii {
+            f.write_ascii().map(String::into_bytes).map_err(err)
+        } else {
+            let mut o = WriteOptions::default();
+            o.compress = f.compressed;
+            f.write_with(&o).map_err(err)
+        }
+    }
+
+    /// Encode from meshfmt-core: `.a3d` (or `--version ascii`) as text, else binary
+    /// with zlib.
+    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+        let ascii = match opts.version.as_deref() {
+            Some("ascii") => true,
+            Some("binary") => false,
+            _ => opts.extension == "a3d",
+        };
+        let c = File::from_core(model, &WriteOptions::default()).map_err(err)?;
+        Ok(Converted {
+            value: bytes(&c.value, ascii)?,
+            losses: c.losses,
+        })
+    }
+
+    /// Faithful rewrite in the same form (the inflated payload is identical; the zlib
+    /// bytes may differ from another compressor's).
+    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
+        let f = m3d_format::read(data).map_err(err)?;
+        bytes(&f, matches!(m3d_format::detect(data), Some(Variant::Ascii)))
+    }
+
+    /// The form of a file, `ascii` or `binary`, so `convert` rewrites only within a form.
+    pub fn version(data: &[u8]) -> Option<String> {
+        m3d_format::detect(data).map(|v| {
+            if matches!(v, Variant::Ascii) {
+                "ascii"
+            } else {
+                "binary"
+            }
+            .to_string()
+        })
+    }
+
+    /// `.a3d` is the ASCII form, `.m3d` the binary one.
+    pub fn extension_version(ext: &str) -> Option<&'static str> {
+        match ext {
+            "a3d" => Some("ascii"),
+            "m3d" => Some("binary"),
+            _ => None,
+        }
     }
 }

@@ -141,9 +141,22 @@ fn same_format_convert_is_byte_identical() {
     assert!(notes.contains("geometry quantized"), "{notes}");
     let out = meshfmt(&["info", "--json", out_path.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"vertices\":19"));
-    // No writer yet for the other formats: a clean error.
-    let out = meshfmt(&["convert", &input, dir.join("x.m3d").to_str().unwrap()]);
-    assert_clean_failure(&out, "m3d: writing is not supported yet");
+    // To Model 3D, binary and ASCII: the same triangle count as the input (14).
+    for ext in ["m3d", "a3d"] {
+        let path = dir.join(format!("x.{ext}"));
+        let out = meshfmt(&["convert", &input, path.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = meshfmt(&["info", "--json", path.to_str().unwrap()]);
+        let json = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            json.contains("\"format\":\"m3d\"") && json.contains("\"triangles\":14"),
+            "{json}"
+        );
+    }
 }
 
 #[test]

@@ -1,0 +1,357 @@
+//! Writing the ASCII `3dmodel` variant.
+
+use std::fmt::Write as _;
+
+use crate::ascii::PROPS;
+use crate::error::{Result, invalid};
+use crate::file::{Body, File};
+use crate::material::PropValue;
+use crate::mesh::MeshRecord;
+use crate::shape::ArgValue;
+use crate::types::{Idx, Str};
+
+fn idx_text(i: Idx) -> String {
+    match i {
+        Idx::UNDEF => "-1".into(),
+        Idx::MAX => "-2".into(),
+        Idx(v) => v.to_string(),
+    }
+}
+
+fn voxel_text(i: Idx) -> String {
+    match i {
+        Idx::UNDEF => ".".into(),
+        Idx::MAX => "-".into(),
+        Idx(v) => v.to_string(),
+    }
+}
+
+impl File {
+    fn name_text(&self, s: Str) -> String {
+        // One token per name on a line: spaces would split it, as m3d.h's exporter knows.
+        self.string(s)
+            .map(|b| String::from_utf8_lossy(b).replace([' ', '\r', '\n'], "_"))
+            .unwrap_or_default()
+    }
+
+    /// The model as an ASCII `3dmodel` text (CRLF lines, as m3d.h's exporter writes).
+    /// Coordinates are written as decoded (quantized ones as `v/127` etc.), so reading the
+    /// text back gives f64 coordinates with the same values. Inlined assets and the preview
+    /// name files in this form and are not written.
+    ///
+    /// ```
+    /// let text = m3d_format::File::default().write_ascii()?;
+    /// assert!(text.starts_with("3dmodel 1\r\n"));
+    /// let back = m3d_format::read(text.as_bytes())?;
+    /// assert_eq!(back.counts(), m3d_format::File::default().counts());
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn write_ascii(&self) -> Result<String> {
+        let mut o = String::new();
+        let nl = "\r\n";
+        let h = self.header_strings();
+        let line = |b: &[u8]| String::from_utf8_lossy(b).replace(['\r', '\n'], " ");
+        let _ = write!(
+            o,
+            "3dmodel {}{nl}{}{nl}{}{nl}{}{nl}",
+            self.effective_scale(),
+            line(h[0]),
+            line(h[1]),
+            line(h[2])
+        );
+        for d in String::from_utf8_lossy(h[3])
+            .split('\n')
+            .filter(|l| !l.trim().is_empty())
+        {
+            let _ = write!(o, "{}{nl}", d.trim_end_matches('\r'));
+        }
+        o.push_str(nl);
+        let skins: &[crate::bones::Skin] = self
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Bone(s) => Some(s.skins.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[]);
+        for c in &self.chunks {
+            match &c.body {
+                Body::Cmap(_) => {} // colours are written literally
+                Body::Tmap(t) => {
+                    let _ = write!(o, "Textmap{nl}");
+                    for uv in &t.items {
+                        let _ = write!(o, "{} {}{nl}", uv[0].unsigned(), uv[1].unsigned());
+                    }
+                    o.push_str(nl);
+                }
+                Body::Vrts(v) => {
+                    let _ = write!(o, "Vertex{nl}");
+                    for v in &v.items {
+                        let c = v.coords.map(|c| c.signed());
+                        let _ = write!(o, "{} {} {} {}", c[0], c[1], c[2], c[3]);
+                        let rgba = self.rgba(v.color);
+                        if self.types.ci() != 0 && rgba != 0 {
+                            let _ = write!(o, " #{rgba:08x}");
+                        }
+                        if let Some(s) = v.skin.get().and_then(|s| skins.get(s as usize)) {
+                            let single = s.bones.len() == 1
+                                && s.weights.iter().filter(|w| **w != 0).eq([&255u8]);
+                            if s.weights.is_empty() || single {
+                                for b in &s.bones {
+                                    let _ = write!(o, " {}", idx_text(*b));
+                                }
+                            } else {
+                                let ws = s.weights.iter().filter(|w| **w != 0);
+                                for (b, w) in s.bones.iter().zip(ws) {
+                                    let _ =
+                                        write!(o, " {}:{}", idx_text(*b), f32::from(*w) / 255.0);
+                                }
+                            }
+                        }
+                        o.push_str(nl);
+                    }
+                    o.push_str(nl);
+                }
+                Body::Bone(s) => {
+                    if s.bones.is_empty() {
+                        continue;
+                    }
+                    let _ = write!(o, "Bones{nl}");
+                    let mut depth: Vec<usize> = Vec::with_capacity(s.bones.len());
+                    // The text form gives each bone's parent only by its depth: the
+                    // nearest earlier bone one level up. So bones must be in depth-first
+                    // order (each parent the last bone seen at its depth).
+                    let mut last_at_depth: Vec<usize> = Vec::new();
+                    for (i, b) in s.bones.iter().enumerate() {
+                        let d = match b.parent.get() {
+                            None => 0,
+                            Some(p) if (p as usize) < i => {
+                                depth.get(p as usize).copied().unwrap_or(0) + 1
+                            }
+                            Some(_) => {
+                                return Err(invalid(format!(
+                                    "bone {i}: its parent must come before it"
+                                )));
+                            }
+                        };
+                        if let Some(p) = b.parent.get() {
+                            if last_at_depth.get(d - 1) != Some(&(p as usize)) {
+                                return Err(invalid(format!(
+                                    "bone {i}: the text form needs bones in depth-first order (parent {p} is not the last bone one level up)"
+                                )));
+                            }
+                        }
+                        last_at_depth.truncate(d);
+                        last_at_depth.push(i);
+                        depth.push(d);
+                        let _ = write!(
+                            o,
+                            "{}{} {} {}{nl}",
+                            "/".repeat(d),
+                            idx_text(b.pos),
+                            idx_text(b.ori),
+                            self.name_text(b.name)
+                        );
+                    }
+                    o.push_str(nl);
+                }
+                Body::Mtrl(m) => {
+                    let _ = write!(o, "Material {}{nl}", self.name_text(m.name));
+                    for p in &m.props {
+                        let base = PROPS.iter().find(|x| x.1 == p.kind & 0x7F).map(|x| x.0);
+                        match (&p.value, base) {
+                            (PropValue::Map(s), Some(b)) => {
+                                let _ = write!(o, "map_{b} {}{nl}", self.name_text(*s));
+                            }
+                            (PropValue::Color(c), Some(b)) => {
+                                let _ = write!(o, "{b} #{:08x}{nl}", self.rgba(*c));
+                            }
+                            (PropValue::Float(f), Some(b)) => {
+                                let _ = write!(o, "{b} {f}{nl}");
+                            }
+                            (PropValue::Byte(v), Some(b)) => {
+                                let _ = write!(o, "{b} {v}{nl}");
+                            }
+                            _ => {
+                                return Err(invalid(format!(
+                                    "material property type {} has no ASCII name",
+                                    p.kind
+                                )));
+                            }
+                        }
+                    }
+                    o.push_str(nl);
+                }
+                Body::Proc(s) => {
+                    let _ = write!(o, "Procedural{nl}{}{nl}{nl}", self.name_text(*s));
+                }
+                Body::Mesh(m) => {
+                    let _ = write!(o, "Mesh{nl}");
+                    for r in &m.records {
+                        match r {
+                            MeshRecord::UseMaterial(s) => {
+                                let _ = write!(o, "use {}{nl}", self.name_text(*s));
+                            }
+                            MeshRecord::UseParameter { name, .. } => {
+                                let _ = write!(o, "par {}{nl}", self.name_text(*name));
+                            }
+                            MeshRecord::Polygon { corners, .. } => {
+                                let parts: Vec<String> = corners
+                                    .iter()
+                                    .map(|c| {
+                                        let f = |i: Idx| {
+                                            i.get().map(|v| v.to_string()).unwrap_or_default()
+                                        };
+                                        let mut s = idx_text(c.vertex);
+                                        let tail = [f(c.uv), f(c.normal), f(c.max)];
+                                        let keep = tail
+                                            .iter()
+                                            .rposition(|t| !t.is_empty())
+                                            .map_or(0, |k| k + 1);
+                                        for t in tail.iter().take(keep) {
+                                            s.push('/');
+                                            s.push_str(t);
+                                        }
+                                        s
+                                    })
+                                    .collect();
+                                let _ = write!(o, "{}{nl}", parts.join(" "));
+                            }
+                        }
+                    }
+                    o.push_str(nl);
+                }
+                Body::Shpe(s) => {
+                    let _ = write!(o, "Shape {}{nl}", self.name_text(s.name));
+                    if let Some(g) = s.group.get() {
+                        let _ = write!(o, "group {g}{nl}");
+                    }
+                    for c in &s.commands {
+                        let kw = c
+                            .keyword()
+                            .ok_or_else(|| invalid("unknown shape command"))?;
+                        let mut text = kw.to_owned();
+                        let layout = crate::shape::layout_by_keyword(kw)
+                            .map(|l| l.1)
+                            .unwrap_or(&[]);
+                        let va = layout.iter().position(|a| crate::shape::is_variadic(*a));
+                        for (i, a) in c.args.iter().enumerate() {
+                            let v = match a {
+                                ArgValue::Str(s) => self.name_text(*s),
+                                ArgValue::Idx(i) => idx_text(*i),
+                                ArgValue::Coord(c) => c.signed().to_string(),
+                                ArgValue::Int(n) => n.to_string(),
+                            };
+                            text.push(' ');
+                            text.push_str(&v);
+                            if Some(i) == va {
+                                text.push('[');
+                            }
+                        }
+                        if va.is_some_and(|k| k < c.args.len()) {
+                            text.push_str(" ]");
+                        }
+                        let _ = write!(o, "{text}{nl}");
+                    }
+                    o.push_str(nl);
+                }
+                Body::Voxt(types) => {
+                    let _ = write!(o, "VoxTypes{nl}");
+                    for t in types {
+                        let shape = (u16::from(t.rotation & 0x40) << 2) | u16::from(t.shape_low);
+                        let name = match self.name_text(t.name) {
+                            n if n.is_empty() => "-".to_owned(),
+                            n => n,
+                        };
+                        let _ = write!(
+                            o,
+                            "#{:08x}/{}/{} {name}",
+                            self.rgba(t.color),
+                            t.rotation & 0xBF,
+                            shape
+                        );
+                        if let Some(s) = t.skin.get() {
+                            let _ = write!(o, " {s}");
+                        }
+                        if !t.items.is_empty() {
+                            o.push_str(" {");
+                            for (n, s) in &t.items {
+                                let _ = write!(o, " {n} {}", self.name_text(*s));
+                            }
+                            o.push_str(" }");
+                        }
+                        o.push_str(nl);
+                    }
+                    o.push_str(nl);
+                }
+                Body::Voxd(b) => {
+                    let _ = write!(o, "Voxel {}{nl}", self.name_text(b.name));
+                    let _ = write!(o, "uncertain {} {}{nl}", b.uncertain, b.group);
+                    let _ = write!(o, "pos {} {} {}{nl}", b.pos[0], b.pos[1], b.pos[2]);
+                    let _ = write!(o, "dim {} {} {}{nl}", b.size[0], b.size[1], b.size[2]);
+                    let v = b
+                        .voxels(1 << 26)
+                        .ok_or_else(|| invalid("voxel block too large for text"))?;
+                    let [w, _, d] = b.size.map(|x| x as usize);
+                    for (i, row) in v.chunks(w.max(1)).enumerate() {
+                        if i % d.max(1) == 0 {
+                            let _ = write!(o, "layer{nl}");
+                        }
+                        let cells: Vec<String> = row.iter().map(|x| voxel_text(*x)).collect();
+                        let _ = write!(o, "{}{nl}", cells.join(" "));
+                    }
+                    o.push_str(nl);
+                }
+                Body::Lbls(l) => {
+                    let _ = write!(o, "Labels {}{nl}", self.name_text(l.name));
+                    if self.types.ci() != 0 {
+                        let _ = write!(o, "color #{:08x}{nl}", self.rgba(l.color));
+                    }
+                    if l.lang.0 != 0 {
+                        let _ = write!(o, "lang {}{nl}", self.name_text(l.lang));
+                    }
+                    for (v, s) in &l.labels {
+                        let text = self
+                            .string(*s)
+                            .map(|b| String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
+                            .unwrap_or_default();
+                        let _ = write!(o, "{} {text}{nl}", idx_text(*v));
+                    }
+                    o.push_str(nl);
+                }
+                Body::Actn(a) => {
+                    let _ = write!(
+                        o,
+                        "Action {} {}{nl}",
+                        a.duration_msec,
+                        self.name_text(a.name)
+                    );
+                    for f in &a.frames {
+                        let _ = write!(o, "frame {}{nl}", f.msec);
+                        for t in &f.transforms {
+                            let _ = write!(
+                                o,
+                                "{} {} {}{nl}",
+                                idx_text(t.bone),
+                                idx_text(t.pos),
+                                idx_text(t.ori)
+                            );
+                        }
+                    }
+                    o.push_str(nl);
+                }
+                Body::Aset { .. } => {}
+                Body::Extra { magic, data } => {
+                    let _ = write!(o, "Extra {}{nl}", String::from_utf8_lossy(magic));
+                    for row in data.chunks(16) {
+                        let hex: Vec<String> = row.iter().map(|b| format!("{b:02x}")).collect();
+                        let _ = write!(o, "{}{nl}", hex.join(" "));
+                    }
+                    o.push_str(nl);
+                }
+            }
+        }
+        let _ = write!(o, "End{nl}");
+        Ok(o)
+    }
+}

@@ -1,0 +1,595 @@
+//! The whole file: the `3DMO` envelope, PRVW, zlib, HEAD and the chunk list.
+
+use parsing_primitives::{ErrorKind, Limits, Reader, Result as PResult};
+
+use crate::bones::{self, Action, Skeleton};
+use crate::error::{Error, Result, invalid};
+use crate::label::{self, Labels};
+use crate::material::{self, Material};
+use crate::mesh::{self, Mesh, MeshRecord};
+use crate::shape::{self, Shape};
+use crate::types::{Coord, Out, Str, Types, read_str};
+use crate::vertex::{self, Records, Vertex};
+use crate::voxel::{self, VoxelBlock, VoxelType};
+
+pub(crate) const FORMAT: &str = "m3d";
+
+/// How to read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Caps on allocation; [`Limits::max_alloc_bytes`] also caps the inflated payload.
+    pub limits: Limits,
+}
+
+/// How to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteOptions {
+    /// Compress HEAD..OMD3 as one zlib stream (the usual form) or store it as is.
+    pub compress: bool,
+    /// Deflate level 0..=10 (miniz_oxide's scale).
+    pub level: u8,
+}
+
+impl ReadOptions {
+    /// These options with other limits.
+    ///
+    /// ```
+    /// let o = m3d_format::ReadOptions::default().with_limits(m3d_format::Limits::UNLIMITED);
+    /// assert_eq!(o.limits, m3d_format::Limits::UNLIMITED);
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+impl WriteOptions {
+    /// These options, compressing or not.
+    ///
+    /// ```
+    /// let o = m3d_format::WriteOptions::default().with_compression(false);
+    /// assert!(!o.compress);
+    /// ```
+    pub fn with_compression(mut self, compress: bool) -> Self {
+        self.compress = compress;
+        self
+    }
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            compress: true,
+            level: 9,
+        }
+    }
+}
+
+/// What a chunk holds.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Body {
+    /// CMAP: RGBA colours, R in the low byte.
+    Cmap(Records<u32>),
+    /// TMAP: u, v pairs.
+    Tmap(Records<[Coord; 2]>),
+    /// VRTS: the one vertex list (positions, normals, quaternions).
+    Vrts(Records<Vertex>),
+    /// BONE: bones and skins.
+    Bone(Skeleton),
+    /// MTRL: one material.
+    Mtrl(Material),
+    /// PROC: a procedural script name.
+    Proc(Str),
+    /// MESH: polygons.
+    Mesh(Mesh),
+    /// SHPE: one parametric shape.
+    Shpe(Shape),
+    /// VOXT: voxel types.
+    Voxt(Vec<VoxelType>),
+    /// VOXD: one voxel block.
+    Voxd(VoxelBlock),
+    /// LBLS: one label group.
+    Lbls(Labels),
+    /// ACTN: one animation.
+    Actn(Action),
+    /// ASET: one inlined asset (a PNG texture, a script...).
+    Aset {
+        /// Asset name (textures: without extension).
+        name: Str,
+        /// The asset bytes.
+        data: Vec<u8>,
+    },
+    /// Any other chunk (application specific, or a VOXD the type bits make unreadable),
+    /// kept verbatim.
+    Extra {
+        /// The magic.
+        magic: [u8; 4],
+        /// The chunk bytes after the 8-byte header.
+        data: Vec<u8>,
+    },
+}
+
+/// One chunk between HEAD and OMD3.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// What it holds.
+    pub body: Body,
+    /// Bytes after what the body decoded (m3d.h ignores them; kept for exact rewrites).
+    pub tail: Vec<u8>,
+}
+
+impl Chunk {
+    /// The four-byte magic.
+    pub fn magic(&self) -> [u8; 4] {
+        match &self.body {
+            Body::Cmap(_) => *b"CMAP",
+            Body::Tmap(_) => *b"TMAP",
+            Body::Vrts(_) => *b"VRTS",
+            Body::Bone(_) => *b"BONE",
+            Body::Mtrl(_) => *b"MTRL",
+            Body::Proc(_) => *b"PROC",
+            Body::Mesh(_) => *b"MESH",
+            Body::Shpe(_) => *b"SHPE",
+            Body::Voxt(_) => *b"VOXT",
+            Body::Voxd(_) => *b"VOXD",
+            Body::Lbls(_) => *b"LBLS",
+            Body::Actn(_) => *b"ACTN",
+            Body::Aset { .. } => *b"ASET",
+            Body::Extra { magic, .. } => *magic,
+        }
+    }
+}
+
+/// A Model 3D file as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct File {
+    /// PRVW chunk contents (a PNG), outside the compressed part.
+    pub preview: Option<Vec<u8>>,
+    /// True when HEAD..OMD3 was a zlib stream.
+    pub compressed: bool,
+    /// Model scale: positions are stored normalised to -1..1; multiply x, y, z by this.
+    pub scale: f32,
+    /// The type bits selecting every variable width.
+    pub types: Types,
+    /// The string table (NUL-terminated strings: name, license, author, description, then
+    /// the rest); [`Str`] values are byte offsets into it.
+    pub strings: Vec<u8>,
+    /// The chunks in file order.
+    pub chunks: Vec<Chunk>,
+}
+
+/// How many of each thing a file holds, as stored (m3d.h's "raw" counts, without its
+/// post-processing: no generated normals, no voxel meshing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Counts {
+    /// VRTS records (positions, normals and quaternions together).
+    pub vertices: usize,
+    /// Polygons in all MESH chunks.
+    pub faces: usize,
+    /// Triangles those polygons make (a polygon of n corners makes n - 2).
+    pub triangles: usize,
+    /// TMAP records.
+    pub tmap: usize,
+    /// CMAP colours.
+    pub cmap: usize,
+    /// Bones.
+    pub bones: usize,
+    /// Skins.
+    pub skins: usize,
+    /// MTRL chunks.
+    pub materials: usize,
+    /// Distinct non-empty texture names the materials use.
+    pub textures: usize,
+    /// SHPE chunks.
+    pub shapes: usize,
+    /// Labels in all LBLS chunks.
+    pub labels: usize,
+    /// ACTN chunks.
+    pub actions: usize,
+    /// Frames in all actions.
+    pub frames: usize,
+    /// Voxel types.
+    pub voxel_types: usize,
+    /// VOXD blocks.
+    pub voxel_blocks: usize,
+    /// PROC chunks.
+    pub procedurals: usize,
+    /// ASET chunks.
+    pub inlined: usize,
+    /// Unknown chunks (m3d.h also counts ASET here; this does not).
+    pub extra: usize,
+}
+
+impl File {
+    /// The string at offset `s`: bytes up to the NUL (or the table end); `None` for
+    /// offset 0 or past the table.
+    pub fn string(&self, s: Str) -> Option<&[u8]> {
+        if s.0 == 0 {
+            return None;
+        }
+        let rest = self.strings.get(s.0 as usize..)?;
+        Some(rest.split(|b| *b == 0).next().unwrap_or(rest))
+    }
+
+    /// The first four strings: name, license, author, description.
+    pub fn header_strings(&self) -> [&[u8]; 4] {
+        let mut it = self.strings.split(|b| *b == 0);
+        [(); 4].map(|_| it.next().unwrap_or(&[]))
+    }
+
+    /// A stored colour field as RGBA (R in the low byte): a CMAP entry for ci u8/u16 (0 when
+    /// the index is past the map, which m3d.h would read out of bounds), the value itself
+    /// for ci u32, 0 when ci is absent.
+    pub fn rgba(&self, color: u32) -> u32 {
+        match self.types.ci() {
+            1 | 2 => self
+                .chunks
+                .iter()
+                .find_map(|c| match &c.body {
+                    Body::Cmap(m) => m.items.get(color as usize).copied(),
+                    _ => None,
+                })
+                .unwrap_or(0),
+            4 => color,
+            _ => 0,
+        }
+    }
+
+    /// The vertex list (empty without VRTS).
+    pub fn vertices(&self) -> &[Vertex] {
+        self.chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Vrts(v) => Some(v.items.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+
+    /// Counts of everything, as stored.
+    ///
+    /// ```
+    /// let f = m3d_format::File::default();
+    /// assert_eq!(f.counts().vertices, 0);
+    /// ```
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        let mut textures: Vec<Str> = Vec::new();
+        for ch in &self.chunks {
+            match &ch.body {
+                Body::Cmap(v) => c.cmap += v.items.len(),
+                Body::Tmap(v) => c.tmap += v.items.len(),
+                Body::Vrts(v) => c.vertices += v.items.len(),
+                Body::Bone(s) => {
+                    c.bones += s.bones.len();
+                    c.skins += s.skins.len();
+                }
+                Body::Mtrl(m) => {
+                    c.materials += 1;
+                    for (_, s) in m.maps() {
+                        let name = self.string(s);
+                        // m3d.h drops a map whose name is empty (real files have them).
+                        if name.is_none_or(|n| n.is_empty()) {
+                            continue;
+                        }
+                        if !textures.iter().any(|t| self.string(*t) == name) {
+                            textures.push(s);
+                        }
+                    }
+                }
+                Body::Proc(_) => c.procedurals += 1,
+                Body::Mesh(m) => {
+                    for r in &m.records {
+                        if let MeshRecord::Polygon { corners, .. } = r {
+                            c.faces += 1;
+                            c.triangles += corners.len().saturating_sub(2);
+                        }
+                    }
+                }
+                Body::Shpe(_) => c.shapes += 1,
+                Body::Voxt(v) => c.voxel_types += v.len(),
+                Body::Voxd(_) => c.voxel_blocks += 1,
+                Body::Lbls(l) => c.labels += l.labels.len(),
+                Body::Actn(a) => {
+                    c.actions += 1;
+                    c.frames += a.frames.len();
+                }
+                Body::Aset { .. } => c.inlined += 1,
+                Body::Extra { .. } => c.extra += 1,
+            }
+        }
+        c.textures = textures.len();
+        c
+    }
+
+    /// The binary file, compressed (see [`File::write_with`]).
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.write_with(&WriteOptions::default())
+    }
+
+    /// Writes the binary file to `w`.
+    pub fn write_to(&self, mut w: impl std::io::Write) -> Result<()> {
+        w.write_all(&self.write()?)?;
+        Ok(())
+    }
+
+    /// The binary file. The payload (HEAD..OMD3) is byte-identical to what was read; the
+    /// zlib stream itself may differ from the original encoder's (any valid stream loads).
+    pub fn write_with(&self, opts: &WriteOptions) -> Result<Vec<u8>> {
+        let payload = self.payload()?;
+        let body = if opts.compress {
+            miniz_oxide::deflate::compress_to_vec_zlib(&payload, opts.level.min(10))
+        } else {
+            payload
+        };
+        let mut out = Vec::with_capacity(body.len() + 16);
+        out.extend_from_slice(b"3DMO");
+        out.extend_from_slice(&[0; 4]);
+        if let Some(p) = &self.preview {
+            out.extend_from_slice(b"PRVW");
+            out.extend_from_slice(&len32(p.len() + 8)?.to_le_bytes());
+            out.extend_from_slice(p);
+        }
+        out.extend_from_slice(&body);
+        let total = len32(out.len())?.to_le_bytes();
+        out.splice(4..8, total);
+        Ok(out)
+    }
+
+    /// The uncompressed payload, HEAD through OMD3.
+    pub fn payload(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        out.extend_from_slice(b"HEAD");
+        out.extend_from_slice(&len32(self.strings.len() + 16)?.to_le_bytes());
+        out.extend_from_slice(&self.scale.to_le_bytes());
+        out.extend_from_slice(&self.types.0.to_le_bytes());
+        out.extend_from_slice(&self.strings);
+        for c in &self.chunks {
+            let mut o = Out::new(self.types);
+            match &c.body {
+                Body::Cmap(v) => vertex::write_cmap(&mut o, v),
+                Body::Tmap(v) => vertex::write_tmap(&mut o, v)?,
+                Body::Vrts(v) => vertex::write_vrts(&mut o, v)?,
+                Body::Bone(s) => bones::write_bone(&mut o, s)?,
+                Body::Mtrl(m) => material::write_mtrl(&mut o, m)?,
+                Body::Proc(s) => o.str(*s, "PROC.name")?,
+                Body::Mesh(m) => mesh::write_mesh(&mut o, m)?,
+                Body::Shpe(s) => shape::write_shpe(&mut o, s)?,
+                Body::Voxt(v) => voxel::write_voxt(&mut o, v)?,
+                Body::Voxd(b) => voxel::write_voxd(&mut o, b)?,
+                Body::Lbls(l) => label::write_lbls(&mut o, l)?,
+                Body::Actn(a) => bones::write_actn(&mut o, a)?,
+                Body::Aset { name, data } => {
+                    o.str(*name, "ASET.name")?;
+                    o.bytes(data);
+                }
+                Body::Extra { magic, data } => {
+                    if magic == b"OMD3" || magic == b"HEAD" {
+                        return Err(invalid("an extra chunk cannot be named OMD3 or HEAD"));
+                    }
+                    o.bytes(data);
+                }
+            }
+            o.bytes(&c.tail);
+            out.extend_from_slice(&c.magic());
+            out.extend_from_slice(&len32(o.buf.len() + 8)?.to_le_bytes());
+            out.extend_from_slice(&o.buf);
+        }
+        out.extend_from_slice(b"OMD3");
+        Ok(out)
+    }
+}
+
+impl Default for File {
+    fn default() -> Self {
+        File {
+            preview: None,
+            compressed: true,
+            scale: 1.0,
+            // vc int8, every index u8, ci/ti/bi/sk/fc/hi/fi/vd/vp absent
+            types: Types(0x03FF_CFC0),
+            strings: vec![0; 4],
+            chunks: Vec::new(),
+        }
+    }
+}
+
+fn len32(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| invalid(format!("length {n} does not fit 32 bits")))
+}
+
+/// Reads a binary Model 3D file with default options.
+///
+/// ```
+/// let file = m3d_format::File::default();
+/// let bytes = file.write()?;
+/// let back = m3d_format::read(&bytes)?;
+/// assert_eq!(back, file);
+/// # Ok::<(), m3d_format::Error>(())
+/// ```
+pub fn read(data: &[u8]) -> Result<File> {
+    read_with(data, &ReadOptions::default())
+}
+
+/// Reads a binary (`3DMO`) or ASCII (`3dmodel`) Model 3D file.
+pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
+    if data.starts_with(b"3dmo") {
+        return crate::ascii::read(data, opts);
+    }
+    let mut r = Reader::new(FORMAT, data).with_limits(opts.limits);
+    r.magic(b"3DMO")?;
+    let at = r.offset();
+    let total = r.field("length", |r| r.u32_le())? as usize;
+    if total < 8 || total > data.len() {
+        return Err(r
+            .invalid_at(
+                at,
+                format!("total length {total} is not within 8..={}", data.len()),
+            )
+            .into());
+    }
+    // Bytes past the stated total length are ignored (as m3d.h does).
+    let mut r = r.sub(total - 8)?;
+    let mut preview = None;
+    if r.peek(4).ok() == Some(b"PRVW") {
+        r.field("PRVW", |r| {
+            r.skip(4)?;
+            let at = r.offset();
+            let len = r.u32_le()? as usize;
+            if len < 8 {
+                return Err(r.invalid_at(at, format!("chunk length {len} is below 8")));
+            }
+            preview = Some(r.bytes(len - 8)?.to_vec());
+            Ok(())
+        })?;
+    }
+    if r.peek(4).ok() == Some(b"HEAD") {
+        let mut f = read_chunks(&mut r)?;
+        f.preview = preview;
+        f.compressed = false;
+        return Ok(f);
+    }
+    let start = r.offset();
+    let limit = usize::try_from(opts.limits.max_alloc_bytes).unwrap_or(usize::MAX);
+    let payload = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(r.rest(), limit)
+        .map_err(|e| Error::Inflate {
+            offset: start,
+            message: match e.status {
+                miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                    format!("inflates beyond the limit of {limit} bytes")
+                }
+                s => format!("{s:?}"),
+            },
+        })?;
+    let mut f = read_payload(&payload, opts).map_err(|e| match e {
+        Error::Decode(d) => Error::Payload(d),
+        other => other,
+    })?;
+    f.preview = preview;
+    Ok(f)
+}
+
+/// Reads an uncompressed payload, `HEAD` through `OMD3` (what a compressed file inflates
+/// to). Error offsets are within the payload.
+pub fn read_payload(payload: &[u8], opts: &ReadOptions) -> Result<File> {
+    let mut r = Reader::new(FORMAT, payload).with_limits(opts.limits);
+    Ok(read_chunks(&mut r)?)
+}
+
+fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
+    // As m3d.h: the payload must end with OMD3 (which also makes a cut file fail at once).
+    if !r.rest().ends_with(b"OMD3") {
+        let end = r.offset() + r.remaining() as u64;
+        return Err(r.invalid_at(end, "the payload does not end with OMD3"));
+    }
+    let (scale, types, strings) = r.field("HEAD", |r| {
+        r.magic(b"HEAD")?;
+        let at = r.offset();
+        let len = r.u32_le()? as usize;
+        if len < 16 {
+            return Err(r.invalid_at(at, format!("HEAD length {len} is below 16")));
+        }
+        let scale = r.f32_le()?;
+        let tat = r.offset();
+        let types = Types(r.u32_le()?);
+        if types.vi() == 0 || types.si() == 0 {
+            return Err(r.invalid_at(tat, "vi_t and si_t cannot be 3 (8 bytes)"));
+        }
+        let strings = r.field("strings", |r| r.bytes(len - 16))?.to_vec();
+        Ok((scale, types, strings))
+    })?;
+    let mut chunks = Vec::new();
+    let mut seen: Vec<([u8; 4], usize)> = Vec::new();
+    loop {
+        if r.peek(4)? == b"OMD3" {
+            r.skip(4)?;
+            r.finish()?;
+            break;
+        }
+        let magic: [u8; 4] = r.array_of()?;
+        let at = r.offset();
+        let len = r.u32_le()? as usize;
+        if len < 8 {
+            return Err(r.invalid_at(at, format!("chunk length {len} is below 8")));
+        }
+        let mut sub = r.sub(len - 8)?;
+        let index = match seen.iter_mut().find(|(m, _)| *m == magic) {
+            Some((_, n)) => {
+                *n += 1;
+                *n - 1
+            }
+            None => {
+                seen.push((magic, 1));
+                0
+            }
+        };
+        let t = types;
+        let body = sub.field(name_of(&magic), |r| {
+            r.item(index, |r| {
+                Ok(match &magic {
+                    b"CMAP" => Body::Cmap(vertex::read_cmap(r)?),
+                    b"TMAP" => Body::Tmap(vertex::read_tmap(r, t)?),
+                    b"VRTS" => Body::Vrts(vertex::read_vrts(r, t)?),
+                    b"BONE" => Body::Bone(bones::read_bone(r, t)?),
+                    b"MTRL" => Body::Mtrl(material::read_mtrl(r, t)?),
+                    b"PROC" => Body::Proc(r.field("name", |r| read_str(r, t))?),
+                    b"MESH" => Body::Mesh(mesh::read_mesh(r, t)?),
+                    b"SHPE" => Body::Shpe(shape::read_shpe(r, t)?),
+                    b"VOXT" => Body::Voxt(voxel::read_voxt(r, t)?),
+                    b"VOXD" if t.vd() != 0 && t.vp() != 0 => Body::Voxd(voxel::read_voxd(r, t)?),
+                    b"LBLS" => Body::Lbls(label::read_lbls(r, t)?),
+                    b"ACTN" => Body::Actn(bones::read_actn(r, t)?),
+                    b"ASET" => {
+                        let name = r.field("name", |r| read_str(r, t))?;
+                        let data = r.rest().to_vec();
+                        r.skip(data.len())?;
+                        Body::Aset { name, data }
+                    }
+                    b"HEAD" => {
+                        return Err(r.error(ErrorKind::InvalidValue {
+                            message: "a second HEAD chunk".into(),
+                        }));
+                    }
+                    _ => {
+                        let data = r.rest().to_vec();
+                        r.skip(data.len())?;
+                        Body::Extra { magic, data }
+                    }
+                })
+            })
+        })?;
+        let tail = sub.rest().to_vec();
+        chunks.push(Chunk { body, tail });
+    }
+    Ok(File {
+        preview: None,
+        compressed: true,
+        scale,
+        types,
+        strings,
+        chunks,
+    })
+}
+
+fn name_of(magic: &[u8; 4]) -> &'static str {
+    match magic {
+        b"CMAP" => "CMAP",
+        b"TMAP" => "TMAP",
+        b"VRTS" => "VRTS",
+        b"BONE" => "BONE",
+        b"MTRL" => "MTRL",
+        b"PROC" => "PROC",
+        b"MESH" => "MESH",
+        b"SHPE" => "SHPE",
+        b"VOXT" => "VOXT",
+        b"VOXD" => "VOXD",
+        b"LBLS" => "LBLS",
+        b"ACTN" => "ACTN",
+        b"ASET" => "ASET",
+        _ => "chunk",
+    }
+}

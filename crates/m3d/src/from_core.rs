@@ -1,0 +1,406 @@
+//! [`File::from_core`]: a meshfmt-core model as a Model 3D file.
+
+use std::collections::HashMap;
+
+use meshfmt_core::glam::{Quat, Vec3, Vec4};
+use meshfmt_core::{Converted, Feature, LossKind, Model, TextureRole};
+
+use crate::bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
+use crate::error::{Result, invalid};
+use crate::file::{Body, Chunk, File, WriteOptions};
+use crate::material::{Material, PropValue, Property};
+use crate::mesh::{Corner, Mesh, MeshRecord};
+use crate::types::{Coord, Idx, Str, Types};
+use crate::vertex::{Records, Vertex};
+
+struct Strings {
+    table: Vec<u8>,
+    seen: HashMap<String, Str>,
+}
+
+impl Strings {
+    fn add(&mut self, s: &str) -> Result<Str> {
+        if s.is_empty() {
+            return Ok(Str(0));
+        }
+        if let Some(at) = self.seen.get(s) {
+            return Ok(*at);
+        }
+        let at =
+            Str(u32::try_from(self.table.len()).map_err(|_| invalid("string table too large"))?);
+        // NUL ends a string in the table; one inside a name would cut it.
+        self.table
+            .extend(s.bytes().map(|b| if b == 0 { b' ' } else { b }));
+        self.table.push(0);
+        self.seen.insert(s.to_owned(), at);
+        Ok(at)
+    }
+}
+
+fn vec4_to_rgba(c: Vec4) -> u32 {
+    let q = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+    u32::from_le_bytes([q(c.x), q(c.y), q(c.z), q(c.w)])
+}
+
+fn idx(n: usize) -> Result<Idx> {
+    u32::try_from(n)
+        .ok()
+        .filter(|n| *n < Idx::MAX.0)
+        .map(Idx)
+        .ok_or_else(|| invalid(format!("index {n} too large")))
+}
+
+fn f32s(v: [f32; 4]) -> [Coord; 4] {
+    v.map(Coord::F32)
+}
+
+impl File {
+    /// A file from a meshfmt-core model: f32 coordinates normalised by the largest
+    /// absolute coordinate (which becomes the header scale), u32 indices, literal RGBA
+    /// colours, 8 bones per skin. Positions and normals are separate vertices; each surface
+    /// becomes a run of triangles after a use-material record. Clips become actions keyed
+    /// at every time any channel has a key. Losses: tangents, the second UV set, morph
+    /// targets, bone scale, skin weights quantized to 1/255, non-linear interpolation.
+    /// `opts` only sets [`File::compressed`].
+    ///
+    /// ```
+    /// let model = meshfmt_core::Model::default();
+    /// let f = m3d_format::File::from_core(&model, &m3d_format::WriteOptions::default())?;
+    /// assert_eq!(f.value.counts().vertices, 0);
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn from_core(model: &Model, opts: &WriteOptions) -> Result<Converted<File>> {
+        let mut out = Converted::exact(File::default());
+        let mut strings = Strings {
+            table: Vec::new(),
+            seen: HashMap::new(),
+        };
+        strings.table.extend(model.name.bytes().filter(|b| *b != 0));
+        strings.table.extend_from_slice(&[0, 0, 0, 0]);
+
+        let any_uv = model.surfaces.iter().any(|s| !s.uv0.is_empty());
+        let any_skin = model.surfaces.iter().any(|s| !s.skin.is_empty());
+        let has_bones = !model.skeleton.bones.is_empty();
+        // vc f32, vi u32, si u32, ci u32 (literal RGBA), ti u32 or absent, bi u32 or absent,
+        // nb 8, sk u32 or absent, fc u32 or absent, hi/fi/vd/vp absent.
+        let absent = |on: bool| if on { 2u32 } else { 3 };
+        let types = 2
+            | (2 << 2)
+            | (2 << 4)
+            | (2 << 6)
+            | (absent(any_uv) << 8)
+            | (absent(has_bones || any_skin) << 10)
+            | (3 << 12)
+            | (absent(any_skin) << 14)
+            | (absent(!model.animations.is_empty()) << 16)
+            | (3 << 18)
+            | (3 << 20)
+            | (3 << 22)
+            | (3 << 24);
+
+        let mut extent = 0.0f32;
+        for p in model.surfaces.iter().flat_map(|s| &s.positions) {
+            extent = extent.max(p.abs().max_element());
+        }
+        for b in &model.skeleton.bones {
+            extent = extent.max(b.rest.translation.abs().max_element());
+        }
+        let scale = if extent.is_finite() && extent > 0.0 {
+            extent
+        } else {
+            1.0
+        };
+
+        let mut vertices: Vec<Vertex> = Vec::new();
+        let mut tmap = Vec::new();
+        let mut skins: Vec<Skin> = Vec::new();
+        let mut skin_ids: HashMap<Skin, usize> = HashMap::new();
+        let mut records = Vec::new();
+        let mut materials = Vec::new();
+        for (mi, m) in model.materials.iter().enumerate() {
+            let mut props = vec![
+                Property {
+                    kind: 0,
+                    value: PropValue::Color(vec4_to_rgba(m.base_color)),
+                },
+                Property {
+                    kind: 64,
+                    value: PropValue::Float(m.roughness),
+                },
+                Property {
+                    kind: 65,
+                    value: PropValue::Float(m.metallic),
+                },
+            ];
+            if m.emissive != Vec3::ZERO {
+                props.push(Property {
+                    kind: 4,
+                    value: PropValue::Color(vec4_to_rgba(m.emissive.extend(1.0))),
+                });
+            }
+            for t in &m.textures {
+                let kind = match t.role {
+                    TextureRole::BaseColor => 128,
+                    TextureRole::Emissive => 132,
+                    TextureRole::Normal => 136,
+                    _ => {
+                        out.lose(
+                            Feature::Textures,
+                            LossKind::Dropped,
+                            format!("materials[{mi}]"),
+                            "texture role has no M3D map type",
+                        );
+                        continue;
+                    }
+                };
+                let name = model
+                    .textures
+                    .get(t.texture)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("");
+                props.push(Property {
+                    kind,
+                    value: PropValue::Map(strings.add(name)?),
+                });
+            }
+            // A material needs a name: MESH records find it by name.
+            let name = if m.name.is_empty() {
+                format!("material{mi}")
+            } else {
+                m.name.clone()
+            };
+            materials.push(Chunk {
+                body: Body::Mtrl(Material {
+                    name: strings.add(&name)?,
+                    props,
+                }),
+                tail: Vec::new(),
+            });
+        }
+        for (si, s) in model.surfaces.iter().enumerate() {
+            let mat = s
+                .material
+                .and_then(|m| materials.get(m))
+                .and_then(|c| match &c.body {
+                    Body::Mtrl(m) => Some(m.name),
+                    _ => None,
+                });
+            records.push(MeshRecord::UseMaterial(mat.unwrap_or(Str(0))));
+            if !s.tangents.is_empty() {
+                out.lose(
+                    Feature::Tangents,
+                    LossKind::Dropped,
+                    format!("surfaces[{si}]"),
+                    "M3D has no tangents",
+                );
+            }
+            if !s.uv1.is_empty() {
+                out.lose(
+                    Feature::Uv1,
+                    LossKind::Dropped,
+                    format!("surfaces[{si}]"),
+                    "M3D has one UV set",
+                );
+            }
+            if !s.morph_targets.is_empty() {
+                out.lose(
+                    Feature::MorphTargets,
+                    LossKind::Dropped,
+                    format!("surfaces[{si}]"),
+                    "M3D has no morph targets",
+                );
+            }
+            let base = vertices.len();
+            for (i, p) in s.positions.iter().enumerate() {
+                let color = s.colors.get(i).map_or(0xFFFF_FFFF, |c| vec4_to_rgba(*c));
+                let skin = match s.skin.get(i) {
+                    Some(inf) if inf.count() > 0 => {
+                        let mut weights = vec![0u8; 8];
+                        let mut bones = Vec::new();
+                        for (k, (j, w)) in inf.pairs().enumerate() {
+                            if let Some(slot) = weights.get_mut(k) {
+                                *slot = (w * 255.0).round().clamp(1.0, 255.0) as u8;
+                                bones.push(Idx(j));
+                            }
+                        }
+                        let sk = Skin { weights, bones };
+                        let n = skins.len();
+                        let id = *skin_ids.entry(sk.clone()).or_insert(n);
+                        if id == n {
+                            skins.push(sk);
+                        }
+                        idx(id)?
+                    }
+                    _ => Idx::UNDEF,
+                };
+                let q = *p / scale;
+                vertices.push(Vertex {
+                    coords: f32s([q.x, q.y, q.z, 1.0]),
+                    color,
+                    skin,
+                });
+            }
+            let nbase = vertices.len();
+            for n in &s.normals {
+                vertices.push(Vertex {
+                    coords: f32s([n.x, n.y, n.z, 0.0]),
+                    color: 0,
+                    skin: Idx::UNDEF,
+                });
+            }
+            let tbase = tmap.len();
+            for uv in &s.uv0 {
+                tmap.push([Coord::F32(uv.x), Coord::F32(uv.y)]);
+            }
+            let has_n = s.normals.len() == s.positions.len();
+            let has_uv = s.uv0.len() == s.positions.len();
+            let flags = u8::from(has_uv) | (u8::from(has_n) << 1);
+            for t in s.triangles() {
+                let mut corners = Vec::with_capacity(3);
+                for v in t {
+                    let v = v as usize;
+                    corners.push(Corner {
+                        vertex: idx(base + v)?,
+                        uv: if has_uv { idx(tbase + v)? } else { Idx::UNDEF },
+                        normal: if has_n { idx(nbase + v)? } else { Idx::UNDEF },
+                        max: Idx::UNDEF,
+                    });
+                }
+                records.push(MeshRecord::Polygon { flags, corners });
+            }
+        }
+        if !skins.is_empty() {
+            out.lose(
+                Feature::Skin,
+                LossKind::Quantized {
+                    max_error: 0.5 / 255.0,
+                },
+                "",
+                "skin weights are stored as bytes",
+            );
+        }
+
+        // Bones: a position vertex and an orientation (quaternion, skin -2) vertex each.
+        let bone_vertex = |vertices: &mut Vec<Vertex>, t: Vec3, r: Quat| -> Result<(Idx, Idx)> {
+            let p = t / scale;
+            vertices.push(Vertex {
+                coords: f32s([p.x, p.y, p.z, 1.0]),
+                color: 0,
+                skin: Idx::UNDEF,
+            });
+            vertices.push(Vertex {
+                coords: f32s([r.x, r.y, r.z, r.w]),
+                color: 0,
+                skin: Idx::MAX,
+            });
+            Ok((idx(vertices.len() - 2)?, idx(vertices.len() - 1)?))
+        };
+        let mut bones = Vec::new();
+        for (i, b) in model.skeleton.bones.iter().enumerate() {
+            if (b.rest.scale - Vec3::ONE).abs().max_element() > 1e-6 {
+                out.lose(
+                    Feature::Skeleton,
+                    LossKind::Dropped,
+                    format!("skeleton.bones[{i}]"),
+                    "M3D bones have no scale",
+                );
+            }
+            let (pos, ori) = bone_vertex(&mut vertices, b.rest.translation, b.rest.rotation)?;
+            let parent = match b.parent {
+                Some(p) if p < i => idx(p)?,
+                Some(_) => {
+                    return Err(invalid(format!("bone {i}: its parent must come before it")));
+                }
+                None => Idx::UNDEF,
+            };
+            bones.push(Bone {
+                parent,
+                name: strings.add(&b.name)?,
+                pos,
+                ori,
+            });
+        }
+        let mut actions = Vec::new();
+        for (ci, clip) in model.animations.iter().enumerate() {
+            let mut times: Vec<u32> = clip
+                .channels
+                .iter()
+                .flat_map(|c| c.translation.times.iter().chain(&c.rotation.times))
+                .map(|t| (t.max(0.0) * 1000.0).round() as u32)
+                .collect();
+            times.sort_unstable();
+            times.dedup();
+            if clip.channels.iter().any(|c| !c.scale.is_empty()) {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Dropped,
+                    format!("animations[{ci}]"),
+                    "M3D actions have no scale keys",
+                );
+            }
+            let mut frames = Vec::new();
+            for ms in &times {
+                let t = *ms as f32 / 1000.0;
+                let mut transforms = Vec::new();
+                for c in &clip.channels {
+                    let Some(rest) = model.skeleton.bones.get(c.bone) else {
+                        continue;
+                    };
+                    let tr = c.translation.sample(t).unwrap_or(rest.rest.translation);
+                    let ro = c.rotation.sample(t).unwrap_or(rest.rest.rotation);
+                    let (pos, ori) = bone_vertex(&mut vertices, tr, ro)?;
+                    transforms.push(Transform {
+                        bone: idx(c.bone)?,
+                        pos,
+                        ori,
+                    });
+                }
+                frames.push(Frame {
+                    msec: *ms,
+                    transforms,
+                });
+            }
+            if frames.len() > usize::from(u16::MAX) {
+                return Err(invalid(format!("animation {ci}: more than 65535 frames")));
+            }
+            let duration_msec = times.last().copied().unwrap_or(0);
+            actions.push(Chunk {
+                body: Body::Actn(Action {
+                    name: strings.add(&clip.name)?,
+                    duration_msec,
+                    frames,
+                }),
+                tail: Vec::new(),
+            });
+        }
+
+        let chunk = |body| Chunk {
+            body,
+            tail: Vec::new(),
+        };
+        let f = &mut out.value;
+        f.compressed = opts.compress;
+        f.scale = scale;
+        f.types = Types(types);
+        if !tmap.is_empty() {
+            f.chunks.push(chunk(Body::Tmap(Records {
+                items: tmap,
+                tail: Vec::new(),
+            })));
+        }
+        f.chunks.push(chunk(Body::Vrts(Records {
+            items: vertices,
+            tail: Vec::new(),
+        })));
+        if !bones.is_empty() || !skins.is_empty() {
+            f.chunks.push(chunk(Body::Bone(Skeleton { bones, skins })));
+        }
+        f.chunks.extend(materials);
+        if !records.is_empty() {
+            f.chunks.push(chunk(Body::Mesh(Mesh { records })));
+        }
+        f.chunks.extend(actions);
+        f.strings = strings.table;
+        Ok(out)
+    }
+}

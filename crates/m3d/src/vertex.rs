@@ -1,0 +1,99 @@
+//! CMAP (colour map), TMAP (texture coordinates) and VRTS (vertex list).
+
+use parsing_primitives::{Reader, Result as PResult};
+
+use crate::error::Result;
+use crate::types::{Coord, Idx, Out, Types, read_coord, read_idx, read_raw};
+
+/// One VRTS record as stored.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Vertex {
+    /// x, y, z, w; positions are normalised to the unit cube (multiply x, y, z by
+    /// [`File::scale`](crate::File)); `w` is 1 for positions, the scalar part of quaternions.
+    pub coords: [Coord; 4],
+    /// Colour field: CMAP index (ci u8/u16), literal RGBA with R in the low byte (ci u32),
+    /// 0 when ci is absent.
+    pub color: u32,
+    /// Skin index; [`Idx::MAX`] marks a quaternion (bone orientation) vertex.
+    pub skin: Idx,
+}
+
+/// Records of a fixed size plus the bytes after the last whole record (kept for exact
+/// rewrites; m3d.h ignores them).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Records<T> {
+    /// The records.
+    pub items: Vec<T>,
+    /// Bytes after the last whole record.
+    pub tail: Vec<u8>,
+}
+
+fn records<'a, T>(
+    r: &mut Reader<'a>,
+    size: usize,
+    mut f: impl FnMut(&mut Reader<'a>) -> PResult<T>,
+) -> PResult<Records<T>> {
+    let n = r.remaining() / size.max(1);
+    let items = r.array(n as u64, size.max(1), &mut f)?;
+    let tail = r.rest().to_vec();
+    r.skip(tail.len())?;
+    Ok(Records { items, tail })
+}
+
+pub(crate) fn read_cmap(r: &mut Reader<'_>) -> PResult<Records<u32>> {
+    records(r, 4, |r| r.u32_le())
+}
+
+pub(crate) fn read_tmap(r: &mut Reader<'_>, t: Types) -> PResult<Records<[Coord; 2]>> {
+    records(r, 2 * t.vc(), |r| {
+        Ok([read_coord(r, t)?, read_coord(r, t)?])
+    })
+}
+
+pub(crate) fn read_vrts(r: &mut Reader<'_>, t: Types) -> PResult<Records<Vertex>> {
+    let size = 4 * t.vc() + t.ci() + t.sk();
+    records(r, size, |r| {
+        let coords = [
+            read_coord(r, t)?,
+            read_coord(r, t)?,
+            read_coord(r, t)?,
+            read_coord(r, t)?,
+        ];
+        let color = read_raw(r, t.ci())?;
+        let skin = read_idx(r, t.sk())?;
+        Ok(Vertex {
+            coords,
+            color,
+            skin,
+        })
+    })
+}
+
+pub(crate) fn write_cmap(o: &mut Out, c: &Records<u32>) {
+    for v in &c.items {
+        o.u32(*v);
+    }
+    o.bytes(&c.tail);
+}
+
+pub(crate) fn write_tmap(o: &mut Out, c: &Records<[Coord; 2]>) -> Result<()> {
+    for uv in &c.items {
+        o.coord(uv[0], "TMAP.u")?;
+        o.coord(uv[1], "TMAP.v")?;
+    }
+    o.bytes(&c.tail);
+    Ok(())
+}
+
+pub(crate) fn write_vrts(o: &mut Out, c: &Records<Vertex>) -> Result<()> {
+    let t = o.t;
+    for v in &c.items {
+        for x in v.coords {
+            o.coord(x, "VRTS.coord")?;
+        }
+        o.raw(t.ci(), v.color, "VRTS.color")?;
+        o.idx(t.sk(), v.skin, "VRTS.skin")?;
+    }
+    o.bytes(&c.tail);
+    Ok(())
+}
