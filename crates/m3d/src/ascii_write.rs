@@ -30,7 +30,13 @@ impl File {
     fn name_text(&self, s: Str) -> String {
         // One token per name on a line: spaces would split it, as m3d.h's exporter knows.
         self.string(s)
-            .map(|b| String::from_utf8_lossy(b).replace([' ', '\r', '\n'], "_"))
+            .map(|b| {
+                // Any whitespace (tabs too: the reader trims them) becomes '_'.
+                String::from_utf8_lossy(b)
+                    .chars()
+                    .map(|c| if c.is_whitespace() { '_' } else { c })
+                    .collect::<String>()
+            })
             .unwrap_or_default()
     }
 
