@@ -65,6 +65,29 @@ fn anim_read(b: &[u8], _: Option<&[u8]>) -> Result<Converted<Model>, String> {
         .map_err(|e| e.to_string())
 }
 
+fn m3d(m: &Model, ascii: bool) -> Result<Converted<Vec<u8>>, String> {
+    let mut c = m3d_format::File::from_core(m, &m3d_format::WriteOptions::default())
+        .map_err(|e| e.to_string())?;
+    if ascii {
+        c.losses.extend(c.value.ascii_losses());
+    }
+    let bytes = if ascii {
+        c.value.write_ascii().map(String::into_bytes)
+    } else {
+        c.value.write()
+    }
+    .map_err(|e| e.to_string())?;
+    Ok(Converted {
+        value: bytes,
+        losses: c.losses,
+    })
+}
+
+fn m3d_read(b: &[u8], _: Option<&[u8]>) -> Result<Converted<Model>, String> {
+    let f = m3d_format::read(b).map_err(|e| e.to_string())?;
+    f.to_core().map_err(|e| e.to_string())
+}
+
 pub const CODECS: &[Codec] = &[
     Codec {
         crate_name: "unigine-mesh",
@@ -209,6 +232,22 @@ pub const CODECS: &[Codec] = &[
         ext: "an12.anim",
         encode: |m| anim(m, unigine_anim::TargetVersion::An12),
         decode: anim_read,
+        companion: None,
+    },
+    Codec {
+        crate_name: "m3d-format",
+        label: "m3d-format binary",
+        ext: "m3d",
+        encode: |m| m3d(m, false),
+        decode: m3d_read,
+        companion: None,
+    },
+    Codec {
+        crate_name: "m3d-format",
+        label: "m3d-format ASCII",
+        ext: "a3d",
+        encode: |m| m3d(m, true),
+        decode: m3d_read,
         companion: None,
     },
 ];

@@ -6,9 +6,6 @@ use meshfmt_core::{DumpOptions, Feature, Model, canonical, dump, validate};
 use crate::codecs::{CODECS, Codec};
 use crate::compare::{Outcome, compare};
 
-/// Format crates without a codec yet, and where their work is tracked.
-const PENDING: &[(&str, &str)] = &[("m3d-format", "detects (sniff); reader and writer: issue 7")];
-
 pub struct Row {
     name: &'static str,
     description: &'static str,
@@ -336,10 +333,6 @@ impl Report {
             grid.push(row);
         }
         s += &align(&grid);
-        s += "\nNot yet in the matrix\n";
-        for (name, status) in PENDING {
-            s += &format!("  {name:<14} {status}\n");
-        }
         s += "\nFull per-feature results: fixtures/CONFORMANCE.md\n";
         s
     }
@@ -413,10 +406,6 @@ impl Report {
                 }
                 s += "\n";
             }
-        }
-        s += "\n## Not yet in the matrix\n\n| crate | status |\n|---|---|\n";
-        for (name, status) in PENDING {
-            s += &format!("| {name} | {status} |\n");
         }
         s
     }

@@ -53,6 +53,36 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn write_ascii(&self) -> Result<String> {
+        self.write_ascii_text()
+    }
+
+    /// What [`write_ascii`](Self::write_ascii) leaves out, as meshfmt-core losses: each
+    /// inlined asset (an embedded texture) is dropped, since the text form only names
+    /// files beside it.
+    ///
+    /// ```
+    /// assert!(m3d_format::File::default().ascii_losses().is_empty());
+    /// ```
+    pub fn ascii_losses(&self) -> Vec<meshfmt_core::Loss> {
+        self.chunks
+            .iter()
+            .filter_map(|c| match &c.body {
+                Body::Aset { name, .. } => Some(meshfmt_core::Loss {
+                    feature: meshfmt_core::Feature::Textures,
+                    kind: meshfmt_core::LossKind::Dropped,
+                    path: format!(
+                        "ASET '{}'",
+                        String::from_utf8_lossy(self.string(*name).unwrap_or_default())
+                    ),
+                    reason: "the ASCII form does not inline assets: the pixels are not written"
+                        .into(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn write_ascii_text(&self) -> Result<String> {
         let mut o = String::new();
         let nl = "\r\n";
         let h = self.header_strings();

@@ -65,7 +65,9 @@ impl File {
         })
     }
 
-    /// The model as meshfmt-core holds it: one surface per material (positions times the
+    /// The model as meshfmt-core holds it: one surface per run of faces (each MESH chunk
+    /// and each use-material record starts a run; a run without faces makes none), named
+    /// after its material (positions times the
     /// header scale, normals, UVs, vertex colours, skin), materials, the skeleton with rest
     /// poses, and one clip per action. What core cannot hold (shapes, voxels, labels,
     /// procedural scripts, inlined assets, extra chunks, the preview) is listed in the
@@ -125,7 +127,7 @@ impl File {
                     (7, PropValue::Float(d)) => cm.base_color.w = *d,
                     (64, PropValue::Float(v)) => cm.roughness = *v,
                     (65, PropValue::Float(v)) => cm.metallic = *v,
-                    (k @ (128 | 132 | 136), PropValue::Map(s)) => {
+                    (k @ (128 | 129 | 132 | 136), PropValue::Map(s)) => {
                         let name = self.text(*s);
                         if name.is_empty() {
                             continue;
@@ -136,6 +138,7 @@ impl File {
                         });
                         let role = match k {
                             128 => TextureRole::BaseColor,
+                            129 => TextureRole::Occlusion,
                             132 => TextureRole::Emissive,
                             _ => TextureRole::Normal,
                         };
@@ -171,15 +174,20 @@ impl File {
             });
         }
 
-        // Surfaces: one per material, corners deduplicated by (vertex, uv, normal).
+        // Surfaces: one per run of faces, corners deduplicated by (vertex, uv, normal).
         let nb = self.types.nb();
         let mut surfaces: Vec<SurfaceBuild> = Vec::new();
         for (ci, c) in self.chunks.iter().enumerate() {
             let Body::Mesh(m) = &c.body else { continue };
             let mut material = None;
+            // The surface the current run of faces goes to: every use-material record (and
+            // every MESH chunk) starts a new run, so surfaces come back in file order, and
+            // a run that holds no face makes no surface.
+            let mut current: Option<usize> = None;
             for (ri, rec) in m.records.iter().enumerate() {
                 let corners = match rec {
                     MeshRecord::UseMaterial(s) => {
+                        current = None;
                         material = self.string(*s).and_then(|n| materials.get(n).copied());
                         if s.0 != 0 && material.is_none() {
                             out.lose(
@@ -211,7 +219,7 @@ impl File {
                     );
                     continue;
                 }
-                let si = match surfaces.iter().position(|s| s.0 == material) {
+                let si = match current {
                     Some(i) => i,
                     None => {
                         let name = material
@@ -227,6 +235,7 @@ impl File {
                             },
                             HashMap::new(),
                         ));
+                        current = Some(surfaces.len() - 1);
                         surfaces.len() - 1
                     }
                 };
@@ -290,6 +299,14 @@ impl File {
         }
         let has_ci = self.types.ci() != 0;
         for (_, mut s, seen) in surfaces {
+            // Vertices in the order of their (vertex, uv, normal) records rather than of
+            // first use: file order for real files, and the original order for models this
+            // crate wrote.
+            let mut keys: Vec<((Idx, Idx, Idx), u32)> =
+                seen.iter().map(|(k, v)| (*k, *v)).collect();
+            keys.sort_unstable();
+            let order: Vec<usize> = keys.iter().map(|(_, v)| *v as usize).collect();
+            s.reorder_vertices(&order);
             if seen.keys().any(|k| k.2.get().is_none()) {
                 s.normals.clear();
             }
@@ -469,7 +486,7 @@ impl File {
 /// name has no three-letter extension, as m3d.h asks its file callback for).
 fn texture_source(name: &str, inlined: Option<&[u8]>, out: &mut Converted<Model>) -> TextureSource {
     #[cfg(feature = "png")]
-    if let Some(img) = inlined.and_then(decode_png) {
+    if let Some(img) = inlined.and_then(|b| meshfmt_core::RgbaImage::decode_png(b, 64 << 20)) {
         return TextureSource::Embedded(img);
     }
     if inlined.is_some() {
@@ -485,35 +502,5 @@ fn texture_source(name: &str, inlined: Option<&[u8]>, out: &mut Converted<Model>
         name.to_string()
     } else {
         format!("{name}.png")
-    })
-}
-
-/// An 8-bit PNG as RGBA, within 64 MiB of pixels; `None` for anything else.
-#[cfg(feature = "png")]
-fn decode_png(bytes: &[u8]) -> Option<meshfmt_core::RgbaImage> {
-    let mut d =
-        png::Decoder::new_with_limits(std::io::Cursor::new(bytes), png::Limits { bytes: 64 << 20 });
-    d.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut r = d.read_info().ok()?;
-    let mut buf = vec![0; r.output_buffer_size()?];
-    let info = r.next_frame(&mut buf).ok()?;
-    let px = buf.get(..info.buffer_size())?;
-    let pixels = match info.color_type {
-        png::ColorType::Rgba => px.to_vec(),
-        png::ColorType::Rgb => px
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        png::ColorType::GrayscaleAlpha => px
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[0], p[0], p[1]])
-            .collect(),
-        png::ColorType::Grayscale => px.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => return None,
-    };
-    Some(meshfmt_core::RgbaImage {
-        width: info.width,
-        height: info.height,
-        pixels,
     })
 }

@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec3, Vec4};
-use meshfmt_core::{Converted, Feature, LossKind, Model, TextureRole};
+use meshfmt_core::{
+    Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
+};
 
 use crate::bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 use crate::error::{Result, invalid};
@@ -42,6 +44,12 @@ fn vec4_to_rgba(c: Vec4) -> u32 {
     u32::from_le_bytes([q(c.x), q(c.y), q(c.z), q(c.w)])
 }
 
+/// True when 8-bit RGBA holds the colour exactly (as the reader gives it back).
+fn rgba_exact(c: Vec4) -> bool {
+    let [r, g, b, a] = vec4_to_rgba(c).to_le_bytes();
+    Vec4::new(f32::from(r), f32::from(g), f32::from(b), f32::from(a)) / 255.0 == c
+}
+
 fn idx(n: usize) -> Result<Idx> {
     u32::try_from(n)
         .ok()
@@ -60,7 +68,8 @@ impl File {
     /// colours, 8 bones per skin. Positions and normals are separate vertices; each surface
     /// becomes a run of triangles after a use-material record. Clips become actions keyed
     /// at every time any channel has a key. Losses: tangents, the second UV set, morph
-    /// targets, bone scale, skin weights quantized to 1/255, non-linear interpolation.
+    /// targets, bone scale, skin weights quantized to 1/255, non-linear interpolation. A
+    /// model in another coordinate system is converted to M3D's (Y up, right-handed).
     /// `opts` only sets [`File::compressed`].
     ///
     /// ```
@@ -70,6 +79,16 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn from_core(model: &Model, opts: &WriteOptions) -> Result<Converted<File>> {
+        // M3D is Y up, right-handed, counter-clockwise (what to_core declares).
+        let converted;
+        let model = if model.coordinate_system == CoordinateSystem::GLTF {
+            model
+        } else {
+            let mut m = model.clone();
+            m.convert_to(CoordinateSystem::GLTF);
+            converted = m;
+            &converted
+        };
         let mut out = Converted::exact(File::default());
         let mut strings = Strings {
             table: Vec::new(),
@@ -116,8 +135,56 @@ impl File {
         let mut skins: Vec<Skin> = Vec::new();
         let mut skin_ids: HashMap<Skin, usize> = HashMap::new();
         let mut records = Vec::new();
+        // Textures: map properties name them; embedded pixels are inlined as PNG (ASET).
+        #[cfg_attr(not(feature = "png"), allow(unused_mut))]
+        let mut assets = Vec::new();
+        for (ti, t) in model.textures.iter().enumerate() {
+            let path = format!("textures[{ti}]");
+            match &t.source {
+                TextureSource::Path(p) if *p != t.name && *p != format!("{}.png", t.name) => {
+                    out.lose(
+                        Feature::Textures,
+                        LossKind::Reduced,
+                        path,
+                        format!(
+                            "M3D stores a texture name, not a path: '{p}' comes back as '{}.png'",
+                            t.name
+                        ),
+                    );
+                }
+                TextureSource::Path(_) => {}
+                TextureSource::Embedded(img) => {
+                    #[cfg(feature = "png")]
+                    if let Some(png) = img.encode_png() {
+                        assets.push(Chunk {
+                            body: Body::Aset {
+                                name: strings.add(&t.name)?,
+                                data: png,
+                            },
+                            tail: Vec::new(),
+                        });
+                        continue;
+                    }
+                    let _ = img;
+                    out.lose(
+                        Feature::Textures,
+                        LossKind::Dropped,
+                        path,
+                        "embedded pixels not inlined (not a valid image, or the png feature is off)",
+                    );
+                }
+            }
+        }
         let mut materials = Vec::new();
         for (mi, m) in model.materials.iter().enumerate() {
+            if !rgba_exact(m.base_color) || !rgba_exact(m.emissive.extend(1.0)) {
+                out.lose(
+                    Feature::Materials,
+                    LossKind::Reduced,
+                    format!("materials[{mi}]"),
+                    "base and emissive colours are stored as 8-bit RGBA (error <= 1/510)",
+                );
+            }
             let mut props = vec![
                 Property {
                     kind: 0,
@@ -143,12 +210,14 @@ impl File {
                     TextureRole::BaseColor => 128,
                     TextureRole::Emissive => 132,
                     TextureRole::Normal => 136,
+                    // map_Ka: "ambient occlusion color texture map" in the format document.
+                    TextureRole::Occlusion => 129,
                     _ => {
                         out.lose(
                             Feature::Textures,
                             LossKind::Dropped,
                             format!("materials[{mi}]"),
-                            "texture role has no M3D map type",
+                            "a packed metallic-roughness texture has no M3D map type (map_Pr and map_Pm are single-channel)",
                         );
                         continue;
                     }
@@ -158,6 +227,24 @@ impl File {
                     .get(t.texture)
                     .map(|t| t.name.as_str())
                     .unwrap_or("");
+                if name.is_empty() {
+                    // The reader (like m3d.h) takes a map with an empty name for no texture.
+                    out.lose(
+                        Feature::Textures,
+                        LossKind::Dropped,
+                        format!("materials[{mi}]"),
+                        "a texture without a name cannot be referenced",
+                    );
+                    continue;
+                }
+                if t.uv_set != 0 {
+                    out.lose(
+                        Feature::Textures,
+                        LossKind::Reduced,
+                        format!("materials[{mi}]"),
+                        "M3D has one UV set: the texture is read back on UV0",
+                    );
+                }
                 props.push(Property {
                     kind,
                     value: PropValue::Map(strings.add(name)?),
@@ -177,7 +264,51 @@ impl File {
                 tail: Vec::new(),
             });
         }
+        let mut colours_quantized = false;
         for (si, s) in model.surfaces.iter().enumerate() {
+            if s.indices.is_empty() {
+                // M3D surfaces are runs of faces: one without faces cannot be stored.
+                out.lose(
+                    Feature::Geometry,
+                    LossKind::Reduced,
+                    format!("surfaces[{si}]"),
+                    "a surface without triangles has no M3D counterpart",
+                );
+                out.lose(
+                    Feature::Names,
+                    LossKind::Dropped,
+                    format!("surfaces[{si}]"),
+                    "dropped with its surface",
+                );
+                continue;
+            }
+            let mat_name = s
+                .material
+                .and_then(|m| model.materials.get(m))
+                .map_or("", |m| m.name.as_str());
+            if s.name != mat_name {
+                out.lose(
+                    Feature::Names,
+                    LossKind::Dropped,
+                    format!("surfaces[{si}]"),
+                    "M3D has no surface names: surfaces come back named after their material",
+                );
+            }
+            colours_quantized |= s.colors.iter().any(|c| !rgba_exact(*c));
+            let mut used = vec![false; s.positions.len()];
+            for &i in &s.indices {
+                if let Some(u) = used.get_mut(i as usize) {
+                    *u = true;
+                }
+            }
+            if used.contains(&false) {
+                out.lose(
+                    Feature::Geometry,
+                    LossKind::Reduced,
+                    format!("surfaces[{si}]"),
+                    "vertices no triangle uses are written but not read back",
+                );
+            }
             let mat = s
                 .material
                 .and_then(|m| materials.get(m))
@@ -212,7 +343,8 @@ impl File {
             }
             let base = vertices.len();
             for (i, p) in s.positions.iter().enumerate() {
-                let color = s.colors.get(i).map_or(0xFFFF_FFFF, |c| vec4_to_rgba(*c));
+                // Colour 0 is "no colour" to the reader (as in real files).
+                let color = s.colors.get(i).map_or(0, |c| vec4_to_rgba(*c));
                 let skin = match s.skin.get(i) {
                     Some(inf) if inf.count() > 0 => {
                         let mut weights = vec![0u8; 8];
@@ -268,6 +400,17 @@ impl File {
                 }
                 records.push(MeshRecord::Polygon { flags, corners });
             }
+        }
+        if colours_quantized {
+            out.lose(
+                Feature::Colors,
+                LossKind::Quantized {
+                    // Half a step, plus f32 noise in the decoder's division.
+                    max_error: 0.5 / 255.0 + f32::EPSILON,
+                },
+                "",
+                "vertex colours are stored as 8-bit RGBA",
+            );
         }
         if !skins.is_empty() {
             out.lose(
@@ -400,6 +543,7 @@ impl File {
             f.chunks.push(chunk(Body::Mesh(Mesh { records })));
         }
         f.chunks.extend(actions);
+        f.chunks.extend(assets);
         f.strings = strings.table;
         Ok(out)
     }

@@ -19,8 +19,8 @@
 //! and blocks, inlined assets and extra chunks. [`detect`] tells binary (compressed or
 //! not, with a preview or not) from ASCII without parsing. [`File::compressed`], [`File::types`],
 //! [`File::scale`] and [`File::header_strings`] (name, license, author, description) give
-//! the rest. Surfaces are a meshfmt-core notion: `to_core()?.value.surfaces` (one per
-//! material).
+//! the rest. Surfaces are a meshfmt-core notion: `to_core()?.value.surfaces` (one per run
+//! of faces after a use-material record).
 //!
 //! ```
 //! let bytes = m3d_format::File::default().write()?;

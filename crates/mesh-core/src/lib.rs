@@ -47,6 +47,8 @@ mod dump;
 mod loss;
 pub mod material;
 pub mod model;
+#[cfg(feature = "png")]
+mod png;
 pub mod quantize;
 pub mod skeleton;
 pub mod skin;

@@ -93,6 +93,58 @@ impl Surface {
     pub fn triangles(&self) -> impl Iterator<Item = [u32; 3]> + '_ {
         self.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]])
     }
+
+    /// Puts the vertices in a new order: new vertex `i` is old vertex `order[i]`. Every
+    /// per-vertex array (and every morph target's) follows and the indices are remapped, so
+    /// the triangles stay the same. Returns false, changing nothing, unless `order` is a
+    /// permutation of `0..positions.len()`.
+    ///
+    /// ```
+    /// use meshfmt_core::{Surface, glam::Vec3};
+    /// let mut s = Surface {
+    ///     positions: vec![Vec3::X, Vec3::Y, Vec3::Z],
+    ///     indices: vec![0, 1, 2],
+    ///     ..Surface::default()
+    /// };
+    /// assert!(s.reorder_vertices(&[2, 0, 1]));
+    /// assert_eq!(s.positions, [Vec3::Z, Vec3::X, Vec3::Y]);
+    /// assert_eq!(s.indices, [1, 2, 0]);
+    /// ```
+    pub fn reorder_vertices(&mut self, order: &[usize]) -> bool {
+        let n = self.positions.len();
+        let mut new_of_old = vec![u32::MAX; n];
+        if order.len() != n {
+            return false;
+        }
+        for (new, &old) in order.iter().enumerate() {
+            match new_of_old.get_mut(old) {
+                Some(slot) if *slot == u32::MAX => *slot = new as u32,
+                _ => return false,
+            }
+        }
+        fn permute<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
+            if v.len() == order.len() {
+                *v = order.iter().filter_map(|&i| v.get(i).cloned()).collect();
+            }
+        }
+        permute(&mut self.positions, order);
+        permute(&mut self.normals, order);
+        permute(&mut self.tangents, order);
+        permute(&mut self.uv0, order);
+        permute(&mut self.uv1, order);
+        permute(&mut self.colors, order);
+        permute(&mut self.skin, order);
+        for t in &mut self.morph_targets {
+            permute(&mut t.positions, order);
+            permute(&mut t.normals, order);
+        }
+        for i in &mut self.indices {
+            if let Some(&new) = new_of_old.get(*i as usize) {
+                *i = new;
+            }
+        }
+        true
+    }
 }
 
 /// How a morph target's arrays relate to the base mesh.

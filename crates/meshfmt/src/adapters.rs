@@ -399,7 +399,10 @@ pub mod m3d {
             Some("binary") => false,
             _ => opts.extension == "a3d",
         };
-        let c = File::from_core(model, &WriteOptions::default()).map_err(err)?;
+        let mut c = File::from_core(model, &WriteOptions::default()).map_err(err)?;
+        if ascii {
+            c.losses.extend(c.value.ascii_losses());
+        }
         Ok(Converted {
             value: bytes(&c.value, ascii)?,
             losses: c.losses,

@@ -755,7 +755,9 @@ fn textures(b: &mut Builder, model: &Model) -> Result<Vec<Option<Index<json::Tex
                     out.push(None);
                     continue;
                 }
-                let png = encode_png(img.width, img.height, &img.pixels)?;
+                let png = img
+                    .encode_png()
+                    .ok_or_else(|| CliError::Format("gltf: PNG: cannot encode the image".into()))?;
                 let view = b.view(&png, None);
                 json::Image {
                     buffer_view: Some(view),
@@ -810,18 +812,6 @@ fn uri_path(p: &str) -> String {
         }
     }
     s
-}
-
-fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, CliError> {
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, width, height);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    let err = |e: png::EncodingError| CliError::Format(format!("gltf: PNG: {e}"));
-    let mut w = enc.write_header().map_err(err)?;
-    w.write_image_data(rgba).map_err(err)?;
-    w.finish().map_err(err)?;
-    Ok(out)
 }
 
 fn materials(b: &mut Builder, model: &Model, textures: &[Option<Index<json::Texture>>]) {

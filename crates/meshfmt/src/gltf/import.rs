@@ -650,7 +650,7 @@ impl Importer<'_> {
             let source = match (image.and_then(|i| i.uri.clone()), embedded) {
                 (Some(uri), _) if !uri.starts_with("data:") => TextureSource::Path(uri),
                 (_, Some(bytes)) => {
-                    match decode_png(bytes) {
+                    match RgbaImage::decode_png(bytes, 64 << 20) {
                         Some(img) => TextureSource::Embedded(img),
                         None => {
                             self.out.lose(Feature::Textures, LossKind::Reduced, format!("textures[{t}]"), "embedded image is not a PNG this reader decodes: kept by name only");
@@ -730,35 +730,6 @@ impl Importer<'_> {
             });
         }
     }
-}
-
-/// An 8-bit RGBA or RGB PNG as RGBA pixels, within 64 MiB of decoded data.
-fn decode_png(bytes: &[u8]) -> Option<RgbaImage> {
-    let mut decoder =
-        png::Decoder::new_with_limits(std::io::Cursor::new(bytes), png::Limits { bytes: 64 << 20 });
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().ok()?;
-    let mut buf = vec![0; reader.output_buffer_size()?];
-    let info = reader.next_frame(&mut buf).ok()?;
-    let pixels = buf.get(..info.buffer_size())?;
-    let pixels = match info.color_type {
-        png::ColorType::Rgba => pixels.to_vec(),
-        png::ColorType::Rgb => pixels
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        png::ColorType::GrayscaleAlpha => pixels
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[0], p[0], p[1]])
-            .collect(),
-        png::ColorType::Grayscale => pixels.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => return None,
-    };
-    Some(RgbaImage {
-        width: info.width,
-        height: info.height,
-        pixels,
-    })
 }
 
 fn local_transform(node: &json::Node) -> Transform {

@@ -1,0 +1,69 @@
+//! PNG in and out of [`RgbaImage`] (the `png` feature): the one place the format crates
+//! and the CLI turn embedded textures into pixels and back.
+
+use crate::RgbaImage;
+
+impl RgbaImage {
+    /// Decodes an 8-bit (or 16-bit, stripped to 8) PNG of any colour type but indexed into
+    /// RGBA. `None` for anything else, for a damaged file, or when the decoded pixels would
+    /// take more than `max_bytes`: the header's size is checked before anything is
+    /// allocated, so a hostile header cannot make it allocate.
+    ///
+    /// ```
+    /// use meshfmt_core::RgbaImage;
+    /// let img = RgbaImage { width: 2, height: 1, pixels: vec![255, 0, 0, 255, 0, 0, 255, 128] };
+    /// let png = img.encode_png().unwrap();
+    /// assert_eq!(RgbaImage::decode_png(&png, 1 << 20), Some(img));
+    /// assert_eq!(RgbaImage::decode_png(&png, 4), None);
+    /// assert_eq!(RgbaImage::decode_png(b"not a png", 1 << 20), None);
+    /// ```
+    pub fn decode_png(bytes: &[u8], max_bytes: usize) -> Option<RgbaImage> {
+        let mut d = png::Decoder::new_with_limits(
+            std::io::Cursor::new(bytes),
+            png::Limits { bytes: max_bytes },
+        );
+        d.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut r = d.read_info().ok()?;
+        let size = r.output_buffer_size()?;
+        // RGB and grey images grow to RGBA below: check that size too.
+        let (w, h) = (r.info().width, r.info().height);
+        let rgba_size = (w as usize).checked_mul(h as usize)?.checked_mul(4)?;
+        if size > max_bytes || rgba_size > max_bytes {
+            return None;
+        }
+        let mut buf = vec![0; size];
+        let info = r.next_frame(&mut buf).ok()?;
+        let px = buf.get(..info.buffer_size())?;
+        let pixels = match info.color_type {
+            png::ColorType::Rgba => px.to_vec(),
+            png::ColorType::Rgb => px
+                .chunks_exact(3)
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect(),
+            png::ColorType::GrayscaleAlpha => px
+                .chunks_exact(2)
+                .flat_map(|p| [p[0], p[0], p[0], p[1]])
+                .collect(),
+            png::ColorType::Grayscale => px.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+            png::ColorType::Indexed => return None,
+        };
+        Some(RgbaImage {
+            width: info.width,
+            height: info.height,
+            pixels,
+        })
+    }
+
+    /// Encodes the image as an 8-bit RGBA PNG. `None` when `pixels` is not
+    /// `width * height * 4` bytes or the size is out of PNG's range.
+    pub fn encode_png(&self) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut enc = png::Encoder::new(&mut out, self.width, self.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().ok()?;
+        w.write_image_data(&self.pixels).ok()?;
+        w.finish().ok()?;
+        Some(out)
+    }
+}
