@@ -385,7 +385,10 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                             if corners.is_empty() || corners.len() > 15 {
                                 return Err(p.err(at, "a polygon has 1..=15 corners").into());
                             }
-                            records.push(MeshRecord::Polygon { flags, corners });
+                            records.push(MeshRecord::Polygon {
+                                flags,
+                                corners: corners.into(),
+                            });
                         }
                     }
                 }

@@ -398,7 +398,10 @@ impl File {
                         max: Idx::UNDEF,
                     });
                 }
-                records.push(MeshRecord::Polygon { flags, corners });
+                records.push(MeshRecord::Polygon {
+                    flags,
+                    corners: corners.into(),
+                });
             }
         }
         if colours_quantized {

@@ -3,7 +3,7 @@
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};
-use crate::types::{Idx, Out, Str, Types, read_idx, read_str};
+use crate::types::{Cur, Idx, Out, Str, Types, read_idx, read_str};
 
 /// One polygon corner. Fields the record's flags do not ask for (or whose index type is
 /// absent) are [`Idx::UNDEF`].
@@ -17,6 +17,123 @@ pub struct Corner {
     pub normal: Idx,
     /// Maximum vertex (flag 4).
     pub max: Idx,
+}
+
+/// A polygon's corners: up to three kept inline (real files hold triangles, and a
+/// model has thousands: no allocation each), more on the heap. Reads as a slice.
+///
+/// ```
+/// use m3d_format::{Corner, Corners, Idx};
+/// let c = Corner { vertex: Idx(0), uv: Idx::UNDEF, normal: Idx::UNDEF, max: Idx::UNDEF };
+/// let tri = Corners::from(vec![c, c, c]);
+/// assert_eq!(tri.len(), 3);
+/// assert_eq!(tri, Corners::from(vec![c, c, c]));
+/// ```
+#[derive(Clone)]
+pub struct Corners(CornerStore);
+
+#[derive(Clone)]
+enum CornerStore {
+    Inline([Corner; 3], u8),
+    Heap(Vec<Corner>),
+}
+
+const NO_CORNER: Corner = Corner {
+    vertex: Idx::UNDEF,
+    uv: Idx::UNDEF,
+    normal: Idx::UNDEF,
+    max: Idx::UNDEF,
+};
+
+impl Corners {
+    /// No corners.
+    pub const fn new() -> Self {
+        Corners(CornerStore::Inline([NO_CORNER; 3], 0))
+    }
+
+    /// Adds a corner.
+    #[inline]
+    pub fn push(&mut self, c: Corner) {
+        match &mut self.0 {
+            CornerStore::Inline(a, n) if usize::from(*n) < a.len() => {
+                a[usize::from(*n)] = c;
+                *n += 1;
+            }
+            CornerStore::Inline(a, _) => {
+                let mut v = a.to_vec();
+                v.push(c);
+                self.0 = CornerStore::Heap(v);
+            }
+            CornerStore::Heap(v) => v.push(c),
+        }
+    }
+}
+
+impl Default for Corners {
+    fn default() -> Self {
+        Corners::new()
+    }
+}
+
+impl std::ops::Deref for Corners {
+    type Target = [Corner];
+    fn deref(&self) -> &[Corner] {
+        match &self.0 {
+            CornerStore::Inline(a, n) => a.get(..usize::from(*n)).unwrap_or_default(),
+            CornerStore::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Corners {
+    fn deref_mut(&mut self) -> &mut [Corner] {
+        match &mut self.0 {
+            CornerStore::Inline(a, n) => a.get_mut(..usize::from(*n)).unwrap_or_default(),
+            CornerStore::Heap(v) => v,
+        }
+    }
+}
+
+impl From<Vec<Corner>> for Corners {
+    fn from(v: Vec<Corner>) -> Self {
+        let mut c = Corners::new();
+        if v.len() > 3 {
+            c.0 = CornerStore::Heap(v);
+        } else {
+            v.into_iter().for_each(|x| c.push(x));
+        }
+        c
+    }
+}
+
+impl FromIterator<Corner> for Corners {
+    fn from_iter<I: IntoIterator<Item = Corner>>(iter: I) -> Self {
+        let mut c = Corners::new();
+        iter.into_iter().for_each(|x| c.push(x));
+        c
+    }
+}
+
+impl<'a> IntoIterator for &'a Corners {
+    type Item = &'a Corner;
+    type IntoIter = std::slice::Iter<'a, Corner>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Corners {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Corners {}
+
+impl std::fmt::Debug for Corners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// One MESH record.
@@ -36,7 +153,7 @@ pub enum MeshRecord {
         /// The low nibble of the magic: 1 UV, 2 normal, 4 maximum vertex, 8 reserved.
         flags: u8,
         /// Corners.
-        corners: Vec<Corner>,
+        corners: Corners,
     },
 }
 
@@ -57,15 +174,94 @@ impl Mesh {
                 None
             }
             MeshRecord::UseParameter { .. } => None,
-            MeshRecord::Polygon { corners, .. } => Some((corners.as_slice(), mat)),
+            MeshRecord::Polygon { corners, .. } => Some((&corners[..], mat)),
         })
     }
 }
 
+/// One record straight from the bytes; `None` when it runs past them (the scoped reader
+/// then reads it again to report where and what).
+#[inline]
+fn fast_record(c: &mut Cur<'_>, t: Types) -> Option<MeshRecord> {
+    let m = c.u8()?;
+    let (n, flags) = (usize::from(m >> 4), m & 15);
+    if n == 0 {
+        let name = Str(c.raw(t.si())?);
+        return Some(if flags == 0 {
+            MeshRecord::UseMaterial(name)
+        } else {
+            MeshRecord::UseParameter { flags, name }
+        });
+    }
+    let mut inline = [NO_CORNER; 3];
+    let mut heap = Vec::new();
+    for k in 0..n {
+        let vertex = c.idx(t.vi())?;
+        let mut corner = Corner {
+            vertex,
+            uv: Idx::UNDEF,
+            normal: Idx::UNDEF,
+            max: Idx::UNDEF,
+        };
+        if flags & 1 != 0 {
+            corner.uv = c.idx(t.ti())?;
+        }
+        if flags & 2 != 0 {
+            corner.normal = c.idx(t.vi())?;
+        }
+        if flags & 4 != 0 {
+            corner.max = c.idx(t.vi())?;
+        }
+        match inline.get_mut(k) {
+            Some(slot) if n <= 3 => *slot = corner,
+            _ => heap.push(corner),
+        }
+    }
+    let corners = if n <= 3 {
+        Corners(CornerStore::Inline(inline, n as u8))
+    } else {
+        Corners(CornerStore::Heap(heap))
+    };
+    Some(MeshRecord::Polygon { flags, corners })
+}
+
+/// How many records the bytes hold, from their magic bytes alone (a record that runs
+/// past the end still counts: the reader reports it).
+fn count_records(mut b: &[u8], t: Types) -> usize {
+    let mut n = 0;
+    while let Some((&m, rest)) = b.split_first() {
+        let (corners, flags) = (usize::from(m >> 4), m & 15);
+        let size = if corners == 0 {
+            t.si()
+        } else {
+            let per = t.vi()
+                + usize::from(flags & 1) * t.ti()
+                + usize::from(flags & 2 != 0) * t.vi()
+                + usize::from(flags & 4 != 0) * t.vi();
+            corners * per
+        };
+        b = rest.get(size..).unwrap_or_default();
+        n += 1;
+    }
+    n
+}
+
 pub(crate) fn read_mesh(r: &mut Reader<'_>, t: Types) -> PResult<Mesh> {
-    let mut records = Vec::new();
+    // Sized up front: thousands of records, no regrowth. At most one per byte.
+    let n = count_records(r.rest(), t);
+    r.charge((n as u64).saturating_mul(std::mem::size_of::<MeshRecord>() as u64))?;
+    let mut records = Vec::with_capacity(n);
     let mut i = 0;
     while !r.is_empty() {
+        let rest = r.rest();
+        let mut c = Cur(rest);
+        if let Some(rec) = fast_record(&mut c, t) {
+            let used = rest.len() - c.0.len();
+            r.skip(used)?;
+            records.push(rec);
+            i += 1;
+            continue;
+        }
         let rec = r.field("record", |r| {
             r.item(i, |r| {
                 let m = r.u8()?;
@@ -104,7 +300,10 @@ pub(crate) fn read_mesh(r: &mut Reader<'_>, t: Types) -> PResult<Mesh> {
                         })
                     })?);
                 }
-                Ok(MeshRecord::Polygon { flags, corners })
+                Ok(MeshRecord::Polygon {
+                    flags,
+                    corners: corners.into(),
+                })
             })
         })?;
         records.push(rec);

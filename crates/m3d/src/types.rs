@@ -196,6 +196,66 @@ pub(crate) fn read_coord(r: &mut Reader<'_>, t: Types) -> PResult<Coord> {
     })
 }
 
+/// A cursor over bytes already known to be in bounds (a fixed-size record, or the fast
+/// path of a record that falls back to the [`Reader`] for its error): every read is a
+/// plain slice split, `None` at the end.
+pub(crate) struct Cur<'a>(pub &'a [u8]);
+
+impl Cur<'_> {
+    #[inline]
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, tail) = self.0.split_first_chunk::<N>()?;
+        self.0 = tail;
+        Some(*head)
+    }
+
+    #[inline]
+    pub fn u8(&mut self) -> Option<u8> {
+        self.take::<1>().map(|[b]| b)
+    }
+
+    /// As [`read_idx`].
+    #[inline]
+    pub fn idx(&mut self, width: usize) -> Option<Idx> {
+        Some(match width {
+            1 => match self.u8()? {
+                255 => Idx::UNDEF,
+                254 => Idx::MAX,
+                v => Idx(u32::from(v)),
+            },
+            2 => match u16::from_le_bytes(self.take()?) {
+                0xFFFF => Idx::UNDEF,
+                0xFFFE => Idx::MAX,
+                v => Idx(u32::from(v)),
+            },
+            4 => Idx(u32::from_le_bytes(self.take()?)),
+            _ => Idx::UNDEF,
+        })
+    }
+
+    /// As [`read_raw`].
+    #[inline]
+    pub fn raw(&mut self, width: usize) -> Option<u32> {
+        Some(match width {
+            1 => u32::from(self.u8()?),
+            2 => u32::from(u16::from_le_bytes(self.take()?)),
+            4 => u32::from_le_bytes(self.take()?),
+            _ => 0,
+        })
+    }
+
+    /// As [`read_coord`].
+    #[inline]
+    pub fn coord(&mut self, t: Types) -> Option<Coord> {
+        Some(match t.vc() {
+            1 => Coord::I8(i8::from_le_bytes(self.take()?)),
+            2 => Coord::I16(i16::from_le_bytes(self.take()?)),
+            4 => Coord::F32(f32::from_le_bytes(self.take()?)),
+            _ => Coord::F64(f64::from_le_bytes(self.take()?)),
+        })
+    }
+}
+
 // ---------------------------------------------------------------- writing
 
 /// A byte sink that knows the widths.

@@ -3,7 +3,7 @@
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;
-use crate::types::{Coord, Idx, Out, Types, read_coord, read_idx, read_raw};
+use crate::types::{Coord, Cur, Idx, Out, Types};
 
 /// One VRTS record as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,43 +28,47 @@ pub struct Records<T> {
     pub tail: Vec<u8>,
 }
 
-fn records<'a, T>(
-    r: &mut Reader<'a>,
+/// Whole records of `size` bytes up to the end of the chunk, each decoded by `f` from
+/// its own bytes (no per-field bounds checks or context: the slice is exact), then the
+/// tail.
+fn records<T>(
+    r: &mut Reader<'_>,
     size: usize,
-    mut f: impl FnMut(&mut Reader<'a>) -> PResult<T>,
+    f: impl Fn(&mut Cur<'_>) -> Option<T>,
 ) -> PResult<Records<T>> {
-    let n = r.remaining() / size.max(1);
-    let items = r.array(n as u64, size.max(1), &mut f)?;
+    let size = size.max(1);
+    let n = r.count((r.remaining() / size) as u64, size)?;
+    r.charge((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))?;
+    let at = r.offset();
+    let body = r.bytes(n * size)?;
+    let mut items = Vec::with_capacity(n);
+    for (i, chunk) in body.chunks_exact(size).enumerate() {
+        // `size` covers every field f reads, so this never fails; checked all the same.
+        let item = f(&mut Cur(chunk)).ok_or_else(|| {
+            r.invalid_at(at + (i * size) as u64, "record shorter than its fields")
+        })?;
+        items.push(item);
+    }
     let tail = r.rest().to_vec();
     r.skip(tail.len())?;
     Ok(Records { items, tail })
 }
 
 pub(crate) fn read_cmap(r: &mut Reader<'_>) -> PResult<Records<u32>> {
-    records(r, 4, |r| r.u32_le())
+    records(r, 4, |c| c.raw(4))
 }
 
 pub(crate) fn read_tmap(r: &mut Reader<'_>, t: Types) -> PResult<Records<[Coord; 2]>> {
-    records(r, 2 * t.vc(), |r| {
-        Ok([read_coord(r, t)?, read_coord(r, t)?])
-    })
+    records(r, 2 * t.vc(), |c| Some([c.coord(t)?, c.coord(t)?]))
 }
 
 pub(crate) fn read_vrts(r: &mut Reader<'_>, t: Types) -> PResult<Records<Vertex>> {
     let size = 4 * t.vc() + t.ci() + t.sk();
-    records(r, size, |r| {
-        let coords = [
-            read_coord(r, t)?,
-            read_coord(r, t)?,
-            read_coord(r, t)?,
-            read_coord(r, t)?,
-        ];
-        let color = read_raw(r, t.ci())?;
-        let skin = read_idx(r, t.sk())?;
-        Ok(Vertex {
-            coords,
-            color,
-            skin,
+    records(r, size, |c| {
+        Some(Vertex {
+            coords: [c.coord(t)?, c.coord(t)?, c.coord(t)?, c.coord(t)?],
+            color: c.raw(t.ci())?,
+            skin: c.idx(t.sk())?,
         })
     })
 }

@@ -2,7 +2,6 @@
 
 use std::fmt::Write as _;
 
-use nom::IResult;
 use nom::Parser;
 use nom::number::complete as num;
 
@@ -10,8 +9,6 @@ use crate::compact;
 use crate::element::{self, Element, Endian};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
-
-type NomFn<'a, T> = fn(&'a [u8]) -> IResult<&'a [u8], T>;
 
 /// One step of a context path.
 #[derive(Debug, Clone, Copy)]
@@ -57,10 +54,11 @@ pub struct Reader<'a> {
 }
 
 macro_rules! scalars {
-    ($($(#[$m:meta])* $name:ident -> $t:ty = $p:path;)*) => {$(
+    ($($(#[$m:meta])* $name:ident -> $t:ty = $f:ident;)*) => {$(
         $(#[$m])*
+        #[inline]
         pub fn $name(&mut self) -> Result<$t> {
-            self.parse(std::mem::size_of::<$t>() as u64, $p as NomFn<'a, $t>)
+            self.parse(std::mem::size_of::<$t>() as u64, num::$f::<&'a [u8], nom::error::Error<&'a [u8]>>)
         }
     )*};
 }
@@ -97,26 +95,31 @@ impl<'a> Reader<'a> {
     }
 
     /// Absolute offset of the next byte.
+    #[inline]
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
 
     /// Position inside this reader's slice.
+    #[inline]
     pub fn position(&self) -> usize {
         self.pos
     }
 
     /// Bytes left.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
 
     /// True when every byte has been read.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.remaining() == 0
     }
 
     /// The unread bytes, without consuming them.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         &self.data[self.pos..]
     }
@@ -124,6 +127,7 @@ impl<'a> Reader<'a> {
     // ---------------------------------------------------------------- context path
 
     /// Runs `f` with `name` appended to the context path (`a.b.name`).
+    #[inline]
     pub fn field<T>(
         &mut self,
         name: &'static str,
@@ -133,6 +137,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Runs `f` with `[index]` appended to the context path.
+    #[inline]
     pub fn item<T>(&mut self, index: usize, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         self.scoped(Segment::Index(index), f)
     }
@@ -144,6 +149,7 @@ impl<'a> Reader<'a> {
         self.path.push(Segment::Label(label));
     }
 
+    #[inline]
     fn scoped<T>(
         &mut self,
         segment: Segment<'a>,
@@ -229,7 +235,13 @@ impl<'a> Reader<'a> {
 
     // ---------------------------------------------------------------- scalars
 
-    fn parse<T>(&mut self, needed: u64, mut parser: NomFn<'a, T>) -> Result<T> {
+    // Generic over the nom parser (not a fn pointer) so each scalar read inlines.
+    #[inline]
+    fn parse<T>(
+        &mut self,
+        needed: u64,
+        mut parser: impl Parser<&'a [u8], Output = T, Error = nom::error::Error<&'a [u8]>>,
+    ) -> Result<T> {
         let input = &self.data[self.pos..];
         match parser.parse_complete(input) {
             Ok((rest, value)) => {
@@ -242,35 +254,35 @@ impl<'a> Reader<'a> {
 
     scalars! {
         /// `u8`.
-        u8 -> u8 = num::u8;
+        u8 -> u8 = u8;
         /// `i8`.
-        i8 -> i8 = num::i8;
+        i8 -> i8 = i8;
         /// Little-endian `u16`.
-        u16_le -> u16 = num::le_u16;
+        u16_le -> u16 = le_u16;
         /// Little-endian `i16`.
-        i16_le -> i16 = num::le_i16;
+        i16_le -> i16 = le_i16;
         /// Little-endian `u32`.
-        u32_le -> u32 = num::le_u32;
+        u32_le -> u32 = le_u32;
         /// Little-endian `i32`.
-        i32_le -> i32 = num::le_i32;
+        i32_le -> i32 = le_i32;
         /// Little-endian `u64`.
-        u64_le -> u64 = num::le_u64;
+        u64_le -> u64 = le_u64;
         /// Little-endian `i64`.
-        i64_le -> i64 = num::le_i64;
+        i64_le -> i64 = le_i64;
         /// Little-endian IEEE-754 `f32`.
-        f32_le -> f32 = num::le_f32;
+        f32_le -> f32 = le_f32;
         /// Little-endian IEEE-754 `f64`.
-        f64_le -> f64 = num::le_f64;
+        f64_le -> f64 = le_f64;
         /// Big-endian `u16`.
-        u16_be -> u16 = num::be_u16;
+        u16_be -> u16 = be_u16;
         /// Big-endian `i16`.
-        i16_be -> i16 = num::be_i16;
+        i16_be -> i16 = be_i16;
         /// Big-endian `u32`.
-        u32_be -> u32 = num::be_u32;
+        u32_be -> u32 = be_u32;
         /// Big-endian `i32`.
-        i32_be -> i32 = num::be_i32;
+        i32_be -> i32 = be_i32;
         /// Big-endian IEEE-754 `f32`.
-        f32_be -> f32 = num::be_f32;
+        f32_be -> f32 = be_f32;
     }
 
     /// UNIGINE compact int (see [`compact`](crate::compact)).
@@ -316,6 +328,7 @@ impl<'a> Reader<'a> {
     // ---------------------------------------------------------------- raw bytes
 
     /// The next `n` bytes.
+    #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(self.end_error(n as u64));
