@@ -45,6 +45,9 @@ pub fn check(format: &str, data: &[u8]) {
         panic!("unknown format family {format}");
     };
     let _ = (f.sniff)(data);
+    if format == "m3d" {
+        check_m3d_load(data);
+    }
     if let Some(inspect) = f.inspect {
         let _ = inspect(data);
     }
@@ -81,6 +84,34 @@ pub fn check(format: &str, data: &[u8]) {
             panic!("{format}: our encoder's output does not read back: {e}");
         }
     }
+}
+
+/// M3D's post-processing (what m3d_load does after parsing) and posing never panic on
+/// anything the reader accepts; limits keep a hostile voxel block from taking long.
+fn check_m3d_load(data: &[u8]) {
+    let Ok(file) = m3d_format::read(data) else {
+        return;
+    };
+    let opts = m3d_format::LoadOptions {
+        limits: m3d_format::Limits {
+            max_alloc_bytes: 64 << 20,
+            max_elements: 1 << 20,
+        },
+        ..Default::default()
+    };
+    let Ok(l) = file.load(&opts) else { return };
+    for a in 0..l.actions.len().min(4) {
+        let _ = (l.frame(a, 0), l.frame(a, 1), l.frame(a, usize::MAX));
+        for ms in [0, 1, 499, u32::MAX] {
+            let (p, q) = (l.pose(a, ms), l.pose_like_m3d_h(a, ms));
+            assert_eq!(
+                p.map(|p| p.len()),
+                q.map(|q| q.len()),
+                "m3d: pose and pose_like_m3d_h disagree on the bone count"
+            );
+        }
+    }
+    let _ = l.pose(usize::MAX, 0);
 }
 
 /// glTF import never panics; what it imports exports to a GLB that imports again.
