@@ -22,6 +22,28 @@ use crate::mesh::MeshRecord;
 use crate::types::{Idx, Str};
 
 /// A surface being built: its material, the surface, and corner (vertex, uv, normal) → index.
+/// Reads an external file by name: its bytes, or `None` when there is no such file.
+pub type ReadFile<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
+
+/// What [`File::to_core_with`] may use besides the file: m3d.h's `readfilecb` and
+/// `mtllib`.
+#[derive(Clone, Copy, Default)]
+pub struct CoreOptions<'a> {
+    /// Reads an external file (a texture) by name; `None` when it does not exist.
+    pub read_file: Option<ReadFile<'a>>,
+    /// A material library (a model holding only materials, from `m3dconv -m`).
+    pub mtllib: Option<&'a File>,
+}
+
+impl std::fmt::Debug for CoreOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreOptions")
+            .field("read_file", &self.read_file.is_some())
+            .field("mtllib", &self.mtllib.is_some())
+            .finish()
+    }
+}
+
 type SurfaceBuild = (Option<usize>, Surface, HashMap<(Idx, Idx, Idx), u32>);
 
 fn rgba_to_vec4(c: u32) -> Vec4 {
@@ -80,6 +102,25 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`to_core`](Self::to_core) with external files and a shared material library, as
+    /// m3d.h's `readfilecb` and `mtllib` arguments: textures that are not inlined are
+    /// asked of `read_file` (`NAME.png`, then `NAME`) and decoded (a missing one is a
+    /// loss, kept as a file name); the library's materials come first and win over the
+    /// file's own of the same name.
+    ///
+    /// ```
+    /// use m3d_format::{CoreOptions, File};
+    /// let lib = File::default();
+    /// let read = |name: &str| -> Option<Vec<u8>> { std::fs::read(name).ok() };
+    /// let opts = CoreOptions { read_file: Some(&read), mtllib: Some(&lib) };
+    /// let c = File::default().to_core_with(&opts)?;
+    /// assert!(c.value.materials.is_empty());
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn to_core_with(&self, opts: &CoreOptions<'_>) -> Result<Converted<Model>> {
         let mut out = Converted::exact(Model {
             name: String::from_utf8_lossy(self.header_strings()[0]).into_owned(),
             coordinate_system: CoordinateSystem::GLTF,
@@ -107,67 +148,40 @@ impl File {
             })
             .unwrap_or(&[]);
 
-        // Textures and materials, by name.
-        let mut textures: Vec<String> = Vec::new();
+        // Materials by name: the shared library's first (m3d.h lets them win), then the
+        // file's own. Textures by name, each resolved in the file that names it.
+        let mut textures: Vec<(String, &File)> = Vec::new();
         let mut materials: HashMap<Vec<u8>, usize> = HashMap::new();
-        for (ci, c) in self.chunks.iter().enumerate() {
-            let Body::Mtrl(m) = &c.body else { continue };
-            let mut cm = CoreMaterial {
-                name: self.text(m.name),
-                ..CoreMaterial::default()
-            };
-            // OBJ-like materials are not metals.
-            cm.metallic = 0.0;
-            for p in &m.props {
-                match (p.kind, &p.value) {
-                    (0, PropValue::Color(c)) => cm.base_color = rgba_to_vec4(self.rgba(*c)),
-                    (4, PropValue::Color(c)) => {
-                        cm.emissive = rgba_to_vec4(self.rgba(*c)).truncate()
-                    }
-                    (7, PropValue::Float(d)) => cm.base_color.w = *d,
-                    (64, PropValue::Float(v)) => cm.roughness = *v,
-                    (65, PropValue::Float(v)) => cm.metallic = *v,
-                    (k @ (128 | 129 | 132 | 136), PropValue::Map(s)) => {
-                        let name = self.text(*s);
-                        if name.is_empty() {
-                            continue;
-                        }
-                        let t = textures.iter().position(|t| *t == name).unwrap_or_else(|| {
-                            textures.push(name);
-                            textures.len() - 1
-                        });
-                        let role = match k {
-                            128 => TextureRole::BaseColor,
-                            129 => TextureRole::Occlusion,
-                            132 => TextureRole::Emissive,
-                            _ => TextureRole::Normal,
-                        };
-                        cm.textures.push(TextureBinding {
-                            role,
-                            texture: t,
-                            uv_set: 0,
-                        });
-                    }
-                    (k, _) => out.lose(
+        let sources = opts
+            .mtllib
+            .into_iter()
+            .map(|lib| (lib, "mtllib."))
+            .chain(std::iter::once((self, "")));
+        for (file, prefix) in sources {
+            for (ci, c) in file.chunks.iter().enumerate() {
+                let Body::Mtrl(m) = &c.body else { continue };
+                let key = file.string(m.name).unwrap_or_default().to_vec();
+                if materials.contains_key(&key) {
+                    out.lose(
                         Feature::Materials,
                         LossKind::Dropped,
-                        format!("MTRL[{ci}]"),
-                        format!("property type {k} has no meshfmt-core counterpart"),
-                    ),
+                        format!("{prefix}MTRL[{ci}]"),
+                        "a material of this name is already defined (the library's wins)",
+                    );
+                    continue;
                 }
+                let cm =
+                    file.core_material(m, &format!("{prefix}MTRL[{ci}]"), &mut textures, &mut out);
+                materials.insert(key, out.value.materials.len());
+                out.value.materials.push(cm);
             }
-            materials.insert(
-                self.string(m.name).unwrap_or_default().to_vec(),
-                out.value.materials.len(),
-            );
-            out.value.materials.push(cm);
         }
-        for name in &textures {
-            let inlined = self.chunks.iter().find_map(|c| match &c.body {
-                Body::Aset { name: n, data } if self.text(*n) == *name => Some(data.as_slice()),
+        for (name, owner) in &textures {
+            let inlined = owner.chunks.iter().find_map(|c| match &c.body {
+                Body::Aset { name: n, data } if owner.text(*n) == *name => Some(data.as_slice()),
                 _ => None,
             });
-            let source = texture_source(name, inlined, &mut out);
+            let source = texture_source(name, inlined, opts.read_file, &mut out);
             out.value.textures.push(Texture {
                 name: name.clone(),
                 source,
@@ -482,25 +496,108 @@ impl File {
 }
 
 /// A texture as m3d.h resolves it: an inlined asset (ASET) of the same name, decoded
+impl File {
+    /// One MTRL as a meshfmt-core material; its maps join `textures` (by name, with this
+    /// file as the place to find them inlined).
+    fn core_material<'f>(
+        &'f self,
+        m: &crate::material::Material,
+        path: &str,
+        textures: &mut Vec<(String, &'f File)>,
+        out: &mut Converted<Model>,
+    ) -> CoreMaterial {
+        let mut cm = CoreMaterial {
+            name: self.text(m.name),
+            ..CoreMaterial::default()
+        };
+        // OBJ-like materials are not metals.
+        cm.metallic = 0.0;
+        for p in &m.props {
+            match (p.kind, &p.value) {
+                (0, PropValue::Color(c)) => cm.base_color = rgba_to_vec4(self.rgba(*c)),
+                (4, PropValue::Color(c)) => cm.emissive = rgba_to_vec4(self.rgba(*c)).truncate(),
+                (7, PropValue::Float(d)) => cm.base_color.w = *d,
+                (64, PropValue::Float(v)) => cm.roughness = *v,
+                (65, PropValue::Float(v)) => cm.metallic = *v,
+                (k @ (128 | 129 | 132 | 136), PropValue::Map(s)) => {
+                    let name = self.text(*s);
+                    if name.is_empty() {
+                        continue;
+                    }
+                    let t = textures
+                        .iter()
+                        .position(|t| t.0 == name)
+                        .unwrap_or_else(|| {
+                            textures.push((name, self));
+                            textures.len() - 1
+                        });
+                    let role = match k {
+                        128 => TextureRole::BaseColor,
+                        129 => TextureRole::Occlusion,
+                        132 => TextureRole::Emissive,
+                        _ => TextureRole::Normal,
+                    };
+                    cm.textures.push(TextureBinding {
+                        role,
+                        texture: t,
+                        uv_set: 0,
+                    });
+                }
+                (k, _) => out.lose(
+                    Feature::Materials,
+                    LossKind::Dropped,
+                    path,
+                    format!("property type {k} has no meshfmt-core counterpart"),
+                ),
+            }
+        }
+        cm
+    }
+}
+
 /// from PNG when the `png` feature is on; else a file name (with ".png" added when the
 /// name has no three-letter extension, as m3d.h asks its file callback for).
-fn texture_source(name: &str, inlined: Option<&[u8]>, out: &mut Converted<Model>) -> TextureSource {
+fn texture_source(
+    name: &str,
+    inlined: Option<&[u8]>,
+    read_file: Option<ReadFile<'_>>,
+    out: &mut Converted<Model>,
+) -> TextureSource {
+    let has_ext = name.len() > 4 && name.as_bytes().get(name.len() - 4) == Some(&b'.');
+    let file_name = if has_ext {
+        name.to_string()
+    } else {
+        format!("{name}.png")
+    };
+    // Inlined first; then, as m3d.h asks its callback, NAME.png and NAME.
+    let external;
+    let bytes = match (inlined, read_file) {
+        (Some(b), _) => Some(b),
+        (None, Some(read)) => {
+            external = read(&file_name).or_else(|| (!has_ext).then(|| read(name)).flatten());
+            if external.is_none() {
+                out.lose(
+                    Feature::Textures,
+                    LossKind::Reduced,
+                    format!("texture '{name}'"),
+                    format!("'{file_name}' not found: kept as a file name"),
+                );
+            }
+            external.as_deref()
+        }
+        (None, None) => None,
+    };
     #[cfg(feature = "png")]
-    if let Some(img) = inlined.and_then(|b| meshfmt_core::RgbaImage::decode_png(b, 64 << 20)) {
+    if let Some(img) = bytes.and_then(|b| meshfmt_core::RgbaImage::decode_png(b, 64 << 20)) {
         return TextureSource::Embedded(img);
     }
-    if inlined.is_some() {
+    if bytes.is_some() {
         out.lose(
             Feature::Textures,
             LossKind::Reduced,
             format!("texture '{name}'"),
-            "inlined asset kept as a name (not an 8-bit PNG, or the png feature is off)",
+            "image kept as a file name (not an 8-bit PNG, or the png feature is off)",
         );
     }
-    let has_ext = name.len() > 4 && name.as_bytes().get(name.len() - 4) == Some(&b'.');
-    TextureSource::Path(if has_ext {
-        name.to_string()
-    } else {
-        format!("{name}.png")
-    })
+    TextureSource::Path(file_name)
 }

@@ -11,7 +11,8 @@
 //! byte-identical to the one read; the zlib stream itself may differ from the original
 //! encoder's (any valid stream loads). [`File::write_ascii`] writes the text form.
 //! [`File::to_core`] and [`File::from_core`] convert to and from meshfmt-core with a loss
-//! list.
+//! list; [`File::to_core_with`] also takes a loader for external textures and a shared
+//! material library ([`CoreOptions`]).
 //!
 //! # What the reference loader does after parsing
 //! [`File::load`] gives a [`Loaded`] model the way m3d.h's `m3d_load` leaves it, with its
@@ -91,6 +92,7 @@ mod vertex;
 mod voxel;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
+pub use convert::{CoreOptions, ReadFile};
 pub use error::{Error, Result};
 pub use file::{
     Body, Chunk, Counts, File, ReadOptions, WriteOptions, read, read_payload, read_with,

@@ -252,3 +252,129 @@ fn canonical_models_survive_from_core_write_read_to_core() {
         assert!(meshfmt_core::validate(&core).is_empty(), "{}", c.name);
     }
 }
+
+/// A one-triangle model whose material "red" has a base-colour map named "bricks".
+fn textured_triangle() -> meshfmt_core::Model {
+    use meshfmt_core::glam::{Vec3, Vec4};
+    use meshfmt_core::{Material, Surface, Texture, TextureBinding, TextureRole, TextureSource};
+    meshfmt_core::Model {
+        surfaces: vec![Surface {
+            name: "red".into(),
+            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            indices: vec![0, 1, 2],
+            material: Some(0),
+            ..Surface::default()
+        }],
+        materials: vec![Material {
+            name: "red".into(),
+            base_color: Vec4::new(1.0, 0.0, 0.0, 1.0),
+            textures: vec![TextureBinding {
+                role: TextureRole::BaseColor,
+                texture: 0,
+                uv_set: 0,
+            }],
+            ..Material::default()
+        }],
+        textures: vec![Texture {
+            name: "bricks".into(),
+            source: TextureSource::Path("bricks.png".into()),
+        }],
+        ..meshfmt_core::Model::default()
+    }
+}
+
+#[test]
+fn external_textures_come_from_the_callers_loader() {
+    use meshfmt_core::{RgbaImage, TextureSource};
+    let file = File::from_core(&textured_triangle(), &Default::default())
+        .unwrap()
+        .value;
+    let img = RgbaImage {
+        width: 1,
+        height: 1,
+        pixels: vec![10, 20, 30, 255],
+    };
+    let png = img.encode_png().unwrap();
+    let asked = std::cell::RefCell::new(Vec::new());
+    let read = |name: &str| {
+        asked.borrow_mut().push(name.to_string());
+        (name == "bricks.png").then(|| png.clone())
+    };
+    let opts = m3d_format::CoreOptions {
+        read_file: Some(&read),
+        mtllib: None,
+    };
+    let c = file.to_core_with(&opts).unwrap();
+    assert_eq!(
+        *asked.borrow(),
+        ["bricks.png"],
+        "NAME.png first, as m3d.h asks"
+    );
+    assert_eq!(c.value.textures[0].source, TextureSource::Embedded(img));
+    assert!(c.losses.is_empty(), "{:?}", c.losses);
+
+    // A loader that finds nothing: m3d.h then tries the bare name; a warning, not an error.
+    asked.borrow_mut().clear();
+    let none = |name: &str| {
+        asked.borrow_mut().push(name.to_string());
+        None
+    };
+    let opts = m3d_format::CoreOptions {
+        read_file: Some(&none),
+        mtllib: None,
+    };
+    let c = file.to_core_with(&opts).unwrap();
+    assert_eq!(*asked.borrow(), ["bricks.png", "bricks"]);
+    assert_eq!(
+        c.value.textures[0].source,
+        TextureSource::Path("bricks.png".into())
+    );
+    assert!(
+        c.losses.iter().any(|l| l.reason.contains("not found")),
+        "{:?}",
+        c.losses
+    );
+    // Without a loader the name is kept quietly.
+    assert!(file.to_core().unwrap().losses.is_empty());
+}
+
+#[test]
+fn a_material_library_supplies_the_materials_a_model_uses() {
+    let full = File::from_core(&textured_triangle(), &Default::default())
+        .unwrap()
+        .value;
+    // The object without its MTRL chunk (what m3dconv -m leaves), and a library that
+    // holds only the material.
+    let mut object = full.clone();
+    object.chunks.retain(|c| !matches!(c.body, Body::Mtrl(_)));
+    let mut lib = full.clone();
+    lib.chunks.retain(|c| matches!(c.body, Body::Mtrl(_)));
+
+    let alone = object.to_core().unwrap();
+    assert_eq!(alone.value.surfaces[0].material, None);
+    assert!(
+        alone
+            .losses
+            .iter()
+            .any(|l| l.reason.contains("not defined"))
+    );
+
+    let opts = m3d_format::CoreOptions {
+        read_file: None,
+        mtllib: Some(&lib),
+    };
+    let shared = object.to_core_with(&opts).unwrap();
+    assert_eq!(shared.value.surfaces[0].material, Some(0));
+    assert_eq!(shared.value.materials[0].name, "red");
+    assert_eq!(shared.value.materials[0].base_color.x, 1.0);
+    assert_eq!(shared.value.textures[0].name, "bricks");
+
+    // A model that defines the library's material again: the library's wins, reported.
+    let both = full.to_core_with(&opts).unwrap();
+    assert_eq!(both.value.materials.len(), 1);
+    assert!(
+        both.losses
+            .iter()
+            .any(|l| l.reason.contains("already defined"))
+    );
+}
