@@ -468,14 +468,27 @@ impl File {
         }
         let mut actions = Vec::new();
         for (ci, clip) in model.animations.iter().enumerate() {
-            let mut times: Vec<u32> = clip
+            // Frames at whole milliseconds, each holding the values at the key it stands
+            // for (not at the rounded time: a key keeps its value, only its time moves).
+            let mut keys: Vec<(u32, f32)> = clip
                 .channels
                 .iter()
                 .flat_map(|c| c.translation.times.iter().chain(&c.rotation.times))
-                .map(|t| (t.max(0.0) * 1000.0).round() as u32)
+                .map(|t| ((t.max(0.0) * 1000.0).round() as u32, *t))
                 .collect();
-            times.sort_unstable();
-            times.dedup();
+            keys.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            keys.dedup_by_key(|k| k.0);
+            if keys
+                .iter()
+                .any(|(ms, t)| (*ms as f32 / 1000.0 - t).abs() > 1e-6)
+            {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    format!("animations[{ci}]"),
+                    "key times rounded to whole milliseconds (up to 0.5 ms off)",
+                );
+            }
             if clip.channels.iter().any(|c| !c.scale.is_empty()) {
                 out.lose(
                     Feature::Animation,
@@ -485,8 +498,7 @@ impl File {
                 );
             }
             let mut frames = Vec::new();
-            for ms in &times {
-                let t = *ms as f32 / 1000.0;
+            for &(ms, t) in &keys {
                 let mut transforms = Vec::new();
                 for c in &clip.channels {
                     let Some(rest) = model.skeleton.bones.get(c.bone) else {
@@ -502,14 +514,14 @@ impl File {
                     });
                 }
                 frames.push(Frame {
-                    msec: *ms,
+                    msec: ms,
                     transforms,
                 });
             }
             if frames.len() > usize::from(u16::MAX) {
                 return Err(invalid(format!("animation {ci}: more than 65535 frames")));
             }
-            let duration_msec = times.last().copied().unwrap_or(0);
+            let duration_msec = keys.last().map_or(0, |k| k.0);
             actions.push(Chunk {
                 body: Body::Actn(Action {
                     name: strings.add(&clip.name)?,
