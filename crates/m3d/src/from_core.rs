@@ -69,7 +69,8 @@ impl File {
     /// becomes a run of triangles after a use-material record. Clips become actions keyed
     /// at every time any channel has a key. Losses: tangents, the second UV set, morph
     /// targets, bone scale, skin weights quantized to 1/255, non-linear interpolation. A
-    /// model in another coordinate system is converted to M3D's (Y up, right-handed).
+    /// model in another coordinate system is converted to M3D's (Y up, right-handed); bones
+    /// are put in depth-first order when they are not (reported).
     /// `opts` only sets [`File::compressed`].
     ///
     /// ```
@@ -90,6 +91,23 @@ impl File {
             &converted
         };
         let mut out = Converted::exact(File::default());
+        // Bones parents-first and depth-first, the order the text form can nest.
+        let reordered;
+        let model = match model.skeleton.depth_first_order() {
+            Some(order) if order.iter().enumerate().any(|(i, o)| i != *o) => {
+                let mut m = model.clone();
+                m.reorder_bones(&order);
+                out.lose(
+                    Feature::Skeleton,
+                    LossKind::Reduced,
+                    "skeleton",
+                    "bones reordered depth-first (parents before children, as M3D nests them)",
+                );
+                reordered = m;
+                &reordered
+            }
+            _ => model,
+        };
         let mut strings = Strings {
             table: Vec::new(),
             seen: HashMap::new(),

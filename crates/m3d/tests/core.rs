@@ -378,3 +378,76 @@ fn a_material_library_supplies_the_materials_a_model_uses() {
             .any(|l| l.reason.contains("already defined"))
     );
 }
+
+#[test]
+fn bones_out_of_depth_first_order_are_reordered_for_both_forms() {
+    use meshfmt_core::glam::{Quat, Vec3};
+    use meshfmt_core::{Bone, Channel, Clip, Surface, Track, VertexInfluences};
+    // Roots "a" and "b", and "c" a child of "a" listed after "b": the text form nests
+    // bones, so "c" must follow "a".
+    let bone = |name: &str, parent, x: f32| Bone {
+        name: name.into(),
+        parent,
+        rest: meshfmt_core::Transform {
+            translation: Vec3::new(x, 0.0, 0.0),
+            ..Default::default()
+        },
+        ..Bone::default()
+    };
+    let mut model = meshfmt_core::Model::default();
+    model.skeleton.bones = vec![
+        bone("a", None, 1.0),
+        bone("b", None, 2.0),
+        bone("c", Some(0), 3.0),
+    ];
+    model.surfaces.push(Surface {
+        positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+        indices: vec![0, 1, 2],
+        skin: vec![VertexInfluences::single(2); 3],
+        ..Surface::default()
+    });
+    model.animations.push(Clip {
+        name: "turn".into(),
+        channels: vec![Channel {
+            bone: 2,
+            rotation: Track {
+                times: vec![0.0, 1.0],
+                values: vec![Quat::IDENTITY, Quat::from_rotation_y(1.0)],
+                ..Default::default()
+            },
+            ..Default::default()
+        }],
+    });
+    let c = File::from_core(&model, &Default::default()).unwrap();
+    assert!(
+        c.losses.iter().any(|l| l.reason.contains("depth-first")),
+        "{:?}",
+        c.losses
+    );
+    for bytes in [
+        c.value.write().unwrap(),
+        c.value.write_ascii().unwrap().into_bytes(),
+    ] {
+        let back = m3d_format::read(&bytes).unwrap().to_core().unwrap().value;
+        let names: Vec<&str> = back
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| b.name.as_str())
+            .collect();
+        assert_eq!(names, ["a", "c", "b"]);
+        assert_eq!(back.skeleton.bones[1].parent, Some(0));
+        assert_eq!(back.skeleton.bones[1].rest.translation.x, 3.0);
+        // The skin and the channel follow "c" to its new index.
+        assert!(back.surfaces[0].skin.iter().all(|v| v.joints[0] == 1));
+        assert_eq!(
+            back.animations[0]
+                .channels
+                .iter()
+                .find(|ch| !ch.rotation.is_empty())
+                .unwrap()
+                .bone,
+            1
+        );
+    }
+}

@@ -29,6 +29,58 @@ pub struct Model {
 }
 
 impl Model {
+    /// Puts the bones in a new order: new bone `i` is old bone `order[i]`. Parents, skin
+    /// joints and animation channels follow, so the model means the same. Returns false,
+    /// changing nothing, unless `order` is a permutation of the bones.
+    ///
+    /// ```
+    /// use meshfmt_core::{Bone, Model, Skeleton};
+    /// let bone = |name: &str, parent| Bone { name: name.into(), parent, ..Bone::default() };
+    /// let mut m = Model::default();
+    /// m.skeleton = Skeleton { bones: vec![bone("hand", Some(1)), bone("arm", None)] };
+    /// assert!(m.reorder_bones(&[1, 0]));
+    /// assert_eq!(m.skeleton.bones[1].name, "hand");
+    /// assert_eq!(m.skeleton.bones[1].parent, Some(0));
+    /// ```
+    pub fn reorder_bones(&mut self, order: &[usize]) -> bool {
+        let n = self.skeleton.bones.len();
+        let mut new_of_old = vec![usize::MAX; n];
+        if order.len() != n {
+            return false;
+        }
+        for (new, &old) in order.iter().enumerate() {
+            match new_of_old.get_mut(old) {
+                Some(slot) if *slot == usize::MAX => *slot = new,
+                _ => return false,
+            }
+        }
+        let map = |i: usize| new_of_old.get(i).copied().unwrap_or(i);
+        let bones = std::mem::take(&mut self.skeleton.bones);
+        self.skeleton.bones = order
+            .iter()
+            .filter_map(|&i| bones.get(i).cloned())
+            .map(|mut b| {
+                b.parent = b.parent.map(map);
+                b
+            })
+            .collect();
+        for s in &mut self.surfaces {
+            for v in &mut s.skin {
+                for (j, w) in v.joints.iter_mut().zip(v.weights) {
+                    if w != 0.0 {
+                        *j = map(*j as usize) as u32;
+                    }
+                }
+            }
+        }
+        for clip in &mut self.animations {
+            for c in &mut clip.channels {
+                c.bone = map(c.bone);
+            }
+        }
+        true
+    }
+
     /// Total vertices over all surfaces.
     pub fn vertex_count(&self) -> usize {
         self.surfaces.iter().map(|s| s.positions.len()).sum()

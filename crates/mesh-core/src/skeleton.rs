@@ -164,6 +164,39 @@ impl Skeleton {
             .collect()
     }
 
+    /// The bones in depth-first pre-order (each root, then its subtree, children in index
+    /// order): the order text formats that nest bones need. `None` when some bone is not
+    /// reachable from a root (a parent cycle or a parent out of range).
+    ///
+    /// ```
+    /// use meshfmt_core::{Bone, Skeleton};
+    /// let bone = |parent| Bone { parent, ..Bone::default() };
+    /// // 0 <- 2, 1 <- 3: depth first is 0, 2, 1, 3.
+    /// let s = Skeleton { bones: vec![bone(None), bone(None), bone(Some(0)), bone(Some(1))] };
+    /// assert_eq!(s.depth_first_order(), Some(vec![0, 2, 1, 3]));
+    /// ```
+    pub fn depth_first_order(&self) -> Option<Vec<usize>> {
+        let n = self.bones.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for (i, b) in self.bones.iter().enumerate() {
+            match b.parent {
+                None => roots.push(i),
+                Some(p) => children.get_mut(p)?.push(i),
+            }
+        }
+        let mut order = Vec::with_capacity(n);
+        let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+        while let Some(i) = stack.pop() {
+            order.push(i);
+            if order.len() > n {
+                return None;
+            }
+            stack.extend(children.get(i)?.iter().rev());
+        }
+        (order.len() == n).then_some(order)
+    }
+
     /// Children of bone `i`.
     pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         self.bones
