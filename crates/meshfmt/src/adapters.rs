@@ -381,6 +381,22 @@ pub mod m3d {
         m3d_format::read(data).map_err(err)?.to_core().map_err(err)
     }
 
+    /// Decode to meshfmt-core, reading textures that are not inlined through `read_file`
+    /// (m3d.h's `readfilecb`: `NAME.png`, then `NAME`).
+    pub fn to_core_with_files(
+        data: &[u8],
+        read_file: m3d_format::ReadFile<'_>,
+    ) -> Result<Converted<Model>, CliError> {
+        let opts = m3d_format::CoreOptions {
+            read_file: Some(read_file),
+            mtllib: None,
+        };
+        m3d_format::read(data)
+            .map_err(err)?
+            .to_core_with(&opts)
+            .map_err(err)
+    }
+
     fn bytes(f: &File, ascii: bool) -> Result<Vec<u8>, CliError> {
         if ascii {
             f.write_ascii().map(String::into_bytes).map_err(err)

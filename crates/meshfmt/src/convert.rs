@@ -123,7 +123,8 @@ fn convert_lenient(
     let gltf_input =
         opts.from.is_none() && (crate::gltf::sniff(data) || in_ext == "gltf" || in_ext == "glb");
     let obj_input = opts.from.is_none() && !gltf_input && in_ext == "obj";
-    // Side files (a .gltf's buffers, an .obj's mtllib) are read from beside the input.
+    // Side files (a .gltf's buffers, an .obj's mtllib, an .m3d's textures) are read from
+    // beside the input.
     let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
     let load = |uri: &str| -> Result<Vec<u8>, CliError> {
         if uri.contains(':') || uri.starts_with('/') || uri.starts_with('\\') {
@@ -170,7 +171,12 @@ fn convert_lenient(
         }
         let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
         source = Some(src);
-        to_core(data)?
+        if src.name == "m3d" {
+            // External textures live beside the model, as for a .gltf's buffers.
+            crate::adapters::m3d::to_core_with_files(data, &|name| load(name).ok())?
+        } else {
+            to_core(data)?
+        }
     };
     let mut losses: Vec<Loss> = model.losses;
     let files = match target.as_str() {

@@ -500,3 +500,66 @@ fn validate_many_files() {
         "{stderr}"
     );
 }
+
+#[test]
+fn m3d_textures_are_read_from_beside_the_model() {
+    use meshfmt_core::glam::{Vec3, Vec4};
+    use meshfmt_core::{
+        Material, Model, RgbaImage, Surface, Texture, TextureBinding, TextureRole, TextureSource,
+    };
+    let model = Model {
+        surfaces: vec![Surface {
+            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+            uv0: vec![meshfmt_core::glam::Vec2::ZERO; 3],
+            indices: vec![0, 1, 2],
+            material: Some(0),
+            ..Surface::default()
+        }],
+        materials: vec![Material {
+            name: "wall".into(),
+            base_color: Vec4::ONE,
+            textures: vec![TextureBinding {
+                role: TextureRole::BaseColor,
+                texture: 0,
+                uv_set: 0,
+            }],
+            ..Material::default()
+        }],
+        textures: vec![Texture {
+            name: "bricks".into(),
+            source: TextureSource::Path("bricks.png".into()),
+        }],
+        ..Model::default()
+    };
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-m3dtex-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let m3d = dir.join("wall.m3d");
+    let file = m3d_format::File::from_core(&model, &Default::default()).unwrap();
+    std::fs::write(&m3d, file.value.write().unwrap()).unwrap();
+    let png = RgbaImage {
+        width: 2,
+        height: 1,
+        pixels: vec![200, 60, 40, 255, 90, 30, 20, 255],
+    }
+    .encode_png()
+    .unwrap();
+    std::fs::write(dir.join("bricks.png"), png).unwrap();
+
+    // With the texture beside it, the glTF carries its pixels.
+    let gltf = dir.join("wall.gltf");
+    let out = meshfmt(&["convert", m3d.to_str().unwrap(), gltf.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("not found"), "{stderr}");
+    let text = std::fs::read_to_string(&gltf).unwrap();
+    assert!(text.contains("\"mimeType\": \"image/png\""), "{text}");
+
+    // Without it: a warning, and the glTF refers to the file by name.
+    std::fs::remove_file(dir.join("bricks.png")).unwrap();
+    let out = meshfmt(&["convert", m3d.to_str().unwrap(), gltf.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("'bricks.png' not found"), "{stderr}");
+    let text = std::fs::read_to_string(&gltf).unwrap();
+    assert!(text.contains("\"uri\": \"bricks.png\""), "{text}");
+}
