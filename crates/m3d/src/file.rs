@@ -30,6 +30,24 @@ pub struct WriteOptions {
     pub compress: bool,
     /// Deflate level 0..=10 (miniz_oxide's scale).
     pub level: u8,
+    /// Coordinate precision [`File::from_core`] writes (the faithful writer keeps what
+    /// the file holds).
+    pub precision: Precision,
+}
+
+/// How coordinates are stored (the HEAD's `vc_t`): positions are normalised to the unit
+/// cube first, so the quantized forms lose at most half a step of the model's extent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// int8, `v * 127`: error up to `0.5 / 127` of the extent (0.39%); UVs `/255`.
+    Int8,
+    /// int16, `v * 32767`: error up to `0.5 / 32767` of the extent; UVs `/65535`.
+    Int16,
+    /// f32 (exact for meshfmt-core's f32 values, up to the normalisation's rounding).
+    #[default]
+    Float,
+    /// f64.
+    Double,
 }
 
 impl ReadOptions {
@@ -56,6 +74,18 @@ impl WriteOptions {
         self.compress = compress;
         self
     }
+
+    /// These options with another coordinate precision for [`File::from_core`].
+    ///
+    /// ```
+    /// use m3d_format::{Precision, WriteOptions};
+    /// let o = WriteOptions::default().with_precision(Precision::Int16);
+    /// assert_eq!(o.precision, Precision::Int16);
+    /// ```
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
 }
 
 impl Default for WriteOptions {
@@ -63,6 +93,7 @@ impl Default for WriteOptions {
         WriteOptions {
             compress: true,
             level: 9,
+            precision: Precision::Float,
         }
     }
 }

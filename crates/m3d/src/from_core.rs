@@ -9,7 +9,7 @@ use meshfmt_core::{
 
 use crate::bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 use crate::error::{Result, invalid};
-use crate::file::{Body, Chunk, File, WriteOptions};
+use crate::file::{Body, Chunk, File, Precision, WriteOptions};
 use crate::material::{Material, PropValue, Property};
 use crate::mesh::{Corner, Mesh, MeshRecord};
 use crate::types::{Coord, Idx, Str, Types};
@@ -70,8 +70,9 @@ impl File {
     /// at every time any channel has a key. Losses: tangents, the second UV set, morph
     /// targets, bone scale, skin weights quantized to 1/255, non-linear interpolation. A
     /// model in another coordinate system is converted to M3D's (Y up, right-handed); bones
-    /// are put in depth-first order when they are not (reported).
-    /// `opts` only sets [`File::compressed`].
+    /// are put in depth-first order when they are not (reported). Index fields are as
+    /// narrow as the counts allow; `opts` sets [`File::compressed`] and the coordinate
+    /// [`Precision`] (f32 by default; int8/int16 report their error bound).
     ///
     /// ```
     /// let model = meshfmt_core::Model::default();
@@ -578,6 +579,135 @@ impl File {
         f.chunks.extend(actions);
         f.chunks.extend(assets);
         f.strings = strings.table;
+        narrow_indices(f);
+        quantize(&mut out, opts.precision);
         Ok(out)
+    }
+}
+
+/// Index fields as narrow as the counts allow, as real files have them: 1 byte up to 254
+/// entries (255 and 254 are m3d.h's -1 and -2), 2 bytes up to 65,534, else 4.
+fn narrow_indices(f: &mut File) {
+    let width = |count: usize| -> u32 {
+        match count {
+            0..=254 => 0,
+            255..=65534 => 1,
+            _ => 2,
+        }
+    };
+    let (mut tmap, mut vertices, mut bones, mut skins, mut per_frame) = (0, 0, 0, 0, 0);
+    for c in &f.chunks {
+        match &c.body {
+            Body::Tmap(t) => tmap = t.items.len(),
+            Body::Vrts(v) => vertices = v.items.len(),
+            Body::Bone(s) => (bones, skins) = (s.bones.len(), s.skins.len()),
+            Body::Actn(a) => {
+                per_frame = a
+                    .frames
+                    .iter()
+                    .map(|fr| fr.transforms.len())
+                    .fold(per_frame, usize::max);
+            }
+            _ => {}
+        }
+    }
+    let mut t = f.types.0;
+    let mut set = |shift: u32, code: u32| {
+        // Absent fields (3) stay absent.
+        if (t >> shift) & 3 != 3 {
+            t = (t & !(3 << shift)) | (code << shift);
+        }
+    };
+    set(2, width(vertices));
+    set(4, width(f.strings.len()));
+    set(8, width(tmap));
+    set(10, width(bones));
+    set(14, width(skins));
+    set(16, width(per_frame));
+    f.types = Types(t);
+}
+
+/// Stores every coordinate at `precision`, reporting the error that costs.
+fn quantize(out: &mut Converted<File>, precision: Precision) {
+    let (code, steps) = match precision {
+        Precision::Int8 => (0u32, 127.0f64),
+        Precision::Int16 => (1, 32767.0),
+        Precision::Float => return,
+        Precision::Double => (3, 0.0),
+    };
+    let f = &mut out.value;
+    f.types = Types((f.types.0 & !3) | code);
+    let signed = |c: &mut Coord| {
+        let v = c.signed();
+        *c = match precision {
+            Precision::Int8 => Coord::I8((v * 127.0).round().clamp(-127.0, 127.0) as i8),
+            Precision::Int16 => Coord::I16((v * 32767.0).round().clamp(-32767.0, 32767.0) as i16),
+            _ => Coord::F64(v),
+        };
+    };
+    let mut uv_clamped = false;
+    let mut unsigned = |c: &mut Coord| {
+        let v = c.unsigned();
+        uv_clamped |= !(0.0..=1.0).contains(&v) && precision != Precision::Double;
+        *c = match precision {
+            Precision::Int8 => Coord::I8((v * 255.0).round().clamp(0.0, 255.0) as u8 as i8),
+            Precision::Int16 => Coord::I16((v * 65535.0).round().clamp(0.0, 65535.0) as u16 as i16),
+            _ => Coord::F64(v),
+        };
+    };
+    let mut any_uv = false;
+    for c in &mut f.chunks {
+        match &mut c.body {
+            Body::Vrts(v) => v
+                .items
+                .iter_mut()
+                .flat_map(|v| &mut v.coords)
+                .for_each(&signed),
+            Body::Tmap(t) => {
+                any_uv = true;
+                t.items.iter_mut().flatten().for_each(&mut unsigned);
+            }
+            _ => {}
+        }
+    }
+    if steps == 0.0 {
+        return;
+    }
+    let scale = f64::from(f.effective_scale());
+    let step = 0.5 / steps;
+    let what = if code == 0 { "int8" } else { "int16" };
+    for (feature, bound) in [
+        (Feature::Geometry, step * scale),
+        (Feature::Normals, step),
+        (Feature::Skeleton, step * scale.max(1.0)),
+        (Feature::Animation, step * scale.max(1.0)),
+    ] {
+        out.lose(
+            feature,
+            LossKind::Quantized {
+                max_error: bound as f32,
+            },
+            "",
+            format!("coordinates stored as {what}"),
+        );
+    }
+    if any_uv {
+        let uv_step = 0.5 / if code == 0 { 255.0 } else { 65535.0 };
+        out.lose(
+            Feature::Uv0,
+            LossKind::Quantized {
+                max_error: uv_step as f32,
+            },
+            "",
+            format!("texture coordinates stored as unsigned {what}"),
+        );
+        if uv_clamped {
+            out.lose(
+                Feature::Uv0,
+                LossKind::Reduced,
+                "",
+                "texture coordinates outside 0..1 clamped (quantized UVs are unsigned)",
+            );
+        }
     }
 }

@@ -95,7 +95,7 @@ pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use convert::{CoreOptions, ReadFile};
 pub use error::{Error, Result};
 pub use file::{
-    Body, Chunk, Counts, File, ReadOptions, WriteOptions, read, read_payload, read_with,
+    Body, Chunk, Counts, File, Precision, ReadOptions, WriteOptions, read, read_payload, read_with,
 };
 pub use label::Labels;
 pub use load::{

@@ -451,3 +451,67 @@ fn bones_out_of_depth_first_order_are_reordered_for_both_forms() {
         );
     }
 }
+
+#[test]
+fn from_core_writes_every_precision_within_its_bound_and_narrow_indices() {
+    use m3d_format::{Precision, WriteOptions};
+    for c in meshfmt_core::canonical::ALL.iter().filter(|c| !c.large) {
+        let model = (c.build)();
+        for precision in [
+            Precision::Int8,
+            Precision::Int16,
+            Precision::Float,
+            Precision::Double,
+        ] {
+            let opts = WriteOptions::default().with_precision(precision);
+            let conv = File::from_core(&model, &opts).unwrap();
+            let bound = conv
+                .losses
+                .iter()
+                .find_map(|l| match (l.feature, &l.kind) {
+                    (
+                        meshfmt_core::Feature::Geometry,
+                        meshfmt_core::LossKind::Quantized { max_error },
+                    ) => Some(*max_error),
+                    _ => None,
+                })
+                .unwrap_or(0.0);
+            let expect = match precision {
+                Precision::Int8 => 0.5 / 127.0,
+                Precision::Int16 => 0.5 / 32767.0,
+                _ => 0.0,
+            } * conv.value.effective_scale();
+            assert!(
+                (bound - expect).abs() <= 1e-6 * expect.max(1.0),
+                "{} {precision:?}: {bound}",
+                c.name
+            );
+            let bytes = conv.value.write().unwrap();
+            let back = m3d_format::read(&bytes).unwrap();
+            // The narrowest index widths: the small canonical models have < 255 vertices.
+            assert_eq!(back.types.vi(), 1, "{}", c.name);
+            assert_eq!(
+                back.types.vc(),
+                [1, 2, 4, 8][precision as usize],
+                "{}",
+                c.name
+            );
+            let core = back.to_core().unwrap().value;
+            for (s, t) in model
+                .surfaces
+                .iter()
+                .filter(|s| !s.indices.is_empty())
+                .zip(&core.surfaces)
+            {
+                for (p, q) in s.positions.iter().zip(&t.positions) {
+                    let e = (*p - *q).abs().max_element();
+                    assert!(
+                        e <= bound + 1e-6 * conv.value.effective_scale(),
+                        "{} {precision:?}: {e} > {bound}",
+                        c.name
+                    );
+                }
+            }
+        }
+    }
+}

@@ -9,10 +9,25 @@ use crate::info::Info;
 /// Quantization quality for formats that quantize.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Quality {
-    /// Byte for byte what the format's original tool writes (truncation, padded boxes).
+    /// MeshSerializer2: byte for byte what the original script writes (truncation).
     Compatible,
-    /// Nearest rounding and tight boxes: at most half the original's error.
+    /// MeshSerializer2: nearest rounding, at most half the original's error.
     Rounded,
+    /// M3D: int8 coordinates (error up to 0.5/127 of the model's extent).
+    Int8,
+    /// M3D: int16 coordinates (error up to 0.5/32767 of the extent).
+    Int16,
+    /// M3D: f32 coordinates (the default).
+    Float,
+    /// M3D: f64 coordinates.
+    Double,
+}
+
+fn unsupported(q: Quality, format: &str, supported: &str) -> CliError {
+    CliError::Format(format!(
+        "{format}: --quality {} does not apply (use {supported})",
+        format!("{q:?}").to_lowercase()
+    ))
 }
 
 /// Options for encoding from meshfmt-core.
@@ -61,6 +76,7 @@ pub mod unity {
         let quantization = match opts.quality {
             Some(Quality::Compatible) => Quantization::Compatible,
             Some(Quality::Rounded) | None => Quantization::Rounded,
+            Some(q) => return Err(unsupported(q, "unity-meshser", "compatible or rounded")),
         };
         let wo = WriteOptions {
             quantization,
@@ -415,7 +431,15 @@ pub mod m3d {
             Some("binary") => false,
             _ => opts.extension == "a3d",
         };
-        let mut c = File::from_core(model, &WriteOptions::default()).map_err(err)?;
+        let precision = match opts.quality {
+            Some(Quality::Int8) => m3d_format::Precision::Int8,
+            Some(Quality::Int16) => m3d_format::Precision::Int16,
+            Some(Quality::Float) | None => m3d_format::Precision::Float,
+            Some(Quality::Double) => m3d_format::Precision::Double,
+            Some(q) => return Err(unsupported(q, "m3d", "int8, int16, float or double")),
+        };
+        let wo = WriteOptions::default().with_precision(precision);
+        let mut c = File::from_core(model, &wo).map_err(err)?;
         if ascii {
             c.losses.extend(c.value.ascii_losses());
         }

@@ -4,7 +4,8 @@
 //! meshfmt info FILE [--json] [--format NAME]
 //! meshfmt dump FILE [--format NAME] [--max-items N]
 //! meshfmt validate FILE... [--format NAME]
-//! meshfmt convert IN OUT [--to NAME] [--quality compatible|rounded] [--version V] [--strict]
+//! meshfmt convert IN OUT [--to NAME] [--quality Q] [--version V] [--strict]
+//!   (Q: compatible|rounded for MeshSerializer2, int8|int16|float|double for M3D)
 //! meshfmt convert --out-dir DIR --to NAME FILES...   (batch, in parallel)
 //! meshfmt formats
 //! ```

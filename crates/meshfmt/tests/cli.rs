@@ -563,3 +563,29 @@ fn m3d_textures_are_read_from_beside_the_model() {
     let text = std::fs::read_to_string(&gltf).unwrap();
     assert!(text.contains("\"uri\": \"bricks.png\""), "{text}");
 }
+
+#[test]
+fn m3d_quality_sets_the_coordinate_precision() {
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-m3dq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (q, bytes) in [("int8", 1), ("int16", 2), ("float", 4), ("double", 8)] {
+        let out_path = dir.join(format!("arm-{q}.m3d"));
+        let out = meshfmt(&["convert", &arm, out_path.to_str().unwrap(), "--quality", q]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let f = m3d_format::read(&std::fs::read(&out_path).unwrap()).unwrap();
+        assert_eq!(f.types.vc(), bytes, "{q}");
+    }
+    let out = meshfmt(&[
+        "convert",
+        &arm,
+        dir.join("x.m3d").to_str().unwrap(),
+        "--quality",
+        "compatible",
+    ]);
+    assert_clean_failure(&out, "does not apply");
+}
