@@ -253,40 +253,10 @@ fn canonical_models_survive_from_core_write_read_to_core() {
     }
 }
 
-/// A one-triangle model whose material "red" has a base-colour map named "bricks".
-fn textured_triangle() -> meshfmt_core::Model {
-    use meshfmt_core::glam::{Vec3, Vec4};
-    use meshfmt_core::{Material, Surface, Texture, TextureBinding, TextureRole, TextureSource};
-    meshfmt_core::Model {
-        surfaces: vec![Surface {
-            name: "red".into(),
-            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-            indices: vec![0, 1, 2],
-            material: Some(0),
-            ..Surface::default()
-        }],
-        materials: vec![Material {
-            name: "red".into(),
-            base_color: Vec4::new(1.0, 0.0, 0.0, 1.0),
-            textures: vec![TextureBinding {
-                role: TextureRole::BaseColor,
-                texture: 0,
-                uv_set: 0,
-            }],
-            ..Material::default()
-        }],
-        textures: vec![Texture {
-            name: "bricks".into(),
-            source: TextureSource::Path("bricks.png".into()),
-        }],
-        ..meshfmt_core::Model::default()
-    }
-}
-
 #[test]
 fn external_textures_come_from_the_callers_loader() {
     use meshfmt_core::{RgbaImage, TextureSource};
-    let file = File::from_core(&textured_triangle(), &Default::default())
+    let file = File::from_core(&test_support::textured_triangle(), &Default::default())
         .unwrap()
         .value;
     let img = RgbaImage {
@@ -340,7 +310,7 @@ fn external_textures_come_from_the_callers_loader() {
 
 #[test]
 fn a_material_library_supplies_the_materials_a_model_uses() {
-    let full = File::from_core(&textured_triangle(), &Default::default())
+    let full = File::from_core(&test_support::textured_triangle(), &Default::default())
         .unwrap()
         .value;
     // The object without its MTRL chunk (what m3dconv -m leaves), and a library that
@@ -365,7 +335,7 @@ fn a_material_library_supplies_the_materials_a_model_uses() {
     };
     let shared = object.to_core_with(&opts).unwrap();
     assert_eq!(shared.value.surfaces[0].material, Some(0));
-    assert_eq!(shared.value.materials[0].name, "red");
+    assert_eq!(shared.value.materials[0].name, "wall");
     assert_eq!(shared.value.materials[0].base_color.x, 1.0);
     assert_eq!(shared.value.textures[0].name, "bricks");
 

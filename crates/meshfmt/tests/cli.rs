@@ -503,34 +503,8 @@ fn validate_many_files() {
 
 #[test]
 fn m3d_textures_are_read_from_beside_the_model() {
-    use meshfmt_core::glam::{Vec3, Vec4};
-    use meshfmt_core::{
-        Material, Model, RgbaImage, Surface, Texture, TextureBinding, TextureRole, TextureSource,
-    };
-    let model = Model {
-        surfaces: vec![Surface {
-            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-            uv0: vec![meshfmt_core::glam::Vec2::ZERO; 3],
-            indices: vec![0, 1, 2],
-            material: Some(0),
-            ..Surface::default()
-        }],
-        materials: vec![Material {
-            name: "wall".into(),
-            base_color: Vec4::ONE,
-            textures: vec![TextureBinding {
-                role: TextureRole::BaseColor,
-                texture: 0,
-                uv_set: 0,
-            }],
-            ..Material::default()
-        }],
-        textures: vec![Texture {
-            name: "bricks".into(),
-            source: TextureSource::Path("bricks.png".into()),
-        }],
-        ..Model::default()
-    };
+    use meshfmt_core::RgbaImage;
+    let model = test_support::textured_triangle();
     let dir = std::env::temp_dir().join(format!("meshfmt-cli-m3dtex-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let m3d = dir.join("wall.m3d");

@@ -15,6 +15,7 @@
 mod bytes;
 mod compare;
 mod harness;
+mod models;
 mod rng;
 mod samples;
 
@@ -22,5 +23,6 @@ pub use bytes::ByteBuilder;
 pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_close_vec4};
 pub use harness::{assert_flips_never_panic, assert_truncations_fail};
 pub use meshfmt_core::canonical;
+pub use models::textured_triangle;
 pub use rng::Rng;
 pub use samples::{files_under, samples_dir, samples_or_skip, workspace_root};
