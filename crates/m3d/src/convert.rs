@@ -456,10 +456,23 @@ impl File {
             });
         }
 
+        let meshed = self.voxel_surfaces(&mut out)?;
+
         // What core cannot hold.
         for (ci, c) in self.chunks.iter().enumerate() {
             let (feature, what) = match &c.body {
                 Body::Shpe(_) => (Feature::Geometry, "parametric shape (SHPE)"),
+                // Meshed into surfaces: the grid and what types mean beyond colour go.
+                Body::Voxt(_) | Body::Voxd(_) if meshed => {
+                    out.lose(
+                        Feature::Geometry,
+                        LossKind::Reduced,
+                        format!("chunk[{ci}]"),
+                        "voxels meshed into triangles as m3d_load does: the grid, type names, \
+                         shapes and items are not kept, only colours",
+                    );
+                    continue;
+                }
                 Body::Voxt(_) => (Feature::Materials, "voxel types (VOXT)"),
                 Body::Voxd(_) => (Feature::Geometry, "voxel block (VOXD), not meshed"),
                 Body::Lbls(_) => (Feature::Names, "labels (LBLS)"),
@@ -492,6 +505,80 @@ impl File {
             );
         }
         Ok(out)
+    }
+}
+
+impl File {
+    /// Voxel blocks as triangles (m3d_load's meshing, [`crate::Loaded::mesh_voxels`]):
+    /// one surface per voxel material, positions times the scale, the axis normals, the
+    /// voxel types' colours. True when there were voxels to mesh.
+    fn voxel_surfaces(&self, out: &mut Converted<Model>) -> Result<bool> {
+        if !self.chunks.iter().any(|c| matches!(c.body, Body::Voxd(_))) {
+            return Ok(false);
+        }
+        let mut l = crate::Loaded::from_file(self, parsing_primitives::Limits::DEFAULT);
+        let nf = l.faces.len();
+        l.mesh_voxels()?;
+        let scale = self.effective_scale();
+        let coloured = l.voxel_types.iter().any(|t| t.color != 0);
+        let mut by_material: Vec<(Idx, Surface, HashMap<(Idx, Idx), u32>)> = Vec::new();
+        for f in l.faces.get(nf..).unwrap_or_default() {
+            let si = match by_material.iter().position(|(m, ..)| *m == f.material) {
+                Some(i) => i,
+                None => {
+                    let material = f.material.get().map(|m| m as usize);
+                    let name = material
+                        .and_then(|m| out.value.materials.get(m))
+                        .map_or_else(|| "voxels".to_string(), |m| m.name.clone());
+                    by_material.push((
+                        f.material,
+                        Surface {
+                            name,
+                            material: material.filter(|m| *m < out.value.materials.len()),
+                            ..Surface::default()
+                        },
+                        HashMap::new(),
+                    ));
+                    by_material.len() - 1
+                }
+            };
+            let Some((_, s, seen)) = by_material.get_mut(si) else {
+                continue;
+            };
+            if f.vertex
+                .iter()
+                .chain(&f.normal)
+                .any(|i| i.get().and_then(|i| l.vertices.get(i as usize)).is_none())
+            {
+                continue;
+            }
+            for (vi, ni) in f.vertex.iter().zip(f.normal) {
+                let (Some(v), Some(n)) = (
+                    vi.get().and_then(|v| l.vertices.get(v as usize)),
+                    ni.get().and_then(|n| l.vertices.get(n as usize)),
+                ) else {
+                    continue;
+                };
+                // A corner shared by faces of one side is one vertex; sides differ in normal.
+                if let Some(&id) = seen.get(&(*vi, ni)) {
+                    s.indices.push(id);
+                    continue;
+                }
+                let id = s.positions.len() as u32;
+                seen.insert((*vi, ni), id);
+                s.indices.push(id);
+                s.positions
+                    .push(Vec3::new(v.xyzw[0], v.xyzw[1], v.xyzw[2]) * scale);
+                s.normals.push(Vec3::new(n.xyzw[0], n.xyzw[1], n.xyzw[2]));
+                if coloured {
+                    s.colors.push(rgba_to_vec4(v.color));
+                }
+            }
+        }
+        out.value
+            .surfaces
+            .extend(by_material.into_iter().map(|(_, s, _)| s));
+        Ok(true)
     }
 }
 
