@@ -521,7 +521,9 @@ impl File {
         l.mesh_voxels()?;
         let scale = self.effective_scale();
         let coloured = l.voxel_types.iter().any(|t| t.color != 0);
-        let mut by_material: Vec<(Idx, Surface, HashMap<(Idx, Idx), u32>)> = Vec::new();
+        // Per voxel material: its surface and the (vertex, normal) corners it has.
+        type Building = (Idx, Surface, HashMap<(Idx, Idx), u32>);
+        let mut by_material: Vec<Building> = Vec::new();
         for f in l.faces.get(nf..).unwrap_or_default() {
             let si = match by_material.iter().position(|(m, ..)| *m == f.material) {
                 Some(i) => i,
