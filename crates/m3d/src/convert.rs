@@ -511,14 +511,29 @@ impl File {
 impl File {
     /// Voxel blocks as triangles (m3d_load's meshing, [`crate::Loaded::mesh_voxels`]):
     /// one surface per voxel material, positions times the scale, the axis normals, the
-    /// voxel types' colours. True when there were voxels to mesh.
+    /// voxel types' colours. True when there were voxels and they were meshed.
     fn voxel_surfaces(&self, out: &mut Converted<Model>) -> Result<bool> {
         if !self.chunks.iter().any(|c| matches!(c.body, Body::Voxd(_))) {
             return Ok(false);
         }
-        let mut l = crate::Loaded::from_file(self, parsing_primitives::Limits::DEFAULT);
+        // Meshing is bounded apart from the read limits: a few RLE bytes can declare a
+        // grid of millions of voxels. 4M voxels or corners is far beyond real models
+        // (monu1, the largest known, meshes to 125,166 vertices).
+        let limits = parsing_primitives::Limits {
+            max_alloc_bytes: 256 << 20,
+            max_elements: 1 << 22,
+        };
+        let mut l = crate::Loaded::from_file(self, limits);
         let nf = l.faces.len();
-        l.mesh_voxels()?;
+        if let Err(e) = l.mesh_voxels() {
+            out.lose(
+                Feature::Geometry,
+                LossKind::Dropped,
+                "VOXD",
+                format!("voxels not meshed: {e}"),
+            );
+            return Ok(false);
+        }
         let scale = self.effective_scale();
         let coloured = l.voxel_types.iter().any(|t| t.color != 0);
         // Per voxel material: its surface and the (vertex, normal) corners it has.

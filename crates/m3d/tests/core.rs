@@ -5,7 +5,7 @@
 #[path = "common/json.rs"]
 mod json;
 
-use m3d_format::{Body, File};
+use m3d_format::{Body, File, Idx};
 use test_support::samples_or_skip;
 
 #[test]
@@ -490,4 +490,43 @@ fn from_core_writes_every_precision_within_its_bound_and_narrow_indices() {
             }
         }
     }
+}
+
+#[test]
+fn a_huge_voxel_grid_is_not_meshed_by_to_core() {
+    use m3d_format::{Chunk, Run, Str, VoxelBlock, VoxelType};
+    // 1024 x 1024 x 200 voxels from one RLE run: within the read limits (the grid is not
+    // stored), but meshing it would take gigabytes. to_core reports it instead.
+    let mut f = File::default();
+    f.chunks.push(Chunk {
+        body: Body::Voxt(vec![VoxelType {
+            color: 0xff00_00ff,
+            name: Str(0),
+            rotation: 0,
+            shape_low: 0,
+            skin: Idx::UNDEF,
+            items: Vec::new(),
+        }]),
+        tail: Vec::new(),
+    });
+    f.chunks.push(Chunk {
+        body: Body::Voxd(VoxelBlock {
+            name: Str(0),
+            pos: [0; 3],
+            size: [1024, 1024, 200],
+            uncertain: 0,
+            group: 0,
+            runs: vec![Run::Repeat(128, Idx(0))],
+        }),
+        tail: Vec::new(),
+    });
+    let c = f.to_core().unwrap();
+    assert!(c.value.surfaces.is_empty());
+    assert!(
+        c.losses
+            .iter()
+            .any(|l| l.reason.contains("voxels not meshed")),
+        "{:?}",
+        c.losses
+    );
 }
