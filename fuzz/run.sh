@@ -19,7 +19,7 @@ else
   limits=(-max_total_time="$mode")
 fi
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(unigine_mesh unigine_anim vitaboy unity_meshser m3d gltf obj)
+[ ${#targets[@]} -eq 0 ] && targets=(unigine_mesh unigine_anim vitaboy unity_meshser m3d m3d_ascii gltf obj)
 samples="${MESHFMT_SAMPLES:-../../shared/samples}"
 seed() { # target, fixture dir, sample dir, extensions...
   local t=$1 fx=$2 sm=$3; shift 3
@@ -34,6 +34,7 @@ seed unigine_anim unigine-anim unigine anim sanim
 seed vitaboy niotso-mesh niotso mesh skel anim
 seed unity_meshser unity-meshser none bytes data
 seed m3d m3d m3d m3d a3d
+seed m3d_ascii m3d m3d a3d
 # OBJ seeds: a hand-written quad with a material library.
 mkdir -p corpus/obj
 printf 'mtllib m.mtl\nnewmtl red\nKd 1 0 0\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 1\nvn 0 0 1\no q\nusemtl red\nf 1/1/1 2/2/1 3/2/1 -1/1/1\n' > corpus/obj/quad.obj

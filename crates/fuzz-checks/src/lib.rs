@@ -28,9 +28,29 @@ pub const TARGETS: &[(&str, &str)] = &[
     ("vitaboy", "niotso-mesh"),
     ("unity_meshser", "unity-meshser"),
     ("m3d", "m3d"),
+    ("m3d_ascii", "m3d"),
     ("gltf", "gltf"),
     ("obj", "obj"),
 ];
+
+/// What fuzz target `target` runs on `data` (also what the regression replay runs): its
+/// family's [`check`], with `m3d_ascii` keeping the fuzzer inside M3D's text form by
+/// giving every input the `3dmodel` header it lacks.
+///
+/// ```
+/// fuzz_checks::run_target("m3d_ascii", b"Vertex\r\n1 2 3\r\nEnd\r\n");
+/// ```
+pub fn run_target(target: &str, data: &[u8]) {
+    let Some((_, format)) = TARGETS.iter().find(|(t, _)| *t == target) else {
+        panic!("unknown fuzz target {target}");
+    };
+    if target == "m3d_ascii" && !data.starts_with(b"3dmo") {
+        let mut text = b"3dmodel 1.0\r\n".to_vec();
+        text.extend_from_slice(data);
+        return check(format, &text);
+    }
+    check(format, data);
+}
 
 /// Runs every check on `data` as a file of format family `format` (a name in
 /// `meshfmt::formats::FORMATS`). Panics only when a property above is broken.
