@@ -398,14 +398,20 @@ pub mod m3d {
     }
 
     /// Decode to meshfmt-core, reading textures that are not inlined through `read_file`
-    /// (m3d.h's `readfilecb`: `NAME.png`, then `NAME`).
+    /// (m3d.h's `readfilecb`: `NAME.png`, then `NAME`) and materials from a material
+    /// library file's bytes when given.
     pub fn to_core_with_files(
         data: &[u8],
         read_file: m3d_format::ReadFile<'_>,
+        mtllib: Option<&[u8]>,
     ) -> Result<Converted<Model>, CliError> {
+        let lib = mtllib
+            .map(m3d_format::read)
+            .transpose()
+            .map_err(|e| CliError::Format(format!("m3d material library: {e}")))?;
         let opts = m3d_format::CoreOptions {
             read_file: Some(read_file),
-            mtllib: None,
+            mtllib: lib.as_ref(),
         };
         m3d_format::read(data)
             .map_err(err)?

@@ -31,6 +31,9 @@ pub struct ConvertOptions {
     pub embed: bool,
     /// Any loss is an error (`--strict`).
     pub strict: bool,
+    /// An M3D material library's bytes (`--mtllib`): models split by `m3dconv -m` find
+    /// their materials there.
+    pub mtllib: Option<Vec<u8>>,
 }
 
 /// The files a conversion produces: the output itself, then side files (`.bin`, `.mtl`).
@@ -160,7 +163,11 @@ fn convert_lenient(
                 (None, Some(_)) => false,
             };
             // Same format and version, nothing asked to change: the faithful rewrite.
-            if std::ptr::eq(src, dst) && same_version && opts.quality.is_none() {
+            if std::ptr::eq(src, dst)
+                && same_version
+                && opts.quality.is_none()
+                && opts.mtllib.is_none()
+            {
                 if let Some(rewrite) = dst.rewrite {
                     return Ok(Converted::exact(vec![(
                         output.to_path_buf(),
@@ -173,7 +180,11 @@ fn convert_lenient(
         source = Some(src);
         if src.name == "m3d" {
             // External textures live beside the model, as for a .gltf's buffers.
-            crate::adapters::m3d::to_core_with_files(data, &|name| load(name).ok())?
+            crate::adapters::m3d::to_core_with_files(
+                data,
+                &|name| load(name).ok(),
+                opts.mtllib.as_deref(),
+            )?
         } else {
             to_core(data)?
         }

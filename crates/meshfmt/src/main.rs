@@ -6,6 +6,7 @@
 //! meshfmt validate FILE... [--format NAME]
 //! meshfmt convert IN OUT [--to NAME] [--quality Q] [--version V] [--strict]
 //!   (Q: compatible|rounded for MeshSerializer2, int8|int16|float|double for M3D)
+//!   [--mtllib LIB.m3d] (M3D input: materials from a shared library)
 //! meshfmt convert --out-dir DIR --to NAME FILES...   (batch, in parallel)
 //! meshfmt formats
 //! ```
@@ -102,6 +103,10 @@ enum Command {
         /// Fail instead of converting when anything would be lost.
         #[arg(long)]
         strict: bool,
+        /// M3D input: a material library (a model of materials only, from `m3dconv -m`)
+        /// that the input's use-material records refer to.
+        #[arg(long, value_name = "FILE")]
+        mtllib: Option<String>,
     },
     /// List the supported formats and what the tool can do with each.
     Formats,
@@ -218,6 +223,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             version,
             embed,
             strict,
+            mtllib,
         } => {
             let opts = ConvertOptions {
                 from,
@@ -226,6 +232,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 version,
                 embed,
                 strict,
+                mtllib: mtllib.as_deref().map(read_file).transpose()?,
             };
             match out_dir {
                 Some(dir) => batch::run(&paths, Path::new(&dir), &opts),

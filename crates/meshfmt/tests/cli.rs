@@ -563,3 +563,44 @@ fn m3d_quality_sets_the_coordinate_precision() {
     ]);
     assert_clean_failure(&out, "does not apply");
 }
+
+#[test]
+fn m3d_mtllib_supplies_the_materials() {
+    let full = m3d_format::File::from_core(&test_support::textured_triangle(), &Default::default())
+        .unwrap()
+        .value;
+    let mut object = full.clone();
+    object
+        .chunks
+        .retain(|c| !matches!(c.body, m3d_format::Body::Mtrl(_)));
+    let mut lib = full;
+    lib.chunks
+        .retain(|c| matches!(c.body, m3d_format::Body::Mtrl(_)));
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-mtllib-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (obj, lib_path, gltf) = (
+        dir.join("obj.m3d"),
+        dir.join("lib.m3d"),
+        dir.join("obj.gltf"),
+    );
+    std::fs::write(&obj, object.write().unwrap()).unwrap();
+    std::fs::write(&lib_path, lib.write().unwrap()).unwrap();
+
+    let out = meshfmt(&["convert", obj.to_str().unwrap(), gltf.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("material name not defined"), "{stderr}");
+
+    let out = meshfmt(&[
+        "convert",
+        obj.to_str().unwrap(),
+        gltf.to_str().unwrap(),
+        "--mtllib",
+        lib_path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("material name not defined"), "{stderr}");
+    let text = std::fs::read_to_string(&gltf).unwrap();
+    assert!(text.contains("\"name\": \"wall\""), "{text}");
+}
