@@ -489,7 +489,11 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     let mut it = items.trim_end_matches('}').split_whitespace();
                     while let Some(c) = it.next() {
                         let c: u16 = num(&p, at, Some(c), "item count")?;
-                        let n = it.next().unwrap_or("");
+                        // "-" is an empty name, as for the type's own name.
+                        let n = match it.next() {
+                            None | Some("-") => "",
+                            Some(n) => n,
+                        };
                         list.push((c, p.string(n)));
                     }
                     types.push(VoxelType {

@@ -312,7 +312,12 @@ impl File {
                         if !t.items.is_empty() {
                             o.push_str(" {");
                             for (n, s) in &t.items {
-                                let _ = write!(o, " {n} {}", self.name_text(*s));
+                                // An empty name would shift every later count/name pair.
+                                let name = match self.name_text(*s) {
+                                    t if t.is_empty() => "-".to_owned(),
+                                    t => t,
+                                };
+                                let _ = write!(o, " {n} {name}");
                             }
                             o.push_str(" }");
                         }
