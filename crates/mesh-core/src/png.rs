@@ -12,10 +12,11 @@ impl RgbaImage {
     /// ```
     /// use meshfmt_core::RgbaImage;
     /// let img = RgbaImage { width: 2, height: 1, pixels: vec![255, 0, 0, 255, 0, 0, 255, 128] };
-    /// let png = img.encode_png().unwrap();
+    /// let png = img.encode_png().ok_or("cannot encode")?;
     /// assert_eq!(RgbaImage::decode_png(&png, 1 << 20), Some(img));
     /// assert_eq!(RgbaImage::decode_png(&png, 4), None);
     /// assert_eq!(RgbaImage::decode_png(b"not a png", 1 << 20), None);
+    /// # Ok::<(), &str>(())
     /// ```
     pub fn decode_png(bytes: &[u8], max_bytes: usize) -> Option<RgbaImage> {
         let mut d = png::Decoder::new_with_limits(

@@ -95,7 +95,7 @@ fn many_bad_indices_are_summarized() {
     let p = validate(&m);
     assert_eq!(p.len(), MAX_PER_ARRAY + 1);
     assert_eq!(
-        p.last().unwrap().message,
-        "280 more problems like the above"
+        p.last().map(|p| p.message.as_str()),
+        Some("280 more problems like the above")
     );
 }

@@ -34,15 +34,16 @@ pub fn write(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, CliError> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn layout_by_hand() {
-        let glb = super::write(b"{}", &[1, 2, 3, 4, 5]).unwrap();
+    fn layout_by_hand() -> Result<(), crate::error::CliError> {
+        let glb = super::write(b"{}", &[1, 2, 3, 4, 5])?;
         // 12 header + 8 + 4 (JSON "{}" + 2 spaces) + 8 + 8 (5 bytes + 3 zeros) = 40.
         assert_eq!(glb.len(), 40);
         assert_eq!(&glb[..12], b"glTF\x02\x00\x00\x00\x28\x00\x00\x00");
         assert_eq!(&glb[12..24], b"\x04\x00\x00\x00JSON{}  ");
         assert_eq!(&glb[24..32], b"\x08\x00\x00\x00BIN\x00");
         assert_eq!(&glb[32..], [1, 2, 3, 4, 5, 0, 0, 0]);
-        let empty = super::write(b"{}", &[]).unwrap();
+        let empty = super::write(b"{}", &[])?;
         assert_eq!(empty.len(), 24);
+        Ok(())
     }
 }

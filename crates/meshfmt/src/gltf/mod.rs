@@ -23,9 +23,10 @@
 //!     }],
 //!     ..Default::default()
 //! };
-//! let glb = export(&model, Container::Glb).unwrap().value;
+//! let glb = export(&model, Container::Glb)?.value;
 //! assert_eq!(&glb.main[..4], b"glTF");
 //! assert_eq!(glb.main.len() % 4, 0);
+//! # Ok::<(), meshfmt::error::CliError>(())
 //! ```
 
 mod build;
