@@ -102,14 +102,7 @@ impl File {
             let _ = write!(o, "{}{nl}", d.trim_end_matches('\r'));
         }
         o.push_str(nl);
-        let skins: &[crate::bones::Skin] = self
-            .chunks
-            .iter()
-            .find_map(|c| match &c.body {
-                Body::Bone(s) => Some(s.skins.as_slice()),
-                _ => None,
-            })
-            .unwrap_or(&[]);
+        let skins = self.skeleton().map_or(&[][..], |s| s.skins.as_slice());
         for c in &self.chunks {
             match &c.body {
                 Body::Cmap(_) => {} // colours are written literally

@@ -44,7 +44,34 @@ impl std::fmt::Debug for CoreOptions<'_> {
     }
 }
 
-type SurfaceBuild = (Option<usize>, Surface, HashMap<(Idx, Idx, Idx), u32>);
+type SurfaceBuild = (Surface, HashMap<(Idx, Idx, Idx), u32>);
+
+/// The vertex list and the header scale, looked up once.
+struct Points<'a> {
+    vertices: &'a [crate::vertex::Vertex],
+    scale: f32,
+}
+
+impl Points<'_> {
+    /// Decoded x, y, z (times [`File::effective_scale`]) and w of vertex `i`.
+    fn point(&self, i: Idx) -> Option<(Vec3, f32)> {
+        let v = self.vertices.get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        Some((Vec3::new(c[0], c[1], c[2]) * self.scale, c[3]))
+    }
+
+    fn quat(&self, i: Idx) -> Option<Quat> {
+        let v = self.vertices.get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
+        // Quantized quaternions are slightly off unit length; m3d.h uses them as stored.
+        Some(if q.length_squared() > 0.0 {
+            q.normalize()
+        } else {
+            Quat::IDENTITY
+        })
+    }
+}
 
 fn rgba_to_vec4(c: u32) -> Vec4 {
     let [r, g, b, a] = c.to_le_bytes();
@@ -68,23 +95,11 @@ impl File {
         }
     }
 
-    /// Decoded x, y, z (times [`File::effective_scale`]) and w of vertex `i`.
-    fn point(&self, i: Idx) -> Option<(Vec3, f32)> {
-        let v = self.vertices().get(i.get()? as usize)?;
-        let c = v.coords.map(|c| c.signed() as f32);
-        Some((Vec3::new(c[0], c[1], c[2]) * self.effective_scale(), c[3]))
-    }
-
-    fn quat(&self, i: Idx) -> Option<Quat> {
-        let v = self.vertices().get(i.get()? as usize)?;
-        let c = v.coords.map(|c| c.signed() as f32);
-        let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
-        // Quantized quaternions are slightly off unit length; m3d.h uses them as stored.
-        Some(if q.length_squared() > 0.0 {
-            q.normalize()
-        } else {
-            Quat::IDENTITY
-        })
+    fn points(&self) -> Points<'_> {
+        Points {
+            vertices: self.vertices(),
+            scale: self.effective_scale(),
+        }
     }
 
     /// The model as meshfmt-core holds it: one surface per run of faces (each MESH chunk
@@ -139,14 +154,10 @@ impl File {
                 _ => None,
             })
             .unwrap_or_default();
-        let skins: &[crate::bones::Skin] = self
-            .chunks
-            .iter()
-            .find_map(|c| match &c.body {
-                Body::Bone(s) => Some(s.skins.as_slice()),
-                _ => None,
-            })
-            .unwrap_or(&[]);
+        let skins = self.skeleton().map_or(&[][..], |s| s.skins.as_slice());
+        // The vertex list and colour map found once: they are read for every corner.
+        let pts = self.points();
+        let colours = self.colours();
 
         // Materials by name: the shared library's first (m3d.h lets them win), then the
         // file's own. Textures by name, each resolved in the file that names it.
@@ -224,7 +235,7 @@ impl File {
                     }
                     MeshRecord::Polygon { corners, .. } => corners,
                 };
-                if corners.len() < 3 || corners.iter().any(|c| self.point(c.vertex).is_none()) {
+                if corners.len() < 3 || corners.iter().any(|c| pts.point(c.vertex).is_none()) {
                     out.lose(
                         Feature::Geometry,
                         LossKind::Dropped,
@@ -241,7 +252,6 @@ impl File {
                             .map(|m| m.name.clone())
                             .unwrap_or_default();
                         surfaces.push((
-                            material,
                             Surface {
                                 name,
                                 material,
@@ -253,7 +263,7 @@ impl File {
                         surfaces.len() - 1
                     }
                 };
-                let Some((_, surf, seen)) = surfaces.get_mut(si) else {
+                let Some((surf, seen)) = surfaces.get_mut(si) else {
                     continue;
                 };
                 let mut ids = Vec::with_capacity(corners.len());
@@ -266,12 +276,12 @@ impl File {
                     let id = surf.positions.len() as u32;
                     seen.insert(key, id);
                     ids.push(id);
-                    let (p, _) = self.point(c.vertex).unwrap_or((Vec3::ZERO, 1.0));
+                    let (p, _) = pts.point(c.vertex).unwrap_or((Vec3::ZERO, 1.0));
                     surf.positions.push(p);
                     // Normals are directions: not scaled.
-                    let n = self
+                    let n = pts
                         .point(c.normal)
-                        .map(|(n, _)| (n / self.effective_scale()).normalize_or_zero());
+                        .map(|(n, _)| (n / pts.scale).normalize_or_zero());
                     surf.normals.push(n.unwrap_or(Vec3::ZERO));
                     surf.uv0.push(
                         c.uv.get()
@@ -279,9 +289,9 @@ impl File {
                             .copied()
                             .unwrap_or(Vec2::ZERO),
                     );
-                    let v = self.vertices().get(c.vertex.0 as usize);
+                    let v = pts.vertices.get(c.vertex.0 as usize);
                     surf.colors
-                        .push(v.map_or(Vec4::ONE, |v| rgba_to_vec4(self.rgba(v.color))));
+                        .push(v.map_or(Vec4::ONE, |v| rgba_to_vec4(colours.rgba(v.color))));
                     let skin = v
                         .and_then(|v| v.skin.get())
                         .and_then(|s| skins.get(s as usize));
@@ -312,7 +322,7 @@ impl File {
             }
         }
         let has_ci = self.types.ci() != 0;
-        for (_, mut s, seen) in surfaces {
+        for (mut s, seen) in surfaces {
             // Vertices in the order of their (vertex, uv, normal) records rather than of
             // first use: file order for real files, and the original order for models this
             // crate wrote.
@@ -339,10 +349,7 @@ impl File {
         }
 
         // Skeleton.
-        if let Some(sk) = self.chunks.iter().find_map(|c| match &c.body {
-            Body::Bone(s) => Some(s),
-            _ => None,
-        }) {
+        if let Some(sk) = self.skeleton() {
             for (i, b) in sk.bones.iter().enumerate() {
                 let parent = b.parent.get().map(|p| p as usize);
                 let parent = match parent {
@@ -358,8 +365,8 @@ impl File {
                     }
                     None => None,
                 };
-                let translation = self.point(b.pos).map_or(Vec3::ZERO, |p| p.0);
-                let rotation = self.quat(b.ori).unwrap_or(Quat::IDENTITY);
+                let translation = pts.point(b.pos).map_or(Vec3::ZERO, |p| p.0);
+                let rotation = pts.quat(b.ori).unwrap_or(Quat::IDENTITY);
                 out.value.skeleton.bones.push(CoreBone {
                     name: self.text(b.name),
                     parent,
@@ -419,7 +426,7 @@ impl File {
                 for t in &f.transforms {
                     let b = t.bone.get().map(|b| b as usize);
                     let slot = b.and_then(|b| state.get_mut(b));
-                    match (slot, self.point(t.pos), self.quat(t.ori)) {
+                    match (slot, pts.point(t.pos), pts.quat(t.ori)) {
                         (Some(s), Some((p, _)), Some(q)) => {
                             *s = (p, q);
                             if let Some(c) = b.and_then(|b| changed.get_mut(b)) {

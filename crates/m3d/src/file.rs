@@ -235,6 +235,24 @@ pub struct Counts {
     pub extra: usize,
 }
 
+/// See [`File::colours`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Colours<'a> {
+    ci: usize,
+    cmap: &'a [u32],
+}
+
+impl Colours<'_> {
+    /// As [`File::rgba`].
+    pub(crate) fn rgba(&self, color: u32) -> u32 {
+        match self.ci {
+            1 | 2 => self.cmap.get(color as usize).copied().unwrap_or(0),
+            4 => color,
+            _ => 0,
+        }
+    }
+}
+
 impl File {
     /// The string at offset `s`: bytes up to the NUL (or the table end); `None` for
     /// offset 0 or past the table.
@@ -256,18 +274,28 @@ impl File {
     /// the index is past the map, which m3d.h would read out of bounds), the value itself
     /// for ci u32, 0 when ci is absent.
     pub fn rgba(&self, color: u32) -> u32 {
-        match self.types.ci() {
-            1 | 2 => self
-                .chunks
-                .iter()
-                .find_map(|c| match &c.body {
-                    Body::Cmap(m) => m.items.get(color as usize).copied(),
-                    _ => None,
-                })
-                .unwrap_or(0),
-            4 => color,
-            _ => 0,
+        self.colours().rgba(color)
+    }
+
+    /// The colour field's meaning with the colour map found once, for loops over
+    /// vertices ([`File::rgba`] looks the map up on every call).
+    pub(crate) fn colours(&self) -> Colours<'_> {
+        let cmap = self.chunks.iter().find_map(|c| match &c.body {
+            Body::Cmap(m) => Some(m.items.as_slice()),
+            _ => None,
+        });
+        Colours {
+            ci: self.types.ci(),
+            cmap: cmap.unwrap_or_default(),
         }
+    }
+
+    /// The BONE chunk, if any.
+    pub(crate) fn skeleton(&self) -> Option<&crate::bones::Skeleton> {
+        self.chunks.iter().find_map(|c| match &c.body {
+            Body::Bone(s) => Some(s),
+            _ => None,
+        })
     }
 
     /// The vertex list (empty without VRTS).

@@ -232,22 +232,13 @@ impl Loaded {
             limits,
             ..Loaded::default()
         };
-        // The colour map once, not per vertex.
-        let cmap = file.chunks.iter().find_map(|c| match &c.body {
-            Body::Cmap(m) => Some(m.items.as_slice()),
-            _ => None,
-        });
-        let rgba = |c: u32| match (file.types.ci(), cmap) {
-            (1 | 2, Some(m)) => m.get(c as usize).copied().unwrap_or(0),
-            (1 | 2, None) => 0,
-            _ => file.rgba(c),
-        };
+        let colours = file.colours();
         l.vertices = file
             .vertices()
             .iter()
             .map(|v| LoadedVertex {
                 xyzw: v.coords.map(coord),
-                color: rgba(v.color),
+                color: colours.rgba(v.color),
                 skin: v.skin,
             })
             .collect();

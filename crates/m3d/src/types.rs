@@ -156,31 +156,25 @@ pub struct Str(pub u32);
 
 // ---------------------------------------------------------------- reading
 
+/// Reads `n` bytes and decodes them with [`Cur`]: the one place the width rules live.
+fn decode<T>(
+    r: &mut Reader<'_>,
+    n: usize,
+    f: impl FnOnce(&mut Cur<'_>) -> Option<T>,
+) -> PResult<T> {
+    let at = r.offset();
+    let bytes = r.bytes(n)?;
+    f(&mut Cur(bytes)).ok_or_else(|| r.invalid_at(at, "field shorter than its width"))
+}
+
+/// An index of `width` bytes (0 = absent reads as -1) with m3d.h's -1/-2 sentinels.
 pub(crate) fn read_idx(r: &mut Reader<'_>, width: usize) -> PResult<Idx> {
-    Ok(match width {
-        1 => match r.u8()? {
-            255 => Idx::UNDEF,
-            254 => Idx::MAX,
-            v => Idx(u32::from(v)),
-        },
-        2 => match r.u16_le()? {
-            0xFFFF => Idx::UNDEF,
-            0xFFFE => Idx::MAX,
-            v => Idx(u32::from(v)),
-        },
-        4 => Idx(r.u32_le()?),
-        _ => Idx::UNDEF,
-    })
+    decode(r, width, |c| c.idx(width))
 }
 
 /// An unsigned field of `width` bytes (0 = absent reads 0), no sentinels.
 pub(crate) fn read_raw(r: &mut Reader<'_>, width: usize) -> PResult<u32> {
-    Ok(match width {
-        1 => u32::from(r.u8()?),
-        2 => u32::from(r.u16_le()?),
-        4 => r.u32_le()?,
-        _ => 0,
-    })
+    decode(r, width, |c| c.raw(width))
 }
 
 pub(crate) fn read_str(r: &mut Reader<'_>, t: Types) -> PResult<Str> {
@@ -188,12 +182,7 @@ pub(crate) fn read_str(r: &mut Reader<'_>, t: Types) -> PResult<Str> {
 }
 
 pub(crate) fn read_coord(r: &mut Reader<'_>, t: Types) -> PResult<Coord> {
-    Ok(match t.vc() {
-        1 => Coord::I8(r.i8()?),
-        2 => Coord::I16(r.i16_le()?),
-        4 => Coord::F32(r.f32_le()?),
-        _ => Coord::F64(r.f64_le()?),
-    })
+    decode(r, t.vc(), |c| c.coord(t))
 }
 
 /// A cursor over bytes already known to be in bounds (a fixed-size record, or the fast
