@@ -422,12 +422,7 @@ fn write_block(w: &mut Writer, content: &[u8], original: Option<&StoredBlock>) {
 impl Ms14 {
     /// Checks what [`Ms14::write`] relies on: the mesh's own checks, one tree per surface.
     pub fn check(&self) -> Result<()> {
-        if self.mesh.version != Ms1xVersion::Ms13 || !self.mesh.animations.is_empty() {
-            return Err(invalid(
-                "ms14 holds ms13 content: version Ms13, no animations",
-            ));
-        }
-        self.mesh.check()?;
+        self.mesh.check_ms13_content("ms14")?;
         if self.trees.len() != self.mesh.surfaces.len() {
             return Err(invalid(format!(
                 "{} spatial trees for {} surfaces",

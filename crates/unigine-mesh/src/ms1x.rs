@@ -542,6 +542,17 @@ pub(crate) fn read_geometry(
 }
 
 impl Ms1x {
+    /// What a container of ms13 content (ms14, ms15, sk10) requires of its mesh: version
+    /// ms13, no embedded animations, and [`Ms1x::check`].
+    pub(crate) fn check_ms13_content(&self, container: &str) -> Result<()> {
+        if self.version != Ms1xVersion::Ms13 || !self.animations.is_empty() {
+            return Err(invalid(format!(
+                "{container} holds ms13 content: version Ms13, no animations"
+            )));
+        }
+        self.check()
+    }
+
     /// Checks everything [`Ms1x::write`] relies on, so the output reads back equal:
     /// one bind transform per bone, parents and animated bones in range, key counts,
     /// at least one morph target per surface, attribute counts 0 or the vertex count,

@@ -127,12 +127,7 @@ impl Sk10 {
     /// Checks what [`Sk10::write`] relies on: the mesh's own checks (ms13 content, no
     /// animations), no lightmap settings, one rest transform per joint.
     pub fn check(&self) -> Result<()> {
-        if self.mesh.version != Ms1xVersion::Ms13 || !self.mesh.animations.is_empty() {
-            return Err(invalid(
-                "sk10 holds ms13 content: version Ms13, no animations",
-            ));
-        }
-        self.mesh.check()?;
+        self.mesh.check_ms13_content("sk10")?;
         if self.rest_pose.len() != self.mesh.bones.len() {
             return Err(invalid(format!(
                 "{} rest transforms for {} joints",
