@@ -13,7 +13,7 @@ use meshfmt_core::{Converted, Loss, Model};
 
 use crate::adapters::{EncodeOptions, Quality};
 use crate::error::CliError;
-use crate::formats::{self, FORMATS, Format};
+use crate::formats::{self, Format};
 use crate::gltf::Container;
 
 /// What `convert` was asked for.
@@ -69,31 +69,6 @@ fn not_readable(f: &Format) -> CliError {
     CliError::NotSupported {
         format: f.name,
         tracking: f.tracking,
-    }
-}
-
-/// The one format that writes `.ext` files, for inputs of no format (glTF).
-fn writer_for(ext: &str) -> Result<&'static Format, CliError> {
-    let owners: Vec<&'static Format> = FORMATS
-        .iter()
-        .filter(|f| f.extensions.contains(&ext))
-        .collect();
-    let writers: Vec<&'static Format> = owners
-        .iter()
-        .copied()
-        .filter(|f| f.from_core.is_some())
-        .collect();
-    match (owners.as_slice(), writers.as_slice()) {
-        (_, [one]) | ([one], []) => Ok(one),
-        ([], _) => Err(CliError::UnknownFormat {
-            detail: format!("no format writes '.{ext}' files; name one with --to"),
-        }),
-        (_, many) => Err(CliError::UnknownFormat {
-            detail: format!(
-                "'.{ext}' is written by {}; name one with --to",
-                many.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
-            ),
-        }),
     }
 }
 
@@ -228,7 +203,7 @@ fn convert_lenient(
                     .ok_or_else(|| CliError::UnknownFormatName(name.clone()))?,
                 None => match &source {
                     Some(src) => formats::for_output(None, &output_name, src)?,
-                    None => writer_for(&out_ext)?,
+                    None => formats::writer_for(&out_ext)?,
                 },
             };
             let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {

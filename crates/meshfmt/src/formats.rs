@@ -128,9 +128,15 @@ pub fn for_output(
     if source.extensions.contains(&ext.as_str()) {
         return Ok(source);
     }
+    writer_for(&ext)
+}
+
+/// The one format that writes `.ext` files: the only writer among the formats that own
+/// the extension, or its only owner; an error naming them when there are several.
+pub fn writer_for(ext: &str) -> Result<&'static Format, CliError> {
     let owners: Vec<&'static Format> = FORMATS
         .iter()
-        .filter(|f| f.extensions.contains(&ext.as_str()))
+        .filter(|f| f.extensions.contains(&ext))
         .collect();
     let writers: Vec<&'static Format> = owners
         .iter()
@@ -138,17 +144,14 @@ pub fn for_output(
         .filter(|f| f.from_core.is_some())
         .collect();
     match (owners.as_slice(), writers.as_slice()) {
-        ([one], _) | (_, [one]) => Ok(one),
+        (_, [one]) | ([one], []) => Ok(one),
         ([], _) => Err(CliError::UnknownFormat {
             detail: format!("no format writes '.{ext}' files; name one with --to"),
         }),
-        (many, _) => Err(CliError::UnknownFormat {
+        (_, many) => Err(CliError::UnknownFormat {
             detail: format!(
                 "'.{ext}' is written by {}; name one with --to",
-                many.iter()
-                    .map(|f| f.name)
-                    .collect::<Vec<_>>()
-                    .join(" and ")
+                many.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
             ),
         }),
     }
