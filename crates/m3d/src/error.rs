@@ -24,6 +24,10 @@ pub enum Error {
     /// The value cannot be written or converted: it breaks a rule of the format.
     #[error("m3d: {0}")]
     Invalid(String),
+    /// The operation's memory budget ([`Budget`](meshfmt_core::Budget)) cannot pay for
+    /// what was being built: the input asks for more than the caller allowed.
+    #[error(transparent)]
+    OverBudget(#[from] meshfmt_core::BudgetExceeded),
     /// Writing to the destination failed.
     #[error("m3d: {0}")]
     Io(#[from] std::io::Error),

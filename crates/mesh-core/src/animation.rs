@@ -1,6 +1,7 @@
 //! Clips, keyframe tracks, sampling into poses, and CPU linear-blend skinning.
 
 use glam::{Mat4, Quat, Vec3};
+use parsing_primitives::{Budget, BudgetExceeded};
 
 use crate::model::Surface;
 use crate::skeleton::{Skeleton, Transform};
@@ -176,15 +177,67 @@ impl Clip {
         })
     }
 
-    /// Frame times `0, 1/fps, 2/fps, ...` covering [`Clip::duration`] (at least one).
-    pub fn frame_times(&self, fps: f32) -> Vec<f32> {
-        let n = (self.duration() * fps).round();
-        let n = if n.is_finite() && n >= 0.0 {
-            n as usize
+    /// How many frames at `fps` cover [`Clip::duration`] (at least one; `u64::MAX` for a
+    /// duration too long to count; one for an `fps` that is not a positive number).
+    pub fn frame_count(&self, fps: f32) -> u64 {
+        if !(fps.is_finite() && fps > 0.0) {
+            return 1;
+        }
+        let last = (f64::from(self.duration()) * f64::from(fps)).round();
+        if last.is_nan() || last <= 0.0 {
+            1
+        } else if last >= 9.0e15 {
+            u64::MAX
         } else {
-            0
-        };
-        (0..=n).map(|f| f as f32 / fps).collect()
+            last as u64 + 1
+        }
+    }
+
+    /// Frame times `0, 1/fps, 2/fps, ...` covering [`Clip::duration`] (at least one), for
+    /// resampling into a frame-based format. The frames are charged to `budget` first, at
+    /// `bytes_per_frame` each (what the caller stores per frame, e.g. a key per channel)
+    /// plus the time itself, so the frame count comes from what the budget allows and a
+    /// clip whose last key says 1e20 s is refused instead of resampled.
+    ///
+    /// ```
+    /// use meshfmt_core::{glam::Vec3, Budget, Channel, Clip, Limits, Track};
+    /// let mut clip = Clip::default();
+    /// clip.channels.push(Channel {
+    ///     translation: Track::from_keys([(0.0, Vec3::ZERO), (0.1, Vec3::X)]),
+    ///     ..Default::default()
+    /// });
+    /// assert_eq!(clip.frame_times(30.0, &Budget::default(), 12)?.len(), 4);
+    /// clip.channels[0].translation.times[1] = 1e20;
+    /// let err = clip.frame_times(30.0, &Budget::default(), 12).unwrap_err();
+    /// assert_eq!(err.what, "resampled frames");
+    /// # Ok::<(), meshfmt_core::BudgetExceeded>(())
+    /// ```
+    pub fn frame_times(
+        &self,
+        fps: f32,
+        budget: &Budget,
+        bytes_per_frame: u64,
+    ) -> Result<Vec<f32>, BudgetExceeded> {
+        let n = self.frame_count(fps);
+        if n == u64::MAX {
+            // Uncountable (an infinite or astronomically late key): no budget pays for it.
+            return Err(BudgetExceeded {
+                what: "resampled frames",
+                requested: u64::MAX,
+                used: budget.used(),
+                limit: budget.limits().max_alloc_bytes,
+            });
+        }
+        budget.charge(
+            "resampled frames",
+            n.saturating_mul(bytes_per_frame.saturating_add(4)),
+        )?;
+        if !(fps.is_finite() && fps > 0.0) {
+            return Ok(vec![0.0]);
+        }
+        // Charged above, so the count fits in memory (and in usize).
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        Ok((0..n).map(|f| f as f32 / fps).collect())
     }
 
     /// The pose at `time`: every bone starts at its rest transform and animated

@@ -37,6 +37,9 @@
 #![deny(missing_docs)]
 
 pub use glam;
+/// The memory allowance of one operation, shared by the reader, the conversions and the
+/// writer of a pipeline (re-exported from parsing-primitives).
+pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 
 pub mod animation;
 pub mod bounds;

@@ -91,6 +91,68 @@ impl Model {
         self.surfaces.iter().map(Surface::triangle_count).sum()
     }
 
+    /// Bytes the model's arrays and strings hold on the heap (lengths, not capacities):
+    /// what a pipeline charges to its [`Budget`](crate::Budget) for keeping the model.
+    ///
+    /// ```
+    /// use meshfmt_core::{glam::Vec3, Model, Surface};
+    /// let mut m = Model::default();
+    /// m.surfaces.push(Surface { positions: vec![Vec3::ZERO; 10], indices: vec![0; 30], ..Default::default() });
+    /// assert!(m.heap_bytes() >= 10 * 12 + 30 * 4);
+    /// ```
+    pub fn heap_bytes(&self) -> u64 {
+        fn bytes<T>(v: &[T]) -> u64 {
+            (v.len() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+        }
+        let mut n = self.name.len() as u64 + bytes(&self.surfaces);
+        for s in &self.surfaces {
+            n += s.name.len() as u64
+                + bytes(&s.positions)
+                + bytes(&s.normals)
+                + bytes(&s.tangents)
+                + bytes(&s.uv0)
+                + bytes(&s.uv1)
+                + bytes(&s.colors)
+                + bytes(&s.indices)
+                + bytes(&s.skin)
+                + bytes(&s.morph_targets);
+            for m in &s.morph_targets {
+                n += m.name.len() as u64 + bytes(&m.positions) + bytes(&m.normals);
+            }
+        }
+        n += bytes(&self.skeleton.bones);
+        n += self
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| b.name.len() as u64)
+            .sum::<u64>();
+        n += bytes(&self.animations);
+        for c in &self.animations {
+            n += c.name.len() as u64 + bytes(&c.channels);
+            for ch in &c.channels {
+                n += bytes(&ch.translation.times)
+                    + bytes(&ch.translation.values)
+                    + bytes(&ch.rotation.times)
+                    + bytes(&ch.rotation.values)
+                    + bytes(&ch.scale.times)
+                    + bytes(&ch.scale.values);
+            }
+        }
+        n += bytes(&self.materials) + bytes(&self.textures);
+        for m in &self.materials {
+            n += m.name.len() as u64 + bytes(&m.textures);
+        }
+        for t in &self.textures {
+            n += t.name.len() as u64
+                + match &t.source {
+                    crate::TextureSource::Path(p) => p.len() as u64,
+                    crate::TextureSource::Embedded(img) => img.pixels.len() as u64,
+                };
+        }
+        n
+    }
+
     /// Bounds of every surface's positions, or `None` when there are no vertices.
     pub fn bounds(&self) -> Option<Bounds> {
         Bounds::from_points(

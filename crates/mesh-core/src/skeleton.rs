@@ -116,12 +116,14 @@ impl Skeleton {
         let n = self.bones.len();
         let local = |i: usize| -> Mat4 { locals.get(i).unwrap_or(&self.bones[i].rest).to_mat4() };
         let mut world: Vec<Option<Mat4>> = vec![None; n];
+        // Every bone is walked once: a bone on a chain is resolved before the next walk.
+        let mut walked = vec![false; n];
         let mut chain = Vec::new();
         for start in 0..n {
             if world[start].is_some() {
                 continue;
             }
-            // Walk up to the first resolved ancestor (or a root), at most n steps.
+            // Walk up to the first resolved ancestor (or a root).
             chain.clear();
             let mut cur = Some(start);
             let mut base = Mat4::IDENTITY;
@@ -130,10 +132,11 @@ impl Skeleton {
                     base = m;
                     break;
                 }
-                if chain.len() > n || chain.contains(&i) {
+                if walked[i] {
                     // Cycle: cut it here.
                     break;
                 }
+                walked[i] = true;
                 chain.push(i);
                 cur = self.bones[i].parent.filter(|&p| p < n);
             }
@@ -197,7 +200,26 @@ impl Skeleton {
         (order.len() == n).then_some(order)
     }
 
-    /// Children of bone `i`.
+    /// Every bone's children, in index order, built in one pass (call this rather than
+    /// [`Skeleton::children`] once per bone). Parents out of range are ignored.
+    ///
+    /// ```
+    /// use meshfmt_core::{Bone, Skeleton};
+    /// let bone = |parent| Bone { parent, ..Bone::default() };
+    /// let s = Skeleton { bones: vec![bone(None), bone(Some(0)), bone(Some(0)), bone(Some(9))] };
+    /// assert_eq!(s.child_lists(), [vec![1, 2], vec![], vec![], vec![]]);
+    /// ```
+    pub fn child_lists(&self) -> Vec<Vec<usize>> {
+        let mut lists = vec![Vec::new(); self.bones.len()];
+        for (i, b) in self.bones.iter().enumerate() {
+            if let Some(list) = b.parent.and_then(|p| lists.get_mut(p)) {
+                list.push(i);
+            }
+        }
+        lists
+    }
+
+    /// Children of bone `i` (a scan of every bone: see [`Skeleton::child_lists`]).
     pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         self.bones
             .iter()

@@ -208,42 +208,41 @@ pub fn validate(model: &Model) -> Vec<Problem> {
             }
         }
     }
+    // Parent cycles, each reported once at its smallest member. Every bone is walked
+    // once (0 new, 1 on the walk in progress, 2 finished), so this is linear.
+    let mut state = vec![0u8; bones];
+    let mut walk = Vec::new();
+    let mut cycles: Vec<Vec<usize>> = Vec::new();
     for start in 0..bones {
-        // Walk up; a walk longer than the bone count that stays in range is a cycle.
-        // Report each cycle once, at its smallest member.
+        walk.clear();
         let mut cur = start;
-        let mut steps = 0;
-        let mut in_cycle = false;
-        while let Some(p) = model.skeleton.bones[cur].parent {
-            if p >= bones || p == cur {
-                break;
-            }
-            cur = p;
-            steps += 1;
-            if steps > bones {
-                in_cycle = true;
-                break;
+        while state[cur] == 0 {
+            state[cur] = 1;
+            walk.push(cur);
+            match model.skeleton.bones[cur].parent {
+                Some(p) if p < bones && p != cur => cur = p,
+                _ => break,
             }
         }
-        if in_cycle {
-            // `cur` is inside the cycle; collect its members.
-            let mut members = vec![cur];
-            let mut c = cur;
-            while let Some(p) = model.skeleton.bones[c].parent {
-                if p == cur || members.len() > bones {
-                    break;
-                }
-                members.push(p);
-                c = p;
-            }
-            if members.iter().min() == Some(&start) {
+        // Back on this walk: a cycle (a walk that just ended stops at its own last bone,
+        // and a bone that is its own parent is not counted as one).
+        if let Some(at) = walk.iter().position(|&b| b == cur) {
+            if state[cur] == 1 && walk.len() - at > 1 {
+                let mut members = walk[at..].to_vec();
                 members.sort_unstable();
-                r.push(
-                    format!("skeleton.bones[{start}].parent"),
-                    format!("parent cycle through bones {members:?}"),
-                );
+                cycles.push(members);
             }
         }
+        for &b in &walk {
+            state[b] = 2;
+        }
+    }
+    cycles.sort_unstable();
+    for members in cycles {
+        r.push(
+            format!("skeleton.bones[{}].parent", members[0]),
+            format!("parent cycle through bones {members:?}"),
+        );
     }
 
     for (ci, clip) in model.animations.iter().enumerate() {
@@ -322,7 +321,9 @@ pub fn validate(model: &Model) -> Vec<Problem> {
     }
     for (ti, t) in model.textures.iter().enumerate() {
         if let crate::material::TextureSource::Embedded(img) = &t.source {
-            let expected = u64::from(img.width) * u64::from(img.height) * 4;
+            let expected = u64::from(img.width)
+                .saturating_mul(u64::from(img.height))
+                .saturating_mul(4);
             if img.pixels.len() as u64 != expected {
                 r.push(
                     format!("textures[{ti}].pixels"),

@@ -640,7 +640,9 @@ impl Anim {
                 "Vitaboy animations have no scale",
             );
         }
-        let times = clip.frame_times(fps);
+        let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
+        let per_frame = (clip.channels.len() * 28) as u64;
+        let times = clip.frame_times(fps, budget, per_frame)?;
         let mut anim = Anim {
             version: 2,
             name: RawString::from(clip.name.as_str()),

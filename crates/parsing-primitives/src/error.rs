@@ -52,6 +52,9 @@ pub enum ErrorKind {
         /// The limit in force.
         limit: u64,
     },
+    /// The operation's [`Budget`](crate::Budget) cannot pay for what was being built.
+    #[error("{0}")]
+    OverBudget(crate::BudgetExceeded),
     /// Bytes were left after the end of the data.
     #[error("{count} trailing bytes after the end of the data")]
     TrailingBytes {

@@ -8,14 +8,16 @@
 //!   decoded in one copy through bytemuck, never one parser call per float.
 //! - Counts read from a file are checked against the bytes left **before** anything is
 //!   allocated ([`Reader::count`], [`Reader::array`]), and against [`Limits`].
+//! - One [`Budget`] per operation: every decoded array is charged to it before it is
+//!   allocated, and sub-readers, blocks and later steps (conversions, writers) share it.
 //! - One [`Error`] type: byte offset, a context path (`surface[2] 'body'.tindices`) and
 //!   an [`ErrorKind`]. Its `Display` is one line.
 //! - [`Writer`]: the encoder side, with the same vocabulary plus back-patching.
 //! - [`compact`]: UNIGINE's variable-length integers; [`RawString`]: names kept as bytes.
 //!
 //! # The no-panic contract
-//! No function in this crate panics, hangs or allocates more than [`Limits`] allow on
-//! any input. Format crates inherit the contract by doing all byte access through
+//! No function in this crate panics, hangs or allocates more than its [`Budget`]
+//! allows on any input. Format crates inherit the contract by doing all byte access through
 //! [`Reader`].
 //!
 //! # Example
@@ -32,6 +34,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod budget;
 pub mod compact;
 mod element;
 mod error;
@@ -40,6 +43,7 @@ mod reader;
 mod text;
 mod writer;
 
+pub use budget::{Budget, BudgetExceeded};
 pub use element::{Element, Endian};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;

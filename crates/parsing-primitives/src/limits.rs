@@ -1,14 +1,16 @@
 //! Bounds against hostile headers.
 
-/// Caps a decoder enforces on top of "a count must fit in the bytes left".
+/// Caps an operation enforces on top of "a count must fit in the bytes left".
 ///
 /// Counts are always checked against the remaining input, which already bounds most
 /// allocations by a small multiple of the input size. `Limits` adds absolute caps for
-/// the cases the input size does not bound: decompressed payloads (M3D zlib, UNIGINE LZ4)
-/// and formats whose elements expand a lot in memory.
+/// the cases the input size does not bound: decompressed payloads (M3D zlib, UNIGINE
+/// LZ4), resampled animations, generated geometry, instanced meshes. An operation draws
+/// on one [`Budget`](crate::Budget) made from these limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Most bytes a decoder may allocate for decoded arrays and decompressed data, in total.
+    /// Most bytes one operation may allocate for what its input asks for, in total
+    /// (see [`Budget`](crate::Budget)).
     pub max_alloc_bytes: u64,
     /// Most elements in any one array.
     pub max_elements: u64,

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use nom::Parser;
 use nom::number::complete as num;
 
+use crate::budget::Budget;
 use crate::compact;
 use crate::element::{self, Element, Endian};
 use crate::error::{Error, ErrorKind, Result};
@@ -49,7 +50,7 @@ pub struct Reader<'a> {
     pos: usize,
     base: u64,
     limits: Limits,
-    allocated: u64,
+    budget: Budget,
     path: Vec<Segment<'a>>,
 }
 
@@ -72,15 +73,41 @@ impl<'a> Reader<'a> {
             pos: 0,
             base: 0,
             limits: Limits::DEFAULT,
-            allocated: 0,
+            budget: Budget::new(Limits::DEFAULT),
             path: Vec::new(),
         }
     }
 
-    /// Replaces the limits.
+    /// Replaces the limits, with a fresh [`Budget`] of `limits.max_alloc_bytes`.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self.budget = Budget::new(limits);
         self
+    }
+
+    /// Charges `budget` (shared with the caller's other steps) instead of a budget of
+    /// this reader's own; the limits become the budget's.
+    ///
+    /// ```
+    /// use parsing_primitives::{Budget, Limits, Reader};
+    /// let budget = Budget::new(Limits { max_alloc_bytes: 16, ..Limits::DEFAULT });
+    /// let data = [0u8; 12];
+    /// let mut a = Reader::new("t", &data).with_budget(budget.clone());
+    /// a.le_array::<u32>(3)?;          // 12 bytes charged
+    /// let mut b = Reader::new("t", &data).with_budget(budget.clone());
+    /// assert!(b.le_array::<u32>(3).is_err()); // 24 would pass 16
+    /// assert_eq!(budget.used(), 12);
+    /// # Ok::<(), parsing_primitives::Error>(())
+    /// ```
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.limits = budget.limits();
+        self.budget = budget;
+        self
+    }
+
+    /// The budget this reader charges (shared by its sub-readers).
+    pub fn budget(&self) -> &Budget {
+        &self.budget
     }
 
     /// Makes reported offsets start at `base` (for data that sits inside a larger file).
@@ -377,7 +404,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader over the next `len` bytes, which this reader skips. Offsets in its
-    /// errors stay absolute and it inherits the path and limits.
+    /// errors stay absolute and it inherits the path, the limits and the budget (what it
+    /// charges, this reader's operation pays).
     pub fn sub(&mut self, len: usize) -> Result<Reader<'a>> {
         let base = self.offset();
         let data = self.bytes(len)?;
@@ -387,7 +415,7 @@ impl<'a> Reader<'a> {
             pos: 0,
             base,
             limits: self.limits,
-            allocated: self.allocated,
+            budget: self.budget.clone(),
             path: self.path.clone(),
         })
     }
@@ -507,19 +535,17 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Records `bytes` of decoded data against [`Limits::max_alloc_bytes`]; call it
-    /// before allocating memory whose size the input does not bound (decompression).
+    /// Charges `bytes` of decoded data to the [`Budget`] before they are allocated; the
+    /// error names the current offset and path.
     pub fn charge(&mut self, bytes: u64) -> Result<()> {
-        let total = self.allocated.saturating_add(bytes);
-        if total > self.limits.max_alloc_bytes {
-            return Err(self.error(ErrorKind::LimitExceeded {
-                what: "allocation total",
-                value: total,
-                limit: self.limits.max_alloc_bytes,
-            }));
-        }
-        self.allocated = total;
-        Ok(())
+        self.charge_for("decoded data", bytes)
+    }
+
+    /// [`charge`](Self::charge), naming what is being built (`"inflated payload"`).
+    pub fn charge_for(&mut self, what: &'static str, bytes: u64) -> Result<()> {
+        self.budget
+            .charge(what, bytes)
+            .map_err(|e| self.error(ErrorKind::OverBudget(e)))
     }
 
     /// `count` elements decoded by `f`, each taking at least `min_element_size` bytes.

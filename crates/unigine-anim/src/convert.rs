@@ -98,8 +98,10 @@ fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip 
 }
 
 /// Samples a clip on the frame grid into per-frame values for the given bones.
-fn frames_from_clip(clip: &Clip, skeleton: &Skeleton, bones: &[usize], fps: f32) -> Frames {
-    let times = clip.frame_times(fps);
+fn frames_from_clip(clip: &Clip, skeleton: &Skeleton, bones: &[usize], fps: f32) -> Result<Frames> {
+    let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
+    let per_frame = (bones.len() * 40 + skeleton.len() * 40) as u64;
+    let times = clip.frame_times(fps, budget, per_frame)?;
     let mut out = Frames {
         bones: bones.iter().map(|&b| b as i16).collect(),
         num_frames: times.len(),
@@ -116,7 +118,7 @@ fn frames_from_clip(clip: &Clip, skeleton: &Skeleton, bones: &[usize], fps: f32)
             out.scale.push(l.scale.to_array());
         }
     }
-    out
+    Ok(out)
 }
 
 impl An10 {
@@ -161,7 +163,7 @@ impl An10 {
                     format!("keys resampled at {fps} frames per second"),
                 );
             }
-            let frames = frames_from_clip(clip, &m.skeleton, &bones, fps);
+            let frames = frames_from_clip(clip, &m.skeleton, &bones, fps)?;
             let anim = Animation::encode(RawString::from(clip.name.as_str()), &frames);
             let step = anim
                 .translation_box
@@ -364,7 +366,7 @@ impl As08 {
                         format!("keys resampled at {fps} frames per second"),
                     );
                 }
-                frames_from_clip(clip, &m.skeleton, &all, fps)
+                frames_from_clip(clip, &m.skeleton, &all, fps)?
             }
             None => Frames {
                 bones: all.iter().map(|&b| b as i16).collect(),
@@ -660,7 +662,7 @@ impl crate::an11::An11 {
                     );
                 }
                 let bones = clip_bones(0, clip, nb)?;
-                let frames = frames_from_clip(clip, &m.skeleton, &bones, fps);
+                let frames = frames_from_clip(clip, &m.skeleton, &bones, fps)?;
                 (bones, frames)
             }
             None => (

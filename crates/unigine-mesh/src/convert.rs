@@ -404,7 +404,6 @@ fn clip_to_embedded(
             format!("keys resampled at {FPS} frames per second"),
         );
     }
-    let times = clip.frame_times(FPS);
     let mut bones = Vec::new();
     let mut channels = Vec::new();
     for c in &clip.channels {
@@ -432,7 +431,10 @@ fn clip_to_embedded(
         format!("animations[{index}]"),
         "rotations stored as i16 / 32767",
     );
-    let mut keys = Vec::with_capacity(times.len() * bones.len());
+    let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
+    let per_frame = (bones.len() * (std::mem::size_of::<FrameKey>() + 40)) as u64;
+    let times = clip.frame_times(FPS, budget, per_frame)?;
+    let mut keys = Vec::with_capacity(times.len().saturating_mul(bones.len()));
     let mut previous: Vec<FrameKey> = vec![FrameKey::default(); bones.len()];
     for (f, &time) in times.iter().enumerate() {
         for (slot, c) in channels.iter().enumerate() {
@@ -1217,7 +1219,9 @@ impl Ms08 {
                     format!("keys resampled at {FPS} frames per second"),
                 );
             }
-            for time in clip.frame_times(FPS) {
+            let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
+            let per_frame = (m.skeleton.len() * (std::mem::size_of::<BoneFrame>() + 40)) as u64;
+            for time in clip.frame_times(FPS, budget, per_frame)? {
                 let pose = clip.sample(&m.skeleton, time);
                 frames.extend(pose.locals.iter().map(&mut to_frame));
                 num_frames += 1;

@@ -17,6 +17,10 @@ pub enum Error {
     /// The value cannot be written: it breaks a rule of the format.
     #[error("unigine-mesh: {0}")]
     Invalid(String),
+    /// The operation's memory budget ([`Budget`](meshfmt_core::Budget)) cannot pay for
+    /// what was being built: the input asks for more than the caller allowed.
+    #[error(transparent)]
+    OverBudget(#[from] meshfmt_core::BudgetExceeded),
     /// Writing to the destination failed.
     #[error("unigine-mesh: {0}")]
     Io(#[from] std::io::Error),

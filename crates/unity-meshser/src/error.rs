@@ -49,6 +49,10 @@ pub enum Error {
     /// The arrays disagree with each other or with the format byte.
     #[error("unity-meshser: {0}")]
     Inconsistent(String),
+    /// The operation's memory budget ([`Budget`](meshfmt_core::Budget)) cannot pay for
+    /// what was being built: the input asks for more than the caller allowed.
+    #[error(transparent)]
+    OverBudget(#[from] meshfmt_core::BudgetExceeded),
     /// Writing to the destination failed.
     #[error("unity-meshser: {0}")]
     Io(#[from] std::io::Error),

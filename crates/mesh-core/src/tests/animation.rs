@@ -119,7 +119,30 @@ fn grid_and_frame_times() {
     };
     assert!(clip.is_on_grid(30.0));
     assert!(!clip.is_on_grid(24.0));
-    assert_eq!(clip.frame_times(30.0).len(), 4);
+    let budget = crate::Budget::default();
+    assert_eq!(clip.frame_times(30.0, &budget, 0).unwrap().len(), 4);
+    assert_eq!(budget.used(), 16);
+    // Key times the budget cannot resample are refused before anything is allocated.
+    let tiny = crate::Budget::new(crate::Limits {
+        max_alloc_bytes: 1000,
+        ..crate::Limits::DEFAULT
+    });
+    let mut long = clip.clone();
+    long.channels[0].rotation.times.push(1e7);
+    long.channels[0].rotation.values.push(glam::Quat::IDENTITY);
+    assert_eq!(long.frame_count(30.0), 300_000_001);
+    assert!(long.frame_times(30.0, &tiny, 48).is_err());
+    assert_eq!(tiny.used(), 0);
+    for t in [1e20, f32::INFINITY] {
+        long.channels[0].rotation.times[0] = t;
+        assert_eq!(long.frame_count(30.0), u64::MAX);
+        assert!(
+            long.frame_times(30.0, &crate::Budget::new(crate::Limits::UNLIMITED), 0)
+                .is_err()
+        );
+    }
+    assert_eq!(clip.frame_count(f32::NAN), 1);
+    assert_eq!(clip.frame_times(0.0, &budget, 0).unwrap(), [0.0]);
     // Sampling exactly on a key returns the key bit for bit.
     let q = Quat::from_rotation_z(0.3);
     let t = Track::from_keys([(0.0, Quat::IDENTITY), (0.5, q), (1.0, Quat::IDENTITY)]);

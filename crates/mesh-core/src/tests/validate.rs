@@ -99,3 +99,40 @@ fn many_bad_indices_are_summarized() {
         Some("280 more problems like the above")
     );
 }
+
+#[test]
+fn long_chains_and_several_cycles_are_checked_in_linear_time() {
+    // 200,000 bones in one chain, then cycles 3 -> 4 -> 3 and 7 -> 6 -> 5 -> 7 hung on
+    // the end: a walk per bone up the whole chain would take 2e10 steps.
+    let n: usize = 200_000;
+    let mut bones: Vec<crate::Bone> = (0..n)
+        .map(|i| crate::Bone {
+            parent: i.checked_sub(1),
+            ..Default::default()
+        })
+        .collect();
+    for (b, p) in [(3, 4), (4, 3), (5, 7), (6, 5), (7, 6), (8, 7)] {
+        bones[n - 10 + b].parent = Some(n - 10 + p);
+    }
+    let m = Model {
+        skeleton: crate::Skeleton { bones },
+        ..Default::default()
+    };
+    let (a, b) = (n - 7, n - 5);
+    assert_eq!(
+        messages(&m),
+        [
+            format!(
+                "skeleton.bones[{a}].parent: parent cycle through bones [{a}, {}]",
+                a + 1
+            ),
+            format!(
+                "skeleton.bones[{b}].parent: parent cycle through bones [{b}, {}, {}]",
+                b + 1,
+                b + 2
+            ),
+        ]
+    );
+    let world = m.skeleton.rest_world_matrices();
+    assert_eq!(world.len(), n);
+}

@@ -130,18 +130,43 @@ fn allocation_budget() {
     let e = r.le_array::<u32>(3).unwrap_err();
     assert!(matches!(
         e.kind(),
-        ErrorKind::LimitExceeded {
-            what: "allocation total",
-            value: 44,
-            limit: 40
-        }
+        ErrorKind::OverBudget(crate::BudgetExceeded {
+            requested: 12,
+            used: 32,
+            limit: 40,
+            ..
+        })
     ));
+    assert_eq!(e.offset(), 32);
     let mut r = Reader::new("t", &data).with_limits(Limits {
         max_alloc_bytes: 1 << 20,
         max_elements: 4,
     });
     assert!(r.le_array::<u8>(5).is_err());
     assert!(r.le_array::<u8>(4).is_ok());
+}
+
+#[test]
+fn sub_readers_and_clones_share_the_budget() {
+    let data = [0u8; 64];
+    let mut r = Reader::new("t", &data).with_limits(Limits {
+        max_alloc_bytes: 40,
+        max_elements: 1000,
+    });
+    // Before budgets were shared, each sub-reader started from the parent's total and
+    // forgot its own: chunk after chunk could each take the whole allowance.
+    for _ in 0..2 {
+        let mut sub = r.sub(16).unwrap();
+        assert!(sub.le_array::<u32>(4).is_ok());
+    }
+    let mut sub = r.sub(16).unwrap();
+    assert!(sub.le_array::<u32>(4).is_err());
+    assert_eq!(r.budget().used(), 32);
+    let shared = crate::Budget::new(Limits::DEFAULT);
+    let a = Reader::new("t", &data).with_budget(shared.clone());
+    let mut b = a.clone();
+    b.charge_for("test", 7).unwrap();
+    assert_eq!((a.budget().used(), shared.used()), (7, 7));
 }
 
 #[test]

@@ -1,0 +1,211 @@
+//! One memory allowance shared by every step of one operation.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::limits::Limits;
+
+/// The memory one top-level operation may allocate: a decode, a conversion to or from
+/// meshfmt-core, a write, an import, or all of them together (the `meshfmt` tool runs a
+/// whole conversion under one).
+///
+/// Every allocation whose size comes from the input (decoded arrays, inflated or
+/// decompressed payloads, resampled frames, generated geometry, instanced meshes,
+/// output buffers) is *charged* before it is made; a charge that would take the total
+/// past [`Limits::max_alloc_bytes`] fails with [`BudgetExceeded`] and nothing is
+/// allocated. Charges are never refunded: the total bounds the peak.
+///
+/// A `Budget` is a shared handle: clones charge the same total, so the steps of one
+/// operation (sub-readers, blocks, chunks, conversions) all draw from it. Make a new one
+/// per operation.
+///
+/// ```
+/// use parsing_primitives::{Budget, Limits};
+/// let budget = Budget::new(Limits { max_alloc_bytes: 100, ..Limits::DEFAULT });
+/// let step = budget.clone();
+/// step.charge("positions", 60)?;
+/// assert_eq!(budget.used(), 60);
+/// let err = budget.charge("normals", 60).unwrap_err();
+/// assert_eq!(err.to_string(),
+///     "memory budget exceeded building normals: 60 more bytes would make 120 of the 100 allowed");
+/// assert_eq!(budget.used(), 60); // a refused charge takes nothing
+/// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Budget(Arc<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    limits: Limits,
+    used: AtomicU64,
+}
+
+/// A charge against a [`Budget`] was refused. Display is one line naming what was being
+/// built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "memory budget exceeded building {what}: {requested} more bytes would make {} of the {limit} allowed",
+    used.saturating_add(*requested)
+)]
+pub struct BudgetExceeded {
+    /// What was being built (`"resampled frames"`, `"inflated payload"`, ...).
+    pub what: &'static str,
+    /// Bytes the refused charge asked for.
+    pub requested: u64,
+    /// Bytes already charged.
+    pub used: u64,
+    /// [`Limits::max_alloc_bytes`].
+    pub limit: u64,
+}
+
+impl Budget {
+    /// A fresh budget of `limits.max_alloc_bytes`.
+    pub fn new(limits: Limits) -> Self {
+        Budget(Arc::new(Shared {
+            limits,
+            used: AtomicU64::new(0),
+        }))
+    }
+
+    /// The budget an operation draws on: the caller's `shared` one when given (a step of
+    /// a larger operation), else a fresh one of `limits`. Options structs carry both
+    /// (`limits` and `budget: Option<Budget>`) and call this.
+    ///
+    /// ```
+    /// # use parsing_primitives::{Budget, Limits};
+    /// let outer = Budget::default();
+    /// Budget::shared_or_new(Some(&outer), Limits::UNLIMITED).charge("x", 5)?;
+    /// Budget::shared_or_new(None, Limits::DEFAULT).charge("y", 7)?;
+    /// assert_eq!(outer.used(), 5);
+    /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+    /// ```
+    pub fn shared_or_new(shared: Option<&Budget>, limits: Limits) -> Budget {
+        shared.cloned().unwrap_or_else(|| Budget::new(limits))
+    }
+
+    /// The limits this budget enforces.
+    pub fn limits(&self) -> Limits {
+        self.0.limits
+    }
+
+    /// Bytes charged so far.
+    pub fn used(&self) -> u64 {
+        self.0.used.load(Ordering::Relaxed)
+    }
+
+    /// Bytes that can still be charged.
+    pub fn remaining(&self) -> u64 {
+        self.0.limits.max_alloc_bytes.saturating_sub(self.used())
+    }
+
+    /// Charges `bytes` for `what`, or fails (charging nothing) when the total would pass
+    /// the limit.
+    pub fn charge(&self, what: &'static str, bytes: u64) -> Result<(), BudgetExceeded> {
+        let limit = self.0.limits.max_alloc_bytes;
+        let mut used = self.used();
+        loop {
+            let total = used.saturating_add(bytes);
+            if total > limit {
+                return Err(BudgetExceeded {
+                    what,
+                    requested: bytes,
+                    used,
+                    limit,
+                });
+            }
+            match self.0.used.compare_exchange_weak(
+                used,
+                total,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Ok(()),
+                Err(now) => used = now,
+            }
+        }
+    }
+
+    /// Charges `count` values of `T` (`count * size_of::<T>()` bytes, saturating).
+    ///
+    /// ```
+    /// # use parsing_primitives::{Budget, Limits};
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// budget.charge_items::<[f32; 3]>("positions", 10)?;
+    /// assert_eq!(budget.used(), 120);
+    /// assert!(budget.charge_items::<u64>("indices", usize::MAX).is_err());
+    /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+    /// ```
+    pub fn charge_items<T>(&self, what: &'static str, count: usize) -> Result<(), BudgetExceeded> {
+        self.charge(
+            what,
+            (count as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        )
+    }
+}
+
+impl Default for Budget {
+    /// A fresh budget of [`Limits::DEFAULT`].
+    fn default() -> Self {
+        Budget::new(Limits::DEFAULT)
+    }
+}
+
+impl From<Limits> for Budget {
+    fn from(limits: Limits) -> Self {
+        Budget::new(limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clones_share_one_total_and_new_budgets_do_not() -> Result<(), BudgetExceeded> {
+        let limits = Limits {
+            max_alloc_bytes: 10,
+            ..Limits::DEFAULT
+        };
+        let a = Budget::new(limits);
+        let b = a.clone();
+        a.charge("x", 6)?;
+        assert_eq!(b.remaining(), 4);
+        assert!(b.charge("y", 5).is_err());
+        b.charge("y", 4)?;
+        assert_eq!(a.used(), 10);
+        assert_eq!(Budget::new(limits).used(), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn saturating_charges_fail_instead_of_wrapping() -> Result<(), BudgetExceeded> {
+        let b = Budget::new(Limits {
+            max_alloc_bytes: u64::MAX - 1,
+            ..Limits::UNLIMITED
+        });
+        b.charge("x", u64::MAX - 2)?;
+        let e = b.charge("y", 5).err();
+        assert_eq!(e.map(|e| (e.used, e.requested)), Some((u64::MAX - 2, 5)));
+        assert_eq!(b.used(), u64::MAX - 2);
+        Ok(())
+    }
+
+    #[test]
+    fn threads_share_the_total() {
+        let b = Budget::new(Limits {
+            max_alloc_bytes: 1000,
+            ..Limits::DEFAULT
+        });
+        let ok: usize = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| {
+                    let b = b.clone();
+                    s.spawn(move || (0..500).filter(|_| b.charge("x", 1).is_ok()).count())
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+        });
+        assert_eq!(ok, 1000);
+        assert_eq!(b.used(), 1000);
+    }
+}
