@@ -9,6 +9,11 @@
 #   bash fuzz/run.sh smoke [TARGET...]     CI: a fixed seed and a fixed number of runs
 #                                          per target (about 10-20 s each), so the same
 #                                          commit always gives the same verdict
+#
+# `convert` is the cross-format target (any reader -> every writer -> read back), seeded
+# with every family's corpus; `convert:FAMILY` (e.g. convert:m3d) runs it from one
+# family's seeds in its own corpus folder, to give each family its share of time.
+# Builds keep debug assertions and overflow checks on (fuzz/Cargo.toml, `-a`).
 set -euo pipefail
 cd "$(dirname "$0")"
 mode="${1:-20}"
@@ -19,7 +24,8 @@ else
   limits=(-max_total_time="$mode")
 fi
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(unigine_mesh unigine_anim vitaboy unity_meshser m3d m3d_ascii gltf obj)
+families=(unigine_mesh unigine_anim vitaboy unity_meshser m3d m3d_ascii gltf obj)
+[ ${#targets[@]} -eq 0 ] && targets=("${families[@]}" convert)
 samples="${MESHFMT_SAMPLES:-../../shared/samples}"
 seed() { # target, fixture dir, sample dir, extensions...
   local t=$1 fx=$2 sm=$3; shift 3
@@ -42,11 +48,24 @@ printf 'mtllib m.mtl\nnewmtl red\nKd 1 0 0\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n
 mkdir -p corpus/gltf
 find ../.ci/out/fixtures -type f \( -name '*.glb' -o -name '*.embedded.gltf' \) -size -64k \
   -exec cp -n {} corpus/gltf/ \; 2>/dev/null || true
-cargo fuzz build -s none -O
+# The cross-format target starts from every family's seeds.
+mkdir -p corpus/convert
+for f in "${families[@]}"; do
+  find "corpus/$f" -type f -size -64k -exec cp -n {} corpus/convert/ \; 2>/dev/null || true
+done
+cargo fuzz build -s none -O -a
 for t in "${targets[@]}"; do
+  bin="${t%%:*}"
+  dir="corpus/$t"
+  if [ "$bin" != "$t" ]; then
+    # convert:FAMILY: the cross-format target from that family's seeds only.
+    dir="corpus/convert-${t#*:}"
+    mkdir -p "$dir"
+    find "corpus/${t#*:}" -type f -exec cp -n {} "$dir/" \; 2>/dev/null || true
+  fi
   echo "==> fuzz $t (${limits[*]})"
   mkdir -p "artifacts/$t"
-  cargo fuzz run -s none -O "$t" "corpus/$t" -- \
+  cargo fuzz run -s none -O -a "$bin" "$dir" -- \
     "${limits[@]}" -max_len=262144 -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="artifacts/$t/" -print_final_stats=1 2>&1 |
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|.*(panicked|ERROR|crash|timeout|leak))' || true

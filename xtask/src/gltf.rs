@@ -38,7 +38,7 @@ pub fn run(out: &Path) -> ExitCode {
             continue;
         };
         let Some(to_core) = f.to_core else { continue };
-        let model = match to_core(&data) {
+        let model = match to_core(&data, &meshfmt_core::Budget::default()) {
             Ok(m) => m.value,
             Err(e) => {
                 eprintln!("{rel}: {e}");
@@ -55,7 +55,7 @@ pub fn run(out: &Path) -> ExitCode {
             containers.push((Container::Embedded, format!("{rel}.embedded.gltf")));
         }
         for (container, name) in containers {
-            match export(&model, container) {
+            match export(&model, container, &meshfmt_core::Budget::default()) {
                 Ok(g) => {
                     let mut ok = std::fs::write(out.join(&name), &g.value.main).is_ok();
                     if let Some(bin) = &g.value.buffer {

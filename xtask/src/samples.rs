@@ -1,17 +1,24 @@
 //! `cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]`: every real file
 //! under DIR is detected, read, validated, rewritten (byte-identical where the format
-//! promises it), converted to every other writable format and exported to glTF (written
-//! to OUT for the Khronos validator when asked); the per-file results are compared with
-//! `fixtures/samples-expected.txt` (one line per file) and summarized per format family.
-//! Files the expectation does not know (held-back samples) must read and, where
+//! promises it), converted to every writable format (each codec of the fixtures
+//! matrix), **read back and compared feature by feature** with what was read (under the
+//! losses the conversion reported, as the fixtures matrix does), and exported to glTF
+//! (written to OUT for the Khronos validator when asked); the per-file results are
+//! compared with `fixtures/samples-expected.txt` (one line per file) and summarized per
+//! format family. `converted=K/T`: K of T codecs wrote the file, read it back and kept
+//! every feature (exactly, within a reported bound, or reported lost); `bad=` names the
+//! codecs whose output did not read back or came back different without a loss saying
+//! why. Files the expectation does not know (held-back samples) must read and, where
 //! promised, rewrite byte for byte; expected files that are absent are only listed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use meshfmt::adapters::EncodeOptions;
-use meshfmt::formats::{self, FORMATS};
+use meshfmt::formats;
+
+use crate::codecs::CODECS;
+use crate::compare::compare;
 
 /// Families whose crates promise a byte-identical rewrite of every real file.
 const PROMISED_IDENTICAL: &[&str] = &[
@@ -33,19 +40,26 @@ struct Outcome {
     problems: usize,
     converted: usize,
     targets: usize,
+    /// Codecs whose output did not read back, or changed without a reported loss.
+    bad: Vec<String>,
     gltf: &'static str,
 }
 
 impl Outcome {
     fn line(&self, rel: &str) -> String {
         format!(
-            "{rel}\t{}\tread={}\trewrite={}\tproblems={}\tconverted={}/{}\tgltf={}",
+            "{rel}\t{}\tread={}\trewrite={}\tproblems={}\tconverted={}/{}\tbad={}\tgltf={}",
             self.family,
             self.read,
             self.identical,
             self.problems,
             self.converted,
             self.targets,
+            if self.bad.is_empty() {
+                "-".to_string()
+            } else {
+                self.bad.join(";")
+            },
             self.gltf
         )
     }
@@ -82,6 +96,7 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
             problems: 0,
             converted: 0,
             targets: 0,
+            bad: Vec::new(),
             gltf: "-",
         });
     };
@@ -92,13 +107,14 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
         problems: 0,
         converted: 0,
         targets: 0,
+        bad: Vec::new(),
         gltf: "-",
     };
     let Some(to_core) = f.to_core else {
         o.read = "no-reader".into();
         return Some(o);
     };
-    let model = match to_core(&data) {
+    let model = match to_core(&data, &meshfmt_core::Budget::default()) {
         Ok(m) => m.value,
         // A form the crate recognizes but cannot read yet (M3D's ASCII form).
         Err(meshfmt::error::CliError::NotSupported { .. }) => {
@@ -112,29 +128,27 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
     };
     o.problems = meshfmt_core::validate(&model).len();
     if let Some(rewrite) = f.rewrite {
-        o.identical = match rewrite(&data) {
+        o.identical = match rewrite(&data, &meshfmt_core::Budget::default()) {
             Ok(b) if b == data => "identical".into(),
             Ok(_) => "differs".into(),
             Err(_) => "fails".into(),
         };
     }
-    for g in FORMATS.iter().filter(|g| g.from_core.is_some()) {
-        let Some(from_core) = g.from_core else {
-            continue;
-        };
-        for ext in g.extensions {
-            o.targets += 1;
-            let opts = EncodeOptions {
-                quality: None,
-                version: None,
-                extension: (*ext).to_string(),
-            };
-            if from_core(&model, &opts).is_ok() {
-                o.converted += 1;
-            }
+    for codec in CODECS {
+        o.targets += 1;
+        match reread(codec, &model) {
+            Reread::Kept => o.converted += 1,
+            Reread::CannotHold => {}
+            Reread::Bad(why) => o
+                .bad
+                .push(format!("{}:{why}", codec.label.replace(' ', "-"))),
         }
     }
-    o.gltf = match meshfmt::gltf::export(&model, meshfmt::gltf::Container::Glb) {
+    o.gltf = match meshfmt::gltf::export(
+        &model,
+        meshfmt::gltf::Container::Glb,
+        &meshfmt_core::Budget::default(),
+    ) {
         Ok(g) => {
             if let Some((dir, rel)) = gltf_out {
                 let name = format!("{}.glb", rel.replace(['/', '\\'], "_"));
@@ -147,6 +161,56 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
         Err(_) => "fails",
     };
     Some(o)
+}
+
+enum Reread {
+    /// Written, read back, every feature kept (or reported lost).
+    Kept,
+    /// The codec refused the model (an animation into a static format, say).
+    CannotHold,
+    /// Our own output did not read back, or came back different unexplained.
+    Bad(String),
+}
+
+/// `model` through `codec` and back, compared with itself under the reported losses.
+fn reread(codec: &crate::codecs::Codec, model: &meshfmt_core::Model) -> Reread {
+    let Ok(enc) = (codec.encode)(model) else {
+        return Reread::CannotHold;
+    };
+    let companion = match codec
+        .companion
+        .as_ref()
+        .map(|c| (c.encode)(model))
+        .transpose()
+    {
+        Ok(c) => c,
+        Err(_) => return Reread::CannotHold,
+    };
+    let dec = match (codec.decode)(&enc.value, companion.as_deref()) {
+        Ok(d) => d,
+        Err(_) => return Reread::Bad("unreadable".into()),
+    };
+    let mut decoded = dec.value;
+    decoded.convert_to(model.coordinate_system);
+    let mut losses = enc.losses;
+    losses.extend(dec.losses);
+    let outcomes = compare(model, &decoded, &losses);
+    let bad: Vec<&str> = outcomes
+        .iter()
+        .filter(|(_, o)| o.is_failure())
+        .map(|(f, _)| f.name())
+        .collect();
+    // MESHFMT_CONFORMANCE_DETAIL=1 says why, per feature (for investigating a line).
+    if !bad.is_empty() && std::env::var_os("MESHFMT_CONFORMANCE_DETAIL").is_some() {
+        for (f, o) in outcomes.iter().filter(|(_, o)| o.is_failure()) {
+            eprintln!("  {} {}: {}", codec.label, f.name(), o.cell());
+        }
+    }
+    if bad.is_empty() {
+        Reread::Kept
+    } else {
+        Reread::Bad(bad.join(","))
+    }
 }
 
 fn expected_path() -> PathBuf {
@@ -171,6 +235,9 @@ pub fn run(dir: &Path, bless: bool, gltf_out: Option<&Path>) -> ExitCode {
             .unwrap_or(p)
             .to_string_lossy()
             .into_owned();
+        if std::env::var_os("MESHFMT_CONFORMANCE_DETAIL").is_some() {
+            eprintln!("{rel}");
+        }
         if let Some(o) = check_file(p, gltf_out.map(|d| (d, rel.as_str()))) {
             lines.insert(rel.clone(), o.line(&rel));
             outcomes.push(o);

@@ -9,7 +9,14 @@
 //!   reading and writing our own output gives the same bytes (a round trip that is
 //!   immune to NaN payloads, unlike comparing decoded values);
 //! - a model decoded from the input and written back by the format's own encoder reads
-//!   again: our writers never produce files our readers refuse.
+//!   again: our writers never produce files our readers refuse;
+//! - the cross-format target ([`check_convert`], fuzz target `convert`): whatever any
+//!   reader (glTF and OBJ included) accepts goes through meshfmt-core into *every*
+//!   writer, and each output reads back with its own reader.
+//!
+//! Every operation runs under one [`Budget`] of [`FUZZ_LIMITS`], as the tool does per
+//! file, so a hostile input that would allocate gigabytes or loop for minutes meets a
+//! typed error instead (and the fuzzer's RSS and time limits catch one that does not).
 //!
 //! ```
 //! fuzz_checks::check("unity-meshser", &[3, 0, 1, 0, 1]);  // an error, not a panic
@@ -19,7 +26,19 @@
 #![deny(missing_docs)]
 
 use meshfmt::adapters::EncodeOptions;
-use meshfmt::formats::FORMATS;
+use meshfmt::formats::{FORMATS, Format};
+use meshfmt_core::{Budget, Limits, Model};
+
+/// The allowance of one checked operation: far above every seed, far below the
+/// fuzzer's 2 GiB RSS limit even with the input and a second operation alive.
+pub const FUZZ_LIMITS: Limits = Limits {
+    max_alloc_bytes: 256 << 20,
+    max_elements: 1 << 24,
+};
+
+fn budget() -> Budget {
+    Budget::new(FUZZ_LIMITS)
+}
 
 /// Fuzz targets (`fuzz/fuzz_targets/<name>.rs`) and the format family each checks.
 pub const TARGETS: &[(&str, &str)] = &[
@@ -31,6 +50,7 @@ pub const TARGETS: &[(&str, &str)] = &[
     ("m3d_ascii", "m3d"),
     ("gltf", "gltf"),
     ("obj", "obj"),
+    ("convert", "any"),
 ];
 
 /// What fuzz target `target` runs on `data` (also what the regression replay runs): its
@@ -44,6 +64,9 @@ pub fn run_target(target: &str, data: &[u8]) {
     let Some((_, format)) = TARGETS.iter().find(|(t, _)| *t == target) else {
         panic!("unknown fuzz target {target}");
     };
+    if target == "convert" {
+        return check_convert(data);
+    }
     if target == "m3d_ascii" && !data.starts_with(b"3dmo") {
         let mut text = b"3dmodel 1.0\r\n".to_vec();
         text.extend_from_slice(data);
@@ -69,11 +92,11 @@ pub fn check(format: &str, data: &[u8]) {
         check_m3d_load(data);
     }
     if let Some(inspect) = f.inspect {
-        let _ = inspect(data);
+        let _ = inspect(data, &budget());
     }
     if let Some(rewrite) = f.rewrite {
-        if let Ok(once) = rewrite(data) {
-            match rewrite(&once) {
+        if let Ok(once) = rewrite(data, &budget()) {
+            match rewrite(&once, &budget()) {
                 Ok(twice) => assert!(
                     twice == once,
                     "{format}: rewriting our own output changed it"
@@ -85,25 +108,92 @@ pub fn check(format: &str, data: &[u8]) {
     let (Some(to_core), Some(from_core)) = (f.to_core, f.from_core) else {
         return;
     };
-    let Ok(model) = to_core(data) else { return };
+    let b = budget();
+    let Ok(model) = to_core(data, &b) else { return };
     let _ = meshfmt_core::validate(&model.value);
-    let opts = EncodeOptions {
-        quality: None,
-        version: None,
-        extension: f
-            .extensions
-            .first()
-            .copied()
-            .unwrap_or_default()
-            .to_string(),
-    };
-    // The encoder may refuse a model (counts past the format's limits, say); what it
-    // writes must read back.
-    if let Ok(out) = from_core(&model.value, &opts) {
-        if let Err(e) = to_core(&out.value) {
+    let opts = encode_options(f.extensions.first().copied().unwrap_or_default());
+    // The encoder may refuse a model (counts past the format's limits, its budget); what
+    // it writes must read back.
+    if let Ok(out) = from_core(&model.value, &opts, &b) {
+        if let Err(e) = to_core(&out.value, &budget()) {
             panic!("{format}: our encoder's output does not read back: {e}");
         }
     }
+}
+
+fn encode_options(extension: &str) -> EncodeOptions {
+    EncodeOptions {
+        quality: None,
+        version: None,
+        extension: extension.to_string(),
+    }
+}
+
+/// Any reader's model, through every writer, read back by that writer's reader: the
+/// conversion paths (`meshfmt convert A B` for every pair) under fuzzing. The input is
+/// taken as whatever the tool would detect it as (glTF and OBJ included); each
+/// conversion runs under one budget, as `meshfmt convert` does.
+///
+/// ```
+/// fuzz_checks::check_convert(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+/// ```
+pub fn check_convert(data: &[u8]) {
+    let b = budget();
+    let Some(model) = read_any(data, &b) else {
+        return;
+    };
+    let _ = meshfmt_core::validate(&model);
+    for f in FORMATS {
+        let (Some(from_core), Some(to_core)) = (f.from_core, f.to_core) else {
+            continue;
+        };
+        for ext in f.extensions {
+            let b = budget();
+            let Ok(out) = from_core(&model, &encode_options(ext), &b) else {
+                continue;
+            };
+            if let Err(e) = to_core(&out.value, &budget()) {
+                panic!(
+                    "{} .{ext}: our encoder's output does not read back: {e}",
+                    f.name
+                );
+            }
+        }
+    }
+    let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
+    if let Ok(out) = meshfmt::gltf::export(&model, meshfmt::gltf::Container::Glb, &budget()) {
+        if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files, &budget()) {
+            panic!("gltf: our export of a converted model does not import: {e}");
+        }
+    }
+    if let Ok(out) = meshfmt::obj::export(&model, "x.mtl", &budget()) {
+        let files = out.value;
+        let mtl = |_: &str| Ok(files.mtl.clone().into_bytes());
+        if let Err(e) = meshfmt::obj::import(files.obj.as_bytes(), &mtl, &budget()) {
+            panic!("obj: our export of a converted model does not import: {e}");
+        }
+    }
+}
+
+/// The model any of the tool's readers makes of `data`: a format crate that recognizes
+/// it, else glTF, else OBJ.
+fn read_any(data: &[u8], budget: &Budget) -> Option<Model> {
+    let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
+    if meshfmt::gltf::sniff(data) || data.first() == Some(&b'{') {
+        return meshfmt::gltf::import(data, &no_files, budget)
+            .ok()
+            .map(|m| m.value);
+    }
+    if let Some(f) = FORMATS.iter().find(|f| (f.sniff)(data)) {
+        return to_core_of(f, data, budget);
+    }
+    meshfmt::obj::import(data, &no_files, budget)
+        .ok()
+        .map(|m| m.value)
+}
+
+fn to_core_of(f: &Format, data: &[u8], budget: &Budget) -> Option<Model> {
+    f.to_core?(data, budget).ok().map(|m| m.value)
 }
 
 /// M3D's post-processing (what m3d_load does after parsing) and posing never panic on
@@ -137,12 +227,13 @@ fn check_m3d_load(data: &[u8]) {
 /// glTF import never panics; what it imports exports to a GLB that imports again.
 fn check_gltf(data: &[u8]) {
     let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
-    let Ok(model) = meshfmt::gltf::import(data, &no_files) else {
+    let b = budget();
+    let Ok(model) = meshfmt::gltf::import(data, &no_files, &b) else {
         return;
     };
     let _ = meshfmt_core::validate(&model.value);
-    if let Ok(out) = meshfmt::gltf::export(&model.value, meshfmt::gltf::Container::Glb) {
-        if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files) {
+    if let Ok(out) = meshfmt::gltf::export(&model.value, meshfmt::gltf::Container::Glb, &b) {
+        if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files, &budget()) {
             panic!("gltf: our export does not import: {e}");
         }
     }
@@ -151,13 +242,17 @@ fn check_gltf(data: &[u8]) {
 /// OBJ import never panics; what it imports exports to OBJ text that imports again.
 fn check_obj(data: &[u8]) {
     let mtl = |_: &str| Ok(data.to_vec());
-    let Ok(model) = meshfmt::obj::import(data, &mtl) else {
+    let b = budget();
+    let Ok(model) = meshfmt::obj::import(data, &mtl, &b) else {
         return;
     };
     let _ = meshfmt_core::validate(&model.value);
-    let files = meshfmt::obj::export(&model.value, "x.mtl").value;
+    let Ok(files) = meshfmt::obj::export(&model.value, "x.mtl", &b) else {
+        return;
+    };
+    let files = files.value;
     let mtl = |_: &str| Ok(files.mtl.clone().into_bytes());
-    if let Err(e) = meshfmt::obj::import(files.obj.as_bytes(), &mtl) {
+    if let Err(e) = meshfmt::obj::import(files.obj.as_bytes(), &mtl, &budget()) {
         panic!("obj: our export does not import: {e}");
     }
 }

@@ -14,6 +14,7 @@
 use std::alloc::System;
 
 use cap::Cap;
+use meshfmt_core::Budget;
 
 #[global_allocator]
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
@@ -59,8 +60,8 @@ fn hostile_counts_stay_within_the_bound() {
                 }
                 let base = ALLOC.allocated();
                 ALLOC.set_limit(base + bound).ok();
-                let _ = inspect(&bytes);
-                let _ = to_core(&bytes);
+                let _ = inspect(&bytes, &Budget::default());
+                let _ = to_core(&bytes, &Budget::default());
                 ALLOC.set_limit(usize::MAX).ok();
                 cases += 1;
             }

@@ -7,6 +7,7 @@
 
 use meshfmt::adapters::EncodeOptions;
 use meshfmt::formats::FORMATS;
+use meshfmt_core::Budget;
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{Bone, Channel, Clip, Model, Skeleton, Track, Transform};
 use proptest::prelude::*;
@@ -98,9 +99,9 @@ proptest! {
             };
             for ext in f.extensions {
                 let opts = EncodeOptions { quality: None, version: None, extension: (*ext).to_string() };
-                let Ok(out) = from_core(&model, &opts) else { continue };
+                let Ok(out) = from_core(&model, &opts, &Budget::default()) else { continue };
                 let bytes = out.value;
-                let back = match to_core(&bytes) {
+                let back = match to_core(&bytes, &Budget::default()) {
                     Ok(b) => b,
                     Err(e) => {
                         prop_assert!(false, "{} .{}: our output does not read back: {}", f.name, ext, e);
@@ -108,12 +109,12 @@ proptest! {
                     }
                 };
                 let mut back = back.value;
-                prop_assert_eq!(rewrite(&bytes).unwrap(), bytes.clone(), "{} .{}: rewrite", f.name, ext);
+                prop_assert_eq!(rewrite(&bytes, &Budget::default()).unwrap(), bytes.clone(), "{} .{}: rewrite", f.name, ext);
                 // Text forms (M3D's .a3d) end where the text ends: a prefix can be a
                 // valid file, so only binary forms must reject every truncation.
                 let binary = *ext != "a3d";
                 for n in (0..bytes.len()).filter(|_| binary) {
-                    prop_assert!(to_core(&bytes[..n]).is_err(), "{} .{}: a prefix of {} of {} bytes reads", f.name, ext, n, bytes.len());
+                    prop_assert!(to_core(&bytes[..n], &Budget::default()).is_err(), "{} .{}: a prefix of {} of {} bytes reads", f.name, ext, n, bytes.len());
                 }
                 for at in (0..bytes.len()).step_by(3) {
                     let mut flipped = bytes.clone();

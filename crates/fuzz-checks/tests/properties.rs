@@ -10,6 +10,7 @@
 
 use meshfmt::adapters::EncodeOptions;
 use meshfmt::formats::FORMATS;
+use meshfmt_core::Budget;
 use meshfmt_core::glam::{Vec2, Vec3};
 use meshfmt_core::{Model, Surface};
 use proptest::prelude::*;
@@ -78,10 +79,10 @@ proptest! {
                 version: None,
                 extension: f.extensions.first().copied().unwrap_or_default().to_string(),
             };
-            let Ok(out) = from_core(&model, &opts) else { continue };
+            let Ok(out) = from_core(&model, &opts, &Budget::default()) else { continue };
             let bytes = out.value;
-            prop_assert_eq!(rewrite(&bytes).unwrap(), bytes.clone(), "{}: rewrite", f.name);
-            let mut back = to_core(&bytes).unwrap().value;
+            prop_assert_eq!(rewrite(&bytes, &Budget::default()).unwrap(), bytes.clone(), "{}: rewrite", f.name);
+            let mut back = to_core(&bytes, &Budget::default()).unwrap().value;
             // Animation formats hold no geometry (their from_core says so in its losses).
             if f.name != "unigine-anim" {
                 back.convert_to(model.coordinate_system);
@@ -93,7 +94,7 @@ proptest! {
                 }
             }
             for n in 0..bytes.len() {
-                prop_assert!(to_core(&bytes[..n]).is_err(), "{}: prefix of {n} of {} bytes read", f.name, bytes.len());
+                prop_assert!(to_core(&bytes[..n], &Budget::default()).is_err(), "{}: prefix of {n} of {} bytes read", f.name, bytes.len());
             }
             for at in 0..bytes.len() {
                 let mut flipped = bytes.clone();

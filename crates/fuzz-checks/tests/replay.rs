@@ -52,6 +52,8 @@ fn fixtures_pass_the_fuzz_checks() {
             continue;
         };
         fuzz_checks::check(f.name, &data);
+        // The cross-format target: this fixture into every writer and back.
+        fuzz_checks::check_convert(&data);
         n += 1;
     }
     assert!(n >= 20, "only {n} fixtures checked");

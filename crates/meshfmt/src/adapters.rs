@@ -1,10 +1,23 @@
 //! Glue between the tool and each format crate: inspect, decode to meshfmt-core,
 //! encode from it, and the faithful same-format rewrite.
 
-use meshfmt_core::{Converted, Model};
+use meshfmt_core::{Budget, Converted, Model};
 
 use crate::error::CliError;
 use crate::info::Info;
+
+/// Charges the bytes a step produced (an encoded file, a rewrite) to the conversion's
+/// budget, so the steps of one conversion add up.
+fn output(bytes: Vec<u8>, budget: &Budget) -> Result<Vec<u8>, CliError> {
+    budget.charge("encoded output", bytes.len() as u64)?;
+    Ok(bytes)
+}
+
+/// Charges a decoded model to the conversion's budget.
+fn charged(model: Converted<Model>, budget: &Budget) -> Result<Converted<Model>, CliError> {
+    budget.charge("converted model", model.value.heap_bytes())?;
+    Ok(model)
+}
 
 /// Quantization quality for formats that quantize.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,7 +64,8 @@ pub mod unity {
     use unity_meshser::{MeshFile, Quantization, WriteOptions};
 
     /// Counts for `info`.
-    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+    pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
+        let _ = budget; // the crate's ReadOptions takes it once plumbed
         let f = unity_meshser::read(data).map_err(err)?;
         Ok(Info {
             format: "unity-meshser".into(),
@@ -64,15 +78,22 @@ pub mod unity {
     }
 
     /// Decode to meshfmt-core.
-    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
-        unity_meshser::read(data)
-            .map_err(err)?
-            .to_core()
-            .map_err(err)
+    pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
+        charged(
+            unity_meshser::read(data)
+                .map_err(err)?
+                .to_core()
+                .map_err(err)?,
+            budget,
+        )
     }
 
     /// Encode from meshfmt-core.
-    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+    pub fn from_core(
+        model: &Model,
+        opts: &EncodeOptions,
+        budget: &Budget,
+    ) -> Result<Converted<Vec<u8>>, CliError> {
         let quantization = match opts.quality {
             Some(Quality::Compatible) => Quantization::Compatible,
             Some(Quality::Rounded) | None => Quantization::Rounded,
@@ -83,7 +104,7 @@ pub mod unity {
             ..WriteOptions::default()
         };
         let conv = MeshFile::from_core(model, &wo).map_err(err)?;
-        let bytes = conv.value.write().map_err(err)?;
+        let bytes = output(conv.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
             losses: conv.losses,
@@ -91,8 +112,14 @@ pub mod unity {
     }
 
     /// Faithful rewrite.
-    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
-        unity_meshser::read(data).map_err(err)?.write().map_err(err)
+    pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
+        output(
+            unity_meshser::read(data)
+                .map_err(err)?
+                .write()
+                .map_err(err)?,
+            budget,
+        )
     }
 }
 
@@ -104,7 +131,8 @@ pub mod unigine {
     /// Counts for `info`: vertices are the coordinate vertices of morph target 0 and
     /// triangles the coordinate indices / 3, summed over surfaces; frames are summed over
     /// embedded animations.
-    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+    pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
+        let _ = budget; // the crate's ReadOptions takes it once plumbed
         let f = unigine_mesh::read(data).map_err(err)?;
         let mut info = Info {
             format: "unigine-mesh".into(),
@@ -146,15 +174,22 @@ pub mod unigine {
     }
 
     /// Decode to meshfmt-core.
-    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
-        unigine_mesh::read(data)
-            .map_err(err)?
-            .to_core()
-            .map_err(err)
+    pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
+        charged(
+            unigine_mesh::read(data)
+                .map_err(err)?
+                .to_core()
+                .map_err(err)?,
+            budget,
+        )
     }
 
     /// Encode from meshfmt-core: `--version`, else ms08 for `.smesh`, else ms11.
-    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+    pub fn from_core(
+        model: &Model,
+        opts: &EncodeOptions,
+        budget: &Budget,
+    ) -> Result<Converted<Vec<u8>>, CliError> {
         let version = match (opts.version.as_deref(), opts.extension.as_str()) {
             (Some("mi08"), _) => TargetVersion::Mi08,
             (Some("ms08"), _) | (None, "smesh") => TargetVersion::Ms08,
@@ -172,7 +207,7 @@ pub mod unigine {
             }
         };
         let conv = MeshFile::from_core(model, &WriteOptions { version }).map_err(err)?;
-        let bytes = conv.value.write().map_err(err)?;
+        let bytes = output(conv.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
             losses: conv.losses,
@@ -180,8 +215,14 @@ pub mod unigine {
     }
 
     /// Faithful rewrite.
-    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
-        unigine_mesh::read(data).map_err(err)?.write().map_err(err)
+    pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
+        output(
+            unigine_mesh::read(data)
+                .map_err(err)?
+                .write()
+                .map_err(err)?,
+            budget,
+        )
     }
 
     /// `.smesh` files are ms08.
@@ -207,7 +248,8 @@ pub mod anim {
     use unigine_anim::{AnimFile, DEFAULT_FPS, TargetVersion};
 
     /// Counts for `info`: bones, animations, frames summed over animations.
-    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+    pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
+        let _ = budget; // the crate's ReadOptions takes it once plumbed
         let f = unigine_anim::read(data).map_err(err)?;
         let mut info = Info {
             format: "unigine-anim".into(),
@@ -242,15 +284,22 @@ pub mod anim {
     }
 
     /// Decode to meshfmt-core at the default 30 fps.
-    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
-        unigine_anim::read(data)
-            .map_err(err)?
-            .to_core(DEFAULT_FPS)
-            .map_err(err)
+    pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
+        charged(
+            unigine_anim::read(data)
+                .map_err(err)?
+                .to_core(DEFAULT_FPS)
+                .map_err(err)?,
+            budget,
+        )
     }
 
     /// Encode from meshfmt-core: `--version`, else as08 for `.sanim`, else an10.
-    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+    pub fn from_core(
+        model: &Model,
+        opts: &EncodeOptions,
+        budget: &Budget,
+    ) -> Result<Converted<Vec<u8>>, CliError> {
         let version = match (opts.version.as_deref(), opts.extension.as_str()) {
             (Some("as08"), _) | (None, "sanim") => TargetVersion::As08,
             (Some("an11"), _) => TargetVersion::An11,
@@ -263,7 +312,7 @@ pub mod anim {
             }
         };
         let conv = AnimFile::from_core(model, version, DEFAULT_FPS).map_err(err)?;
-        let bytes = conv.value.write().map_err(err)?;
+        let bytes = output(conv.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
             losses: conv.losses,
@@ -271,8 +320,14 @@ pub mod anim {
     }
 
     /// Faithful rewrite.
-    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
-        unigine_anim::read(data).map_err(err)?.write().map_err(err)
+    pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
+        output(
+            unigine_anim::read(data)
+                .map_err(err)?
+                .write()
+                .map_err(err)?,
+            budget,
+        )
     }
 
     /// `.sanim` files are as08.
@@ -292,7 +347,8 @@ pub mod vitaboy {
 
     /// Counts for `info`: a mesh has 1 surface, its real vertices, faces and bone names;
     /// an animation 1 clip, the longest motion's frames and one bone per motion.
-    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+    pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
+        let _ = budget; // the crate's ReadOptions takes it once plumbed
         let f = read(data)?;
         let mut info = Info {
             format: "niotso-mesh".into(),
@@ -321,17 +377,24 @@ pub mod vitaboy {
     }
 
     /// Decode to meshfmt-core (meshes without their .skel: bones at the origin).
-    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
-        match read(data)? {
-            VitaboyFile::Mesh(m) => m.to_core(None, &CoreOptions::default()),
-            VitaboyFile::Skel(s) => s.to_core(),
-            VitaboyFile::Anim(a) => a.to_core(None, FPS),
-        }
-        .map_err(err)
+    pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
+        charged(
+            match read(data)? {
+                VitaboyFile::Mesh(m) => m.to_core(None, &CoreOptions::default()),
+                VitaboyFile::Skel(s) => s.to_core(),
+                VitaboyFile::Anim(a) => a.to_core(None, FPS),
+            }
+            .map_err(err)?,
+            budget,
+        )
     }
 
     /// Encode from meshfmt-core as the output extension says (.mesh, .skel, .anim).
-    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+    pub fn from_core(
+        model: &Model,
+        opts: &EncodeOptions,
+        budget: &Budget,
+    ) -> Result<Converted<Vec<u8>>, CliError> {
         let kind = Kind::from_extension(&opts.extension).unwrap_or(Kind::Mesh);
         let c = match kind {
             Kind::Mesh => niotso_mesh::Mesh::from_core(model, &CoreOptions::default())
@@ -344,7 +407,7 @@ pub mod vitaboy {
             }
         }
         .map_err(err)?;
-        let bytes = c.value.write().map_err(err)?;
+        let bytes = output(c.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
             losses: c.losses,
@@ -352,8 +415,8 @@ pub mod vitaboy {
     }
 
     /// Faithful rewrite.
-    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
-        read(data)?.write().map_err(err)
+    pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
+        output(read(data)?.write().map_err(err)?, budget)
     }
 }
 
@@ -375,7 +438,8 @@ pub mod m3d {
     /// Counts as stored (the reference loader's "raw" set): vertices = VRTS records,
     /// triangles = MESH triangles, textures = distinct non-empty map names; surfaces as
     /// the conversion to meshfmt-core makes them (one per material run).
-    pub fn inspect(data: &[u8]) -> Result<Info, CliError> {
+    pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
+        let _ = budget; // the crate's ReadOptions takes it once plumbed
         let f = m3d_format::read(data).map_err(err)?;
         let c = f.counts();
         Ok(Info {
@@ -393,8 +457,14 @@ pub mod m3d {
     }
 
     /// Decode to meshfmt-core.
-    pub fn to_core(data: &[u8]) -> Result<Converted<Model>, CliError> {
-        m3d_format::read(data).map_err(err)?.to_core().map_err(err)
+    pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
+        charged(
+            m3d_format::read(data)
+                .map_err(err)?
+                .to_core()
+                .map_err(err)?,
+            budget,
+        )
     }
 
     /// Decode to meshfmt-core, reading textures that are not inlined through `read_file`
@@ -404,7 +474,9 @@ pub mod m3d {
         data: &[u8],
         read_file: m3d_format::ReadFile<'_>,
         mtllib: Option<&[u8]>,
+        budget: &Budget,
     ) -> Result<Converted<Model>, CliError> {
+        let _ = budget;
         let lib = mtllib
             .map(m3d_format::read)
             .transpose()
@@ -431,7 +503,11 @@ pub mod m3d {
 
     /// Encode from meshfmt-core: `.a3d` (or `--version ascii`) as text, else binary
     /// with zlib.
-    pub fn from_core(model: &Model, opts: &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError> {
+    pub fn from_core(
+        model: &Model,
+        opts: &EncodeOptions,
+        budget: &Budget,
+    ) -> Result<Converted<Vec<u8>>, CliError> {
         let ascii = match opts.version.as_deref() {
             Some("ascii") => true,
             Some("binary") => false,
@@ -450,16 +526,19 @@ pub mod m3d {
             c.losses.extend(c.value.ascii_losses());
         }
         Ok(Converted {
-            value: bytes(&c.value, ascii)?,
+            value: output(bytes(&c.value, ascii)?, budget)?,
             losses: c.losses,
         })
     }
 
     /// Faithful rewrite in the same form (the inflated payload is identical; the zlib
     /// bytes may differ from another compressor's).
-    pub fn rewrite(data: &[u8]) -> Result<Vec<u8>, CliError> {
+    pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
         let f = m3d_format::read(data).map_err(err)?;
-        bytes(&f, matches!(m3d_format::detect(data), Some(Variant::Ascii)))
+        output(
+            bytes(&f, matches!(m3d_format::detect(data), Some(Variant::Ascii)))?,
+            budget,
+        )
     }
 
     /// The form of a file, `ascii` or `binary`, so `convert` rewrites only within a form.

@@ -1,12 +1,14 @@
 //! `meshfmt convert --out-dir DIR --to FORMAT FILES...`: many files in parallel (rayon),
 //! a progress bar on a terminal (indicatif), every bad file reported and skipped, a
-//! summary at the end and exit code 1 if any file failed.
+//! summary at the end and exit code 1 if any file failed. Each file is converted under
+//! its own `--max-memory` budget, so the batch as a whole may use up to that many times
+//! the number of worker threads (one per core).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use meshfmt::convert::{ConvertOptions, convert, extension_for};
+use meshfmt::convert::{ConvertOptions, convert, extension_for, read_input};
 use meshfmt::error::CliError;
 use rayon::prelude::*;
 
@@ -55,7 +57,7 @@ pub fn run(inputs: &[String], dir: &Path, opts: &ConvertOptions) -> Result<(), C
         .par_iter()
         .zip(&outputs)
         .map(|(input, output)| {
-            let result = std::fs::read(input)
+            let result = read_input(Path::new(input), &opts.limits)
                 .map_err(|e| format!("{input}: {e}"))
                 .and_then(|data| {
                     convert(Path::new(input), &data, output, opts)

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::{Converted, Loss, Model};
+use meshfmt_core::{Budget, BudgetExceeded, Converted, Limits, Loss, Model};
 
 use crate::adapters::{EncodeOptions, Quality};
 use crate::error::CliError;
@@ -34,6 +34,10 @@ pub struct ConvertOptions {
     /// An M3D material library's bytes (`--mtllib`): models split by `m3dconv -m` find
     /// their materials there.
     pub mtllib: Option<Vec<u8>>,
+    /// The memory one conversion may use (`--max-memory`): the input, every decoded
+    /// array, side file, model, resampled or generated element and the output are
+    /// charged to one [`Budget`] of `limits.max_alloc_bytes`.
+    pub limits: Limits,
 }
 
 /// The files a conversion produces: the output itself, then side files (`.bin`, `.mtl`).
@@ -72,14 +76,17 @@ fn not_readable(f: &Format) -> CliError {
     }
 }
 
-/// Converts `input` (already read into `data`) for writing at `output`.
+/// Converts `input` (already read into `data`) for writing at `output`, under one
+/// [`Budget`] of `opts.limits` for the whole conversion (the input's bytes included).
 pub fn convert(
     input: &Path,
     data: &[u8],
     output: &Path,
     opts: &ConvertOptions,
 ) -> Result<Converted<Outputs>, CliError> {
-    let out = convert_lenient(input, data, output, opts)?;
+    let budget = Budget::new(opts.limits);
+    budget.charge("input file", data.len() as u64)?;
+    let out = convert_lenient(input, data, output, opts, &budget)?;
     if opts.strict && !out.losses.is_empty() {
         let list: Vec<String> = out.losses.iter().map(ToString::to_string).collect();
         return Err(CliError::Strict(list.join("; ")));
@@ -87,11 +94,40 @@ pub fn convert(
     Ok(out)
 }
 
+/// Reads an input file, refusing one larger than `limits.max_alloc_bytes` before
+/// reading it (the conversion then charges its bytes to its budget).
+pub fn read_input(path: &Path, limits: &Limits) -> Result<Vec<u8>, CliError> {
+    read_side_file(path, &Budget::new(*limits))
+}
+
+/// Reads a side file (a `.gltf`'s buffer, an `.obj`'s material library, an `.m3d`'s
+/// texture) once its size is known to fit what is left of `budget` (the reader of the
+/// bytes charges them).
+pub fn read_side_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
+    let len = std::fs::metadata(path)
+        .map_err(|source| CliError::Io {
+            path: path.display().to_string(),
+            source,
+        })?
+        .len();
+    if len > budget.remaining() {
+        return Err(BudgetExceeded {
+            what: "reading a file",
+            requested: len,
+            used: budget.used(),
+            limit: budget.limits().max_alloc_bytes,
+        }
+        .into());
+    }
+    read(path)
+}
+
 fn convert_lenient(
     input: &Path,
     data: &[u8],
     output: &Path,
     opts: &ConvertOptions,
+    budget: &Budget,
 ) -> Result<Converted<Outputs>, CliError> {
     let input_name = input.to_string_lossy();
     let output_name = output.to_string_lossy();
@@ -110,14 +146,14 @@ fn convert_lenient(
                 "'{uri}' is not a relative file path"
             )));
         }
-        read(&dir.join(uri))
+        read_side_file(&dir.join(uri), budget)
     };
     // Source model, unless this is a faithful rewrite.
     let mut source = None;
     let model: Converted<Model> = if gltf_input {
-        crate::gltf::import(data, &load)?
+        crate::gltf::import(data, &load, budget)?
     } else if obj_input {
-        crate::obj::import(data, &load)?
+        crate::obj::import(data, &load, budget)?
     } else {
         let src = match &opts.from {
             Some(name) => {
@@ -146,7 +182,7 @@ fn convert_lenient(
                 if let Some(rewrite) = dst.rewrite {
                     return Ok(Converted::exact(vec![(
                         output.to_path_buf(),
-                        rewrite(data)?,
+                        rewrite(data, budget)?,
                     )]));
                 }
             }
@@ -159,9 +195,10 @@ fn convert_lenient(
                 data,
                 &|name| load(name).ok(),
                 opts.mtllib.as_deref(),
+                budget,
             )?
         } else {
-            to_core(data)?
+            to_core(data, budget)?
         }
     };
     let mut losses: Vec<Loss> = model.losses;
@@ -176,7 +213,7 @@ fn convert_lenient(
                 (false, true) => Container::Embedded,
                 (false, false) => Container::Separate(bin_name.clone()),
             };
-            let g = crate::gltf::export(&model.value, container)?;
+            let g = crate::gltf::export(&model.value, container, budget)?;
             losses.extend(g.losses);
             let mut files = vec![(output.to_path_buf(), g.value.main)];
             if let Some(buffer) = g.value.buffer {
@@ -189,7 +226,7 @@ fn convert_lenient(
                 "{}.mtl",
                 output.file_stem().unwrap_or_default().to_string_lossy()
             );
-            let o = crate::obj::export(&model.value, &mtl_name);
+            let o = crate::obj::export(&model.value, &mtl_name, budget)?;
             losses.extend(o.losses);
             let mut files = vec![(output.to_path_buf(), o.value.obj.into_bytes())];
             if !o.value.mtl.is_empty() {
@@ -220,7 +257,7 @@ fn convert_lenient(
                 version,
                 extension: out_ext,
             };
-            let encoded = from_core(&model.value, &options)?;
+            let encoded = from_core(&model.value, &options, budget)?;
             losses.extend(encoded.losses);
             vec![(output.to_path_buf(), encoded.value)]
         }

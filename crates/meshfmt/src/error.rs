@@ -40,6 +40,9 @@ pub enum CliError {
         /// Where the writer is tracked.
         tracking: &'static str,
     },
+    /// The conversion would pass its memory budget (`--max-memory`).
+    #[error("{0}")]
+    OverBudget(#[from] meshfmt_core::BudgetExceeded),
     /// `validate` found problems (already printed).
     #[error("{0} problems found")]
     Invalid(usize),

@@ -1,19 +1,19 @@
 //! The formats the tool knows, how each is detected, and what it can do so far.
 
-use meshfmt_core::{Converted, Model};
+use meshfmt_core::{Budget, Converted, Model};
 
 use crate::adapters::{self, EncodeOptions};
 use crate::error::CliError;
 use crate::info::Info;
 
-/// Reads a whole file into `info` counts.
-pub type InspectFn = fn(&[u8]) -> Result<Info, CliError>;
-/// Decodes a whole file into meshfmt-core.
-pub type ToCoreFn = fn(&[u8]) -> Result<Converted<Model>, CliError>;
-/// Encodes meshfmt-core into the format.
-pub type FromCoreFn = fn(&Model, &EncodeOptions) -> Result<Converted<Vec<u8>>, CliError>;
+/// Reads a whole file into `info` counts, charging what it decodes to the budget.
+pub type InspectFn = fn(&[u8], &Budget) -> Result<Info, CliError>;
+/// Decodes a whole file into meshfmt-core, all steps charging one budget.
+pub type ToCoreFn = fn(&[u8], &Budget) -> Result<Converted<Model>, CliError>;
+/// Encodes meshfmt-core into the format (the output bytes charged too).
+pub type FromCoreFn = fn(&Model, &EncodeOptions, &Budget) -> Result<Converted<Vec<u8>>, CliError>;
 /// Reads and writes the faithful types: the same-format rewrite.
-pub type RewriteFn = fn(&[u8]) -> Result<Vec<u8>, CliError>;
+pub type RewriteFn = fn(&[u8], &Budget) -> Result<Vec<u8>, CliError>;
 /// The version a file holds.
 pub type VersionFn = fn(&[u8]) -> Option<String>;
 

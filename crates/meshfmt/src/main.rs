@@ -10,6 +10,10 @@
 //! meshfmt convert --out-dir DIR --to NAME FILES...   (batch, in parallel)
 //! meshfmt formats
 //! ```
+//! Every command takes `--max-memory SIZE` (default 1G): one budget per file (per
+//! conversion) that the input, everything decoded, converted or generated from it and
+//! the output are charged to; a file that asks for more gets a one-line error, never an
+//! out-of-memory abort.
 //! Errors go to stderr as one line with the byte offset, and the exit code is 1.
 //! `convert` between the same format rewrites the file's faithful types (byte-identical
 //! for files the reader fully understands); other conversions go through meshfmt-core
@@ -23,7 +27,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use meshfmt_core::{DumpOptions, Model, dump, validate};
+use meshfmt_core::{Budget, DumpOptions, Limits, Model, dump, validate};
 
 use meshfmt::adapters::Quality;
 use meshfmt::convert::ConvertOptions;
@@ -39,6 +43,34 @@ use meshfmt::formats::{self, FORMATS, Format};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Most memory one file's read, conversion and write may use, in bytes or with a
+    /// binary suffix (K, M, G, T, optionally followed by iB or B: 512M = 512 MiB).
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_memory: u64,
+}
+
+/// `512M`, `1GiB`, `4096`: bytes with an optional binary suffix.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, suffix) = t.split_at(digits);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (e.g. 512M, 2G, 1048576)"))?;
+    let shift = match suffix.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "'{text}': unknown size suffix '{suffix}' (K, M, G or T)"
+            ));
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is too large"))
 }
 
 #[derive(Subcommand)]
@@ -112,13 +144,6 @@ enum Command {
     Formats,
 }
 
-fn read_file(path: &str) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Io {
-        path: path.to_string(),
-        source,
-    })
-}
-
 fn pick(data: &[u8], path: &str, forced: Option<String>) -> Result<&'static Format, CliError> {
     match forced {
         Some(name) => formats::by_name(&name).ok_or(CliError::UnknownFormatName(name)),
@@ -133,11 +158,23 @@ fn not_readable(f: &Format) -> CliError {
     }
 }
 
-fn load(path: &str, forced: Option<String>) -> Result<(Model, &'static Format), CliError> {
-    let data = read_file(path)?;
+/// Reads `path` into one budget of `limits`, its bytes charged first.
+fn read_charged(path: &str, limits: &Limits) -> Result<(Vec<u8>, Budget), CliError> {
+    let data = meshfmt::convert::read_input(Path::new(path), limits)?;
+    let budget = Budget::new(*limits);
+    budget.charge("input file", data.len() as u64)?;
+    Ok((data, budget))
+}
+
+fn load(
+    path: &str,
+    forced: Option<String>,
+    limits: &Limits,
+) -> Result<(Model, &'static Format), CliError> {
+    let (data, budget) = read_charged(path, limits)?;
     let f = pick(&data, path, forced)?;
     let to_core = f.to_core.ok_or_else(|| not_readable(f))?;
-    let conv = to_core(&data)?;
+    let conv = to_core(&data, &budget)?;
     for loss in &conv.losses {
         eprintln!("meshfmt: note: {loss}");
     }
@@ -145,12 +182,16 @@ fn load(path: &str, forced: Option<String>) -> Result<(Model, &'static Format), 
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
+    let limits = Limits {
+        max_alloc_bytes: cli.max_memory,
+        ..Limits::DEFAULT
+    };
     match cli.command {
         Command::Info { file, json, format } => {
-            let data = read_file(&file)?;
+            let (data, budget) = read_charged(&file, &limits)?;
             let f = pick(&data, &file, format)?;
             let inspect = f.inspect.ok_or_else(|| not_readable(f))?;
-            let info = inspect(&data)?;
+            let info = inspect(&data, &budget)?;
             if json {
                 println!("{}", info.to_json());
             } else {
@@ -163,7 +204,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             format,
             max_items,
         } => {
-            let (model, _) = load(&file, format)?;
+            let (model, _) = load(&file, format, &limits)?;
             let opts = DumpOptions {
                 max_items: max_items.unwrap_or(usize::MAX),
             };
@@ -172,7 +213,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Validate { files, format } => {
             if let [file] = files.as_slice() {
-                let (model, f) = load(file, format)?;
+                let (model, f) = load(file, format, &limits)?;
                 let problems = validate(&model);
                 for p in &problems {
                     println!("{p}");
@@ -187,7 +228,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             // Several files: every one is checked, problems are prefixed with the file.
             let mut bad = 0;
             for file in &files {
-                match load(file, format.clone()) {
+                match load(file, format.clone(), &limits) {
                     Ok((model, f)) => {
                         let problems = validate(&model);
                         for p in &problems {
@@ -232,7 +273,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 version,
                 embed,
                 strict,
-                mtllib: mtllib.as_deref().map(read_file).transpose()?,
+                mtllib: mtllib
+                    .as_deref()
+                    .map(|p| meshfmt::convert::read_input(Path::new(p), &limits))
+                    .transpose()?,
+                limits,
             };
             match out_dir {
                 Some(dir) => batch::run(&paths, Path::new(&dir), &opts),
@@ -267,7 +312,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
 
 /// One conversion: notes on stderr, then the output files.
 fn convert_one(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<(), CliError> {
-    let data = read_file(&input.to_string_lossy())?;
+    let data = meshfmt::convert::read_input(input, &opts.limits)?;
     let converted = meshfmt::convert::convert(input, &data, output, opts)?;
     for loss in &converted.losses {
         eprintln!("meshfmt: note: {loss}");

@@ -5,6 +5,7 @@
 
 use gltf_json as json;
 use meshfmt::gltf::{Container, export};
+use meshfmt_core::Budget;
 use meshfmt_core::glam::Vec3;
 use meshfmt_core::{CoordinateSystem, Model, Surface, canonical};
 
@@ -55,7 +56,7 @@ fn z_up_triangle_becomes_y_up() {
         }],
         ..Default::default()
     };
-    let out = export(&model, Container::Glb).unwrap();
+    let out = export(&model, Container::Glb, &Budget::default()).unwrap();
     assert!(out.losses.is_empty(), "{:?}", out.losses);
     let (root, bin) = parse_glb(&out.value.main);
     assert_eq!(root.asset.version, "2.0");
@@ -85,7 +86,7 @@ fn z_up_triangle_becomes_y_up() {
 #[test]
 fn skinned_arm_skin_and_animation() {
     let model = canonical::skinned_arm();
-    let out = export(&model, Container::Glb).unwrap();
+    let out = export(&model, Container::Glb, &Budget::default()).unwrap();
     let (root, bin) = parse_glb(&out.value.main);
     // Two bone nodes (shoulder -> elbow) and one mesh node.
     assert_eq!(root.nodes.len(), 3);
@@ -133,15 +134,21 @@ fn skinned_arm_skin_and_animation() {
 #[test]
 fn containers_and_repairs() {
     let model = canonical::multi_surface();
-    let sep = export(&model, Container::Separate("m.bin".into()))
-        .unwrap()
-        .value;
+    let sep = export(
+        &model,
+        Container::Separate("m.bin".into()),
+        &Budget::default(),
+    )
+    .unwrap()
+    .value;
     let root: json::Root = json::deserialize::from_slice(&sep.main).unwrap();
     let bin = sep.buffer.unwrap();
     assert_eq!(root.buffers[0].uri.as_deref(), Some("m.bin"));
     assert_eq!(root.buffers[0].byte_length.0 as usize, bin.len());
     assert_eq!(root.materials.len(), model.materials.len());
-    let emb = export(&model, Container::Embedded).unwrap().value;
+    let emb = export(&model, Container::Embedded, &Budget::default())
+        .unwrap()
+        .value;
     let root: json::Root = json::deserialize::from_slice(&emb.main).unwrap();
     let uri = root.buffers[0].uri.as_deref().unwrap();
     assert!(uri.starts_with("data:application/octet-stream;base64,"));
@@ -154,7 +161,7 @@ fn containers_and_repairs() {
     bad.surfaces[0].skin[0].weights[0] = 0.25;
     bad.animations[0].channels[0].rotation.times[2] = 0.5; // repeats the previous time
     bad.surfaces.push(Surface::default());
-    let out = export(&bad, Container::Glb).unwrap();
+    let out = export(&bad, Container::Glb, &Budget::default()).unwrap();
     let text: Vec<String> = out.losses.iter().map(ToString::to_string).collect();
     assert_eq!(text.len(), 4, "{text:#?}");
     assert!(text[0].contains("normals"), "{text:#?}");
@@ -179,9 +186,10 @@ fn canonical_models_come_back_from_gltf() {
     ] {
         let model = (canonical::by_name(name).unwrap().build)();
         for container in [Container::Glb, Container::Embedded] {
-            let out = export(&model, container.clone()).unwrap();
+            let out = export(&model, container.clone(), &Budget::default()).unwrap();
             assert!(out.losses.is_empty(), "{name}: {:?}", out.losses);
-            let back = meshfmt::gltf::import(&out.value.main, &no_files).unwrap();
+            let back =
+                meshfmt::gltf::import(&out.value.main, &no_files, &Budget::default()).unwrap();
             assert!(back.losses.is_empty(), "{name}: {:?}", back.losses);
             let back = back.value;
             assert_eq!(back.surfaces.len(), model.surfaces.len(), "{name}");
@@ -218,29 +226,32 @@ fn canonical_models_come_back_from_gltf() {
 #[test]
 fn hostile_gltf_is_refused_cleanly() {
     let model = canonical::skinned_arm();
-    let glb = export(&model, Container::Glb).unwrap().value.main;
+    let glb = export(&model, Container::Glb, &Budget::default())
+        .unwrap()
+        .value
+        .main;
     // Every truncation: an error, never a panic.
     for n in 0..glb.len() {
-        let _ = meshfmt::gltf::import(&glb[..n], &no_files);
+        let _ = meshfmt::gltf::import(&glb[..n], &no_files, &Budget::default());
     }
     // Every byte flipped: an error or a model, never a panic.
     for at in 0..glb.len() {
         let mut b = glb.clone();
         b[at] ^= 0x41;
-        let _ = meshfmt::gltf::import(&b, &no_files);
+        let _ = meshfmt::gltf::import(&b, &no_files, &Budget::default());
     }
     // An accessor claiming far more elements than its view holds.
     let text = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":12,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAA"}],
         "bufferViews":[{"buffer":0,"byteLength":12}],
         "accessors":[{"bufferView":0,"componentType":5126,"count":2147483647,"type":"VEC3"}],
         "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}]}"#;
-    let e = meshfmt::gltf::import(text.as_bytes(), &no_files)
+    let e = meshfmt::gltf::import(text.as_bytes(), &no_files, &Budget::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("do not fit"), "{e}");
     // A node that is its own ancestor.
     let text = r#"{"asset":{"version":"2.0"},"nodes":[{"children":[1]},{"children":[0]}]}"#;
-    let e = meshfmt::gltf::import(text.as_bytes(), &no_files)
+    let e = meshfmt::gltf::import(text.as_bytes(), &no_files, &Budget::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("cycle") || e.contains("two parents"), "{e}");
@@ -266,11 +277,17 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
     // glTF -> format -> glTF: the second glTF holds exactly what the format decoded to
     // (positions, bone names, clip count), so nothing the format kept is lost on the way
     // back out.
-    let source = export(&canonical::skinned_arm3(), Container::Glb)
+    let source = export(
+        &canonical::skinned_arm3(),
+        Container::Glb,
+        &Budget::default(),
+    )
+    .unwrap()
+    .value
+    .main;
+    let model = meshfmt::gltf::import(&source, &no_files, &Budget::default())
         .unwrap()
-        .value
-        .main;
-    let model = meshfmt::gltf::import(&source, &no_files).unwrap().value;
+        .value;
     let mut checked = 0;
     for f in meshfmt::formats::FORMATS {
         let (Some(from_core), Some(to_core)) = (f.from_core, f.to_core) else {
@@ -281,12 +298,17 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
             version: None,
             extension: f.extensions[0].to_string(),
         };
-        let Ok(bytes) = from_core(&model, &opts) else {
+        let Ok(bytes) = from_core(&model, &opts, &Budget::default()) else {
             continue;
         };
-        let decoded = to_core(&bytes.value).unwrap().value;
-        let again = export(&decoded, Container::Glb).unwrap().value.main;
-        let back = meshfmt::gltf::import(&again, &no_files).unwrap().value;
+        let decoded = to_core(&bytes.value, &Budget::default()).unwrap().value;
+        let again = export(&decoded, Container::Glb, &Budget::default())
+            .unwrap()
+            .value
+            .main;
+        let back = meshfmt::gltf::import(&again, &no_files, &Budget::default())
+            .unwrap()
+            .value;
         assert_eq!(
             corner_positions(&decoded),
             corner_positions(&back),
@@ -315,10 +337,12 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
 #[test]
 fn an_empty_model_exports_and_imports() {
     // Found by fuzzing: an empty scene list was written and could not be read back.
-    let out = export(&Model::default(), Container::Glb)
+    let out = export(&Model::default(), Container::Glb, &Budget::default())
         .unwrap()
         .value
         .main;
-    let back = meshfmt::gltf::import(&out, &no_files).unwrap().value;
+    let back = meshfmt::gltf::import(&out, &no_files, &Budget::default())
+        .unwrap()
+        .value;
     assert!(back.surfaces.is_empty() && back.skeleton.bones.is_empty());
 }

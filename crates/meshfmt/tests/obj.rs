@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use meshfmt::obj::export;
+use meshfmt_core::Budget;
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::{
     CoordinateSystem, Material, Model, Surface, Texture, TextureBinding, TextureRole, TextureSource,
@@ -47,7 +48,7 @@ fn two_surfaces_by_hand() {
         }],
         ..Default::default()
     };
-    let out = export(&model, "m.mtl");
+    let out = export(&model, "m.mtl", &Budget::default()).unwrap();
     assert!(out.losses.is_empty(), "{:?}", out.losses);
     let want = "# meshfmt 0.1.0\nmtllib m.mtl\n\
         o a_b\nv 0 0 0\nv 0 0 -1\nv 0 2 0\nvt 0.25 0.25\nvt 0 1\nvt 1 0\nusemtl red_paint\nf 1/1 2/2 3/3\n\
@@ -75,7 +76,7 @@ fn import_by_hand() {
         vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n\
         o quad\nusemtl red\nf 1/1/1 2/2/1 3/3/1 4/4/1\n\
         o tri\nusemtl broken\nf -4//1 -3//1 -1//1\nl 1 2\n";
-    let out = meshfmt::obj::import(text.as_bytes(), &mtl_loader).unwrap();
+    let out = meshfmt::obj::import(text.as_bytes(), &mtl_loader, &Budget::default()).unwrap();
     let m = &out.value;
     assert_eq!(m.surfaces.len(), 2);
     let quad = &m.surfaces[0];
@@ -121,7 +122,7 @@ fn import_by_hand() {
         ),
         ("v a 0 0\n", "line 1: 'a' is not a number"),
     ] {
-        let e = meshfmt::obj::import(bad.as_bytes(), &mtl_loader)
+        let e = meshfmt::obj::import(bad.as_bytes(), &mtl_loader, &Budget::default())
             .unwrap_err()
             .to_string();
         assert!(e.contains(want), "{e}");
@@ -131,10 +132,10 @@ fn import_by_hand() {
 #[test]
 fn export_then_import_keeps_positions_exactly() {
     let model = meshfmt_core::canonical::multi_surface();
-    let files = export(&model, "m.mtl").value;
+    let files = export(&model, "m.mtl", &Budget::default()).unwrap().value;
     let mtl = files.mtl.clone();
     let load = move |_: &str| Ok(mtl.clone().into_bytes());
-    let back = meshfmt::obj::import(files.obj.as_bytes(), &load)
+    let back = meshfmt::obj::import(files.obj.as_bytes(), &load, &Budget::default())
         .unwrap()
         .value;
     assert_eq!(back.surfaces.len(), model.surfaces.len());

@@ -117,8 +117,10 @@ impl Builder {
     }
 }
 
-/// Builds the glTF document for `model`.
-pub fn build(model: &Model) -> Result<Built, CliError> {
+/// Builds the glTF document for `model`, charging `budget` for the copy of the model it
+/// converts to glTF's frame and for the binary buffer (about the model's size again).
+pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliError> {
+    budget.charge("glTF export", model.heap_bytes().saturating_mul(2))?;
     let mut model = model.clone();
     model.convert_to(CoordinateSystem::GLTF);
     let mut b = Builder {
@@ -228,11 +230,11 @@ fn skeleton(b: &mut Builder, model: &Model) -> (Vec<Index<json::Node>>, Vec<Inde
     let first = b.root.nodes.len() as u32;
     let mut joints = Vec::with_capacity(bones.len());
     let mut roots = Vec::new();
+    let child_lists = model.skeleton.child_lists();
     for (i, bone) in bones.iter().enumerate() {
-        let children: Vec<_> = model
-            .skeleton
-            .children(i)
-            .map(|c| Index::new(first + c as u32))
+        let children: Vec<_> = child_lists[i]
+            .iter()
+            .map(|&c| Index::new(first + c as u32))
             .collect();
         let r = unit_quat(bone.rest.rotation);
         let node = b.root.push(json::Node {
@@ -743,7 +745,9 @@ fn textures(b: &mut Builder, model: &Model) -> Result<Vec<Option<Index<json::Tex
     for (i, t) in model.textures.iter().enumerate() {
         let image = match &t.source {
             TextureSource::Embedded(img) => {
-                let expected = u64::from(img.width) * u64::from(img.height) * 4;
+                let expected = u64::from(img.width)
+                    .saturating_mul(u64::from(img.height))
+                    .saturating_mul(4);
                 if img.width == 0 || img.height == 0 || img.pixels.len() as u64 != expected {
                     lose(
                         &mut b.losses,

@@ -12,7 +12,7 @@ use json::mesh::{Mode, Semantic};
 use json::validation::Checked::Valid;
 use meshfmt_core::glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, Interpolation, LossKind,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Interpolation, LossKind,
     MAX_INFLUENCES, Material, Model, MorphKind, MorphTarget, RgbaImage, Surface, Texture,
     TextureBinding, TextureRole, TextureSource, Track, Transform, VertexInfluences,
 };
@@ -30,26 +30,52 @@ pub fn sniff(data: &[u8]) -> bool {
 
 /// Reads a `.glb` or `.gltf` into meshfmt-core. `load` returns the bytes of a relative
 /// URI (a `.gltf`'s `.bin`, say); give a closure that refuses if the caller has no files.
+///
+/// Everything the document makes the importer build is charged to `budget` before it
+/// is allocated: the parsed document, buffers, every accessor read (so a mesh that many
+/// nodes instance, or an accessor that many primitives, morph targets or channels
+/// share, is paid for each time it is copied), decoded textures and the model. Node
+/// graphs are checked and walked in linear time.
 pub fn import(
     data: &[u8],
     load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+    budget: &Budget,
 ) -> Result<Converted<Model>, CliError> {
     let (json_bytes, glb_bin) = split_glb(data)?;
     let root: json::Root =
         json::deserialize::from_slice(json_bytes).map_err(|e| bad(format!("JSON: {e}")))?;
+    budget.charge("glTF document", document_bytes(&root))?;
     let mut buffers = Vec::with_capacity(root.buffers.len());
+    let mut loaded: Vec<(&str, usize)> = Vec::new();
     for (i, b) in root.buffers.iter().enumerate() {
         let bytes = match (&b.uri, i, glb_bin) {
-            (None, 0, Some(bin)) => bin.to_vec(),
+            (None, 0, Some(bin)) => {
+                budget.charge("glTF buffer", bin.len() as u64)?;
+                bin.to_vec()
+            }
             (None, _, _) => return Err(bad(format!("buffers[{i}] has no data"))),
             (Some(uri), _, _) => match uri.strip_prefix("data:") {
                 Some(rest) => {
                     let (_, b64) = rest
                         .split_once(";base64,")
                         .ok_or_else(|| bad(format!("buffers[{i}]: data URI is not base64")))?;
+                    budget.charge("glTF buffer", b64.len() as u64 / 4 * 3 + 3)?;
                     decode_base64(b64).ok_or_else(|| bad(format!("buffers[{i}]: bad base64")))?
                 }
-                None => load(uri)?,
+                // A side file named twice is read once.
+                None => match loaded.iter().find(|(u, _)| *u == uri.as_str()) {
+                    Some(&(_, k)) => {
+                        let copy: &Vec<u8> = &buffers[k];
+                        budget.charge("glTF buffer", copy.len() as u64)?;
+                        copy.clone()
+                    }
+                    None => {
+                        let bytes = load(uri)?;
+                        budget.charge("glTF buffer", bytes.len() as u64)?;
+                        loaded.push((uri.as_str(), i));
+                        bytes
+                    }
+                },
             },
         };
         if (bytes.len() as u64) < b.byte_length.0 {
@@ -64,12 +90,52 @@ pub fn import(
     Importer {
         root: &root,
         buffers,
+        budget,
         out: Converted::exact(Model {
             coordinate_system: CoordinateSystem::GLTF,
             ..Default::default()
         }),
     }
     .run()
+}
+
+/// What the parsed document holds in memory, roughly: its arrays of nodes, meshes,
+/// accessors and so on (a two-byte `{}` in the JSON becomes a struct of a few hundred
+/// bytes, so this is charged apart from the file's own size).
+fn document_bytes(root: &json::Root) -> u64 {
+    fn of<T>(v: &[T]) -> u64 {
+        (v.len() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+    }
+    let primitives: u64 = root
+        .meshes
+        .iter()
+        .map(|m| of(&m.primitives) + m.primitives.len() as u64 * 256)
+        .sum();
+    let channels: u64 = root
+        .animations
+        .iter()
+        .map(|a| of(&a.channels) + of(&a.samplers))
+        .sum();
+    let children: u64 = root
+        .nodes
+        .iter()
+        .map(|n| n.children.as_ref().map_or(0, |c| of(c)))
+        .sum();
+    let joints: u64 = root.skins.iter().map(|s| of(&s.joints)).sum();
+    of(&root.nodes)
+        + of(&root.meshes)
+        + of(&root.accessors)
+        + of(&root.buffer_views)
+        + of(&root.buffers)
+        + of(&root.animations)
+        + of(&root.materials)
+        + of(&root.textures)
+        + of(&root.images)
+        + of(&root.skins)
+        + primitives
+        + channels
+        + children
+        + joints
 }
 
 /// The JSON chunk and, for GLB, the BIN chunk.
@@ -130,6 +196,7 @@ fn decode_base64(s: &str) -> Option<Vec<u8>> {
 struct Importer<'a> {
     root: &'a json::Root,
     buffers: Vec<Vec<u8>>,
+    budget: &'a Budget,
     out: Converted<Model>,
 }
 
@@ -208,6 +275,10 @@ impl Importer<'_> {
                 view_bytes.len()
             )));
         }
+        // Paid for on every read: accessors shared by many primitives, morph targets,
+        // joint sets or channels, and meshes instanced by many nodes, are copied each time.
+        self.budget
+            .charge_items::<f32>("glTF accessor data", count.saturating_mul(comps))?;
         let mut out = Vec::with_capacity(count * comps);
         for k in 0..count {
             let base = offset + k * stride;
@@ -287,6 +358,7 @@ impl Importer<'_> {
     fn run(mut self) -> Result<Converted<Model>, CliError> {
         let root = self.root;
         let parents = parents(root)?;
+        let worlds = world_matrices(root, &parents);
         let joints: Vec<usize> = root
             .skins
             .first()
@@ -300,7 +372,7 @@ impl Importer<'_> {
             );
         }
         self.skeleton(&joints, &parents)?;
-        self.textures();
+        self.textures()?;
         self.materials();
         // Meshes through the nodes that use them; static ones take the node's world
         // transform, skinned ones stay in bind space (glTF ignores their node transform).
@@ -316,7 +388,7 @@ impl Importer<'_> {
             let world = if skinned {
                 Mat4::IDENTITY
             } else {
-                world_matrix(root, &parents, n)
+                worlds.get(n).copied().unwrap_or(Mat4::IDENTITY)
             };
             for (p, prim) in mesh.primitives.iter().enumerate() {
                 let path = format!("meshes[{}].primitives[{p}]", mesh_index.value());
@@ -357,6 +429,8 @@ impl Importer<'_> {
             }
         }
         self.animations(&joints)?;
+        self.budget
+            .charge("converted model", self.out.value.heap_bytes())?;
         Ok(self.out)
     }
 
@@ -416,6 +490,8 @@ impl Importer<'_> {
             same(s.colors.len(), "colors")?;
         }
         if skinned {
+            self.budget
+                .charge_items::<Vec<(u32, f32)>>("glTF skin weights", n)?;
             let mut pairs: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
             for set in 0.. {
                 let (Some(j), Some(w)) =
@@ -426,6 +502,8 @@ impl Importer<'_> {
                 let (j, w) = (self.read(j, 4)?, self.read(w, 4)?);
                 same(j.len() / 4, "joint sets")?;
                 same(w.len() / 4, "weight sets")?;
+                self.budget
+                    .charge_items::<[(u32, f32); 4]>("glTF skin weights", n)?;
                 for (v, (j, w)) in j.chunks_exact(4).zip(w.chunks_exact(4)).enumerate() {
                     for k in 0..4 {
                         if w[k] > 0.0 {
@@ -448,7 +526,10 @@ impl Importer<'_> {
         }
         s.indices = match prim.indices {
             Some(i) => self.read_indices(i)?,
-            None => (0..n as u32).collect(),
+            None => {
+                self.budget.charge_items::<u32>("glTF indices", n)?;
+                (0..n as u32).collect()
+            }
         };
         if let Some(&bad_index) = s.indices.iter().find(|&&i| i as usize >= n) {
             return Err(bad(format!(
@@ -497,21 +578,15 @@ impl Importer<'_> {
                 joints.len()
             )));
         }
+        let joint_of = joint_indices(root, joints);
+        let nearest = nearest_joint_ancestors(&parents, &joint_of);
         for (b, &n) in joints.iter().enumerate() {
             let node = root
                 .nodes
                 .get(n)
                 .ok_or_else(|| bad(format!("skins[0].joints[{b}]: no nodes[{n}]")))?;
             // The nearest ancestor that is a joint too.
-            let mut parent = None;
-            let mut at = parents.get(n).copied().flatten();
-            while let Some(p) = at {
-                if let Some(k) = joints.iter().position(|&j| j == p) {
-                    parent = Some(k);
-                    break;
-                }
-                at = parents.get(p).copied().flatten();
-            }
+            let parent = nearest.get(n).copied().flatten();
             self.out.value.skeleton.bones.push(Bone {
                 name: node.name.clone().unwrap_or_else(|| format!("joint{b}")),
                 parent,
@@ -524,13 +599,17 @@ impl Importer<'_> {
 
     fn animations(&mut self, joints: &[usize]) -> Result<(), CliError> {
         let root = self.root;
+        let joint_of = joint_indices(root, joints);
         for (a, anim) in root.animations.iter().enumerate() {
             let mut clip = Clip {
                 name: anim.name.clone().unwrap_or_default(),
                 channels: Vec::new(),
             };
+            // Channel of each bone in this clip, so a lookup per glTF channel is O(1).
+            let mut channel_of: std::collections::HashMap<usize, usize> =
+                std::collections::HashMap::new();
             for (c, ch) in anim.channels.iter().enumerate() {
-                let Some(bone) = joints.iter().position(|&j| j == ch.target.node.value()) else {
+                let Some(bone) = joint_of.get(ch.target.node.value()).copied().flatten() else {
                     self.out.lose(
                         Feature::Animation,
                         LossKind::Dropped,
@@ -571,18 +650,15 @@ impl Importer<'_> {
                         v
                     }
                 };
-                let idx = match clip.channels.iter().position(|x| x.bone == bone) {
-                    Some(i) => i,
-                    None => {
-                        clip.channels.push(Channel {
-                            bone,
-                            translation: Track::default(),
-                            rotation: Track::default(),
-                            scale: Track::default(),
-                        });
-                        clip.channels.len() - 1
-                    }
-                };
+                let idx = *channel_of.entry(bone).or_insert_with(|| {
+                    clip.channels.push(Channel {
+                        bone,
+                        translation: Track::default(),
+                        rotation: Track::default(),
+                        scale: Track::default(),
+                    });
+                    clip.channels.len() - 1
+                });
                 let channel = &mut clip.channels[idx];
                 let mismatch = || {
                     bad(format!(
@@ -599,6 +675,8 @@ impl Importer<'_> {
                         if values.len() != times.len() {
                             return Err(mismatch());
                         }
+                        self.budget
+                            .charge_items::<f32>("glTF key times", times.len())?;
                         let track = Track {
                             times: times.clone(),
                             values,
@@ -637,7 +715,7 @@ impl Importer<'_> {
         Ok(())
     }
 
-    fn textures(&mut self) {
+    fn textures(&mut self) -> Result<(), CliError> {
         let root = self.root;
         for (t, tex) in root.textures.iter().enumerate() {
             let image = root.images.get(tex.source.value());
@@ -650,7 +728,7 @@ impl Importer<'_> {
             let source = match (image.and_then(|i| i.uri.clone()), embedded) {
                 (Some(uri), _) if !uri.starts_with("data:") => TextureSource::Path(uri),
                 (_, Some(bytes)) => {
-                    match RgbaImage::decode_png(bytes, 64 << 20) {
+                    match RgbaImage::decode_png_in(bytes, 64 << 20, self.budget)? {
                         Some(img) => TextureSource::Embedded(img),
                         None => {
                             self.out.lose(Feature::Textures, LossKind::Reduced, format!("textures[{t}]"), "embedded image is not a PNG this reader decodes: kept by name only");
@@ -674,6 +752,7 @@ impl Importer<'_> {
                 .unwrap_or_default();
             self.out.value.textures.push(Texture { name, source });
         }
+        Ok(())
     }
 
     fn materials(&mut self) {
@@ -763,29 +842,110 @@ fn parents(root: &json::Root) -> Result<Vec<Option<usize>>, CliError> {
             *slot = Some(p);
         }
     }
-    // A cycle: walking up from some node never reaches a root within n steps.
+    // A cycle: with one parent each, a node on a cycle never reaches a root. Each node is
+    // walked once (0 new, 1 on the walk in progress, 2 reaches a root).
+    let mut state = vec![0u8; n];
+    let mut walk = Vec::new();
     for start in 0..n {
-        let mut at = parent[start];
-        let mut steps = 0;
-        while let Some(p) = at {
-            steps += 1;
-            if steps > n {
-                return Err(bad(format!("nodes[{start}] is in a cycle")));
+        walk.clear();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                0 => {
+                    state[i] = 1;
+                    walk.push(i);
+                    at = parent[i];
+                }
+                1 => return Err(bad(format!("nodes[{i}] is in a cycle"))),
+                _ => break,
             }
-            at = parent[p];
+        }
+        for &i in &walk {
+            state[i] = 2;
         }
     }
     Ok(parent)
 }
 
-fn world_matrix(root: &json::Root, parents: &[Option<usize>], node: usize) -> Mat4 {
-    let mut m = Mat4::IDENTITY;
-    let mut at = Some(node);
-    while let Some(n) = at {
-        if let Some(x) = root.nodes.get(n) {
-            m = local_transform(x).to_mat4() * m;
+/// Every node's world matrix, each computed once from its parent's (the graph is a
+/// forest: `parents` refused cycles).
+fn world_matrices(root: &json::Root, parents: &[Option<usize>]) -> Vec<Mat4> {
+    let n = root.nodes.len();
+    let mut world: Vec<Option<Mat4>> = vec![None; n];
+    let mut chain = Vec::new();
+    for start in 0..n {
+        chain.clear();
+        let mut at = Some(start);
+        let mut base = Mat4::IDENTITY;
+        while let Some(i) = at {
+            if let Some(m) = world.get(i).copied().flatten() {
+                base = m;
+                break;
+            }
+            if chain.len() > n {
+                break; // unreachable after `parents`; a guard, not a walk
+            }
+            chain.push(i);
+            at = parents.get(i).copied().flatten();
         }
-        at = parents.get(n).copied().flatten();
+        for &i in chain.iter().rev() {
+            if let Some(node) = root.nodes.get(i) {
+                base *= local_transform(node).to_mat4();
+            }
+            world[i] = Some(base);
+        }
     }
-    m
+    world
+        .into_iter()
+        .map(|m| m.unwrap_or(Mat4::IDENTITY))
+        .collect()
+}
+
+/// The joint (skin bone) index of every node that is one.
+fn joint_indices(root: &json::Root, joints: &[usize]) -> Vec<Option<usize>> {
+    let mut of = vec![None; root.nodes.len()];
+    for (b, &n) in joints.iter().enumerate() {
+        if let Some(slot) = of.get_mut(n) {
+            slot.get_or_insert(b);
+        }
+    }
+    of
+}
+
+/// For every node, the joint index of its nearest proper ancestor that is a joint,
+/// computed top-down once per node.
+fn nearest_joint_ancestors(
+    parents: &[Option<usize>],
+    joint_of: &[Option<usize>],
+) -> Vec<Option<usize>> {
+    let n = parents.len();
+    // The answer for a node's children: the node itself if it is a joint, else its own
+    // nearest joint ancestor.
+    let mut below: Vec<Option<Option<usize>>> = vec![None; n];
+    let mut out = vec![None; n];
+    let mut chain = Vec::new();
+    for start in 0..n {
+        chain.clear();
+        let mut at = Some(start);
+        let mut inherited = None;
+        while let Some(i) = at {
+            if let Some(b) = below.get(i).copied().flatten() {
+                inherited = b;
+                break;
+            }
+            if chain.len() > n {
+                break;
+            }
+            chain.push(i);
+            at = parents.get(i).copied().flatten();
+        }
+        // `inherited` is what the topmost node of the chain's parent passes down.
+        for &i in chain.iter().rev() {
+            out[i] = inherited;
+            let mine = joint_of.get(i).copied().flatten().or(inherited);
+            below[i] = Some(mine);
+            inherited = mine;
+        }
+    }
+    out
 }

@@ -23,7 +23,7 @@
 //!     }],
 //!     ..Default::default()
 //! };
-//! let glb = export(&model, Container::Glb)?.value;
+//! let glb = export(&model, Container::Glb, &meshfmt_core::Budget::default())?.value;
 //! assert_eq!(&glb.main[..4], b"glTF");
 //! assert_eq!(glb.main.len() % 4, 0);
 //! # Ok::<(), meshfmt::error::CliError>(())
@@ -35,7 +35,7 @@ mod import;
 
 pub use import::{import, sniff};
 
-use meshfmt_core::{Converted, Model};
+use meshfmt_core::{Budget, Converted, Model};
 
 use crate::error::CliError;
 
@@ -60,10 +60,18 @@ pub struct Exported {
 }
 
 /// Exports `model` as glTF 2.0, with the list of what could not be carried as given.
-pub fn export(model: &Model, container: Container) -> Result<Converted<Exported>, CliError> {
-    let built = build::build(model)?;
+/// The copies it makes (the model in glTF's frame, the buffer, the JSON, a data URI)
+/// are charged to `budget`.
+pub fn export(
+    model: &Model,
+    container: Container,
+    budget: &Budget,
+) -> Result<Converted<Exported>, CliError> {
+    let built = build::build(model, budget)?;
     let mut root = built.root;
     let bin = built.bin;
+    // The JSON (or, embedded, the base64 of the buffer) and the container's copy.
+    budget.charge("glTF export", (bin.len() as u64).saturating_mul(2))?;
     let exported = match container {
         Container::Glb => {
             if !bin.is_empty() {

@@ -10,10 +10,11 @@
 //! points, curves, smoothing groups) is skipped and reported.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Converted, CoordinateSystem, Feature, LossKind, Material, Model, Surface, Texture,
+    Budget, Converted, CoordinateSystem, Feature, LossKind, Material, Model, Surface, Texture,
     TextureBinding, TextureRole, TextureSource,
 };
 
@@ -69,30 +70,57 @@ fn corner(line: usize, token: &str, counts: [usize; 3]) -> Result<[Option<usize>
 
 struct SurfaceBuilder {
     surface: Surface,
+    /// The `o`/`g` name in force when the surface started, shared until the surface
+    /// turns out to have faces: a long name followed by many `usemtl` lines is not
+    /// copied once per line.
+    group: Rc<str>,
     map: HashMap<[Option<usize>; 3], u32>,
     uses_uv: bool,
     uses_normal: bool,
 }
 
 impl SurfaceBuilder {
-    fn new(name: String, material: Option<usize>) -> Self {
+    fn new(group: Rc<str>, material: Option<usize>) -> Self {
         SurfaceBuilder {
             surface: Surface {
-                name,
                 material,
                 ..Default::default()
             },
+            group,
             map: HashMap::new(),
             uses_uv: false,
             uses_normal: false,
         }
     }
+
+    /// The finished surface, its name charged to `budget`; all-or-nothing attributes:
+    /// a surface where no corner named a UV (or normal) has none.
+    fn finish(mut self, budget: &Budget) -> Result<Surface, CliError> {
+        budget.charge(
+            "OBJ surfaces",
+            (self.group.len() + std::mem::size_of::<Surface>()) as u64,
+        )?;
+        self.surface.name = self.group.to_string();
+        if !self.uses_uv {
+            self.surface.uv0.clear();
+        }
+        if !self.uses_normal {
+            self.surface.normals.clear();
+        }
+        Ok(self.surface)
+    }
 }
 
-/// Reads OBJ text; `load` returns the bytes of an `mtllib` file (relative name).
+/// Bytes one new surface vertex costs: position, UV, normal, colour and its map entry.
+const VERTEX_BYTES: u64 = 12 + 8 + 12 + 16 + 48;
+
+/// Reads OBJ text; `load` returns the bytes of an `mtllib` file (relative name), each
+/// file read once however often it is named. Every vertex, face, surface and material
+/// library is charged to `budget` before it is stored.
 pub fn import(
     data: &[u8],
     load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+    budget: &Budget,
 ) -> Result<Converted<Model>, CliError> {
     let text = std::str::from_utf8(data)
         .map_err(|e| CliError::Format(format!("obj: not UTF-8 text (byte {})", e.valid_up_to())))?;
@@ -103,10 +131,12 @@ pub fn import(
     let (mut v, mut vt, mut vn) = (Vec::<Vec3>::new(), Vec::<Vec2>::new(), Vec::<Vec3>::new());
     let mut colors = Vec::<Vec4>::new();
     let mut materials: HashMap<String, usize> = HashMap::new();
-    let mut current = SurfaceBuilder::new(String::new(), None);
-    let mut group = String::new();
-    let mut done: Vec<SurfaceBuilder> = Vec::new();
+    let mut group: Rc<str> = Rc::from("");
+    let mut current = SurfaceBuilder::new(group.clone(), None);
+    let mut done: Vec<Surface> = Vec::new();
     let mut skipped: HashMap<String, usize> = HashMap::new();
+    let mut libraries: Vec<String> = Vec::new();
+    let mut missing: HashMap<String, usize> = HashMap::new();
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let l = raw.split('#').next().unwrap_or_default().trim();
@@ -117,6 +147,7 @@ pub fn import(
         match key {
             "v" => {
                 let p: [f32; 6] = floats(line, rest, 3)?;
+                budget.charge_items::<[Vec4; 2]>("OBJ vertices", 1)?;
                 v.push(Vec3::new(p[0], p[1], p[2]));
                 if rest.len() >= 6 {
                     colors.push(Vec4::new(p[3], p[4], p[5], 1.0));
@@ -135,6 +166,7 @@ pub fn import(
                 if rest.len() < 3 {
                     return Err(bad(line, "a face needs at least three corners"));
                 }
+                budget.charge_items::<[u32; 3]>("OBJ faces", rest.len() - 2)?;
                 let mut ids = Vec::with_capacity(rest.len());
                 for token in rest {
                     let c = corner(line, token, [v.len(), vt.len(), vn.len()])?;
@@ -142,6 +174,7 @@ pub fn import(
                     let next = s.surface.positions.len() as u32;
                     let id = *s.map.entry(c).or_insert(next);
                     if id == next {
+                        budget.charge("OBJ vertices", VERTEX_BYTES)?;
                         let [pv, pt, pn] = c;
                         let pv = pv.unwrap_or(0);
                         s.surface.positions.push(v[pv]);
@@ -165,29 +198,32 @@ pub fn import(
                     match materials.get(&name) {
                         Some(&m) => Some(m),
                         None => {
-                            out.lose(
-                                Feature::Materials,
-                                LossKind::Dropped,
-                                format!("line {line}"),
-                                format!("material '{name}' is not in any mtllib"),
-                            );
+                            // One loss per missing name (with its first line), not per use.
+                            missing.entry(name).or_insert(line);
                             None
                         }
                     }
                 } else {
-                    group = name.clone();
+                    group = Rc::from(name.as_str());
                     current.surface.material
                 };
                 let next = SurfaceBuilder::new(group.clone(), material);
                 let prev = std::mem::replace(&mut current, next);
                 if !prev.surface.indices.is_empty() {
-                    done.push(prev);
+                    done.push(prev.finish(budget)?);
                 }
             }
             "mtllib" => {
                 for file in rest {
+                    if libraries.iter().any(|l| l == file) {
+                        continue;
+                    }
+                    libraries.push((*file).to_string());
                     match load(file) {
-                        Ok(bytes) => read_mtl(&bytes, &mut out, &mut materials),
+                        Ok(bytes) => {
+                            budget.charge("OBJ material library", bytes.len() as u64)?;
+                            read_mtl(&bytes, &mut out, &mut materials)
+                        }
                         Err(e) => out.lose(
                             Feature::Materials,
                             LossKind::Dropped,
@@ -201,7 +237,17 @@ pub fn import(
         }
     }
     if !current.surface.indices.is_empty() {
-        done.push(current);
+        done.push(current.finish(budget)?);
+    }
+    let mut missing: Vec<(usize, String)> = missing.into_iter().map(|(n, l)| (l, n)).collect();
+    missing.sort_unstable();
+    for (line, name) in missing {
+        out.lose(
+            Feature::Materials,
+            LossKind::Dropped,
+            format!("line {line}"),
+            format!("material '{name}' is not in any mtllib"),
+        );
     }
     for (key, count) in skipped {
         if key != "s" {
@@ -213,16 +259,7 @@ pub fn import(
             );
         }
     }
-    for mut b in done {
-        // All-or-nothing attributes: a surface where no corner named a UV has none.
-        if !b.uses_uv {
-            b.surface.uv0.clear();
-        }
-        if !b.uses_normal {
-            b.surface.normals.clear();
-        }
-        out.value.surfaces.push(b.surface);
-    }
+    out.value.surfaces = done;
     Ok(out)
 }
 

@@ -21,9 +21,10 @@
 //!     }],
 //!     ..Default::default()
 //! };
-//! let obj = meshfmt::obj::export(&model, "tri.mtl").value;
+//! let obj = meshfmt::obj::export(&model, "tri.mtl", &meshfmt_core::Budget::default())?.value;
 //! assert!(obj.obj.contains("v 1 0 0\n"));
 //! assert!(obj.obj.contains("f 1 2 3\n"));
+//! # Ok::<(), meshfmt::error::CliError>(())
 //! ```
 
 mod import;
@@ -33,8 +34,10 @@ use std::fmt::Write as _;
 pub use import::import;
 
 use meshfmt_core::{
-    Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
+    Budget, Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
 };
+
+use crate::error::CliError;
 
 /// The `.obj` text and its `.mtl` library (empty when the model has no materials).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +57,55 @@ fn name(s: &str, fallback: String) -> String {
     if n.is_empty() { fallback } else { n }
 }
 
-/// Exports `model` as OBJ text and an MTL library named `mtl_name`.
-pub fn export(model: &Model, mtl_name: &str) -> Converted<ObjFiles> {
+/// Most bytes one record of each kind takes as text (shortest round-trip floats are at
+/// most 15 characters, indices at most 10 digits).
+const VERTEX_LINE: u64 = 3 * 16 + 3;
+const UV_LINE: u64 = 2 * 16 + 4;
+const FACE_LINE: u64 = 3 * 34 + 2;
+
+/// Upper bound of the text `export` writes: charged before writing, since names repeat
+/// (a material's name on every surface that uses it, a texture path in every material
+/// that binds it) and so can outgrow the model.
+fn text_bytes(model: &Model) -> u64 {
+    let mut n: u64 = 64;
+    for s in &model.surfaces {
+        let verts = s.positions.len() as u64;
+        let material = s
+            .material
+            .and_then(|m| model.materials.get(m))
+            .map_or(0, |m| m.name.len() as u64 + 16);
+        n = n
+            .saturating_add(s.name.len() as u64 + 16 + material)
+            .saturating_add(verts.saturating_mul(2 * VERTEX_LINE + UV_LINE))
+            .saturating_add((s.indices.len() as u64 / 3).saturating_mul(FACE_LINE));
+    }
+    for m in &model.materials {
+        n = n.saturating_add(2 * m.name.len() as u64 + 256);
+        for b in &m.textures {
+            let path = model
+                .textures
+                .get(b.texture)
+                .map_or(0, |t| match &t.source {
+                    TextureSource::Path(p) => p.len() as u64,
+                    TextureSource::Embedded(_) => 0,
+                });
+            n = n.saturating_add(path + 16);
+        }
+    }
+    n
+}
+
+/// Exports `model` as OBJ text and an MTL library named `mtl_name`; the copy of the
+/// model and the text are charged to `budget` first.
+pub fn export(
+    model: &Model,
+    mtl_name: &str,
+    budget: &Budget,
+) -> Result<Converted<ObjFiles>, CliError> {
+    budget.charge(
+        "OBJ export",
+        model.heap_bytes().saturating_add(text_bytes(model)),
+    )?;
     let mut model = model.clone();
     model.convert_to(CoordinateSystem::GLTF);
     let mut out = Converted::exact(ObjFiles {
@@ -206,5 +256,5 @@ pub fn export(model: &Model, mtl_name: &str) -> Converted<ObjFiles> {
         mtl.push('\n');
     }
     out.value = ObjFiles { obj, mtl };
-    out
+    Ok(out)
 }
