@@ -6,7 +6,9 @@
 //! Whether they must be there: with `MESHFMT_REQUIRE_SAMPLES` set to anything but empty or
 //! `0` (CI sets `1`), a missing samples folder, subfolder or named file makes the test
 //! fail (panic). Without it the test prints a notice and returns (skipped, visibly), so a
-//! clone without the samples still builds and tests everything else.
+//! clone without the samples still builds and tests everything else. (A switch of its
+//! own, not a value of `MESHFMT_SAMPLES`: that one is a path for the benches and
+//! `fuzz/run.sh` too.)
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
