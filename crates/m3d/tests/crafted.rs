@@ -1,14 +1,18 @@
-//! The hand-made hostile files of ../shared/samples/m3d/crafted (never copied here): each
-//! gives a typed error or the correct value, never a panic. Expected values come from the
-//! crafted README and the format notes, not from our output.
+//! The hand-made hostile files of the samples' m3d/crafted folder (../shared/samples, never
+//! copied here): each gives a typed error or the correct value, never a panic. Expected
+//! values come from the crafted README and the format notes, not from our output. Missing
+//! files skip, or fail under MESHFMT_REQUIRE_SAMPLES (see test-support).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use m3d_format::{Body, Coord, Error, Idx, MeshRecord, PropValue};
-use test_support::samples_or_skip;
+use test_support::{sample_file_or_skip, samples_or_skip};
 
+/// crafted/`name`, read; `None` (skipped) when the file is missing, a failure under
+/// MESHFMT_REQUIRE_SAMPLES.
+#[track_caller]
 fn load(name: &str) -> Option<Result<m3d_format::File, Error>> {
-    let dir = samples_or_skip("m3d/crafted", name)?;
-    let bytes = std::fs::read(dir.join(name)).ok()?;
+    let path = sample_file_or_skip("m3d/crafted", name, &format!("the test of {name}"))?;
+    let bytes = std::fs::read(path).unwrap();
     Some(m3d_format::read(&bytes))
 }
 
@@ -104,10 +108,15 @@ fn mtrl_with_one_byte_colour_props_reads_twelve_zero_colours() {
 
 #[test]
 fn every_crafted_file_never_panics_even_flipped_or_cut() {
-    let Some(dir) = samples_or_skip("m3d/crafted", "crafted_no_panic") else {
+    let Some(dir) = samples_or_skip(
+        "m3d/crafted",
+        "every_crafted_file_never_panics_even_flipped_or_cut",
+    ) else {
         return;
     };
-    for path in test_support::files_under(&dir, &["m3d", "a3d"]) {
+    let files = test_support::files_under(&dir, &["m3d", "a3d"]);
+    assert_eq!(files.len(), 7, "crafted/ holds 7 .m3d/.a3d files");
+    for path in files {
         let bytes = std::fs::read(&path).unwrap();
         test_support::assert_flips_never_panic(&bytes, 10_000, m3d_format::read);
         for len in 0..bytes.len() {
@@ -120,10 +129,14 @@ fn every_crafted_file_never_panics_even_flipped_or_cut() {
 #[test]
 fn ascii_long_name_is_read_whole() {
     // m3d.h overflows a 256-byte buffer here (CVE-2021-45948 pattern); the name is 400 'A's.
-    let Some(dir) = samples_or_skip("m3d/crafted", "ascii_longname") else {
+    let Some(path) = sample_file_or_skip(
+        "m3d/crafted",
+        "ascii_longname.a3d",
+        "ascii_long_name_is_read_whole",
+    ) else {
         return;
     };
-    let text = std::fs::read(dir.join("ascii_longname.a3d")).unwrap();
+    let text = std::fs::read(path).unwrap();
     let want = text.split(|b| *b == b'\n').nth(1).unwrap();
     let want = want.strip_suffix(b"\r").unwrap_or(want);
     let f = m3d_format::read(&text).unwrap();
@@ -142,17 +155,26 @@ fn problems_lists_the_broken_references_of_crafted_files_only() {
             .any(|p| p.contains("MESH[1].record[0].corner[2].vertex: undefined")),
         "{p:?}"
     );
-    let Some(dir) = samples_or_skip("m3d", "problems") else {
+    let Some(dir) = samples_or_skip(
+        "m3d",
+        "problems_lists_the_broken_references_of_crafted_files_only",
+    ) else {
         return;
     };
-    for path in test_support::files_under(&dir, &["m3d", "a3d"]) {
-        if path
-            .parent()
-            .and_then(std::path::Path::file_name)
-            .is_some_and(|n| n == "crafted")
-        {
-            continue;
-        }
+    let files: Vec<_> = test_support::files_under(&dir, &["m3d", "a3d"])
+        .into_iter()
+        .filter(|p| {
+            p.parent()
+                .and_then(std::path::Path::file_name)
+                .is_none_or(|n| n != "crafted")
+        })
+        .collect();
+    assert_eq!(
+        files.len(),
+        15,
+        "the samples hold 12 .m3d and 3 .a3d real files"
+    );
+    for path in files {
         let f = m3d_format::read(&std::fs::read(&path).unwrap()).unwrap();
         let p = f.problems();
         // Real files are consistent (the one undefined material reference in the known

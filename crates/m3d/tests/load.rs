@@ -8,7 +8,7 @@
 mod json;
 
 use m3d_format::{File, Idx, LoadOptions, Loaded};
-use test_support::samples_or_skip;
+use test_support::sample_file_or_skip;
 
 /// FNV-1a 64 from the reference harness's basis (see samples.rs).
 fn fnv(words: impl IntoIterator<Item = u32>) -> String {
@@ -123,15 +123,19 @@ fn reference_normals(raw: &Loaded) -> Vec<([f32; 3], f32)> {
         .collect()
 }
 
-fn samples() -> Option<(std::path::PathBuf, json::Json)> {
-    let dir = samples_or_skip("m3d", "load")?;
-    let text = std::fs::read_to_string(dir.join("expected_counts.json")).ok()?;
-    Some((dir, json::parse(&text)))
+/// The samples folder and its expected_counts.json; `None` (skipped) when missing, a
+/// failure under MESHFMT_REQUIRE_SAMPLES.
+fn samples(test: &str) -> Option<(std::path::PathBuf, json::Json)> {
+    let path = sample_file_or_skip("m3d", "expected_counts.json", test)?;
+    let text = std::fs::read_to_string(&path).unwrap();
+    Some((path.parent().unwrap().to_path_buf(), json::parse(&text)))
 }
 
 #[test]
 fn loaded_models_match_the_reference_raw_and_default_sets() {
-    let Some((dir, exp)) = samples() else { return };
+    let Some((dir, exp)) = samples("loaded_models_match_the_reference_raw_and_default_sets") else {
+        return;
+    };
     let files = exp.get("files").obj();
     let mut checked = 0;
     for (name, entry) in files {
@@ -208,7 +212,7 @@ fn loaded_models_match_the_reference_raw_and_default_sets() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 15);
+    assert_eq!(checked, 15, "expected_counts.json lists 15 files");
 }
 
 fn close(what: &str, got: &[f32], want: &json::Json, tol: f32) {
@@ -224,8 +228,15 @@ fn close(what: &str, got: &[f32], want: &json::Json, tol: f32) {
 
 #[test]
 fn weights_bind_matrices_frames_and_poses_match_the_reference() {
-    let Some((dir, _)) = samples() else { return };
-    let text = std::fs::read_to_string(dir.join("expected_pose.jsonl")).unwrap();
+    let Some(path) = sample_file_or_skip(
+        "m3d",
+        "expected_pose.jsonl",
+        "weights_bind_matrices_frames_and_poses_match_the_reference",
+    ) else {
+        return;
+    };
+    let dir = path.parent().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
     let mut checked = 0;
     let mut drift = 0f32;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -274,7 +285,9 @@ fn weights_bind_matrices_frames_and_poses_match_the_reference() {
                 }
                 // Known reference bug: m3d_pose lets the blend factor drift from bone to
                 // bone. The corrected pose equals it on keys (and where the factor's
-                // correction vanishes) and stays within a few hundredths between them.
+                // correction vanishes) and differs between them by design, by less than
+                // 0.05 in a matrix entry (0.0205 at most on the samples: aliveai_character
+                // at 6199 ms).
                 let fixed = l.pose(ai, msec).unwrap();
                 let mut worst = 0f32;
                 for (a, b) in fixed.iter().zip(&pose) {
@@ -289,6 +302,6 @@ fn weights_bind_matrices_frames_and_poses_match_the_reference() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 3);
+    assert_eq!(checked, 3, "expected_pose.jsonl lists 3 files");
     assert!(drift > 1e-4, "some sample shows the drift");
 }

@@ -1,14 +1,32 @@
-//! Real Model 3D files from ../shared/samples/m3d (never copied here), checked against the
+//! Real Model 3D files from the samples' m3d folder (../shared/samples/m3d, never copied
+//! here: 12 .m3d and 3 .a3d, plus 7 hand-made files in crafted/), checked against the
 //! reference loader's results in expected_counts.json ('raw' config = counts as stored).
+//! Missing samples skip, or fail under MESHFMT_REQUIRE_SAMPLES (see test-support).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "common/json.rs"]
 mod json;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use m3d_format::{Body, File, Idx, MeshRecord};
-use test_support::samples_or_skip;
+use test_support::{sample_file_or_skip, samples_or_skip};
+
+/// The samples' real files (not crafted/): 12 binary, 3 ASCII.
+const BINARY: usize = 12;
+const ASCII: usize = 3;
+
+/// The real samples with these extensions, crafted/ left out.
+fn real_files(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    test_support::files_under(dir, extensions)
+        .into_iter()
+        .filter(|p| {
+            p.parent()
+                .and_then(Path::file_name)
+                .is_none_or(|n| n != "crafted")
+        })
+        .collect()
+}
 
 /// FNV-1a 64 as expected_counts.json uses it. Its offset basis is not the usual
 /// 0xcbf29ce484222325: every empty digest in the JSON (files without faces, bones or
@@ -53,10 +71,11 @@ fn vertex_sum(f: &File) -> [f64; 4] {
     s
 }
 
-fn expected() -> Option<json::Json> {
-    let dir = samples_or_skip("m3d", "expected_counts")?;
-    let text = std::fs::read_to_string(dir.join("expected_counts.json")).ok()?;
-    Some(json::parse(&text))
+/// The samples folder and its expected_counts.json.
+fn expected(test: &str) -> Option<(PathBuf, json::Json)> {
+    let path = sample_file_or_skip("m3d", "expected_counts.json", test)?;
+    let text = std::fs::read_to_string(&path).unwrap();
+    Some((path.parent().unwrap().to_path_buf(), json::parse(&text)))
 }
 
 fn check_counts(name: &str, f: &File, raw: &json::Json) {
@@ -118,8 +137,10 @@ fn inflate(bytes: &[u8], f: &File) -> Vec<u8> {
 
 #[test]
 fn binary_samples_match_the_reference_raw_counts_and_round_trip() {
-    let Some(exp) = expected() else { return };
-    let dir = samples_or_skip("m3d", "binary_samples").unwrap();
+    let Some((dir, exp)) = expected("binary_samples_match_the_reference_raw_counts_and_round_trip")
+    else {
+        return;
+    };
     let mut checked = 0;
     for (name, entry) in exp.get("files").obj() {
         if !name.ends_with(".m3d") {
@@ -147,13 +168,18 @@ fn binary_samples_match_the_reference_raw_counts_and_round_trip() {
         assert_eq!(again, f, "{name}: write/read");
         checked += 1;
     }
-    assert_eq!(checked, 12);
+    assert_eq!(
+        checked, BINARY,
+        "expected_counts.json lists {BINARY} .m3d files"
+    );
 }
 
 #[test]
 fn ascii_samples_match_the_reference_and_their_binary_twins() {
-    let Some(exp) = expected() else { return };
-    let dir = samples_or_skip("m3d", "ascii_samples").unwrap();
+    let Some((dir, exp)) = expected("ascii_samples_match_the_reference_and_their_binary_twins")
+    else {
+        return;
+    };
     let mut checked = 0;
     for (name, entry) in exp.get("files").obj() {
         let Some(stem) = name.strip_suffix(".a3d") else {
@@ -242,22 +268,23 @@ fn ascii_samples_match_the_reference_and_their_binary_twins() {
         assert_eq!(voxels(&f), voxels(&twin), "{name}: voxels vs twin");
         checked += 1;
     }
-    assert_eq!(checked, 3);
+    assert_eq!(
+        checked, ASCII,
+        "expected_counts.json lists {ASCII} .a3d files"
+    );
 }
 
 #[test]
 fn every_truncation_of_every_binary_sample_fails_cleanly() {
-    let Some(dir) = samples_or_skip("m3d", "truncations") else {
+    let Some(dir) = samples_or_skip(
+        "m3d",
+        "every_truncation_of_every_binary_sample_fails_cleanly",
+    ) else {
         return;
     };
-    for path in test_support::files_under(&dir, &["m3d"]) {
-        if path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == "crafted")
-        {
-            continue;
-        }
+    let files = real_files(&dir, &["m3d"]);
+    assert_eq!(files.len(), BINARY, "the samples hold {BINARY} .m3d files");
+    for path in files {
         let bytes = std::fs::read(&path).unwrap();
         test_support::assert_truncations_fail(&bytes, m3d_format::read);
         let f = m3d_format::read(&bytes).unwrap();
@@ -298,17 +325,16 @@ fn every_truncation_of_every_binary_sample_fails_cleanly() {
 
 #[test]
 fn every_sample_survives_the_ascii_writer() {
-    let Some(dir) = samples_or_skip("m3d", "ascii_writer") else {
+    let Some(dir) = samples_or_skip("m3d", "every_sample_survives_the_ascii_writer") else {
         return;
     };
-    for path in test_support::files_under(&dir, &["m3d", "a3d"]) {
-        if path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == "crafted")
-        {
-            continue;
-        }
+    let files = real_files(&dir, &["m3d", "a3d"]);
+    assert_eq!(
+        files.len(),
+        BINARY + ASCII,
+        "the samples hold {BINARY} .m3d and {ASCII} .a3d files"
+    );
+    for path in files {
         let f = m3d_format::read(&std::fs::read(&path).unwrap()).unwrap();
         let text = f.write_ascii().unwrap();
         let back =
@@ -391,10 +417,13 @@ fn every_sample_survives_the_ascii_writer() {
 
 #[test]
 fn ascii_samples_never_panic_cut_or_flipped() {
-    let Some(dir) = samples_or_skip("m3d", "ascii_no_panic") else {
+    let Some(dir) = samples_or_skip("m3d", "ascii_samples_never_panic_cut_or_flipped") else {
         return;
     };
-    for path in test_support::files_under(&dir, &["a3d"]) {
+    // The 3 real ones and crafted/ascii_longname.a3d.
+    let files = test_support::files_under(&dir, &["a3d"]);
+    assert_eq!(files.len(), ASCII + 1, "the samples hold 4 .a3d files");
+    for path in files {
         let bytes = std::fs::read(&path).unwrap();
         test_support::assert_flips_never_panic(&bytes, 10_000, m3d_format::read);
         for len in 0..bytes.len() {
@@ -406,10 +435,14 @@ fn ascii_samples_never_panic_cut_or_flipped() {
 
 #[test]
 fn voxel_m3d_decodes_to_the_documented_grid() {
-    let Some(dir) = samples_or_skip("m3d", "voxel_grid") else {
+    let Some(path) = sample_file_or_skip(
+        "m3d",
+        "voxel.m3d",
+        "voxel_m3d_decodes_to_the_documented_grid",
+    ) else {
         return;
     };
-    let f = m3d_format::read(&std::fs::read(dir.join("voxel.m3d")).unwrap()).unwrap();
+    let f = m3d_format::read(&std::fs::read(path).unwrap()).unwrap();
     let block = f
         .chunks
         .iter()

@@ -10,32 +10,33 @@ fn every_appearance_and_binding_sample_round_trips() {
     else {
         return;
     };
-    let (mut apr, mut bnd) = (0, 0);
-    for e in std::fs::read_dir(dir.join("Appearances"))
-        .unwrap()
-        .flatten()
-    {
-        if e.path().extension().is_some_and(|x| x == "apr") {
-            let bytes = std::fs::read(e.path()).unwrap();
-            let a = companions::read_appearance(&bytes)
-                .unwrap_or_else(|err| panic!("{}: {err}", e.path().display()));
-            assert_eq!(a.write().unwrap(), bytes);
-            assert_truncations_fail(&bytes, companions::read_appearance);
-            apr += 1;
-        }
+    // Recursive: 6 of each are in a User/ subfolder.
+    let apr = test_support::files_under(&dir.join("Appearances"), &["apr"]);
+    for path in &apr {
+        let bytes = std::fs::read(path).unwrap();
+        let a = companions::read_appearance(&bytes)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert!(a.write().unwrap() == bytes, "{}", path.display());
+        assert_truncations_fail(&bytes, companions::read_appearance);
     }
-    for e in std::fs::read_dir(dir.join("Bindings")).unwrap().flatten() {
-        if e.path().extension().is_some_and(|x| x == "bnd") {
-            let bytes = std::fs::read(e.path()).unwrap();
-            let b = companions::read_binding(&bytes)
-                .unwrap_or_else(|err| panic!("{}: {err}", e.path().display()));
-            assert_eq!(b.write().unwrap(), bytes);
-            assert_truncations_fail(&bytes, companions::read_binding);
-            bnd += 1;
-        }
+    let bnd = test_support::files_under(&dir.join("Bindings"), &["bnd"]);
+    for path in &bnd {
+        let bytes = std::fs::read(path).unwrap();
+        let b = companions::read_binding(&bytes)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert!(b.write().unwrap() == bytes, "{}", path.display());
+        assert_truncations_fail(&bytes, companions::read_binding);
     }
-    println!("companions byte-identical: {apr} .apr, {bnd} .bnd");
-    assert!(apr > 0 && bnd > 0);
+    println!(
+        "companions byte-identical: {} .apr, {} .bnd",
+        apr.len(),
+        bnd.len()
+    );
+    assert_eq!(
+        (apr.len(), bnd.len()),
+        (120, 120),
+        "the samples hold 120 .apr and 120 .bnd files (6 of each in User/)"
+    );
 }
 
 #[test]

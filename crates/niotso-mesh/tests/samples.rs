@@ -1,4 +1,6 @@
-//! Real Vitaboy files from ../shared/samples/niotso (never copied here).
+//! Real Vitaboy files from the samples' niotso folder (../shared/samples/niotso, never
+//! copied here): 61 .mesh (3 of them in Meshes/User) and 25 .anim. Missing samples skip,
+//! or fail under MESHFMT_REQUIRE_SAMPLES (see test-support).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -15,7 +17,7 @@ fn every_sample_mesh_and_anim_round_trips() {
         return;
     };
     let mut counts = Vec::new();
-    for (sub, ext) in [("Meshes", "mesh"), ("Animations", "anim")] {
+    for (sub, ext, want) in [("Meshes", "mesh", 61), ("Animations", "anim", 25)] {
         let mut identical = 0;
         for path in files(&dir.join(sub), ext) {
             let bytes = std::fs::read(&path).unwrap();
@@ -43,6 +45,10 @@ fn every_sample_mesh_and_anim_round_trips() {
                 assert!(failed, "{} cut at {len} decoded", path.display());
             }
         }
+        assert_eq!(
+            identical, want,
+            "the samples hold {want} .{ext} files under niotso/{sub}"
+        );
         counts.push(format!("{identical} .{ext}"));
     }
     println!(

@@ -1,7 +1,10 @@
 //! Test helpers shared by every meshfmt crate (never published).
 //!
-//! - [`samples_dir`] / [`samples_or_skip`]: the third-party sample files, found through
-//!   `MESHFMT_SAMPLES` or `../shared/samples` beside the workspace root;
+//! - [`samples_or_skip`] / [`sample_file_or_skip`]: the third-party sample files, found
+//!   through `$MESHFMT_SAMPLES` (a path) or `../shared/samples` beside the workspace root.
+//!   A test whose samples are missing prints a notice and skips, unless
+//!   `MESHFMT_REQUIRE_SAMPLES` is set (to anything but empty or `0`; CI sets `1`): then it
+//!   fails. Tests over samples also assert how many files they checked;
 //! - [`ByteBuilder`]: hand-assembled fixtures, one commented field per line;
 //! - [`assert_truncations_fail`] and [`assert_flips_never_panic`]: the harnesses every
 //!   decoder runs;
@@ -25,4 +28,7 @@ pub use harness::{assert_flips_never_panic, assert_truncations_fail};
 pub use meshfmt_core::canonical;
 pub use models::textured_triangle;
 pub use rng::Rng;
-pub use samples::{files_under, samples_dir, samples_or_skip, workspace_root};
+pub use samples::{
+    REQUIRE_SAMPLES_VAR, files_under, sample_file_or_skip, samples_dir, samples_location,
+    samples_or_skip, samples_required, workspace_root,
+};

@@ -4,26 +4,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use meshfmt_core::{Bounds, Channel, Clip, Pose, skin_surface};
-use test_support::samples_or_skip;
+use test_support::sample_file_or_skip;
 
 #[test]
 fn walk_anim_poses_actor_mesh() {
-    let Some(dir) = samples_or_skip("unigine", "walk_anim_poses_actor_mesh") else {
+    const TEST: &str = "walk_anim_poses_actor_mesh";
+    let base = "unigine/wakqaz4__Unigine_FPS_Demo1/source/meshes";
+    let Some(mesh_path) = sample_file_or_skip(base, "actor_00.mesh", TEST) else {
         return;
     };
-    let base = dir.join("wakqaz4__Unigine_FPS_Demo1/source/meshes");
-    let (mesh_path, anim_path) = (
-        base.join("actor_00.mesh"),
-        base.join("actor_00/walk_fwd.anim"),
-    );
-    if !mesh_path.is_file() || !anim_path.is_file() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOTICE: walk_anim_poses_actor_mesh skipped: actor_00 files not in the samples"
-        );
+    let Some(anim_path) = sample_file_or_skip(base, "actor_00/walk_fwd.anim", TEST) else {
         return;
-    }
+    };
     let mesh = unigine_mesh::read(&std::fs::read(mesh_path).unwrap())
         .unwrap()
         .to_core()

@@ -1,31 +1,42 @@
-//! Real files from ../shared/samples/unigine (never copied here): every ms10/ms11 file
-//! rewrites byte for byte; newer versions are rejected cleanly; truncations fail.
+//! Real files from the samples' unigine folder (../shared/samples/unigine, never copied
+//! here): every mesh (1 ms10, 76 ms11, 3 ms13, 15 ms14) rewrites byte for byte, and every
+//! truncation of each fails cleanly. Missing samples skip, or fail under
+//! MESHFMT_REQUIRE_SAMPLES (see test-support).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use test_support::samples_or_skip;
-use unigine_mesh::{Error, MeshFile, read};
+use unigine_mesh::read;
+
+/// What the samples hold, by magic: 95 .mesh files (no .smesh).
+const BY_VERSION: [(&str, usize); 4] = [("ms10", 1), ("ms11", 76), ("ms13", 3), ("ms14", 15)];
+const ALL: usize = 95;
 
 fn mesh_files(dir: &Path) -> Vec<PathBuf> {
     test_support::files_under(dir, &["mesh", "smesh"])
 }
 
 #[test]
-fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
-    let Some(dir) = samples_or_skip(
-        "unigine",
-        "every_ms10_ms11_sample_round_trips_byte_for_byte",
-    ) else {
+fn every_mesh_sample_round_trips_byte_for_byte() {
+    let Some(dir) = samples_or_skip("unigine", "every_mesh_sample_round_trips_byte_for_byte")
+    else {
         return;
     };
-    let (mut identical, mut unsupported) = (0, 0);
+    let mut identical: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
-    for path in mesh_files(&dir) {
-        let bytes = std::fs::read(&path).unwrap();
+    let files = mesh_files(&dir);
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
         match read(&bytes) {
             Ok(file) => match file.write() {
-                Ok(out) if out == bytes => identical += 1,
+                Ok(out) if out == bytes => {
+                    // Counted by the magic as stored, not by what the reader made of it.
+                    let magic = String::from_utf8_lossy(&bytes[..4]).into_owned();
+                    assert_eq!(magic, file.version(), "{}", path.display());
+                    *identical.entry(magic).or_default() += 1;
+                }
                 Ok(out) => failures.push(format!(
                     "{}: rewrite differs ({} vs {} bytes)",
                     path.display(),
@@ -34,21 +45,20 @@ fn every_ms10_ms11_sample_round_trips_byte_for_byte() {
                 )),
                 Err(e) => failures.push(format!("{}: write failed: {e}", path.display())),
             },
-            Err(Error::UnsupportedVersion(v)) => {
-                assert!(["ms16"].contains(&v.as_str()), "{v}");
-                unsupported += 1;
-            }
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
-    println!(
-        "unigine samples: {identical} ms10/ms11/ms13/ms14 files identical after rewrite, {unsupported} newer files rejected"
-    );
+    println!("unigine samples identical after rewrite: {identical:?}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(
-        identical >= 95,
-        "expected at least the 77 ms10/ms11 samples, got {identical}"
+    let want: BTreeMap<String, usize> = BY_VERSION
+        .iter()
+        .map(|(v, n)| (v.to_string(), *n))
+        .collect();
+    assert_eq!(
+        identical, want,
+        "the samples hold {ALL} meshes (1 ms10, 76 ms11, 3 ms13, 15 ms14), each identical after rewrite"
     );
+    assert_eq!(files.len(), ALL);
 }
 
 #[test]
@@ -56,11 +66,11 @@ fn truncated_samples_fail_cleanly() {
     let Some(dir) = samples_or_skip("unigine", "truncated_samples_fail_cleanly") else {
         return;
     };
+    let mut checked = 0;
     for path in mesh_files(&dir) {
         let bytes = std::fs::read(&path).unwrap();
-        if !matches!(read(&bytes), Ok(MeshFile::Ms1x(_) | MeshFile::Ms14(_))) {
-            continue;
-        }
+        // Every sample reads (the test above), so every one is cut here.
+        read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         // Every length for files up to 16 KiB; for larger ones (every length would be
         // quadratic) the first and last 256 bytes and 200 lengths spread evenly.
         let n = bytes.len();
@@ -71,6 +81,7 @@ fn truncated_samples_fail_cleanly() {
             v.extend((0..200).map(|k| k * n / 200));
             v
         };
+        assert!(!lengths.is_empty(), "{}: empty file", path.display());
         for len in lengths {
             assert!(
                 read(&bytes[..len]).is_err(),
@@ -78,5 +89,10 @@ fn truncated_samples_fail_cleanly() {
                 path.display()
             );
         }
+        checked += 1;
     }
+    assert_eq!(
+        checked, ALL,
+        "the samples hold {ALL} meshes (1 ms10, 76 ms11, 3 ms13, 15 ms14)"
+    );
 }

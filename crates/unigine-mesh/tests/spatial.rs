@@ -8,10 +8,16 @@ use test_support::samples_or_skip;
 use unigine_mesh::spatial::{SpatialTree, TreeNode};
 use unigine_mesh::{MeshFile, TargetVersion, WriteOptions, read};
 
-fn ms14_files() -> Vec<(String, unigine_mesh::ms14::Ms14)> {
-    let Some(dir) = samples_or_skip("unigine", "ms14 spatial tree tests") else {
-        return Vec::new();
-    };
+/// The samples hold 15 ms14 meshes with 40 surfaces (one tree each) and 6408 tree nodes
+/// between them.
+const MS14_FILES: usize = 15;
+const MS14_SURFACES: usize = 40;
+const MS14_TREE_NODES: usize = 6408;
+
+/// The ms14 samples, read; `None` (skipped) without the samples folder, a failure under
+/// MESHFMT_REQUIRE_SAMPLES.
+fn ms14_files(test: &str) -> Option<Vec<(String, unigine_mesh::ms14::Ms14)>> {
+    let dir = samples_or_skip("unigine", test)?;
     let mut out = Vec::new();
     for p in test_support::files_under(&dir, &["mesh"]) {
         let bytes = std::fs::read(&p).unwrap();
@@ -22,7 +28,12 @@ fn ms14_files() -> Vec<(String, unigine_mesh::ms14::Ms14)> {
             out.push((p.display().to_string(), m));
         }
     }
-    out
+    assert_eq!(
+        out.len(),
+        MS14_FILES,
+        "the samples hold {MS14_FILES} ms14 meshes"
+    );
+    Some(out)
 }
 
 /// Tight box of the given triangles, computed here independently of the crate.
@@ -84,8 +95,16 @@ fn assert_engine_shape(what: &str, tree: &SpatialTree, cind: &[u32], pos: &[[f32
 
 #[test]
 fn engine_trees_decode_check_and_reencode_exactly() {
+    let Some(files) = ms14_files("engine_trees_decode_check_and_reencode_exactly") else {
+        return;
+    };
     let (mut surfaces, mut nodes) = (0, 0);
-    for (name, m) in ms14_files() {
+    for (name, m) in files {
+        assert_eq!(
+            m.trees.len(),
+            m.mesh.surfaces.len(),
+            "{name}: one tree per surface"
+        );
         for (i, (tree, s)) in m.trees.iter().zip(&m.mesh.surfaces).enumerate() {
             assert_eq!(tree.to_bytes().unwrap(), m.blocks[i].tree.content, "{name}");
             let pos = &s.morph_targets[0].vertices;
@@ -95,12 +114,20 @@ fn engine_trees_decode_check_and_reencode_exactly() {
         }
     }
     println!("engine spatial trees: {surfaces} surfaces, {nodes} nodes decoded and checked");
+    assert_eq!(
+        (surfaces, nodes),
+        (MS14_SURFACES, MS14_TREE_NODES),
+        "the ms14 samples hold {MS14_SURFACES} surfaces with {MS14_TREE_NODES} tree nodes"
+    );
 }
 
 #[test]
 fn built_trees_have_the_engine_shape_and_edge_rule() {
+    let Some(files) = ms14_files("built_trees_have_the_engine_shape_and_edge_rule") else {
+        return;
+    };
     let (mut surfaces, mut same_flags, mut flags, mut same_trees) = (0, 0usize, 0usize, 0);
-    for (name, m) in ms14_files() {
+    for (name, m) in files {
         for (i, (engine, s)) in m.trees.iter().zip(&m.mesh.surfaces).enumerate() {
             let pos = &s.morph_targets[0].vertices;
             let ours = SpatialTree::build(&s.cindices, pos, 4);
@@ -127,17 +154,23 @@ fn built_trees_have_the_engine_shape_and_edge_rule() {
             }
         }
     }
-    if surfaces > 0 {
-        println!(
-            "built trees: {surfaces} surfaces, {same_trees} with the engine's exact nodes; edge bits agree {same_flags}/{flags} ({:.2}%)",
-            100.0 * same_flags as f64 / flags as f64
-        );
-        // Measured on the 40 sample surfaces: every boundary edge set and every exactly
-        // coplanar pair clear, as in the engine; the engine also clears about 14% of the
-        // creases (source-polygon diagonals, which triangles alone cannot reveal), so the
-        // rule agrees on 94.6% of the bits. Guard that figure.
-        assert!(same_flags as f64 >= 0.94 * flags as f64);
-    }
+    println!(
+        "built trees: {surfaces} surfaces, {same_trees} with the engine's exact nodes; edge bits agree {same_flags}/{flags} ({:.2}%)",
+        100.0 * same_flags as f64 / flags as f64
+    );
+    assert_eq!(
+        surfaces, MS14_SURFACES,
+        "the ms14 samples hold {MS14_SURFACES} surfaces"
+    );
+    assert!(flags > 0);
+    // Measured on the 40 sample surfaces: every boundary edge set and every exactly
+    // coplanar pair clear, as in the engine; the engine also clears about 14% of the
+    // creases (source-polygon diagonals, which triangles alone cannot reveal), so the
+    // rule agrees on 94.6% of the bits (28085 of 29697). Guard that figure.
+    assert!(
+        same_flags as f64 >= 0.94 * flags as f64,
+        "{same_flags} of {flags} edge bits agree"
+    );
 }
 
 #[test]
@@ -261,7 +294,8 @@ fn any_mesh_becomes_ms14_and_back() {
     assert_eq!(core.surfaces[0].indices, model.surfaces[0].indices);
 
     // Every ms11 sample as ms14, and back to the same ms13 content.
-    let Some(dir) = samples_or_skip("unigine", "ms11 -> ms14") else {
+    let Some(dir) = samples_or_skip("unigine", "any_mesh_becomes_ms14_and_back (ms11 samples)")
+    else {
         return;
     };
     let mut n = 0;
@@ -287,4 +321,5 @@ fn any_mesh_becomes_ms14_and_back() {
         n += 1;
     }
     println!("{n} ms11 samples written as ms14 and read back");
+    assert_eq!(n, 76, "the samples hold 76 ms11 meshes");
 }
