@@ -25,6 +25,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod hostile;
+
 use meshfmt::adapters::EncodeOptions;
 use meshfmt::formats::{FORMATS, Format};
 use meshfmt_core::{Budget, Limits, Model};
@@ -36,8 +38,32 @@ pub const FUZZ_LIMITS: Limits = Limits {
     max_elements: 1 << 24,
 };
 
+thread_local! {
+    /// The limits of the check in progress ([`FUZZ_LIMITS`] unless a `*_with` call says).
+    static LIMITS: std::cell::Cell<Limits> = const { std::cell::Cell::new(FUZZ_LIMITS) };
+}
+
 fn budget() -> Budget {
-    Budget::new(FUZZ_LIMITS)
+    Budget::new(LIMITS.with(std::cell::Cell::get))
+}
+
+/// Runs `f` with every operation's budget made of `limits`.
+fn with_limits<T>(limits: Limits, f: impl FnOnce() -> T) -> T {
+    let before = LIMITS.with(|l| l.replace(limits));
+    let out = f();
+    LIMITS.with(|l| l.set(before));
+    out
+}
+
+/// [`run_target`] with every operation under a budget of `limits` instead of
+/// [`FUZZ_LIMITS`].
+pub fn run_target_with(target: &str, data: &[u8], limits: Limits) {
+    with_limits(limits, || run_target(target, data));
+}
+
+/// [`check_convert`] with every operation under a budget of `limits`.
+pub fn check_convert_with(data: &[u8], limits: Limits) {
+    with_limits(limits, || check_convert(data));
 }
 
 /// Fuzz targets (`fuzz/fuzz_targets/<name>.rs`) and the format family each checks.
