@@ -86,6 +86,18 @@ pub fn read_appearance(data: &[u8]) -> Result<Appearance> {
 }
 
 /// Reads an `.apr` with reading choices (the limits or a shared budget, trailing bytes).
+///
+/// ```
+/// use niotso_mesh::{companions, Budget, ReadOptions};
+/// // version 1, thumbnail (7, PNG), 1 binding (9, type 11)
+/// let apr = [0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 1, 0, 0, 0, 9, 0, 0, 0, 11];
+/// let budget = Budget::default();
+/// let opts = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
+/// let a = companions::read_appearance_with(&apr, &opts)?;
+/// assert_eq!((a.bindings[0].file_id, a.bindings[0].type_id), (9, 11));
+/// assert_eq!(budget.used(), 8); // the one binding's two u32
+/// # Ok::<(), niotso_mesh::Error>(())
+/// ```
 pub fn read_appearance_with(data: &[u8], options: &ReadOptions) -> Result<Appearance> {
     let mut r = ReadOptions::reader(data, options.budget());
     let version = r.field("version", |r| r.u32_be())?;

@@ -47,6 +47,22 @@ pub const FPS: f32 = 30.0;
 pub const DEFAULT_SKELETON_NAME: &str = "skeleton";
 
 /// Conversion choices, both ways.
+///
+/// ```
+/// use meshfmt_core::canonical;
+/// use niotso_mesh::{Anim, Budget, CoreOptions, Limits, Skel};
+/// let arm = canonical::skinned_arm();
+/// // One budget for a whole pipeline; animations sampled at 15 frames per second.
+/// let budget = Budget::new(Limits::DEFAULT);
+/// let opts = CoreOptions { fps: 15.0, budget: Some(budget.clone()), ..CoreOptions::default() };
+/// let skel = Skel::from_core_with(&arm, "arm", &opts)?.value;
+/// let anim = Anim::from_core_with(&arm, &opts)?.value;
+/// let back = anim.to_core_with(Some(&skel), &opts)?.value;
+/// let frames = anim.frames() as usize;
+/// assert_eq!(back.animations[0].channels[0].rotation.times[frames - 1], (frames - 1) as f32 / 15.0);
+/// assert!(budget.used() > 0);
+/// # Ok::<(), niotso_mesh::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct CoreOptions {
     /// Store UVs bottom-up (`v' = 1 - v`, for OpenGL, glTF, Blender) instead of as the
@@ -864,8 +880,8 @@ impl Anim {
     }
 
     /// [`Anim::to_core`] at `options.fps`, under `options`' budget. Motions may share
-    /// frames of the pools, so a small file can ask for many keys: each motion's are
-    /// charged (as "animation keys") before they are built.
+    /// frames of the pools, so a small file can ask for many keys: all of them are
+    /// charged (as "animation keys") before any is built.
     pub fn to_core_with(
         &self,
         skel: Option<&Skel>,
@@ -899,48 +915,61 @@ impl Anim {
             budget.charge("bone names", s.name_index_bytes())?;
         }
         let names = skel.map(Skel::name_index);
+        let bone_of = |k: usize, m: &Motion| match &names {
+            Some(names) => names.find(m.bone_name.as_bytes()),
+            None => Some(k),
+        };
+        // Where each motion's keys lie in the pools: only frames a pool holds become
+        // keys, so the work below is the keys built.
+        let keys = |m: &Motion| {
+            (
+                pool_keys(
+                    m.has_translation,
+                    m.first_translation,
+                    m.frame_count,
+                    self.translations.len(),
+                ),
+                pool_keys(
+                    m.has_rotation,
+                    m.first_rotation,
+                    m.frame_count,
+                    self.rotations.len(),
+                ),
+            )
+        };
+        // Motions may share frames, so the keys can be far more than the file holds:
+        // all of them are charged before any is built.
+        let key_bytes = self
+            .motions
+            .iter()
+            .enumerate()
+            .filter(|&(k, m)| bone_of(k, m).is_some())
+            .fold(0u64, |sum, (_, m)| {
+                let ((_, nt), (_, nr)) = keys(m);
+                sum.saturating_add(
+                    (nt as u64)
+                        .saturating_mul((4 + size_of::<Vec3>()) as u64)
+                        .saturating_add((nr as u64).saturating_mul((4 + size_of::<Quat>()) as u64)),
+                )
+            });
         charge::<Channel>(&budget, "animation channels", self.motions.len())?;
+        budget.charge("animation keys", key_bytes)?;
         let mut channels = Vec::with_capacity(self.motions.len());
         for (k, m) in self.motions.iter().enumerate() {
-            let bone = match &names {
-                Some(names) => match names.find(m.bone_name.as_bytes()) {
-                    Some(b) => b,
-                    None => {
-                        let (path, reason) = (
-                            format!("motions[{k}]"),
-                            format!("bone '{}' not in the skeleton", m.bone_name),
-                        );
-                        // Several times the 24 bytes of a motion: charged.
-                        budget.charge(
-                            "loss reports",
-                            (size_of::<Loss>() + path.len() + reason.len()) as u64,
-                        )?;
-                        out.lose(Feature::Animation, LossKind::Dropped, path, reason);
-                        continue;
-                    }
-                },
-                None => k,
+            let Some(bone) = bone_of(k, m) else {
+                let (path, reason) = (
+                    format!("motions[{k}]"),
+                    format!("bone '{}' not in the skeleton", m.bone_name),
+                );
+                // Several times the 24 bytes of a motion: charged.
+                budget.charge(
+                    "loss reports",
+                    (size_of::<Loss>() + path.len() + reason.len()) as u64,
+                )?;
+                out.lose(Feature::Animation, LossKind::Dropped, path, reason);
+                continue;
             };
-            // Frames index the pools, and only frames a pool holds become keys, so
-            // the work is the keys built, and those are charged first.
-            let (ts, nt) = pool_keys(
-                m.has_translation,
-                m.first_translation,
-                m.frame_count,
-                self.translations.len(),
-            );
-            let (rs, nr) = pool_keys(
-                m.has_rotation,
-                m.first_rotation,
-                m.frame_count,
-                self.rotations.len(),
-            );
-            budget.charge(
-                "animation keys",
-                (nt as u64)
-                    .saturating_mul((4 + size_of::<Vec3>()) as u64)
-                    .saturating_add((nr as u64).saturating_mul((4 + size_of::<Quat>()) as u64)),
-            )?;
+            let ((ts, nt), (rs, nr)) = keys(m);
             let mut c = Channel {
                 bone,
                 ..Channel::default()
