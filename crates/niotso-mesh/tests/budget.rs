@@ -654,7 +654,8 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     };
     assert_eq!(s.name.as_str(), Some(DEFAULT_SKELETON_NAME));
     let after_skel = budget.used();
-    assert!(after_skel >= 3 * std::mem::size_of::<SkelBone>() as u64);
+    // The arm's 2 bones, at least.
+    assert!(after_skel >= 2 * std::mem::size_of::<SkelBone>() as u64);
     let a = VitaboyFile::from_core_with(&arm, Kind::Anim, &opts)
         .unwrap()
         .value;
