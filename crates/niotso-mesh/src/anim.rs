@@ -94,7 +94,7 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Anim> {
 /// bytes, other versions). Motions may share frames of the pools; what they ask for is
 /// charged when converted ([`Anim::to_core_with`]), not here.
 pub fn read_with_options(data: &[u8], options: &ReadOptions) -> Result<Anim> {
-    let mut r = ReadOptions::reader(data, options.budget());
+    let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 2 && !options.any_version {

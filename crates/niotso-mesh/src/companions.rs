@@ -99,7 +99,7 @@ pub fn read_appearance(data: &[u8]) -> Result<Appearance> {
 /// # Ok::<(), niotso_mesh::Error>(())
 /// ```
 pub fn read_appearance_with(data: &[u8], options: &ReadOptions) -> Result<Appearance> {
-    let mut r = ReadOptions::reader(data, options.budget());
+    let mut r = options.reader(data);
     let version = r.field("version", |r| r.u32_be())?;
     let thumbnail = r.field("thumbnail", asset)?;
     let n = r.field("binding_count", |r| r.u32_be())?;
@@ -119,7 +119,7 @@ pub fn read_binding(data: &[u8]) -> Result<BindingFile> {
 
 /// Reads a `.bnd` with reading choices (the limits or a shared budget, trailing bytes).
 pub fn read_binding_with(data: &[u8], options: &ReadOptions) -> Result<BindingFile> {
-    let mut r = ReadOptions::reader(data, options.budget());
+    let mut r = options.reader(data);
     let version = r.field("version", |r| r.u32_be())?;
     let bone = r.field("bone", |r| r.pascal_u8().map(RawString::from))?;
     let mesh = r.field("mesh", tagged)?;
@@ -140,7 +140,7 @@ pub fn read_outfit(data: &[u8]) -> Result<Outfit> {
 
 /// Reads an `.oft` with reading choices (trailing bytes; it allocates nothing).
 pub fn read_outfit_with(data: &[u8], options: &ReadOptions) -> Result<Outfit> {
-    let mut r = ReadOptions::reader(data, options.budget());
+    let mut r = options.reader(data);
     let [version, unknown] = r.be::<[u32; 2]>()?;
     let appearances = [asset(&mut r)?, asset(&mut r)?, asset(&mut r)?];
     let [hand_group, region] = r.be::<[u32; 2]>()?;

@@ -163,13 +163,10 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// The budget a read charges: the shared one, else a fresh one of `limits`.
-    pub(crate) fn budget(&self) -> Budget {
-        Budget::shared_or_new(self.budget.as_ref(), self.limits)
-    }
-
-    /// A reader over `data` charging `budget`.
-    pub(crate) fn reader<'a>(data: &'a [u8], budget: Budget) -> parsing_primitives::Reader<'a> {
+    /// A reader over `data` charging the read's budget: the shared one, else a fresh
+    /// one of `limits`.
+    pub(crate) fn reader<'a>(&self, data: &'a [u8]) -> parsing_primitives::Reader<'a> {
+        let budget = Budget::shared_or_new(self.budget.as_ref(), self.limits);
         parsing_primitives::Reader::new(FORMAT_NAME, data).with_budget(budget)
     }
 

@@ -148,7 +148,7 @@ pub fn read(data: &[u8]) -> Result<Mesh> {
 /// Reads a `.mesh` with reading choices (the limits or a shared budget, trailing
 /// bytes, other versions).
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Mesh> {
-    let mut r = ReadOptions::reader(data, options.budget());
+    let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 2 && !options.any_version {

@@ -172,7 +172,7 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
 /// Reads a `.skel` with reading choices (the limits or a shared budget, trailing bytes,
 /// other versions).
 pub fn read_with_options(data: &[u8], options: &ReadOptions) -> Result<Skel> {
-    let mut r = ReadOptions::reader(data, options.budget());
+    let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 1 && !options.any_version {

@@ -97,10 +97,6 @@ impl MeshFile {
     /// The mesh as the original reader decodes it: positions, normals, tangents and
     /// UVs with its exact single-precision arithmetic, and the triangles.
     pub fn to_surface(&self) -> Surface {
-        self.decode()
-    }
-
-    fn decode(&self) -> Surface {
         Surface {
             name: String::new(),
             positions: quantize::decode_positions(&self.position_bounds, &self.positions),
@@ -243,7 +239,7 @@ impl MeshFile {
                 .saturating_add(bytes_of::<Vec2>(self.uvs.len()))
                 .saturating_add(bytes_of::<[u32; 3]>(self.triangles.len())),
         )?;
-        let mut surface = self.decode();
+        let mut surface = self.to_surface();
         surface.name = "mesh".into();
         flip_v(&mut surface);
         Ok(Converted::exact(Model {
