@@ -1,10 +1,10 @@
 //! `.anim` v2: faithful types, read and write (notes/niotso.md section 5).
 
-use parsing_primitives::{Limits, RawString, Reader, Writer};
+use parsing_primitives::{Limits, RawString, Writer};
 
-use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
 use crate::props::{PropsList, read_props_list, write_props_list};
+use crate::{FORMAT_NAME, ReadOptions};
 
 /// One timed property list: a time in milliseconds and its properties.
 pub type TimedProps = (i32, PropsList);
@@ -76,15 +76,28 @@ fn uses(has: u8, first: i32, frames: u32, pool: usize) -> bool {
 
 /// Reads an `.anim`.
 pub fn read(data: &[u8]) -> Result<Anim> {
-    read_with(data, Limits::DEFAULT)
+    read_with_options(data, &ReadOptions::default())
 }
 
 /// Reads an `.anim` with allocation caps.
 pub fn read_with(data: &[u8], limits: Limits) -> Result<Anim> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(limits);
+    read_with_options(
+        data,
+        &ReadOptions {
+            limits,
+            ..ReadOptions::default()
+        },
+    )
+}
+
+/// Reads an `.anim` with reading choices (the limits or a shared budget, trailing
+/// bytes, other versions). Motions may share frames of the pools; what they ask for is
+/// charged when converted ([`Anim::to_core_with`]), not here.
+pub fn read_with_options(data: &[u8], options: &ReadOptions) -> Result<Anim> {
+    let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
-    if version != 2 {
+    if version != 2 && !options.any_version {
         return Err(r
             .invalid_at(at, format!("animation version {version}, expected 2"))
             .into());
@@ -154,7 +167,7 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Anim> {
             })
         })
     })?;
-    r.finish()?;
+    options.finish(&r)?;
     Ok(Anim {
         version,
         name,

@@ -4,6 +4,7 @@
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
+use crate::ReadOptions;
 use crate::error::Result;
 
 /// A reference to another asset: (file id, type id).
@@ -81,12 +82,29 @@ fn tagged(r: &mut Reader<'_>) -> parsing_primitives::Result<TaggedRef> {
 
 /// Reads an `.apr`.
 pub fn read_appearance(data: &[u8]) -> Result<Appearance> {
-    let mut r = Reader::new(FORMAT_NAME, data);
+    read_appearance_with(data, &ReadOptions::default())
+}
+
+/// Reads an `.apr` with reading choices (the limits or a shared budget, trailing bytes).
+///
+/// ```
+/// use niotso_mesh::{companions, Budget, ReadOptions};
+/// // version 1, thumbnail (7, PNG), 1 binding (9, type 11)
+/// let apr = [0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 1, 0, 0, 0, 9, 0, 0, 0, 11];
+/// let budget = Budget::default();
+/// let opts = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
+/// let a = companions::read_appearance_with(&apr, &opts)?;
+/// assert_eq!((a.bindings[0].file_id, a.bindings[0].type_id), (9, 11));
+/// assert_eq!(budget.used(), 8); // the one binding's two u32
+/// # Ok::<(), niotso_mesh::Error>(())
+/// ```
+pub fn read_appearance_with(data: &[u8], options: &ReadOptions) -> Result<Appearance> {
+    let mut r = options.reader(data);
     let version = r.field("version", |r| r.u32_be())?;
     let thumbnail = r.field("thumbnail", asset)?;
     let n = r.field("binding_count", |r| r.u32_be())?;
     let bindings = r.field("bindings", |r| r.array(u64::from(n), 8, asset))?;
-    r.finish()?;
+    options.finish(&r)?;
     Ok(Appearance {
         version,
         thumbnail,
@@ -96,12 +114,17 @@ pub fn read_appearance(data: &[u8]) -> Result<Appearance> {
 
 /// Reads a `.bnd`.
 pub fn read_binding(data: &[u8]) -> Result<BindingFile> {
-    let mut r = Reader::new(FORMAT_NAME, data);
+    read_binding_with(data, &ReadOptions::default())
+}
+
+/// Reads a `.bnd` with reading choices (the limits or a shared budget, trailing bytes).
+pub fn read_binding_with(data: &[u8], options: &ReadOptions) -> Result<BindingFile> {
+    let mut r = options.reader(data);
     let version = r.field("version", |r| r.u32_be())?;
     let bone = r.field("bone", |r| r.pascal_u8().map(RawString::from))?;
     let mesh = r.field("mesh", tagged)?;
     let texture = r.field("texture", tagged)?;
-    r.finish()?;
+    options.finish(&r)?;
     Ok(BindingFile {
         version,
         bone,
@@ -112,11 +135,16 @@ pub fn read_binding(data: &[u8]) -> Result<BindingFile> {
 
 /// Reads an `.oft`.
 pub fn read_outfit(data: &[u8]) -> Result<Outfit> {
-    let mut r = Reader::new(FORMAT_NAME, data);
+    read_outfit_with(data, &ReadOptions::default())
+}
+
+/// Reads an `.oft` with reading choices (trailing bytes; it allocates nothing).
+pub fn read_outfit_with(data: &[u8], options: &ReadOptions) -> Result<Outfit> {
+    let mut r = options.reader(data);
     let [version, unknown] = r.be::<[u32; 2]>()?;
     let appearances = [asset(&mut r)?, asset(&mut r)?, asset(&mut r)?];
     let [hand_group, region] = r.be::<[u32; 2]>()?;
-    r.finish()?;
+    options.finish(&r)?;
     Ok(Outfit {
         version,
         unknown,

@@ -14,18 +14,23 @@
 //! - Rotations: the file's quaternion applies as its conjugate; meshfmt-core holds the
 //!   rotation itself.
 
-use meshfmt_core::glam::{Mat3, Mat4, Vec2, Vec3};
+use std::mem::size_of;
+
+use meshfmt_core::glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 use meshfmt_core::{
-    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, LossKind, Model,
-    Skeleton, Surface, Transform, UpAxis, VertexInfluences,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Limits, Loss,
+    LossKind, Model, Skeleton, Surface, Track, Transform, UpAxis, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
 use crate::anim::{Anim, Motion};
 use crate::error::{Result, invalid};
+use crate::index::{charge, map_bytes};
 use crate::mesh::{Binding, Blend, Mesh};
-use crate::skel::Skel;
-use crate::skinning::{bone_worlds, rotation_to_stored, stored_rotation};
+use crate::skel::{Skel, SkelBone};
+use crate::skinning::{
+    binding_bones_with, bone_worlds_with, rotation_to_stored, stored_rotation, vertex_bones,
+};
 
 /// The files' own frame: +Y up, left-handed, 1 unit = 1/3 m.
 pub const NATIVE: CoordinateSystem = CoordinateSystem {
@@ -37,12 +42,77 @@ pub const NATIVE: CoordinateSystem = CoordinateSystem {
 /// Frames per second of TSO animations (NIO and FreeSO play them at 30).
 pub const FPS: f32 = 30.0;
 
-/// Conversion choices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The name [`VitaboyFile::from_core_with`](crate::VitaboyFile::from_core_with) gives a
+/// `.skel` unless told otherwise (what the `meshfmt` tool writes).
+pub const DEFAULT_SKELETON_NAME: &str = "skeleton";
+
+/// Conversion choices, both ways.
+///
+/// ```
+/// use meshfmt_core::canonical;
+/// use niotso_mesh::{Anim, Budget, CoreOptions, Limits, Skel};
+/// let arm = canonical::skinned_arm();
+/// // One budget for a whole pipeline; animations sampled at 15 frames per second.
+/// let budget = Budget::new(Limits::DEFAULT);
+/// let opts = CoreOptions { fps: 15.0, budget: Some(budget.clone()), ..CoreOptions::default() };
+/// let skel = Skel::from_core_with(&arm, "arm", &opts)?.value;
+/// let anim = Anim::from_core_with(&arm, &opts)?.value;
+/// let back = anim.to_core_with(Some(&skel), &opts)?.value;
+/// let frames = anim.frames() as usize;
+/// assert_eq!(back.animations[0].channels[0].rotation.times[frames - 1], (frames - 1) as f32 / 15.0);
+/// assert!(budget.used() > 0);
+/// # Ok::<(), niotso_mesh::Error>(())
+/// ```
+#[derive(Debug, Clone)]
 pub struct CoreOptions {
     /// Store UVs bottom-up (`v' = 1 - v`, for OpenGL, glTF, Blender) instead of as the
     /// file has them (top-down).
     pub flip_v: bool,
+    /// Frames per second of animations: frame `f` is at `f / fps` ([`FPS`] by default).
+    pub fps: f32,
+    /// Allocation caps: the budget of a conversion that is given none.
+    pub limits: Limits,
+    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
+    /// one of `limits` per conversion).
+    pub budget: Option<Budget>,
+    /// Name of a `.skel` made by [`VitaboyFile::from_core_with`](crate::VitaboyFile::from_core_with)
+    /// ([`DEFAULT_SKELETON_NAME`] by default).
+    pub skeleton_name: String,
+}
+
+impl Default for CoreOptions {
+    fn default() -> Self {
+        CoreOptions {
+            flip_v: false,
+            fps: FPS,
+            limits: Limits::DEFAULT,
+            budget: None,
+            skeleton_name: DEFAULT_SKELETON_NAME.into(),
+        }
+    }
+}
+
+impl CoreOptions {
+    /// The budget a conversion charges: the shared one, else a fresh one of `limits`.
+    fn budget(&self) -> Budget {
+        Budget::shared_or_new(self.budget.as_ref(), self.limits)
+    }
+
+    /// Defaults with `fps`.
+    fn with_fps(fps: f32) -> Self {
+        CoreOptions {
+            fps,
+            ..CoreOptions::default()
+        }
+    }
+}
+
+/// Heap bytes of a meshfmt-core skeleton of `bones` bones whose names total
+/// `name_bytes`.
+fn skeleton_bytes(bones: usize, name_bytes: u64) -> u64 {
+    (bones as u64)
+        .saturating_mul(size_of::<Bone>() as u64)
+        .saturating_add(name_bytes)
 }
 
 /// Converts a model in [`NATIVE`] coordinates to the right-handed frame the reference
@@ -93,15 +163,30 @@ pub fn mirror_x(model: &mut Model) {
     model.coordinate_system = target;
 }
 
-fn skeleton_to_core(skel: &Skel) -> Skeleton {
-    Skeleton {
+/// Charges what [`Skel::parent_indices`] allocates.
+fn parent_indices_in(skel: &Skel, budget: &Budget) -> Result<Vec<Option<usize>>> {
+    let n = skel.bones.len();
+    budget.charge(
+        "bone parents",
+        map_bytes(n, 24).saturating_add((n as u64).saturating_mul(16)),
+    )?;
+    Ok(skel.parent_indices())
+}
+
+/// The skeleton in meshfmt-core, charged to `budget`; also gives the parents found.
+fn skeleton_to_core(skel: &Skel, budget: &Budget) -> Result<(Skeleton, Vec<Option<usize>>)> {
+    let parents = parent_indices_in(skel, budget)?;
+    // Lossy names may grow (3 bytes per invalid byte).
+    let names: u64 = skel.bones.iter().map(|b| b.name.len() as u64 * 3).sum();
+    budget.charge("skeleton", skeleton_bytes(skel.bones.len(), names))?;
+    let skeleton = Skeleton {
         bones: skel
             .bones
             .iter()
-            .enumerate()
-            .map(|(i, b)| Bone {
+            .zip(&parents)
+            .map(|(b, &parent)| Bone {
                 name: b.name.to_string_lossy(),
-                parent: skel.parent_index(i),
+                parent,
                 rest: Transform {
                     translation: Vec3::from_array(b.translation),
                     rotation: stored_rotation(b.rotation),
@@ -110,7 +195,48 @@ fn skeleton_to_core(skel: &Skel) -> Skeleton {
                 inverse_bind: None,
             })
             .collect(),
+    };
+    Ok((skeleton, parents))
+}
+
+/// A copy of `model`'s skeleton (and first clip, when `clip`) converted to [`NATIVE`],
+/// charged to `budget`: what a conversion from meshfmt-core needs, without copying the
+/// surfaces, textures or other clips.
+fn native_parts(model: &Model, clip: bool, budget: &Budget) -> Result<Model> {
+    let bones = &model.skeleton.bones;
+    let names: u64 = bones.iter().map(|b| b.name.len() as u64).sum();
+    let mut bytes = skeleton_bytes(bones.len(), names);
+    let first = model.animations.first().filter(|_| clip);
+    if let Some(c) = first {
+        bytes = bytes.saturating_add(clip_bytes(c));
     }
+    budget.charge("native copy", bytes)?;
+    let mut m = Model {
+        coordinate_system: model.coordinate_system,
+        skeleton: model.skeleton.clone(),
+        animations: first.cloned().into_iter().collect(),
+        ..Model::default()
+    };
+    m.convert_to(NATIVE);
+    Ok(m)
+}
+
+/// Heap bytes of a clip.
+fn clip_bytes(c: &Clip) -> u64 {
+    fn track<T>(t: &Track<T>) -> u64 {
+        (t.times.len() as u64)
+            .saturating_mul(4)
+            .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
+    }
+    c.channels.iter().fold(
+        (c.name.len() as u64)
+            .saturating_add((c.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64)),
+        |n, ch| {
+            n.saturating_add(track(&ch.translation))
+                .saturating_add(track(&ch.rotation))
+                .saturating_add(track(&ch.scale))
+        },
+    )
 }
 
 impl Skel {
@@ -119,10 +245,26 @@ impl Skel {
     /// rotations stored as conjugates, the fields FreeSO writes (unknown 1, empty
     /// property list, all three flags 1, no wiggle).
     pub fn from_core(model: &Model, name: &str) -> Result<Converted<Skel>> {
-        let mut m = model.clone();
-        m.convert_to(NATIVE);
+        Skel::from_core_with(model, name, &CoreOptions::default())
+    }
+
+    /// [`Skel::from_core`] under `options`' budget (the other options do not apply).
+    pub fn from_core_with(
+        model: &Model,
+        name: &str,
+        options: &CoreOptions,
+    ) -> Result<Converted<Skel>> {
+        let budget = options.budget();
+        let m = native_parts(model, false, &budget)?;
         let mut out = Converted::exact(());
         let bones = &m.skeleton.bones;
+        let names: u64 = bones.iter().map(|b| b.name.len() as u64 * 2).sum();
+        budget.charge(
+            "skeleton",
+            (bones.len() as u64)
+                .saturating_mul(size_of::<SkelBone>() as u64)
+                .saturating_add(names),
+        )?;
         let mut skel_bones = Vec::with_capacity(bones.len());
         for (i, b) in bones.iter().enumerate() {
             let parent = match b.parent {
@@ -143,7 +285,7 @@ impl Skel {
                     "Vitaboy bones have no scale",
                 );
             }
-            skel_bones.push(crate::skel::SkelBone {
+            skel_bones.push(SkelBone {
                 unknown: 1,
                 name: RawString::from(b.name.as_str()),
                 parent,
@@ -168,26 +310,52 @@ impl Skel {
     /// The skeleton in meshfmt-core (rest rotations are the conjugates of the stored
     /// quaternions).
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`Skel::to_core`] under `options`' budget (the other options do not apply).
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        let (skeleton, _) = skeleton_to_core(self, &options.budget())?;
         Ok(Converted::exact(Model {
             coordinate_system: NATIVE,
-            skeleton: skeleton_to_core(self),
+            skeleton,
             ..Model::default()
         }))
     }
 }
 
+/// Most tugs on one real vertex resolved step by step in file order, as the reference
+/// readers do; a vertex tugged more often (never in real files) gets the same weights
+/// from a closed form, in time linear in its tugs.
+const EXACT_TUGS: usize = 32;
+
+/// `n` as an `i32` field of a `.mesh`.
+fn to_i32(n: usize, what: &str) -> Result<i32> {
+    i32::try_from(n).map_err(|_| invalid(format!("{what} {n} does not fit a .mesh (2^31 - 1)")))
+}
+
+/// A bone index as a meshfmt-core joint.
+fn joint(bone: usize) -> Result<u32> {
+    u32::try_from(bone).map_err(|_| invalid(format!("bone {bone} does not fit a joint index")))
+}
+
 impl Mesh {
     /// The mesh as one surface posed at `skel`'s rest pose (see the module docs). With
     /// no skeleton, bones stay at the origin: single-bone meshes are then exact, others
-    /// keep their parts in bone-local space (reported as a loss).
+    /// keep their parts in bone-local space (reported as a loss). A vertex several
+    /// bindings cover (never in real files) follows the last of them.
+    ///
+    /// Runs under `options`' budget: the surface, its skins and the skeleton are
+    /// charged before they are built.
     pub fn to_core(&self, skel: Option<&Skel>, options: &CoreOptions) -> Result<Converted<Model>> {
+        let budget = options.budget();
         self.check()?;
         let mut out = Converted::exact(());
         let owned;
         let skel = match skel {
             Some(s) => s,
             None => {
-                owned = flat_skeleton(self);
+                owned = flat_skeleton(self, &budget)?;
                 if owned.bones.len() > 1 {
                     out.lose(
                         Feature::Skeleton,
@@ -199,50 +367,57 @@ impl Mesh {
                 &owned
             }
         };
+        // At most MAX_BINDING_DIAGNOSTICS + 2 lines, whatever the file holds.
         for d in self.diagnostics() {
             out.lose(Feature::Skin, LossKind::Reduced, "", d);
         }
-        let worlds = bone_worlds(skel, None);
-        let bones = crate::skinning::binding_bones(self, skel)?;
-        let n = self.real_vertices.len();
-        let mut positions: Vec<Vec3> = self
-            .real_vertices
-            .iter()
-            .map(|v| Vec3::new(v[0], v[1], v[2]))
-            .collect();
-        let mut normals: Vec<Vec3> = self
-            .real_vertices
-            .iter()
-            .map(|v| Vec3::new(v[3], v[4], v[5]))
-            .collect();
-        let mut skin = vec![VertexInfluences::default(); n];
-        let mut blend_bone = vec![0usize; self.blend_vertices.len()];
-        for (b, &bone) in self.bindings.iter().zip(&bones) {
-            let w = worlds.get(bone).copied().unwrap_or(Mat4::IDENTITY);
-            for i in range(b.first_real, b.real_count) {
-                positions[i] = w.transform_point3(positions[i]);
-                normals[i] = (Mat3::from_mat4(w) * normals[i]).normalize_or_zero();
-                skin[i] = VertexInfluences::single(bone as u32);
-            }
-            for j in range(b.first_blend, b.blend_count) {
-                blend_bone[j] = bone;
+        let (skeleton, parents) = skeleton_to_core(skel, &budget)?;
+        charge::<Mat4>(&budget, "bone matrices", skel.bones.len())?;
+        let worlds = bone_worlds_with(skel, &parents, None);
+        budget.charge("bone names", skel.name_index_bytes())?;
+        charge::<usize>(&budget, "binding bones", self.bindings.len())?;
+        let bones = binding_bones_with(self, skel, &skel.name_index())?;
+        let (n, nn) = (self.real_vertices.len(), self.blend_vertices.len());
+        let per_vertex = size_of::<Vec3>() * 2
+            + size_of::<Vec2>()
+            + size_of::<VertexInfluences>()
+            + size_of::<Option<usize>>()
+            + size_of::<usize>();
+        budget.charge(
+            "mesh surface",
+            (n as u64)
+                .saturating_mul(per_vertex as u64)
+                .saturating_add((nn as u64).saturating_mul(2 * size_of::<usize>() as u64))
+                .saturating_add((self.faces.len() as u64).saturating_mul(12)),
+        )?;
+        // Each vertex's bone in one pass, whatever the bindings' overlaps.
+        let (real_bones, blend_bones) = vertex_bones(self, &bones);
+        let mut positions = Vec::with_capacity(n);
+        let mut normals = Vec::with_capacity(n);
+        let mut skin = Vec::with_capacity(n);
+        for (v, &bone) in self.real_vertices.iter().zip(&real_bones) {
+            let (p, nrm) = (Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5]));
+            match bone {
+                Some(bone) => {
+                    let w = worlds.get(bone).copied().unwrap_or(Mat4::IDENTITY);
+                    positions.push(w.transform_point3(p));
+                    normals.push((Mat3::from_mat4(w) * nrm).normalize_or_zero());
+                    skin.push(VertexInfluences::single(joint(bone)?));
+                }
+                None => {
+                    positions.push(p);
+                    normals.push(nrm);
+                    skin.push(VertexInfluences::default());
+                }
             }
         }
-        // Tugs, in file order: scale what is there by 1 - w, add w for the blend's bone.
-        let mut pairs: Vec<Vec<(u32, f32)>> = skin.iter().map(|v| v.pairs().collect()).collect();
-        for (j, blend) in self.blends.iter().enumerate() {
-            let w = blend.weight_f32();
-            let p = &mut pairs[blend.other_vertex as usize];
-            p.iter_mut().for_each(|x| x.1 *= 1.0 - w);
-            match p.iter_mut().find(|x| x.0 == blend_bone[j] as u32) {
-                Some(x) => x.1 += w,
-                None => p.push((blend_bone[j] as u32, w)),
-            }
-        }
-        let skin: Vec<VertexInfluences> = pairs
-            .into_iter()
-            .map(VertexInfluences::from_pairs_strongest)
-            .collect();
+        drop(real_bones);
+        // A blend vertex no binding covers counts as bone 0's.
+        let blend_joints = blend_bones
+            .iter()
+            .map(|b| joint(b.unwrap_or(0)))
+            .collect::<Result<Vec<u32>>>()?;
+        apply_tugs(&mut skin, &self.blends, &blend_joints, &budget)?;
         let uv0 = self
             .uvs
             .iter()
@@ -260,7 +435,7 @@ impl Mesh {
         let model = Model {
             coordinate_system: NATIVE,
             surfaces: vec![surface],
-            skeleton: skeleton_to_core(skel),
+            skeleton,
             ..Model::default()
         };
         Ok(out.map(|()| model))
@@ -271,11 +446,14 @@ impl Mesh {
     /// second bone adds a blend vertex tugging it with the second weight (Q1.15,
     /// truncated like FreeSO). Vertices are stored in their bone's rest frame; normals
     /// unit length; the third count is R + N; empty blend ranges start at -1.
+    ///
+    /// Runs under `options`' budget: the merged surface and the records are charged
+    /// before they are built (the counts are checked first, and nothing but the
+    /// skeleton is copied to change frames).
     pub fn from_core(model: &Model, options: &CoreOptions) -> Result<Converted<Mesh>> {
-        let mut m = model.clone();
-        m.convert_to(NATIVE);
+        let budget = options.budget();
         let mut out = Converted::exact(());
-        let any = |f: fn(&Surface) -> bool| m.surfaces.iter().any(f);
+        let any = |f: fn(&Surface) -> bool| model.surfaces.iter().any(f);
         for (present, feature, reason) in [
             (
                 any(|s| !s.tangents.is_empty()),
@@ -298,22 +476,22 @@ impl Mesh {
                 "Vitaboy meshes have no morph targets",
             ),
             (
-                !m.materials.is_empty() || any(|s| s.material.is_some()),
+                !model.materials.is_empty() || any(|s| s.material.is_some()),
                 Feature::Materials,
                 "Vitaboy materials live in .bnd/.apr files",
             ),
             (
-                !m.textures.is_empty(),
+                !model.textures.is_empty(),
                 Feature::Textures,
                 "Vitaboy textures live in separate files",
             ),
             (
-                !m.animations.is_empty(),
+                !model.animations.is_empty(),
                 Feature::Animation,
                 "animations belong in .anim files",
             ),
             (
-                !m.name.is_empty() || any(|s| !s.name.is_empty()),
+                !model.name.is_empty() || any(|s| !s.name.is_empty()),
                 Feature::Names,
                 "Vitaboy meshes store no mesh or surface names",
             ),
@@ -322,37 +500,73 @@ impl Mesh {
                 out.lose(feature, LossKind::Dropped, "", reason);
             }
         }
-        if m.surfaces.len() > 1 {
+        if model.surfaces.len() > 1 {
             out.lose(
                 Feature::Names,
                 LossKind::Reduced,
                 "",
-                format!("{} surfaces merged into one mesh", m.surfaces.len()),
+                format!("{} surfaces merged into one mesh", model.surfaces.len()),
             );
         }
-        // Merge surfaces.
-        let mut s = Surface::default();
-        for src in &m.surfaces {
-            let base = s.positions.len() as u32;
-            let n = src.positions.len();
-            s.positions.extend(&src.positions);
+        // Counts first: binding ranges are i32, and the merge is charged before it runs.
+        let (n, ni) = model
+            .surfaces
+            .iter()
+            .try_fold((0usize, 0usize), |(n, ni), s| {
+                Some((
+                    n.checked_add(s.positions.len())?,
+                    ni.checked_add(s.indices.len())?,
+                ))
+            })
+            .ok_or_else(|| invalid("the surfaces' sizes overflow"))?;
+        to_i32(n, "vertex count")?;
+        let merged_vertex =
+            size_of::<Vec3>() * 2 + size_of::<Vec2>() + size_of::<VertexInfluences>();
+        budget.charge(
+            "merged surface",
+            (n as u64)
+                .saturating_mul(merged_vertex as u64)
+                .saturating_add((ni as u64).saturating_mul(4)),
+        )?;
+        // Merge surfaces, converting each to NATIVE as Model::convert_to would.
+        let c = model.coordinate_system.conversion_to(&NATIVE);
+        let mut s = Surface {
+            positions: Vec::with_capacity(n),
+            normals: Vec::with_capacity(n),
+            uv0: Vec::with_capacity(n),
+            skin: Vec::with_capacity(n),
+            indices: Vec::with_capacity(ni),
+            ..Surface::default()
+        };
+        for src in &model.surfaces {
+            // Below n, which fits an i32.
+            let base = u32::try_from(s.positions.len()).unwrap_or(u32::MAX);
+            let k = src.positions.len();
+            s.positions
+                .extend(src.positions.iter().map(|&p| c.point(p)));
             s.normals
-                .extend((0..n).map(|i| src.normals.get(i).copied().unwrap_or(Vec3::ZERO)));
+                .extend((0..k).map(|i| src.normals.get(i).map_or(Vec3::ZERO, |&d| c.direction(d))));
             s.uv0
-                .extend((0..n).map(|i| src.uv0.get(i).copied().unwrap_or(Vec2::ZERO)));
+                .extend((0..k).map(|i| src.uv0.get(i).copied().unwrap_or(Vec2::ZERO)));
             s.skin
-                .extend((0..n).map(|i| src.skin.get(i).copied().unwrap_or_default()));
+                .extend((0..k).map(|i| src.skin.get(i).copied().unwrap_or_default()));
+            let from = s.indices.len();
             s.indices
                 .extend(src.indices.iter().map(|i| i.saturating_add(base)));
+            if c.flips_winding() {
+                for tri in s.indices[from..].chunks_exact_mut(3) {
+                    tri.swap(1, 2);
+                }
+            }
         }
-        let n = s.positions.len();
         if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
             return Err(invalid(
                 "indices must be whole triangles within the vertices",
             ));
         }
         // Bones: the model's skeleton, or one ROOT bone for static models.
-        let skeleton = if m.skeleton.is_empty() {
+        let parts = native_parts(model, false, &budget)?;
+        let skeleton = if parts.skeleton.is_empty() {
             Skeleton {
                 bones: vec![Bone {
                     name: "ROOT".into(),
@@ -360,26 +574,46 @@ impl Mesh {
                 }],
             }
         } else {
-            m.skeleton.clone()
+            parts.skeleton
         };
         let nb = skeleton.len();
+        // Inverse binds, and the rest world matrices they come from.
+        charge::<[Mat4; 3]>(&budget, "bone matrices", nb)?;
         let inverse = skeleton.inverse_bind_matrices();
+        // Per vertex: its assignment, place in the order (and the sort's scratch), new
+        // index, real or blend record, UV and blend; per bone: counts and a binding.
+        let records = size_of::<(usize, Option<(usize, f32)>)>()
+            + size_of::<usize>() * 2
+            + size_of::<u32>()
+            + size_of::<(usize, usize, f32)>()
+            + size_of::<[f32; 6]>() * 2
+            + size_of::<[f32; 2]>()
+            + size_of::<Blend>();
+        let names: u64 = skeleton.bones.iter().map(|b| b.name.len() as u64).sum();
+        budget.charge(
+            "mesh records",
+            (n as u64)
+                .saturating_mul(records as u64)
+                .saturating_add((nb as u64).saturating_mul(
+                    (size_of::<usize>() * 2 + size_of::<Binding>() + size_of::<RawString>()) as u64,
+                ))
+                .saturating_add(names),
+        )?;
         // Each vertex: primary bone, optional second bone with weight.
         let mut reduced = false;
         let mut assign: Vec<(usize, Option<(usize, f32)>)> = Vec::with_capacity(n);
-        for v in 0..n {
-            let inf = VertexInfluences::from_pairs_strongest(s.skin[v].pairs());
-            let mut p: Vec<(u32, f32)> = inf.pairs().filter(|&(j, _)| (j as usize) < nb).collect();
-            if p.len() > 2 {
+        for skin in &s.skin {
+            let inf = VertexInfluences::from_pairs_strongest(skin.pairs());
+            let mut p = inf.pairs().filter(|&(j, _)| (j as usize) < nb);
+            let (first, second) = (p.next(), p.next());
+            if p.next().is_some() {
                 reduced = true;
-                p.truncate(2);
             }
-            let sum: f32 = p.iter().map(|x| x.1).sum();
-            match p.as_slice() {
-                [] => assign.push((0, None)),
-                [a] => assign.push((a.0 as usize, None)),
-                [a, b, ..] => assign.push((a.0 as usize, Some((b.0 as usize, b.1 / sum)))),
-            }
+            assign.push(match (first, second) {
+                (None, _) => (0, None),
+                (Some(a), None) => (a.0 as usize, None),
+                (Some(a), Some(b)) => (a.0 as usize, Some((b.0 as usize, b.1 / (a.1 + b.1)))),
+            });
         }
         if reduced {
             out.lose(
@@ -404,10 +638,13 @@ impl Mesh {
         order.sort_by_key(|&v| assign[v].0);
         let mut new_index = vec![0u32; n];
         for (k, &v) in order.iter().enumerate() {
-            new_index[v] = k as u32;
+            // k < n, which fits an i32.
+            new_index[v] = u32::try_from(k).unwrap_or(u32::MAX);
         }
-        let mut blends: Vec<(usize, usize, f32)> = (0..n)
-            .filter_map(|v| assign[v].1.map(|(c, w)| (c, v, w)))
+        let mut blends: Vec<(usize, usize, f32)> = assign
+            .iter()
+            .enumerate()
+            .filter_map(|(v, a)| a.1.map(|(c, w)| (c, v, w)))
             .collect();
         blends.sort_by_key(|b| b.0);
         let local = |bone: usize, p: Vec3, nrm: Vec3| -> [f32; 6] {
@@ -435,27 +672,44 @@ impl Mesh {
             .iter()
             .map(|&(_, v, w)| Blend {
                 weight: (w.clamp(0.0, 1.0) * 32768.0) as i32,
-                other_vertex: new_index[v] as i32,
+                // new_index < n, which fits an i32.
+                other_vertex: i32::try_from(new_index[v]).unwrap_or(i32::MAX),
             })
             .collect();
-        // Bindings: one per bone with real or blend vertices, in bone order.
+        // Bindings: one per bone with real or blend vertices, in bone order. Both lists
+        // are sorted by bone, so each bone's range starts where the previous one ended.
+        let (mut reals_of, mut blends_of) = (vec![0usize; nb], vec![0usize; nb]);
+        for a in &assign {
+            reals_of[a.0] += 1; // a.0 < nb: filtered above, or 0 with nb >= 1
+        }
+        for b in &blends {
+            blends_of[b.0] += 1;
+        }
         let mut bone_names = Vec::new();
         let mut bindings = Vec::new();
-        for bone in 0..nb {
-            let reals: Vec<usize> = (0..n).filter(|&k| assign[order[k]].0 == bone).collect();
-            let blended: Vec<usize> = (0..blends.len()).filter(|&k| blends[k].0 == bone).collect();
-            if reals.is_empty() && blended.is_empty() {
+        let (mut next_real, mut next_blend) = (0usize, 0usize);
+        for (bone, (&reals, &blended)) in reals_of.iter().zip(&blends_of).enumerate() {
+            if reals == 0 && blended == 0 {
                 continue;
             }
-            let index = bone_names.len() as i32;
-            bone_names.push(RawString::from(skeleton.bones[bone].name.as_str()));
             bindings.push(Binding {
-                bone_index: index,
-                first_real: reals.first().map_or(0, |&k| k as i32),
-                real_count: reals.len() as i32,
-                first_blend: blended.first().map_or(-1, |&k| k as i32),
-                blend_count: blended.len() as i32,
+                bone_index: to_i32(bone_names.len(), "bone count")?,
+                first_real: if reals == 0 {
+                    0
+                } else {
+                    to_i32(next_real, "vertex")?
+                },
+                real_count: to_i32(reals, "vertex count")?,
+                first_blend: if blended == 0 {
+                    -1
+                } else {
+                    to_i32(next_blend, "blend vertex")?
+                },
+                blend_count: to_i32(blended, "blend vertex count")?,
             });
+            bone_names.push(RawString::from(skeleton.bones[bone].name.as_str()));
+            next_real += reals;
+            next_blend += blended;
         }
         let faces = s
             .indices
@@ -468,8 +722,10 @@ impl Mesh {
                 ]
             })
             .collect();
-        let third_count =
-            u32::try_from(n + blends.len()).map_err(|_| invalid("too many vertices"))?;
+        let third_count = n
+            .checked_add(blends.len())
+            .and_then(|t| u32::try_from(t).ok())
+            .ok_or_else(|| invalid("too many vertices"))?;
         let mesh = Mesh {
             version: 2,
             bone_names,
@@ -485,23 +741,108 @@ impl Mesh {
     }
 }
 
-fn range(first: i32, count: i32) -> std::ops::Range<usize> {
-    if count <= 0 || first < 0 {
-        0..0
-    } else {
-        first as usize..first as usize + count as usize
+/// Blend vertices tug the real vertices they name, in file order: what a vertex has is
+/// scaled by `1 - w` and `w` is added for the blend's bone (`joints[j]`). That is
+/// linear blend skinning with the weights the reference readers' lerps give.
+fn apply_tugs(
+    skin: &mut [VertexInfluences],
+    blends: &[Blend],
+    joints: &[u32],
+    budget: &Budget,
+) -> Result<()> {
+    if blends.is_empty() {
+        return Ok(());
     }
+    let n = skin.len();
+    // Group index, cursor, grouped blends and the scratch lists.
+    budget.charge(
+        "blend tugs",
+        ((n as u64).saturating_add(1))
+            .saturating_mul(2 * size_of::<usize>() as u64)
+            .saturating_add(
+                (blends.len() as u64)
+                    .saturating_mul((size_of::<usize>() + 2 * size_of::<(u32, f32)>()) as u64),
+            ),
+    )?;
+    let target = |b: &Blend| usize::try_from(b.other_vertex).ok().filter(|&o| o < n);
+    // Blends grouped by the vertex they tug, file order kept (a counting sort).
+    let mut start = vec![0usize; n + 1];
+    for o in blends.iter().filter_map(target) {
+        start[o + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut cursor = start.clone();
+    let mut grouped = vec![0usize; start[n]];
+    for (j, o) in blends
+        .iter()
+        .enumerate()
+        .filter_map(|(j, b)| Some((j, target(b)?)))
+    {
+        grouped[cursor[o]] = j;
+        cursor[o] += 1;
+    }
+    drop(cursor);
+    let mut pairs: Vec<(u32, f32)> = Vec::new();
+    let mut parts: Vec<(u32, f32)> = Vec::new();
+    for (o, inf) in skin.iter_mut().enumerate() {
+        let tugs = &grouped[start[o]..start[o + 1]];
+        if tugs.is_empty() {
+            continue;
+        }
+        pairs.clear();
+        pairs.extend(inf.pairs());
+        let joint = |j: usize| joints.get(j).copied().unwrap_or(0);
+        if tugs.len() <= EXACT_TUGS {
+            for &j in tugs {
+                let (w, bone) = (blends[j].weight_f32(), joint(j));
+                pairs.iter_mut().for_each(|x| x.1 *= 1.0 - w);
+                match pairs.iter_mut().find(|x| x.0 == bone) {
+                    Some(x) => x.1 += w,
+                    None => pairs.push((bone, w)),
+                }
+            }
+        } else {
+            // Each weight ends scaled by 1 - w of every later tug: walk them backwards.
+            parts.clear();
+            let mut later = 1.0f32;
+            for &j in tugs.iter().rev() {
+                let w = blends[j].weight_f32();
+                parts.push((joint(j), w * later));
+                later *= 1.0 - w;
+            }
+            parts.extend(pairs.iter().map(|&(bone, v)| (bone, v * later)));
+            parts.sort_by_key(|x| x.0);
+            pairs.clear();
+            for &(bone, v) in &parts {
+                match pairs.last_mut() {
+                    Some(last) if last.0 == bone => last.1 += v,
+                    _ => pairs.push((bone, v)),
+                }
+            }
+        }
+        *inf = VertexInfluences::from_pairs_strongest(pairs.iter().copied());
+    }
+    Ok(())
 }
 
 /// A skeleton with the mesh's bone names, all at the origin, no hierarchy.
-fn flat_skeleton(mesh: &Mesh) -> Skel {
-    Skel {
+fn flat_skeleton(mesh: &Mesh, budget: &Budget) -> Result<Skel> {
+    let names: u64 = mesh.bone_names.iter().map(|n| n.len() as u64).sum();
+    budget.charge(
+        "skeleton",
+        (mesh.bone_names.len() as u64)
+            .saturating_mul(size_of::<SkelBone>() as u64)
+            .saturating_add(names),
+    )?;
+    Ok(Skel {
         version: 1,
         name: RawString::from("flat"),
         bones: mesh
             .bone_names
             .iter()
-            .map(|n| crate::skel::SkelBone {
+            .map(|n| SkelBone {
                 unknown: 1,
                 name: n.clone(),
                 parent: RawString::from("NULL"),
@@ -516,6 +857,17 @@ fn flat_skeleton(mesh: &Mesh) -> Skel {
                 wiggle_power: 0.0,
             })
             .collect(),
+    })
+}
+
+/// Where a motion's keys for one pool start and how many there are: as many of its
+/// frames as the pool holds from `first` (the reader checked they all fit; a value
+/// built in code may not), none when the flag is 0.
+fn pool_keys(has: u8, first: i32, frames: u32, pool: usize) -> (usize, usize) {
+    let frames = usize::try_from(frames).unwrap_or(usize::MAX);
+    match usize::try_from(first) {
+        Ok(s) if has != 0 && s < pool => (s, frames.min(pool - s)),
+        _ => (0, 0),
     }
 }
 
@@ -524,70 +876,115 @@ impl Anim {
     /// are reported), else of a flat skeleton of the motions' bone names. Frame `f` is at
     /// `f / fps`.
     pub fn to_core(&self, skel: Option<&Skel>, fps: f32) -> Result<Converted<Model>> {
+        self.to_core_with(skel, &CoreOptions::with_fps(fps))
+    }
+
+    /// [`Anim::to_core`] at `options.fps`, under `options`' budget. Motions may share
+    /// frames of the pools, so a small file can ask for many keys: all of them are
+    /// charged (as "animation keys") before any is built.
+    pub fn to_core_with(
+        &self,
+        skel: Option<&Skel>,
+        options: &CoreOptions,
+    ) -> Result<Converted<Model>> {
+        let budget = options.budget();
+        let fps = options.fps;
         let mut out = Converted::exact(());
         let skeleton = match skel {
-            Some(s) => skeleton_to_core(s),
-            None => Skeleton {
-                bones: self
+            Some(s) => skeleton_to_core(s, &budget)?.0,
+            None => {
+                let names: u64 = self
                     .motions
                     .iter()
-                    .map(|m| Bone {
-                        name: m.bone_name.to_string_lossy(),
-                        ..Bone::default()
-                    })
-                    .collect(),
-            },
+                    .map(|m| m.bone_name.len() as u64 * 3)
+                    .sum();
+                budget.charge("skeleton", skeleton_bytes(self.motions.len(), names))?;
+                Skeleton {
+                    bones: self
+                        .motions
+                        .iter()
+                        .map(|m| Bone {
+                            name: m.bone_name.to_string_lossy(),
+                            ..Bone::default()
+                        })
+                        .collect(),
+                }
+            }
         };
-        let mut channels = Vec::new();
+        if let Some(s) = skel {
+            budget.charge("bone names", s.name_index_bytes())?;
+        }
+        let names = skel.map(Skel::name_index);
+        let bone_of = |k: usize, m: &Motion| match &names {
+            Some(names) => names.find(m.bone_name.as_bytes()),
+            None => Some(k),
+        };
+        // Where each motion's keys lie in the pools: only frames a pool holds become
+        // keys, so the work below is the keys built.
+        let keys = |m: &Motion| {
+            (
+                pool_keys(
+                    m.has_translation,
+                    m.first_translation,
+                    m.frame_count,
+                    self.translations.len(),
+                ),
+                pool_keys(
+                    m.has_rotation,
+                    m.first_rotation,
+                    m.frame_count,
+                    self.rotations.len(),
+                ),
+            )
+        };
+        // Motions may share frames, so the keys can be far more than the file holds:
+        // all of them are charged before any is built.
+        let key_bytes = self
+            .motions
+            .iter()
+            .enumerate()
+            .filter(|&(k, m)| bone_of(k, m).is_some())
+            .fold(0u64, |sum, (_, m)| {
+                let ((_, nt), (_, nr)) = keys(m);
+                sum.saturating_add(
+                    (nt as u64)
+                        .saturating_mul((4 + size_of::<Vec3>()) as u64)
+                        .saturating_add((nr as u64).saturating_mul((4 + size_of::<Quat>()) as u64)),
+                )
+            });
+        charge::<Channel>(&budget, "animation channels", self.motions.len())?;
+        budget.charge("animation keys", key_bytes)?;
+        let mut channels = Vec::with_capacity(self.motions.len());
         for (k, m) in self.motions.iter().enumerate() {
-            let bone = match skel {
-                Some(s) => match s.find(m.bone_name.as_bytes()) {
-                    Some(b) => b,
-                    None => {
-                        out.lose(
-                            Feature::Animation,
-                            LossKind::Dropped,
-                            format!("motions[{k}]"),
-                            format!("bone '{}' not in the skeleton", m.bone_name),
-                        );
-                        continue;
-                    }
-                },
-                None => k,
+            let Some(bone) = bone_of(k, m) else {
+                let (path, reason) = (
+                    format!("motions[{k}]"),
+                    format!("bone '{}' not in the skeleton", m.bone_name),
+                );
+                // Several times the 24 bytes of a motion: charged.
+                budget.charge(
+                    "loss reports",
+                    (size_of::<Loss>() + path.len() + reason.len()) as u64,
+                )?;
+                out.lose(Feature::Animation, LossKind::Dropped, path, reason);
+                continue;
             };
+            let ((ts, nt), (rs, nr)) = keys(m);
             let mut c = Channel {
                 bone,
                 ..Channel::default()
             };
-            // Frames index the pools; a motion that uses neither pool has no keys, and a
-            // used pool bounds the count (the reader checked first + frames <= pool), so
-            // a hostile frame count cannot make this loop long.
-            let frames = if m.has_translation != 0 || m.has_rotation != 0 {
-                m.frame_count as usize
-            } else {
-                0
-            };
-            for f in 0..frames {
-                let time = f as f32 / fps;
-                if m.has_translation != 0 {
-                    if let Some(t) = usize::try_from(m.first_translation)
-                        .ok()
-                        .and_then(|s| self.translations.get(s + f))
-                    {
-                        c.translation.times.push(time);
-                        c.translation.values.push(Vec3::from_array(*t));
-                    }
-                }
-                if m.has_rotation != 0 {
-                    if let Some(q) = usize::try_from(m.first_rotation)
-                        .ok()
-                        .and_then(|s| self.rotations.get(s + f))
-                    {
-                        c.rotation.times.push(time);
-                        c.rotation.values.push(stored_rotation(*q));
-                    }
-                }
-            }
+            let time = |f: usize| f as f32 / fps;
+            c.translation.times = (0..nt).map(time).collect();
+            c.translation.values = self.translations[ts..ts + nt]
+                .iter()
+                .map(|t| Vec3::from_array(*t))
+                .collect();
+            c.rotation.times = (0..nr).map(time).collect();
+            c.rotation.values = self.rotations[rs..rs + nr]
+                .iter()
+                .map(|q| stored_rotation(*q))
+                .collect();
             channels.push(c);
         }
         let model = Model {
@@ -606,21 +1003,32 @@ impl Anim {
     /// bone, translations and rotations in the shared pools, duration in milliseconds
     /// (the EA convention).
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<Anim>> {
-        let mut m = model.clone();
-        m.convert_to(NATIVE);
+        Anim::from_core_with(model, &CoreOptions::with_fps(fps))
+    }
+
+    /// [`Anim::from_core`] at `options.fps`, under `options`' budget: the resampled
+    /// frames (as "resampled frames", a key of each pool per channel and frame) and the
+    /// copy of the clip converted to [`NATIVE`] are charged before they are made.
+    pub fn from_core_with(model: &Model, options: &CoreOptions) -> Result<Converted<Anim>> {
+        let budget = options.budget();
+        let fps = options.fps;
+        if model.animations.is_empty() {
+            return Err(invalid("the model has no animation"));
+        }
+        let m = native_parts(model, true, &budget)?;
         let mut out = Converted::exact(());
         let clip = m
             .animations
             .first()
             .ok_or_else(|| invalid("the model has no animation"))?;
-        if m.animations.len() > 1 {
+        if model.animations.len() > 1 {
             out.lose(
                 Feature::Animation,
                 LossKind::Dropped,
                 "",
                 format!(
                     ".anim holds one animation; {} more dropped",
-                    m.animations.len() - 1
+                    model.animations.len() - 1
                 ),
             );
         }
@@ -640,18 +1048,45 @@ impl Anim {
                 "Vitaboy animations have no scale",
             );
         }
-        let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
-        let per_frame = (clip.channels.len() * 28) as u64;
-        let times = clip.frame_times(fps, budget, per_frame)?;
+        // Per frame and channel: a translation and a rotation in the pools.
+        let per_frame = (clip.channels.len() as u64)
+            .saturating_mul((size_of::<[f32; 3]>() + size_of::<[f32; 4]>()) as u64);
+        let times = clip.frame_times(fps, &budget, per_frame)?;
+        let names: u64 = clip
+            .channels
+            .iter()
+            .filter_map(|c| m.skeleton.bones.get(c.bone))
+            .map(|b| b.name.len() as u64 * 2)
+            .sum();
+        budget.charge(
+            "motions",
+            (clip.channels.len() as u64)
+                .saturating_mul(size_of::<Motion>() as u64)
+                .saturating_add(names),
+        )?;
+        let with = |f: fn(&Channel) -> bool| clip.channels.iter().filter(|c| f(c)).count();
+        // Charged above with the frames.
         let mut anim = Anim {
             version: 2,
             name: RawString::from(clip.name.as_str()),
             duration: clip.duration() * 1000.0,
             distance: 0.0,
             is_moving: 0,
-            translations: Vec::new(),
-            rotations: Vec::new(),
-            motions: Vec::new(),
+            translations: Vec::with_capacity(
+                times
+                    .len()
+                    .saturating_mul(with(|c| !c.translation.is_empty())),
+            ),
+            rotations: Vec::with_capacity(
+                times.len().saturating_mul(with(|c| !c.rotation.is_empty())),
+            ),
+            motions: Vec::with_capacity(clip.channels.len()),
+        };
+        let frame_count = u32::try_from(times.len())
+            .map_err(|_| invalid(format!("{} frames do not fit an .anim", times.len())))?;
+        let first = |pool: usize| {
+            i32::try_from(pool)
+                .map_err(|_| invalid(format!("a pool of {pool} keys does not fit an .anim")))
         };
         for c in &clip.channels {
             let name = m
@@ -669,12 +1104,12 @@ impl Anim {
             let has_t = !c.translation.is_empty();
             let has_r = !c.rotation.is_empty();
             let first_t = if has_t {
-                anim.translations.len() as i32
+                first(anim.translations.len())?
             } else {
                 -1
             };
             let first_r = if has_r {
-                anim.rotations.len() as i32
+                first(anim.rotations.len())?
             } else {
                 -1
             };
@@ -689,7 +1124,7 @@ impl Anim {
             anim.motions.push(Motion {
                 unknown: 1,
                 bone_name: RawString::from(name.as_str()),
-                frame_count: times.len() as u32,
+                frame_count,
                 duration: anim.duration,
                 has_translation: u8::from(has_t),
                 has_rotation: u8::from(has_r),

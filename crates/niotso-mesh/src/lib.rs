@@ -38,6 +38,51 @@
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies.
 //!
+//! # Memory and time
+//! Every operation (a read, a conversion to or from meshfmt-core) draws on one
+//! [`Budget`]: the one in its options ([`ReadOptions::budget`],
+//! [`CoreOptions::budget`]), shared with the caller's other steps, else a fresh one of
+//! the options' [`Limits`] ([`Limits::DEFAULT`]: 1 GiB). Readers charge every array
+//! they decode; conversions charge what they build before building it: the surface,
+//! skins and skeleton of a mesh, the keys of every motion (motions may share one pool
+//! of frames, so a small `.anim` can ask for far more keys than it stores), resampled
+//! frames, and the copies `from_core` makes. An operation the budget cannot pay for
+//! returns [`Error::OverBudget`] naming what it was building, having allocated
+//! nothing for it. Bone and motion names are looked up through maps, and overlapping
+//! bindings are resolved in one pass, so no step is quadratic in a count from a file.
+//!
+//! ```
+//! use niotso_mesh::{anim, Budget, CoreOptions, Error, Limits, ReadOptions};
+//! // One pool of 2 frames and 3 motions playing it: 3 x 2 keys to build.
+//! let mut b = vec![0, 0, 0, 2, 0, 1, b'a'];
+//! b.extend([0; 9]); // duration, distance, is_moving
+//! b.extend(2u32.to_be_bytes()); // translations
+//! b.extend([0; 24]);
+//! b.extend(0u32.to_be_bytes()); // rotations
+//! b.extend(3u32.to_be_bytes()); // motions
+//! for _ in 0..3 {
+//!     b.extend([0, 0, 0, 0, 1, b'B']); // unknown, bone name
+//!     b.extend(2u32.to_be_bytes()); // frame count
+//!     b.extend([0, 0, 0, 0, 1, 0]); // duration, has translation, has rotation
+//!     b.extend([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0]); // first t, first r, no props
+//! }
+//! let budget = Budget::default();
+//! let read = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
+//! let a = anim::read_with_options(&b, &read)?;
+//! let after_read = budget.used();
+//! let opts = CoreOptions { budget: Some(budget.clone()), ..CoreOptions::default() };
+//! assert_eq!(a.to_core_with(None, &opts)?.value.animations[0].channels.len(), 3);
+//! // The conversion charged the same budget; one byte less and its keys are refused.
+//! let needed = budget.used() - after_read;
+//! let tight = CoreOptions {
+//!     limits: Limits { max_alloc_bytes: needed - 1, ..Limits::DEFAULT },
+//!     ..CoreOptions::default()
+//! };
+//! let refused = a.to_core_with(None, &tight).err();
+//! assert!(matches!(refused, Some(Error::OverBudget(e)) if e.what == "animation keys"));
+//! # Ok::<(), niotso_mesh::Error>(())
+//! ```
+//!
 //! ```
 //! use niotso_mesh::{sniff_kind, Kind};
 //! // version 2, 1 bone named "HEAD"
@@ -59,14 +104,80 @@ pub mod props;
 pub mod skel;
 pub mod skinning;
 
+mod index;
+
 pub use anim::Anim;
-pub use convert::{CoreOptions, FPS, NATIVE, mirror_x};
+pub use convert::{CoreOptions, DEFAULT_SKELETON_NAME, FPS, NATIVE, mirror_x};
 pub use error::{Error, Result};
 pub use mesh::Mesh;
+pub use meshfmt_core::{Budget, BudgetExceeded, Limits};
 pub use skel::Skel;
+
+use meshfmt_core::{Converted, Model};
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "niotso-mesh";
+
+/// Reading choices, the same for every kind: `.mesh`, `.skel`, `.anim` and the
+/// companions (`.apr`, `.bnd`, `.oft`).
+///
+/// ```
+/// use niotso_mesh::{read_any_with, Budget, Kind, Limits, ReadOptions};
+/// // version 1, skeleton "adult", 0 bones
+/// let skel = b"\x00\x00\x00\x01\x05adult\x00\x00";
+/// let budget = Budget::new(Limits::DEFAULT);
+/// let opts = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
+/// let file = read_any_with(skel, Some(Kind::Skel), &opts)?;
+/// assert_eq!(file.kind(), Kind::Skel);
+/// // A byte more is refused unless allowed.
+/// let mut long = skel.to_vec();
+/// long.push(0);
+/// assert!(read_any_with(&long, Some(Kind::Skel), &opts).is_err());
+/// let lenient = ReadOptions { allow_trailing_bytes: true, ..opts };
+/// assert!(read_any_with(&long, Some(Kind::Skel), &lenient).is_ok());
+/// # Ok::<(), niotso_mesh::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Allocation caps: the budget of a read that is given none.
+    pub limits: Limits,
+    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
+    /// one of `limits` per read).
+    pub budget: Option<Budget>,
+    /// Accept bytes after the end of the file's content (real files end exactly there).
+    pub allow_trailing_bytes: bool,
+    /// Accept a version other than the kind's (2 for `.mesh` and `.anim`, 1 for
+    /// `.skel`; some readers ignore it). The companions never check theirs.
+    pub any_version: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            limits: Limits::DEFAULT,
+            budget: None,
+            allow_trailing_bytes: false,
+            any_version: false,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// A reader over `data` charging the read's budget: the shared one, else a fresh
+    /// one of `limits`.
+    pub(crate) fn reader<'a>(&self, data: &'a [u8]) -> parsing_primitives::Reader<'a> {
+        let budget = Budget::shared_or_new(self.budget.as_ref(), self.limits);
+        parsing_primitives::Reader::new(FORMAT_NAME, data).with_budget(budget)
+    }
+
+    /// Ends a read: trailing bytes are an error unless allowed.
+    pub(crate) fn finish(&self, r: &parsing_primitives::Reader<'_>) -> Result<()> {
+        if !self.allow_trailing_bytes {
+            r.finish()?;
+        }
+        Ok(())
+    }
+}
 
 /// Which Vitaboy file a byte string looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,16 +260,72 @@ impl VitaboyFile {
             VitaboyFile::Anim(_) => Kind::Anim,
         }
     }
+
+    /// The file in meshfmt-core under `options`' budget: a mesh posed by `skel` (see
+    /// [`Mesh::to_core`]), a skeleton (`skel` unused), or an animation whose channels
+    /// name `skel`'s bones (see [`Anim::to_core_with`]).
+    ///
+    /// ```
+    /// use meshfmt_core::canonical;
+    /// use niotso_mesh::{Budget, CoreOptions, Kind, Limits, VitaboyFile};
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// let opts = CoreOptions { budget: Some(budget.clone()), ..CoreOptions::default() };
+    /// let arm = canonical::skinned_arm();
+    /// let file = VitaboyFile::from_core_with(&arm, Kind::Anim, &opts)?.value;
+    /// let after_from_core = budget.used();
+    /// let clip = file.to_core_with(None, &opts)?.value;
+    /// assert_eq!(clip.animations.len(), 1);
+    /// assert!(after_from_core > 0 && budget.used() > after_from_core);
+    /// # Ok::<(), niotso_mesh::Error>(())
+    /// ```
+    pub fn to_core_with(
+        &self,
+        skel: Option<&Skel>,
+        options: &CoreOptions,
+    ) -> Result<Converted<Model>> {
+        match self {
+            VitaboyFile::Mesh(m) => m.to_core(skel, options),
+            VitaboyFile::Skel(s) => s.to_core_with(options),
+            VitaboyFile::Anim(a) => a.to_core_with(skel, options),
+        }
+    }
+
+    /// A file of `kind` from a meshfmt-core model under `options`' budget: see
+    /// [`Mesh::from_core`], [`Skel::from_core_with`] (named
+    /// [`CoreOptions::skeleton_name`]) and [`Anim::from_core_with`].
+    pub fn from_core_with(
+        model: &Model,
+        kind: Kind,
+        options: &CoreOptions,
+    ) -> Result<Converted<VitaboyFile>> {
+        Ok(match kind {
+            Kind::Mesh => Mesh::from_core(model, options)?.map(VitaboyFile::Mesh),
+            Kind::Skel => {
+                Skel::from_core_with(model, &options.skeleton_name, options)?.map(VitaboyFile::Skel)
+            }
+            Kind::Anim => Anim::from_core_with(model, options)?.map(VitaboyFile::Anim),
+        })
+    }
 }
 
 /// Reads a file of the given kind, or of the kind [`sniff_kind`] guesses (these files
 /// share a leading version number, so callers that know the extension should say).
 pub fn read_any(data: &[u8], kind: Option<Kind>) -> Result<VitaboyFile> {
+    read_any_with(data, kind, &ReadOptions::default())
+}
+
+/// [`read_any`] with reading choices: the limits or shared budget, trailing bytes and
+/// other versions.
+pub fn read_any_with(
+    data: &[u8],
+    kind: Option<Kind>,
+    options: &ReadOptions,
+) -> Result<VitaboyFile> {
     match kind.or_else(|| sniff_kind(data)) {
-        Some(Kind::Skel) => skel::read(data).map(VitaboyFile::Skel),
-        Some(Kind::Anim) => anim::read(data).map(VitaboyFile::Anim),
+        Some(Kind::Skel) => skel::read_with_options(data, options).map(VitaboyFile::Skel),
+        Some(Kind::Anim) => anim::read_with_options(data, options).map(VitaboyFile::Anim),
         // A mesh is the likeliest; its reader gives the most useful error otherwise.
-        Some(Kind::Mesh) | None => mesh::read(data).map(VitaboyFile::Mesh),
+        Some(Kind::Mesh) | None => mesh::read_with(data, options).map(VitaboyFile::Mesh),
     }
 }
 

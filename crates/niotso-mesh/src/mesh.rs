@@ -3,31 +3,17 @@
 //! Integers are big-endian, floats little-endian. Vertices are stored in the local frame
 //! of the bone their binding attaches them to.
 
-use parsing_primitives::{Limits, RawString, Reader, Writer};
+use parsing_primitives::{RawString, Writer};
 
 use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
 
-/// Reading choices for meshes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Allocation caps.
-    pub limits: Limits,
-    /// Accept bytes after the last vertex (real files end exactly there).
-    pub allow_trailing_bytes: bool,
-    /// Accept a version other than 2 (some readers ignore it).
-    pub any_version: bool,
-}
+/// Reading choices (the crate's one [`ReadOptions`](crate::ReadOptions), for every kind).
+pub use crate::ReadOptions;
 
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            limits: Limits::DEFAULT,
-            allow_trailing_bytes: false,
-            any_version: false,
-        }
-    }
-}
+/// Most per-binding lines [`Mesh::diagnostics`] gives before one summary line: a
+/// hostile file can hold millions of bad bindings, each only 20 bytes.
+pub const MAX_BINDING_DIAGNOSTICS: usize = 16;
 
 /// Attaches a range of real vertices and a range of blend vertices to one bone. All
 /// fields are signed: real files store -1 as `first_blend` of an empty blend range.
@@ -101,11 +87,18 @@ impl Mesh {
     }
 
     /// Problems a lenient reader resolves rather than rejects, one line each: bone
-    /// indices out of range, a third count that is neither R nor R + N.
+    /// indices out of range (the first [`MAX_BINDING_DIAGNOSTICS`], then one line
+    /// counting the others), a third count that is neither R nor R + N (which
+    /// [`Mesh::write`] replaces by R + N).
     pub fn diagnostics(&self) -> Vec<String> {
         let mut out = Vec::new();
+        let mut more = 0usize;
         for (k, b) in self.bindings.iter().enumerate() {
             if let Some((name, true)) = self.binding_bone(b) {
+                if out.len() == MAX_BINDING_DIAGNOSTICS {
+                    more += 1;
+                    continue;
+                }
                 out.push(format!(
                     "binding {k}: bone index {} out of range ({} names), resolved to '{name}'",
                     b.bone_index,
@@ -113,18 +106,33 @@ impl Mesh {
                 ));
             }
         }
-        let (r, n) = (
-            self.real_vertices.len() as u64,
-            self.blend_vertices.len() as u64,
-        );
-        let third = u64::from(self.third_count);
-        if third != r && third != r + n {
+        if more > 0 {
             out.push(format!(
-                "third count {third} is neither R = {r} nor R + N = {}",
-                r + n
+                "{more} more bindings with a bone index out of range, resolved the same way"
+            ));
+        }
+        if self.stale_third_count() {
+            let (r, rn) = self.vertex_totals();
+            out.push(format!(
+                "third count {} is neither R = {r} nor R + N = {rn}",
+                self.third_count
             ));
         }
         out
+    }
+
+    /// R and R + N, widened so they cannot overflow.
+    fn vertex_totals(&self) -> (u64, u64) {
+        let r = self.real_vertices.len() as u64;
+        (r, r.saturating_add(self.blend_vertices.len() as u64))
+    }
+
+    /// True when the third count is neither R (FreeSO) nor R + N (EA): stale after an
+    /// edit. NIO loops over that many vertex records, so [`Mesh::write`] replaces it.
+    pub fn stale_third_count(&self) -> bool {
+        let (r, rn) = self.vertex_totals();
+        let third = u64::from(self.third_count);
+        third != r && third != rn
     }
 }
 
@@ -137,9 +145,10 @@ pub fn read(data: &[u8]) -> Result<Mesh> {
     read_with(data, &ReadOptions::default())
 }
 
-/// Reads a `.mesh`.
+/// Reads a `.mesh` with reading choices (the limits or a shared budget, trailing
+/// bytes, other versions).
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Mesh> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
     if version != 2 && !options.any_version {
@@ -233,9 +242,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Mesh> {
                 .into());
         }
     }
-    if !options.allow_trailing_bytes {
-        r.finish()?;
-    }
+    options.finish(&r)?;
     Ok(Mesh {
         version,
         bone_names,
@@ -295,7 +302,21 @@ impl Mesh {
         Ok(())
     }
 
-    /// The file's bytes.
+    /// The file's bytes. The third count is written as stored when it is R or R + N
+    /// (so real files rewrite byte for byte), else as R + N: NIO reads that many vertex
+    /// records, so a count left stale by an edit would lose vertices there.
+    ///
+    /// ```
+    /// # use niotso_mesh::mesh::{self, Mesh};
+    /// let mut m = Mesh {
+    ///     version: 2, bone_names: vec![], faces: vec![], bindings: vec![], uvs: vec![[0.0; 2]],
+    ///     blends: vec![], third_count: 1, real_vertices: vec![[0.0; 6]], blend_vertices: vec![],
+    /// };
+    /// assert_eq!(mesh::read(&m.write()?)?.third_count, 1); // R: kept
+    /// m.third_count = 7;
+    /// assert_eq!(mesh::read(&m.write()?)?.third_count, 1); // stale: R + N
+    /// # Ok::<(), niotso_mesh::Error>(())
+    /// ```
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
         let mut w = Writer::new(FORMAT_NAME);
@@ -333,7 +354,16 @@ impl Mesh {
             .map(|b| [b.weight, b.other_vertex])
             .collect();
         w.be_slice(&b);
-        w.u32_be(self.third_count);
+        let third = if self.stale_third_count() {
+            count(
+                self.real_vertices
+                    .len()
+                    .saturating_add(self.blend_vertices.len()),
+            )?
+        } else {
+            self.third_count
+        };
+        w.u32_be(third);
         w.le_slice(&self.real_vertices);
         w.le_slice(&self.blend_vertices);
         Ok(w.into_inner())

@@ -1,10 +1,12 @@
 //! `.skel` v1: faithful types, read and write (notes/niotso.md section 4).
 
-use parsing_primitives::{Limits, RawString, Reader, Writer};
+use std::collections::HashMap;
 
-use crate::FORMAT_NAME;
+use parsing_primitives::{Limits, RawString, Writer};
+
 use crate::error::{Result, invalid};
 use crate::props::{PropsList, read_props_list, write_props_list};
+use crate::{FORMAT_NAME, ReadOptions};
 
 /// A bone of a `.skel`.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,13 +49,45 @@ pub struct Skel {
 }
 
 impl Skel {
-    /// Index of the parent of bone `i` (`None` for a root or an unknown name).
+    /// Index of the parent of bone `i`: the first bone before it with its parent's name
+    /// (`None` for a root or an unknown name). A scan of the bones before `i`: use
+    /// [`Skel::parent_indices`] for every bone.
     pub fn parent_index(&self, i: usize) -> Option<usize> {
         let parent = &self.bones.get(i)?.parent;
         self.bones[..i].iter().position(|b| b.name == *parent)
     }
 
+    /// [`Skel::parent_index`] of every bone, in one pass.
+    ///
+    /// ```
+    /// use niotso_mesh::skel::{Skel, SkelBone};
+    /// let bone = |name: &str, parent: &str| SkelBone {
+    ///     unknown: 1, name: name.into(), parent: parent.into(), has_props: 0,
+    ///     props: vec![], translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0],
+    ///     can_translate: 1, can_rotate: 1, can_blend: 1, wiggle_value: 0.0, wiggle_power: 0.0,
+    /// };
+    /// // A parent must come first: "LEG" names "HIP", which comes after it.
+    /// let skel = Skel { version: 1, name: "s".into(), bones: vec![
+    ///     bone("ROOT", "NULL"), bone("LEG", "HIP"), bone("HIP", "ROOT"), bone("KNEE", "LEG"),
+    /// ] };
+    /// assert_eq!(skel.parent_indices(), [None, None, Some(0), Some(1)]);
+    /// ```
+    pub fn parent_indices(&self) -> Vec<Option<usize>> {
+        // Names seen so far (first occurrence), so a lookup only finds earlier bones.
+        let mut seen: HashMap<&[u8], usize> = HashMap::with_capacity(self.bones.len());
+        self.bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let parent = seen.get(b.parent.as_bytes()).copied();
+                seen.entry(b.name.as_bytes()).or_insert(i);
+                parent
+            })
+            .collect()
+    }
+
     /// Index of the bone named `name` (exact, then ASCII case-insensitive like FreeSO).
+    /// A scan of the bones: use [`Skel::name_index`] for many lookups.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         self.bones
             .iter()
@@ -64,19 +98,84 @@ impl Skel {
                     .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name))
             })
     }
+
+    /// A map answering [`Skel::find`] for any name without scanning the bones.
+    ///
+    /// ```
+    /// # use niotso_mesh::skel::{Skel, SkelBone};
+    /// # let bone = |name: &str| SkelBone {
+    /// #     unknown: 1, name: name.into(), parent: "NULL".into(), has_props: 0,
+    /// #     props: vec![], translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0],
+    /// #     can_translate: 1, can_rotate: 1, can_blend: 1, wiggle_value: 0.0, wiggle_power: 0.0,
+    /// # };
+    /// let skel = Skel { version: 1, name: "s".into(), bones: vec![bone("Head"), bone("HEAD")] };
+    /// let names = skel.name_index();
+    /// assert_eq!(names.find(b"HEAD"), Some(1)); // exact first
+    /// assert_eq!(names.find(b"head"), Some(0)); // then the first ignoring case
+    /// assert_eq!(names.find(b"neck"), None);
+    /// ```
+    pub fn name_index(&self) -> BoneNames<'_> {
+        let mut exact = HashMap::with_capacity(self.bones.len());
+        let mut folded = HashMap::with_capacity(self.bones.len());
+        for (i, b) in self.bones.iter().enumerate() {
+            exact.entry(b.name.as_bytes()).or_insert(i);
+            folded
+                .entry(b.name.as_bytes().to_ascii_lowercase())
+                .or_insert(i);
+        }
+        BoneNames { exact, folded }
+    }
+
+    /// What [`Skel::name_index`] allocates, for a budget.
+    pub(crate) fn name_index_bytes(&self) -> u64 {
+        let names: u64 = self.bones.iter().map(|b| b.name.len() as u64).sum();
+        crate::index::map_bytes(self.bones.len(), 24 + 8)
+            .saturating_mul(2)
+            .saturating_add(names)
+    }
+}
+
+/// Bone indices by name, built once by [`Skel::name_index`].
+#[derive(Debug, Clone)]
+pub struct BoneNames<'a> {
+    exact: HashMap<&'a [u8], usize>,
+    folded: HashMap<Vec<u8>, usize>,
+}
+
+impl BoneNames<'_> {
+    /// What [`Skel::find`] answers: the first bone named exactly `name`, else the first
+    /// whose name equals it ignoring ASCII case.
+    pub fn find(&self, name: &[u8]) -> Option<usize> {
+        self.exact
+            .get(name)
+            .or_else(|| self.folded.get(&name.to_ascii_lowercase()))
+            .copied()
+    }
 }
 
 /// Reads a `.skel`.
 pub fn read(data: &[u8]) -> Result<Skel> {
-    read_with(data, Limits::DEFAULT)
+    read_with_options(data, &ReadOptions::default())
 }
 
 /// Reads a `.skel` with allocation caps.
 pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(limits);
+    read_with_options(
+        data,
+        &ReadOptions {
+            limits,
+            ..ReadOptions::default()
+        },
+    )
+}
+
+/// Reads a `.skel` with reading choices (the limits or a shared budget, trailing bytes,
+/// other versions).
+pub fn read_with_options(data: &[u8], options: &ReadOptions) -> Result<Skel> {
+    let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;
-    if version != 1 {
+    if version != 1 && !options.any_version {
         return Err(r
             .invalid_at(at, format!("skeleton version {version}, expected 1"))
             .into());
@@ -116,7 +215,7 @@ pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
             })
         })
     })?;
-    r.finish()?;
+    options.finish(&r)?;
     Ok(Skel {
         version,
         name,

@@ -360,7 +360,13 @@ fn mirror_x_commutes_with_skinning() {
     }
     // UVs flip on request.
     let flipped = mesh
-        .to_core(Some(&skel), &CoreOptions { flip_v: true })
+        .to_core(
+            Some(&skel),
+            &CoreOptions {
+                flip_v: true,
+                ..CoreOptions::default()
+            },
+        )
         .unwrap()
         .value;
     assert_eq!(flipped.surfaces[0].uv0[1].y, 0.0);

@@ -52,6 +52,7 @@ fn main() {
         let opts = WriteOptions {
             quantization: q,
             tangents: true,
+            ..WriteOptions::default()
         };
         let encode = best_of(10, || {
             MeshFile::from_surface(black_box(&s), &opts).map(|f| f.write())

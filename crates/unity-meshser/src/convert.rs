@@ -1,8 +1,12 @@
 //! Floats and meshfmt-core: [`MeshFile::to_surface`], [`MeshFile::from_surface`],
 //! [`MeshFile::to_core`] and [`MeshFile::from_core`].
 
+use std::mem::size_of;
+
+use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Converted, CoordinateSystem, Feature, LossKind, Model, Surface, VertexInfluences,
+    Budget, Converted, CoordinateSystem, Feature, Limits, LossKind, Model, Surface,
+    VertexInfluences,
 };
 
 use crate::MAX_COUNT;
@@ -11,13 +15,18 @@ use crate::file::{Format, MeshFile};
 use crate::quantize::{self, Quantization};
 
 /// Writing choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// How floats become integers.
     pub quantization: Quantization,
     /// Store tangents when the mesh has them (the original script's `saveTangents`,
     /// which defaults to `false` there; here `true`, so nothing is dropped unasked).
     pub tangents: bool,
+    /// Allocation caps: the budget of a conversion that is given none.
+    pub limits: Limits,
+    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
+    /// one of `limits` per conversion).
+    pub budget: Option<Budget>,
 }
 
 impl Default for WriteOptions {
@@ -25,6 +34,8 @@ impl Default for WriteOptions {
         WriteOptions {
             quantization: Quantization::Rounded,
             tangents: true,
+            limits: Limits::DEFAULT,
+            budget: None,
         }
     }
 }
@@ -35,8 +46,46 @@ impl WriteOptions {
         WriteOptions {
             quantization: Quantization::Compatible,
             tangents: save_tangents,
+            ..WriteOptions::default()
         }
     }
+
+    fn budget(&self) -> Budget {
+        Budget::shared_or_new(self.budget.as_ref(), self.limits)
+    }
+}
+
+/// Choices for [`MeshFile::to_core_with`].
+///
+/// ```
+/// use unity_meshser::{Budget, CoreOptions, Limits, MeshFile};
+/// let file = MeshFile::default(); // no vertices
+/// let budget = Budget::new(Limits::DEFAULT);
+/// let opts = CoreOptions { budget: Some(budget.clone()), ..CoreOptions::default() };
+/// assert_eq!(file.to_core_with(&opts)?.value.vertex_count(), 0);
+/// # Ok::<(), unity_meshser::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CoreOptions {
+    /// Allocation caps: the budget of a conversion that is given none.
+    pub limits: Limits,
+    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
+    /// one of `limits` per conversion).
+    pub budget: Option<Budget>,
+}
+
+impl Default for CoreOptions {
+    fn default() -> Self {
+        CoreOptions {
+            limits: Limits::DEFAULT,
+            budget: None,
+        }
+    }
+}
+
+/// Bytes of `count` values of `T`.
+fn bytes_of<T>(count: usize) -> u64 {
+    (count as u64).saturating_mul(size_of::<T>() as u64)
 }
 
 /// Unity's frame: +Y up, left-handed, meters. Front faces are clockwise on screen,
@@ -73,6 +122,15 @@ impl MeshFile {
     /// With [`Quantization::Compatible`] the bytes are those the original script
     /// writes for the same mesh.
     pub fn from_surface(surface: &Surface, options: &WriteOptions) -> Result<MeshFile> {
+        MeshFile::from_surface_in(surface, options, &options.budget())
+    }
+
+    /// [`MeshFile::from_surface`] charging `budget` for the quantized arrays.
+    fn from_surface_in(
+        surface: &Surface,
+        options: &WriteOptions,
+        budget: &Budget,
+    ) -> Result<MeshFile> {
         let n = surface.positions.len();
         if n > usize::from(MAX_COUNT) {
             return Err(Error::TooManyVertices {
@@ -103,6 +161,15 @@ impl MeshFile {
         check_len("normals", surface.normals.len())?;
         check_len("tangents", surface.tangents.len())?;
         check_len("uv0", surface.uv0.len())?;
+        // At most MAX_COUNT of each, checked above.
+        budget.charge(
+            "quantized mesh",
+            bytes_of::<[u16; 3]>(n)
+                .saturating_add(bytes_of::<[u8; 3]>(surface.normals.len()))
+                .saturating_add(bytes_of::<[u8; 4]>(surface.tangents.len()))
+                .saturating_add(bytes_of::<[u16; 2]>(surface.uv0.len()))
+                .saturating_add(bytes_of::<[u16; 3]>(t)),
+        )?;
         let mut triangles = Vec::with_capacity(t);
         for (triangle, tri) in surface.indices.chunks_exact(3).enumerate() {
             let mut out = [0u16; 3];
@@ -157,6 +224,21 @@ impl MeshFile {
     /// ([`COORDINATE_SYSTEM`]), V flipped to meshfmt-core's top-left UV origin (Unity's
     /// is bottom-left; [`MeshFile::to_surface`] keeps Unity's). Nothing is lost.
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`MeshFile::to_core`] under `options`' budget: the decoded surface is charged
+    /// (as "decoded surface") before it is built.
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        budget.charge(
+            "decoded surface",
+            bytes_of::<Vec3>(self.positions.len())
+                .saturating_add(bytes_of::<Vec3>(self.normals.len()))
+                .saturating_add(bytes_of::<Vec4>(self.tangents.len()))
+                .saturating_add(bytes_of::<Vec2>(self.uvs.len()))
+                .saturating_add(bytes_of::<[u32; 3]>(self.triangles.len())),
+        )?;
         let mut surface = self.to_surface();
         surface.name = "mesh".into();
         flip_v(&mut surface);
@@ -169,17 +251,43 @@ impl MeshFile {
     }
 
     /// Encodes a meshfmt-core model: converted to Unity's frame, its surfaces merged
-    /// into one mesh, V flipped back to Unity's bottom-left UV origin. Every feature the format cannot hold is reported as a loss, and
-    /// the quantization of each kept one with its error bound.
+    /// into one mesh, V flipped back to Unity's bottom-left UV origin. Every feature the
+    /// format cannot hold is reported as a loss, and the quantization of each kept one
+    /// with its error bound.
+    ///
+    /// Runs under `options`' budget. The vertex and triangle counts are checked
+    /// against [`MAX_COUNT`] first, so a model the format cannot hold is refused before
+    /// anything is copied; the merged surface and the quantized arrays are charged
+    /// before they are built.
     pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
-        let mut model = model.clone();
-        model.convert_to(COORDINATE_SYSTEM);
+        let (vertices, indices) = model.surfaces.iter().fold((0usize, 0usize), |(v, i), s| {
+            (
+                v.saturating_add(s.positions.len()),
+                i.saturating_add(s.indices.len()),
+            )
+        });
+        // The errors from_surface gives for the merged mesh, before merging it.
+        if vertices > usize::from(MAX_COUNT) {
+            return Err(Error::TooManyVertices {
+                count: vertices,
+                max: MAX_COUNT,
+            });
+        }
+        if indices % 3 != 0 {
+            return Err(Error::NotTriangles { len: indices });
+        }
+        if indices / 3 > usize::from(MAX_COUNT) {
+            return Err(Error::TooManyTriangles {
+                count: indices / 3,
+                max: MAX_COUNT,
+            });
+        }
+        let budget = options.budget();
         let mut out = Converted::exact(());
-        let surfaces: Vec<&Surface> = model.surfaces.iter().collect();
-        let mut merged = merge(&surfaces, &mut out);
+        let mut merged = merge(model, &mut out, &budget)?;
         flip_v(&mut merged);
-        report_dropped(&model, &merged, options, &mut out);
-        let file = MeshFile::from_surface(&merged, options)?;
+        report_dropped(model, &merged, options, &mut out);
+        let file = MeshFile::from_surface_in(&merged, options, &budget)?;
         report_quantized(&file, options, &mut out);
         Ok(out.map(|()| file))
     }
@@ -193,33 +301,33 @@ fn flip_v(surface: &mut Surface) {
     }
 }
 
-/// Concatenates surfaces; an attribute survives only if every surface with vertices
-/// has it.
-fn merge(surfaces: &[&Surface], out: &mut Converted<()>) -> Surface {
-    let with_vertices: Vec<&&Surface> = surfaces
-        .iter()
-        .filter(|s| !s.positions.is_empty())
-        .collect();
-    let all = |has: fn(&Surface) -> bool| with_vertices.iter().all(|s| has(s));
+/// Concatenates the model's surfaces converted to Unity's frame (each as
+/// [`Model::convert_to`] would, without copying the rest of the model); an attribute
+/// survives only if every surface with vertices has it. The counts were checked against
+/// [`MAX_COUNT`]; the copy is charged to `budget` first.
+fn merge(model: &Model, out: &mut Converted<()>, budget: &Budget) -> Result<Surface> {
+    let surfaces = &model.surfaces;
+    let with_vertices = || surfaces.iter().filter(|s| !s.positions.is_empty());
+    let all = |has: fn(&Surface) -> bool| with_vertices().all(has);
     let keep_normals = all(|s| !s.normals.is_empty());
     let keep_tangents = all(|s| !s.tangents.is_empty());
     let keep_uv0 = all(|s| !s.uv0.is_empty());
     for (kept, any, feature, name) in [
         (
             keep_normals,
-            with_vertices.iter().any(|s| !s.normals.is_empty()),
+            with_vertices().any(|s| !s.normals.is_empty()),
             Feature::Normals,
             "normals",
         ),
         (
             keep_tangents,
-            with_vertices.iter().any(|s| !s.tangents.is_empty()),
+            with_vertices().any(|s| !s.tangents.is_empty()),
             Feature::Tangents,
             "tangents",
         ),
         (
             keep_uv0,
-            with_vertices.iter().any(|s| !s.uv0.is_empty()),
+            with_vertices().any(|s| !s.uv0.is_empty()),
             Feature::Uv0,
             "UV0",
         ),
@@ -244,23 +352,58 @@ fn merge(surfaces: &[&Surface], out: &mut Converted<()>) -> Surface {
             ),
         );
     }
-    let mut m = Surface::default();
+    let total = |len: fn(&Surface) -> usize| {
+        surfaces
+            .iter()
+            .fold(0usize, |n, s| n.saturating_add(len(s)))
+    };
+    let keep = |kept: bool, n: usize| if kept { n } else { 0 };
+    let (n, ni) = (total(|s| s.positions.len()), total(|s| s.indices.len()));
+    let (nn, nt, nu) = (
+        keep(keep_normals, total(|s| s.normals.len())),
+        keep(keep_tangents, total(|s| s.tangents.len())),
+        keep(keep_uv0, total(|s| s.uv0.len())),
+    );
+    budget.charge(
+        "merged surface",
+        bytes_of::<Vec3>(n)
+            .saturating_add(bytes_of::<Vec3>(nn))
+            .saturating_add(bytes_of::<Vec4>(nt))
+            .saturating_add(bytes_of::<Vec2>(nu))
+            .saturating_add(bytes_of::<u32>(ni)),
+    )?;
+    let c = model.coordinate_system.conversion_to(&COORDINATE_SYSTEM);
+    let mut m = Surface {
+        positions: Vec::with_capacity(n),
+        normals: Vec::with_capacity(nn),
+        tangents: Vec::with_capacity(nt),
+        uv0: Vec::with_capacity(nu),
+        indices: Vec::with_capacity(ni),
+        ..Surface::default()
+    };
     for s in surfaces {
-        let base = m.positions.len() as u32;
-        m.positions.extend(&s.positions);
+        // At most MAX_COUNT vertices in all (checked by the caller), so it fits.
+        let base = u32::try_from(m.positions.len()).unwrap_or(u32::MAX);
+        m.positions.extend(s.positions.iter().map(|&p| c.point(p)));
         if keep_normals {
-            m.normals.extend(&s.normals);
+            m.normals.extend(s.normals.iter().map(|&d| c.direction(d)));
         }
         if keep_tangents {
-            m.tangents.extend(&s.tangents);
+            m.tangents.extend(s.tangents.iter().map(|&t| c.tangent(t)));
         }
         if keep_uv0 {
             m.uv0.extend(&s.uv0);
         }
+        let from = m.indices.len();
         m.indices
             .extend(s.indices.iter().map(|i| i.saturating_add(base)));
+        if c.flips_winding() {
+            for tri in m.indices[from..].chunks_exact_mut(3) {
+                tri.swap(1, 2);
+            }
+        }
     }
-    m
+    Ok(m)
 }
 
 fn report_dropped(

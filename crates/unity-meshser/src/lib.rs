@@ -55,6 +55,40 @@
 //! # The no-panic contract
 //! No function here panics, hangs or allocates beyond what the input justifies on any
 //! input; every truncation of a file is an error.
+//!
+//! # Memory and time
+//! Every operation (a read, [`MeshFile::to_core_with`], [`MeshFile::from_core`],
+//! [`MeshFile::from_surface`]) draws on one [`Budget`]: the one in its options, shared
+//! with the caller's other steps, else a fresh one of the options' [`Limits`]
+//! ([`Limits::DEFAULT`]: 1 GiB). Reads charge the arrays they decode, conversions the
+//! surface or quantized arrays they build, before building them; one the budget
+//! cannot pay for returns [`Error::OverBudget`] naming what it was building. The
+//! format holds at most [`MAX_COUNT`] vertices and triangles, and `from_core` checks a
+//! model's counts before it merges or copies anything, so a model of millions of
+//! vertices is refused at once. Every step is linear in the mesh.
+//!
+//! ```
+//! use meshfmt_core::{canonical, glam::Vec3, Model, Surface};
+//! use unity_meshser::{Budget, Error, MeshFile, WriteOptions};
+//! let budget = Budget::default();
+//! let opts = WriteOptions { budget: Some(budget.clone()), ..WriteOptions::default() };
+//! let file = MeshFile::from_core(&canonical::cube(), &opts)?.value;
+//! let encoded = budget.used();
+//! assert!(encoded > 0);
+//! let core = unity_meshser::CoreOptions { budget: Some(budget.clone()), ..Default::default() };
+//! file.to_core_with(&core)?;
+//! assert!(budget.used() > encoded);
+//! // Ten million vertices: refused before anything is merged or charged.
+//! let big = Model {
+//!     surfaces: vec![Surface { positions: vec![Vec3::ZERO; 10_000_000], ..Default::default() }],
+//!     ..Default::default()
+//! };
+//! let before = budget.used();
+//! let refused = MeshFile::from_core(&big, &opts).err();
+//! assert!(matches!(refused, Some(Error::TooManyVertices { count: 10_000_000, .. })));
+//! assert_eq!(budget.used(), before);
+//! # Ok::<(), unity_meshser::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -65,9 +99,10 @@ pub mod quantize;
 mod read;
 mod write;
 
-pub use convert::{COORDINATE_SYSTEM, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, WriteOptions};
 pub use error::{Error, Result};
 pub use file::{Format, MeshFile, PositionBounds, UvBounds, encoded_len};
+pub use meshfmt_core::{Budget, BudgetExceeded, Limits};
 pub use quantize::Quantization;
 pub use read::{ReadOptions, read, read_with};
 

@@ -50,6 +50,7 @@ fn check(s: &Surface, mode: Quantization) -> Worst {
     let opts = WriteOptions {
         quantization: mode,
         tangents: true,
+        ..WriteOptions::default()
     };
     let file = MeshFile::from_surface(s, &opts).unwrap();
     let bytes = file.write().unwrap();

@@ -29,6 +29,7 @@ fn round_trip(model: &Model, mode: Quantization) -> (Model, Vec<meshfmt_core::Lo
     let opts = WriteOptions {
         quantization: mode,
         tangents: true,
+        ..WriteOptions::default()
     };
     let conv = MeshFile::from_core(model, &opts).unwrap();
     let bytes = conv.value.write().unwrap();
@@ -134,6 +135,7 @@ fn tangents_can_be_left_out_and_say_so() {
     let opts = WriteOptions {
         quantization: Quantization::Rounded,
         tangents: false,
+        ..WriteOptions::default()
     };
     let conv = MeshFile::from_core(&canonical::cube(), &opts).unwrap();
     assert!(conv.value.tangents.is_empty());
