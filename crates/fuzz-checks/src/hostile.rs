@@ -12,8 +12,7 @@
 
 use m3d_format::{
     Action, Body, Bone as M3dBone, Chunk, Coord, File as M3dFile, Frame, Idx, Records, Run,
-    Skeleton as M3dSkeleton, Str, Transform as M3dTransform, Types, Vertex, VoxelBlock,
-    VoxelType,
+    Skeleton as M3dSkeleton, Str, Transform as M3dTransform, Types, Vertex, VoxelBlock, VoxelType,
 };
 
 /// One hostile input.

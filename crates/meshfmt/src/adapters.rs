@@ -61,12 +61,19 @@ fn err(e: impl std::fmt::Display) -> CliError {
 /// unity-meshser adapters.
 pub mod unity {
     use super::*;
-    use unity_meshser::{MeshFile, Quantization, WriteOptions};
+    use unity_meshser::{CoreOptions, MeshFile, Quantization, ReadOptions, WriteOptions};
+
+    fn read(data: &[u8], budget: &Budget) -> Result<MeshFile, CliError> {
+        let opts = ReadOptions {
+            budget: Some(budget.clone()),
+            ..ReadOptions::default()
+        };
+        unity_meshser::read_with(data, &opts).map_err(err)
+    }
 
     /// Counts for `info`.
     pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
-        let _ = budget; // the crate's ReadOptions takes it once plumbed
-        let f = unity_meshser::read(data).map_err(err)?;
+        let f = read(data, budget)?;
         Ok(Info {
             format: "unity-meshser".into(),
             version: "MeshSerializer2".into(),
@@ -79,13 +86,11 @@ pub mod unity {
 
     /// Decode to meshfmt-core.
     pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
-        charged(
-            unity_meshser::read(data)
-                .map_err(err)?
-                .to_core()
-                .map_err(err)?,
-            budget,
-        )
+        let opts = CoreOptions {
+            budget: Some(budget.clone()),
+            ..CoreOptions::default()
+        };
+        read(data, budget)?.to_core_with(&opts).map_err(err)
     }
 
     /// Encode from meshfmt-core.
@@ -101,6 +106,7 @@ pub mod unity {
         };
         let wo = WriteOptions {
             quantization,
+            budget: Some(budget.clone()),
             ..WriteOptions::default()
         };
         let conv = MeshFile::from_core(model, &wo).map_err(err)?;
@@ -113,13 +119,7 @@ pub mod unity {
 
     /// Faithful rewrite.
     pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
-        output(
-            unity_meshser::read(data)
-                .map_err(err)?
-                .write()
-                .map_err(err)?,
-            budget,
-        )
+        output(read(data, budget)?.write().map_err(err)?, budget)
     }
 }
 
@@ -339,17 +339,27 @@ pub mod anim {
 /// niotso-mesh adapters (Vitaboy .mesh/.skel/.anim, told apart by content).
 pub mod vitaboy {
     use super::*;
-    use niotso_mesh::{CoreOptions, FPS, Kind, VitaboyFile};
+    use niotso_mesh::{CoreOptions, Kind, ReadOptions, VitaboyFile};
 
-    fn read(data: &[u8]) -> Result<VitaboyFile, CliError> {
-        niotso_mesh::read_any(data, None).map_err(err)
+    fn read(data: &[u8], budget: &Budget) -> Result<VitaboyFile, CliError> {
+        let opts = ReadOptions {
+            budget: Some(budget.clone()),
+            ..ReadOptions::default()
+        };
+        niotso_mesh::read_any_with(data, None, &opts).map_err(err)
+    }
+
+    fn core_options(budget: &Budget) -> CoreOptions {
+        CoreOptions {
+            budget: Some(budget.clone()),
+            ..CoreOptions::default()
+        }
     }
 
     /// Counts for `info`: a mesh has 1 surface, its real vertices, faces and bone names;
     /// an animation 1 clip, the longest motion's frames and one bone per motion.
     pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
-        let _ = budget; // the crate's ReadOptions takes it once plumbed
-        let f = read(data)?;
+        let f = read(data, budget)?;
         let mut info = Info {
             format: "niotso-mesh".into(),
             ..Info::default()
@@ -378,15 +388,9 @@ pub mod vitaboy {
 
     /// Decode to meshfmt-core (meshes without their .skel: bones at the origin).
     pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
-        charged(
-            match read(data)? {
-                VitaboyFile::Mesh(m) => m.to_core(None, &CoreOptions::default()),
-                VitaboyFile::Skel(s) => s.to_core(),
-                VitaboyFile::Anim(a) => a.to_core(None, FPS),
-            }
-            .map_err(err)?,
-            budget,
-        )
+        read(data, budget)?
+            .to_core_with(None, &core_options(budget))
+            .map_err(err)
     }
 
     /// Encode from meshfmt-core as the output extension says (.mesh, .skel, .anim).
@@ -396,17 +400,7 @@ pub mod vitaboy {
         budget: &Budget,
     ) -> Result<Converted<Vec<u8>>, CliError> {
         let kind = Kind::from_extension(&opts.extension).unwrap_or(Kind::Mesh);
-        let c = match kind {
-            Kind::Mesh => niotso_mesh::Mesh::from_core(model, &CoreOptions::default())
-                .map(|c| c.map(VitaboyFile::Mesh)),
-            Kind::Skel => {
-                niotso_mesh::Skel::from_core(model, "skeleton").map(|c| c.map(VitaboyFile::Skel))
-            }
-            Kind::Anim => {
-                niotso_mesh::Anim::from_core(model, FPS).map(|c| c.map(VitaboyFile::Anim))
-            }
-        }
-        .map_err(err)?;
+        let c = VitaboyFile::from_core_with(model, kind, &core_options(budget)).map_err(err)?;
         let bytes = output(c.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
@@ -416,7 +410,7 @@ pub mod vitaboy {
 
     /// Faithful rewrite.
     pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
-        output(read(data)?.write().map_err(err)?, budget)
+        output(read(data, budget)?.write().map_err(err)?, budget)
     }
 }
 

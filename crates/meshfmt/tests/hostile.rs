@@ -55,10 +55,13 @@ fn run(args: &[String], input_len: usize) -> Run {
     let mut cmd = match (tool("time"), tool("prlimit")) {
         (Some(time), Some(prlimit)) => {
             let mut c = Command::new(time);
-            c.args(["-f", "%M", "-o"]).arg(&report).arg(prlimit).arg(format!(
-                "--data={}",
-                MAX_MEMORY + (96 << 20) + 16 * input_len as u64
-            ));
+            c.args(["-f", "%M", "-o"])
+                .arg(&report)
+                .arg(prlimit)
+                .arg(format!(
+                    "--data={}",
+                    MAX_MEMORY + (96 << 20) + 16 * input_len as u64
+                ));
             c.arg(exe);
             c
         }
@@ -114,7 +117,11 @@ fn every_hostile_input_gets_a_value_or_one_line_through_the_tool() {
         ];
         for (i, (ext, to)) in OUTPUTS.iter().enumerate() {
             let out = dir.join(format!("{}-out{i}.{ext}", h.name));
-            let mut c = vec!["convert".into(), input.clone(), out.to_str().unwrap().into()];
+            let mut c = vec![
+                "convert".into(),
+                input.clone(),
+                out.to_str().unwrap().into(),
+            ];
             if let Some(to) = to {
                 c.extend(["--to".into(), (*to).into()]);
             }
@@ -144,7 +151,10 @@ fn every_hostile_input_gets_a_value_or_one_line_through_the_tool() {
                 .filter(|l| !l.starts_with("meshfmt: note: "))
                 .count();
             if error_lines > usize::from(r.code == Some(1)) {
-                failures.push(format!("{what} {args:?}: more than one error line: {}", r.stderr));
+                failures.push(format!(
+                    "{what} {args:?}: more than one error line: {}",
+                    r.stderr
+                ));
             }
         }
         println!(

@@ -1065,10 +1065,21 @@ impl Anim {
                 .saturating_add(names),
         )?;
         let with = |f: fn(&Channel) -> bool| clip.channels.iter().filter(|c| f(c)).count();
+        let name = anim_name(&clip.name);
+        if name != clip.name {
+            out.lose(
+                Feature::Names,
+                LossKind::Reduced,
+                "animations[0]",
+                format!(
+                    "written as '{name}': an .anim is told from a .mesh by a name of printable ASCII"
+                ),
+            );
+        }
         // Charged above with the frames.
         let mut anim = Anim {
             version: 2,
-            name: RawString::from(clip.name.as_str()),
+            name: RawString::from(name.as_str()),
             duration: clip.duration() * 1000.0,
             distance: 0.0,
             is_moving: 0,
@@ -1138,4 +1149,23 @@ impl Anim {
         }
         Ok(out.map(|()| anim))
     }
+}
+
+/// The name an `.anim` is written with: the clip's, with anything but printable ASCII
+/// made `_`, or `animation` for an empty one. These files have no magic; readers (ours,
+/// FreeSO) tell an `.anim` from a `.mesh` by this name, so one our writer makes must
+/// be recognizable.
+fn anim_name(clip: &str) -> String {
+    if clip.is_empty() {
+        return "animation".into();
+    }
+    clip.chars()
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
