@@ -341,7 +341,10 @@ fn eq(same: bool) -> Outcome {
 
 /// For each canonical bone, the decoded bone that is the same bone: matched by name
 /// when every name is unique and both skeletons hold the same names (formats may put
-/// bones in another order, reported as a skeleton loss), else by index.
+/// bones in another order, reported as a skeleton loss); else by index when the
+/// hierarchy matches that way; else in depth-first order (what formats that nest bones
+/// write, e.g. M3D, whose ASCII form also rewrites names) when the hierarchy matches
+/// that way; else by index.
 fn bone_map(a: &Skeleton, b: &Skeleton) -> Vec<usize> {
     let identity: Vec<usize> = (0..a.len()).collect();
     if a.len() != b.len() {
@@ -356,14 +359,40 @@ fn bone_map(a: &Skeleton, b: &Skeleton) -> Vec<usize> {
         }
         Some(m)
     }
-    let (Some(_), Some(ib)) = (index(a), index(b)) else {
+    if let (Some(_), Some(ib)) = (index(a), index(b)) {
+        if let Some(map) = a
+            .bones
+            .iter()
+            .map(|bone| ib.get(bone.name.as_str()).copied())
+            .collect::<Option<Vec<usize>>>()
+        {
+            return map;
+        }
+    }
+    if same_hierarchy(a, b, &identity) {
         return identity;
-    };
-    a.bones
-        .iter()
-        .map(|bone| ib.get(bone.name.as_str()).copied())
-        .collect::<Option<Vec<usize>>>()
-        .unwrap_or(identity)
+    }
+    // Depth-first order lists canonical bones in decoded order: invert it.
+    if let Some(order) = a.depth_first_order() {
+        let mut map = vec![0; a.len()];
+        for (decoded, &canonical) in order.iter().enumerate() {
+            map[canonical] = decoded;
+        }
+        if same_hierarchy(a, b, &map) {
+            return map;
+        }
+    }
+    identity
+}
+
+/// True when decoded bone `map[i]`'s parent is decoded bone `map[canonical parent]`
+/// for every canonical bone `i`.
+fn same_hierarchy(a: &Skeleton, b: &Skeleton, map: &[usize]) -> bool {
+    a.bones.iter().zip(map).all(|(bone, &j)| {
+        b.bones
+            .get(j)
+            .is_some_and(|d| bone.parent.map(|p| map.get(p).copied()) == d.parent.map(Some))
+    })
 }
 
 /// Largest absolute component of a rotation difference, `q` and `-q` being the same
@@ -399,11 +428,8 @@ fn skeleton_error(a: &Model, b: &Model) -> Option<Vec<(f32, f32)>> {
         return None;
     }
     let map = bone_map(sa, sb);
-    for (bone, &j) in sa.bones.iter().zip(&map) {
-        let parent = sb.bones.get(j)?.parent;
-        if bone.parent.map(|p| map.get(p).copied()) != parent.map(Some) {
-            return None;
-        }
+    if !same_hierarchy(sa, sb, &map) {
+        return None;
     }
     let rest_b: Vec<Transform> = map
         .iter()
