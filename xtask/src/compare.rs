@@ -14,7 +14,8 @@ pub enum Outcome {
     /// Came back within f32 rounding noise ([`ROUNDING`]) with no quantization: the
     /// value went through arithmetic (a frame change, a resampled in-between frame).
     Rounding { worst: f32 },
-    /// Came back within the reported quantization bound (the worst error seen).
+    /// Came back within the reported quantization bound (the worst error seen), give
+    /// or take the f32 noise [`ROUNDING`] allows for values of that magnitude.
     WithinBound { bound: f32, worst: f32 },
     /// Reported as dropped or reduced by the encoder.
     Lost(String),
