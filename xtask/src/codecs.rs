@@ -188,9 +188,16 @@ pub const CODECS: &[Codec] = &[
             let opts = niotso_mesh::CoreOptions::default();
             let c = niotso_mesh::Mesh::from_core(m, &opts).map_err(|e| e.to_string())?;
             let bytes = c.value.write().map_err(|e| e.to_string())?;
+            let mut losses = c.losses;
+            // What the .skel companion cannot hold (bone scale) is lost by this
+            // conversion too.
+            if !m.skeleton.is_empty() {
+                let s = niotso_mesh::Skel::from_core(m, "skeleton").map_err(|e| e.to_string())?;
+                losses.extend(s.losses);
+            }
             Ok(Converted {
                 value: bytes,
-                losses: c.losses,
+                losses,
             })
         },
         decode: |b, skel| {
