@@ -579,7 +579,24 @@ impl Mesh {
         let nb = skeleton.len();
         // Inverse binds, and the rest world matrices they come from.
         charge::<[Mat4; 3]>(&budget, "bone matrices", nb)?;
-        let inverse = skeleton.inverse_bind_matrices();
+        // Vertices are stored in the space of each bone as the .skel will hold it, which
+        // is how readers put them back: its rest pose, without scale (a .skel has none)
+        // and without a separate inverse bind.
+        let inverse = Skeleton {
+            bones: skeleton
+                .bones
+                .iter()
+                .map(|b| Bone {
+                    rest: Transform {
+                        scale: Vec3::ONE,
+                        ..b.rest
+                    },
+                    inverse_bind: None,
+                    ..b.clone()
+                })
+                .collect(),
+        }
+        .inverse_bind_matrices();
         // Per vertex: its assignment, place in the order (and the sort's scratch), new
         // index, real or blend record, UV and blend; per bone: counts and a binding.
         let records = size_of::<(usize, Option<(usize, f32)>)>()
@@ -601,6 +618,20 @@ impl Mesh {
         )?;
         // Each vertex: primary bone, optional second bone with weight.
         let mut reduced = false;
+        // Every Vitaboy vertex belongs to a bone: one without influences goes to bone 0.
+        let unbound = if model.skeleton.is_empty() {
+            0
+        } else {
+            s.skin.iter().filter(|v| v.count() == 0).count()
+        };
+        if unbound > 0 {
+            out.lose(
+                Feature::Skin,
+                LossKind::Reduced,
+                "",
+                format!("{unbound} vertices without influences bound to bone 0 (every Vitaboy vertex has a bone)"),
+            );
+        }
         let mut assign: Vec<(usize, Option<(usize, f32)>)> = Vec::with_capacity(n);
         for skin in &s.skin {
             let inf = VertexInfluences::from_pairs_strongest(skin.pairs());

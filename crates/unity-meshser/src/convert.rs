@@ -288,7 +288,11 @@ impl MeshFile {
         flip_v(&mut merged);
         report_dropped(model, &merged, options, &mut out);
         let file = MeshFile::from_surface_in(&merged, options, &budget)?;
-        report_quantized(&file, options, &mut out);
+        // Bounds are measured in Unity's meters; the caller compares in its own units.
+        let back = COORDINATE_SYSTEM
+            .conversion_to(&model.coordinate_system)
+            .scale;
+        report_quantized(&file, options, back, &mut out);
         Ok(out.map(|()| file))
     }
 }
@@ -478,13 +482,16 @@ fn report_dropped(
     }
 }
 
-fn report_quantized(file: &MeshFile, options: &WriteOptions, out: &mut Converted<()>) {
+/// The quantization losses of `file`; `units` converts a position error in the file's
+/// meters into the source model's units.
+fn report_quantized(file: &MeshFile, options: &WriteOptions, units: f32, out: &mut Converted<()>) {
     let mode = options.quantization;
     let b = &file.position_bounds;
     if !file.positions.is_empty() {
         let e = (0..3)
             .map(|a| quantize::box_error_bound(b[2 * a], b[2 * a + 1], mode))
-            .fold(0.0, f32::max);
+            .fold(0.0, f32::max)
+            * units;
         out.lose(
             Feature::Geometry,
             LossKind::Quantized { max_error: e },

@@ -3,7 +3,8 @@
 //! silently.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use meshfmt_core::{CoordinateSystem, Feature, LossKind, Model, canonical};
+use meshfmt_core::glam::Vec3;
+use meshfmt_core::{CoordinateSystem, Feature, LossKind, Model, Surface, canonical};
 use test_support::{assert_close_vec2, assert_close_vec3};
 use unity_meshser::{MeshFile, Quantization, WriteOptions};
 
@@ -178,4 +179,52 @@ fn v_is_flipped_between_unity_and_meshfmt_core() {
         .unwrap()
         .value;
     assert_close_vec2("again", &again.to_surface().uv0, &s.uv0, 4e-5);
+}
+
+#[test]
+fn position_bound_is_reported_in_the_models_units() {
+    // A model in centimeters: the file stores meters, so an error of e meters is 100 e
+    // in the model's units, and the reported bound must say so.
+    let mut rng = test_support::Rng::new(7);
+    let positions: Vec<Vec3> = (0..500)
+        .map(|_| {
+            Vec3::new(
+                rng.range(0.0, 300.0),
+                rng.range(0.0, 300.0),
+                rng.range(0.0, 300.0),
+            )
+        })
+        .collect();
+    let model = Model {
+        coordinate_system: CoordinateSystem {
+            meters_per_unit: 0.01,
+            ..CoordinateSystem::Y_UP_LEFT
+        },
+        surfaces: vec![Surface {
+            indices: (0..498).collect(),
+            positions: positions.clone(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let c = MeshFile::from_core(&model, &WriteOptions::default()).unwrap();
+    let bound = c
+        .losses
+        .iter()
+        .find_map(|l| match l.kind {
+            LossKind::Quantized { max_error } if l.feature == Feature::Geometry => Some(max_error),
+            _ => None,
+        })
+        .unwrap();
+    let mut back = c.value.to_core().unwrap().value;
+    back.convert_to(model.coordinate_system);
+    let worst = positions
+        .iter()
+        .zip(&back.surfaces[0].positions)
+        .map(|(a, b)| (*a - *b).abs().max_element())
+        .fold(0.0f32, f32::max);
+    // Half a step of a 3-unit box over 65535 steps, in centimeters: about 2.3e-3.
+    assert!(worst > 1e-3, "{worst}");
+    assert!(worst <= bound * 1.0001, "error {worst} > reported {bound}");
+    assert!(bound < 3e-3, "{bound}");
 }
