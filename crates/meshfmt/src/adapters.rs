@@ -171,7 +171,14 @@ pub mod unigine {
                 )));
             }
         };
-        let conv = MeshFile::from_core(model, &WriteOptions { version }).map_err(err)?;
+        let conv = MeshFile::from_core(
+            model,
+            &WriteOptions {
+                version,
+                ..Default::default()
+            },
+        )
+        .map_err(err)?;
         let bytes = conv.value.write().map_err(err)?;
         Ok(Converted {
             value: bytes,

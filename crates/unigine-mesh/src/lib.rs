@@ -44,7 +44,7 @@
 //!     }],
 //!     ..Default::default()
 //! };
-//! let converted = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Ms11 })?;
+//! let converted = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Ms11, ..Default::default() })?;
 //! let bytes = converted.value.write()?;
 //! let file = unigine_mesh::read(&bytes)?;           // faithful types
 //! assert_eq!(file.version(), "ms11");
@@ -83,10 +83,10 @@ pub mod sn10;
 pub mod spatial;
 pub mod tangent;
 
-use parsing_primitives::{Limits, Reader};
+use parsing_primitives::{Budget, Limits, Reader};
 
 pub use common::{BindTransform, Bounds};
-pub use convert::{COORDINATE_SYSTEM, FPS, TargetVersion, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, FPS, TargetVersion, WriteOptions};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};
@@ -114,10 +114,13 @@ fn looks_versioned(m: &[u8; 4]) -> bool {
 }
 
 /// Reading choices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps.
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
     pub limits: Limits,
+    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
+    /// write of a whole conversion); `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
 }
 
 /// A mesh file of any supported version.
@@ -186,7 +189,8 @@ pub fn read(data: &[u8]) -> Result<MeshFile> {
 
 /// Reads a mesh of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic: [u8; 4] = r
         .peek(4)
         .map_err(Error::Decode)?
