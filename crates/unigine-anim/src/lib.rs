@@ -58,12 +58,12 @@ pub mod convert;
 mod error;
 pub mod values;
 
-use parsing_primitives::{Limits, Reader};
+use parsing_primitives::{Budget, Limits, Reader};
 
 pub use an10::An10;
 pub use an12::An12;
 pub use as08::As08;
-pub use convert::{COORDINATE_SYSTEM, TargetVersion};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, TargetVersion, WriteOptions};
 pub use error::{Error, Result};
 pub use values::Frames;
 
@@ -89,10 +89,13 @@ fn looks_versioned(m: &[u8; 4]) -> bool {
 }
 
 /// Reading choices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps.
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
     pub limits: Limits,
+    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
+    /// write of a whole conversion); `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
 }
 
 /// An animation file of any supported version.
@@ -144,7 +147,8 @@ pub fn read(data: &[u8]) -> Result<AnimFile> {
 
 /// Reads an animation of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic: [u8; 4] = r
         .peek(4)
         .map_err(Error::Decode)?

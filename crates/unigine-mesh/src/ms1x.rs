@@ -698,8 +698,10 @@ impl Ms1x {
     ///     }],
     ///     ..Default::default()
     /// };
-    /// let MeshFile::Ms1x(mut m) = MeshFile::from_core(&model, &WriteOptions::default())?.value
-    /// else { unreachable!() };
+    /// let file = MeshFile::from_core(&model, &WriteOptions::default())?.value;
+    /// let MeshFile::Ms1x(mut m) = file else {
+    ///     return Err(unigine_mesh::Error::Invalid("expected ms11".into()));
+    /// };
     /// m.surfaces[0].morph_targets[0].vertices[1] = [4.0, 0.0, 0.0]; // moved: bounds stale
     /// let (file, surfaces) = m.bounds_to_write();
     /// assert_eq!((surfaces[0].min, surfaces[0].max), ([0.0; 3], [4.0, 1.0, 0.0]));
