@@ -64,6 +64,32 @@
 //! beyond what the input justifies; errors name the byte offset, the surface and the
 //! field.
 //!
+//! # Memory and time
+//! Every operation draws on one [`Budget`]: a read
+//! ([`read_with`]), a conversion to meshfmt-core ([`MeshFile::to_core_with`]) and one
+//! from it ([`MeshFile::from_core`]) take the options' `budget` when given, so one
+//! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
+//! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
+//! 1 GiB, by default). What the input makes grow is charged before it is allocated:
+//! decoded arrays, decompressed LZ4 blocks (with their stored copy), indices widened to
+//! 32 bits, the core vertex of every coordinate/tangent index pair, morph targets,
+//! dense animation tracks from sparse keys, resampled frames, generated normals and
+//! tangents, copies of the model and ms14 spatial trees. An operation that would pass
+//! the budget fails with [`Error::OverBudget`] (inside [`Error::Decode`] for a read)
+//! naming what it was building. Frame counts of animations without bones cost
+//! nothing, and no work grows faster than what it produces (spatial trees are at most
+//! [`spatial::MAX_MIDPOINT_DEPTH`] plus log2(triangles) deep).
+//!
+//! # Derived data
+//! Writers store derived data from the values, so an edited file never carries stale
+//! data: bounds that no longer fit the vertices are rebuilt the engine's way
+//! ([`Ms1x::bounds_to_write`]); an ms14 surface whose positions or triangles changed
+//! gets a new spatial tree and edge flags ([`ms14::Ms14::trees_to_write`]; a tree
+//! edited into an inconsistent state over unchanged geometry is rejected by
+//! [`ms14::Ms14::check`]); the ms14/sk10 memory estimate follows the block sizes; an
+//! embedded animation's flag byte is the OR of its keys' flags. Unedited files,
+//! every real sample included, are written back byte for byte.
+//!
 //! ```
 //! assert!(unigine_mesh::sniff(b"ms11\x01\x05root\x00"));
 //! assert!(!unigine_mesh::sniff(b"an10"));
