@@ -185,6 +185,25 @@ fn decoded_an10_frames_are_charged() {
     let bytes = an10(10, vec![anim]).write().unwrap();
     let err = to_core_after_read(&bytes, MIB);
     assert_eq!(over_budget(&err), Some("decoded frames"), "{err}");
+    // Reading alone decodes the 200,000 one-byte keys into key records (several MB).
+    let err = read_under(&bytes, &Budget::new(limits(MIB))).unwrap_err();
+    assert_eq!(over_budget(&err), Some("decoded data"), "{err}");
+}
+
+#[test]
+fn copies_of_the_model_are_charged() {
+    // A skeleton of 100,000 bones is some 10 MB of model; every writer copies it (to
+    // change its frame) first.
+    let model = animated(100_000, 0.0);
+    for version in [
+        TargetVersion::An10,
+        TargetVersion::An11,
+        TargetVersion::An12,
+        TargetVersion::As08,
+    ] {
+        let err = AnimFile::from_core_with(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
+        assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
+    }
 }
 
 #[test]

@@ -868,12 +868,26 @@ fn surface_from_core(
     // the base normals), whatever it stores.
     let nm = s.morph_targets.len() as u64;
     budget.charge("morph targets", nm.saturating_mul(n64).saturating_mul(24))?;
-    // The vertex split: the interned keys (position, skin and morph positions; quantized
-    // frames, UVs and color), maps, the output arrays and indices.
-    let key_words = 3 + 9 + 3 * nm + 4 + 4 * nm + 5;
+    // The vertex split, per vertex: the interned keys (position, skin and morph
+    // positions; quantized frames, UVs and color) with growth slack, two hash entries,
+    // chain links and maps, and the output arrays; then two indices per corner.
+    let has = |v: bool| u64::from(v);
+    let key_words = 3
+        + 9 * has(!s.skin.is_empty())
+        + 3 * nm
+        + 4
+        + 4 * nm
+        + 2 * has(!s.uv0.is_empty())
+        + 2 * has(!s.uv1.is_empty())
+        + has(!s.colors.is_empty());
+    let output = (1 + nm) * 20
+        + 8 * has(!s.uv0.is_empty())
+        + 8 * has(!s.uv1.is_empty())
+        + 4 * has(!s.colors.is_empty())
+        + size_of::<VertexWeights>() as u64 * has(!s.skin.is_empty());
     budget.charge(
         "vertex split",
-        n64.saturating_mul(key_words * 4 * 2 + 64 + 40 + 20 * nm)
+        n64.saturating_mul(key_words * 4 * 2 + 64 + 16 + 8 + output)
             .saturating_add((s.indices.len() as u64).saturating_mul(8)),
     )?;
     let mut morphs: Vec<Vec<Vec3>> = Vec::new();

@@ -223,6 +223,9 @@ fn decoding_a_block_draws_on_the_file_budget() {
     let err = read_under(&bytes, &budget).unwrap_err();
     assert_eq!(over_budget(&err), Some("decoded data"), "{err}");
     assert!(err.to_string().contains("geometry (decoded)"), "{err}");
+    // With 1 MiB the decompressed block itself is refused.
+    let err = read_under(&bytes, &Budget::new(limits(MIB))).unwrap_err();
+    assert_eq!(over_budget(&err), Some("decompressed block"), "{err}");
     assert!(read(&bytes).is_ok());
 }
 
@@ -256,6 +259,46 @@ fn widened_indices_are_charged_at_four_bytes() {
     let bytes = mi08.write().unwrap();
     let err = read_under(&bytes, &Budget::new(limits(3 * MIB))).unwrap_err();
     assert_eq!(over_budget(&err), Some("triangles"), "{err}");
+}
+
+#[test]
+fn widened_tangents_and_split_vertices_are_charged() {
+    // ms10 tangents are 7 bytes stored, 8 decoded: 500,000 of them are 3.5 MB read and
+    // 4 MB more made.
+    let mut m = ms11(
+        0,
+        vec![],
+        vec![surface(distinct(3), 500_000, vec![0, 1, 2], vec![0; 3])],
+    );
+    m.version = Ms1xVersion::Ms10;
+    m.surfaces[0].morph_targets[0]
+        .tangents
+        .iter_mut()
+        .for_each(|t| t[3] = 127);
+    let bytes = m.write().unwrap();
+    let err = read_under(&bytes, &Budget::new(limits(5 * MIB))).unwrap_err();
+    assert_eq!(over_budget(&err), Some("tangents"), "{err}");
+    // ms08: 200,000 vertices of 19 bytes each (3.8 MB) are split into positions,
+    // normals and weight counts, which were not charged at all.
+    let n = 200_000;
+    let ms08 = Ms08 {
+        bones: vec![],
+        num_frames: 0,
+        frames: vec![],
+        surfaces: vec![Ms08Surface {
+            name: "s".into(),
+            positions: distinct(n),
+            normals: vec![[0, 0, 65535]; n],
+            weight_counts: vec![0; n],
+            weights: vec![],
+            uv0: vec![],
+            uv1: vec![],
+            triangles: vec![[0, 1, 2]],
+        }],
+    };
+    let bytes = ms08.write().unwrap();
+    let err = read_under(&bytes, &Budget::new(limits(2 * MIB))).unwrap_err();
+    assert_eq!(over_budget(&err), Some("vertices"), "{err}");
 }
 
 #[test]
@@ -566,6 +609,27 @@ fn generated_normals_are_charged() {
     assert_eq!(over_budget(&err), Some("generated normals"), "{err}");
     let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Mi08, 2 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated normals"), "{err}");
+}
+
+#[test]
+fn generated_tangents_and_copies_of_the_model_are_charged() {
+    // 100,000 vertices with normals (2.4 MB of model): the copy of the model and of
+    // its normals fit in 4 MiB, the generated tangents (1.6 MB more) do not.
+    let model = grid_model(100_000, 1, true);
+    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 4 * MIB)).unwrap_err();
+    assert_eq!(over_budget(&err), Some("generated tangents"), "{err}");
+    // The copy every writer makes of the model (to change its frame) comes first.
+    for version in [
+        TargetVersion::Mi08,
+        TargetVersion::Ms08,
+        TargetVersion::Ms11,
+        TargetVersion::Ms14,
+        TargetVersion::Sk10,
+        TargetVersion::Sn10,
+    ] {
+        let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
+        assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
+    }
 }
 
 #[test]

@@ -297,6 +297,11 @@ fn a_moved_vertex_rebuilds_the_tree_boxes_and_a_uv_edit_does_not() {
     assert_eq!(m.trees[0].edge_flags, vec![0b101, 0b011]);
     let back = ms14_rewritten(&moved);
     assert_eq!(back.trees[0].nodes[0].max, [1.0, 1.0, 2.0]);
+    // The ms14 header bounds follow too: box (0,0,0)..(1,1,2), centre (0.5, 0.5, 1),
+    // farthest vertex sqrt(0.25 + 0.25 + 1) = sqrt(1.5) away.
+    let expected = bounds([0.0; 3], [1.0, 1.0, 2.0], [0.5, 0.5, 1.0], 1.5f32.sqrt());
+    assert_eq!(back.mesh.surfaces[0].bounds, expected);
+    assert_eq!(back.mesh.bounds, expected);
     assert_eq!(back.trees[0].edge_flags, vec![0b111, 0b111]);
 }
 
@@ -319,4 +324,29 @@ fn an_inconsistent_tree_with_unchanged_geometry_is_rejected() {
     bad.mesh.surfaces[0].morph_targets[0].vertices[0] = [0.0, 0.0, 1.0];
     let back = ms14_rewritten(&bad);
     assert_eq!(back.trees[0].check(2), Vec::<String>::new());
+}
+
+#[test]
+fn the_sk10_memory_estimate_follows_the_geometry_blocks() {
+    let mut model = model(&[[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]]);
+    model.surfaces[0].uv0 = vec![meshfmt_core::glam::Vec2::ZERO; 3];
+    let MeshFile::Sk10(mut k) = write_as(&model, TargetVersion::Sk10) else {
+        panic!()
+    };
+    k.memory_estimate = 5000;
+    let reread = |k: &unigine_mesh::sk10::Sk10| match read(&k.write().unwrap()).unwrap() {
+        MeshFile::Sk10(k) => k,
+        other => panic!("{}", other.version()),
+    };
+    assert_eq!(reread(&k).memory_estimate, 5000);
+    // A second triangle (0, 2, 1 backwards): the block grows by three one-byte
+    // coordinate and tangent indices, 6 bytes; the estimate by 5000 * 6 / old.
+    let old = k.blocks[0].content.len() as i64;
+    let s = &mut k.mesh.surfaces[0];
+    s.cindices.extend([0, 2, 1]);
+    let t = s.tindices[..3].to_vec();
+    s.tindices.extend(t);
+    let back = reread(&k);
+    assert_eq!(back.blocks[0].content.len() as i64, old + 6);
+    assert_eq!(back.memory_estimate, (5000 * (old + 6) + old / 2) / old);
 }
