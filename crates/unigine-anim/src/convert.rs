@@ -895,7 +895,8 @@ impl crate::an12::An12 {
         budget: &Budget,
     ) -> Result<Converted<crate::an12::An12>> {
         let stored = fps.round();
-        if !(stored >= 1.0 && stored <= i32::MAX as f32) {
+        // `i32::MAX as f32` rounds up to 2^31, which does not fit: strictly below it.
+        if !(stored >= 1.0 && stored < i32::MAX as f32) {
             return Err(invalid(format!(
                 "an12 cannot store {fps} frames per second"
             )));
