@@ -57,7 +57,7 @@ pub struct Ms14 {
     /// of the new to the original decoded block sizes.
     pub memory_estimate: i64,
     /// Decoded edges-and-spatial-tree block per surface (edge flags, node indices and a
-    /// pre-order tree of boxes).
+    /// pre-order tree of boxes); derived data, see [`Ms14::tree_geometry`].
     pub trees: Vec<SpatialTree>,
     /// Per surface, the [`geometry_hash`] of the geometry its tree was read or built
     /// for. The writer builds a new tree (and edge flags) for a surface whose geometry

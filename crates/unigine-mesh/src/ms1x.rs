@@ -152,7 +152,8 @@ pub struct VertexWeights {
 pub struct Surface {
     /// Name.
     pub name: RawString,
-    /// Bounds as stored.
+    /// Bounds as stored; derived data, rebuilt on write when they no longer fit the
+    /// morph-target-0 vertices ([`Ms1x::bounds_to_write`]).
     pub bounds: Bounds,
     /// Lightmap UV channel and resolution (ms13 and later; zero in ms10/ms11, which do
     /// not store them).
@@ -190,7 +191,8 @@ impl Surface {
 pub struct Ms1x {
     /// Layout.
     pub version: Ms1xVersion,
-    /// Whole-mesh bounds as stored.
+    /// Whole-mesh bounds as stored; derived data, rebuilt on write when they no longer
+    /// fit the surfaces ([`Ms1x::bounds_to_write`]).
     pub bounds: Bounds,
     /// Bone hierarchy.
     pub bones: Vec<BoneInfo>,

@@ -34,7 +34,7 @@ pub const NORMAL_MAX_ERROR: f32 = 2.0 / 65535.0;
 pub struct Mi08Surface {
     /// Name.
     pub name: RawString,
-    /// Bounds as stored.
+    /// Bounds as stored; rebuilt on write when stale ([`Mi08::bounds_to_write`]).
     pub bounds: Bounds,
     /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
@@ -51,7 +51,8 @@ pub struct Mi08Surface {
 /// An mi08 static mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mi08 {
-    /// Whole-mesh bounds as stored.
+    /// Whole-mesh bounds as stored; rebuilt on write when stale
+    /// ([`Mi08::bounds_to_write`]).
     pub bounds: Bounds,
     /// Surfaces.
     pub surfaces: Vec<Mi08Surface>,
