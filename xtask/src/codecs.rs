@@ -32,7 +32,10 @@ pub struct Companion {
 }
 
 fn unigine(m: &Model, version: unigine_mesh::TargetVersion) -> Result<Converted<Vec<u8>>, String> {
-    let opts = unigine_mesh::WriteOptions { version };
+    let opts = unigine_mesh::WriteOptions {
+        version,
+        ..Default::default()
+    };
     let c = unigine_mesh::MeshFile::from_core(m, &opts).map_err(|e| e.to_string())?;
     let bytes = c.value.write().map_err(|e| e.to_string())?;
     Ok(Converted {

@@ -126,14 +126,21 @@ pub mod unity {
 /// unigine-mesh adapters.
 pub mod unigine {
     use super::*;
-    use unigine_mesh::{MeshFile, TargetVersion, WriteOptions};
+    use unigine_mesh::{CoreOptions, MeshFile, ReadOptions, TargetVersion, WriteOptions};
+
+    fn read(data: &[u8], budget: &Budget) -> Result<MeshFile, CliError> {
+        let opts = ReadOptions {
+            budget: Some(budget.clone()),
+            ..ReadOptions::default()
+        };
+        unigine_mesh::read_with(data, &opts).map_err(err)
+    }
 
     /// Counts for `info`: vertices are the coordinate vertices of morph target 0 and
     /// triangles the coordinate indices / 3, summed over surfaces; frames are summed over
     /// embedded animations.
     pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
-        let _ = budget; // the crate's ReadOptions takes it once plumbed
-        let f = unigine_mesh::read(data).map_err(err)?;
+        let f = read(data, budget)?;
         let mut info = Info {
             format: "unigine-mesh".into(),
             version: f.version().into(),
@@ -175,13 +182,11 @@ pub mod unigine {
 
     /// Decode to meshfmt-core.
     pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
-        charged(
-            unigine_mesh::read(data)
-                .map_err(err)?
-                .to_core()
-                .map_err(err)?,
-            budget,
-        )
+        let opts = CoreOptions {
+            budget: Some(budget.clone()),
+            ..CoreOptions::default()
+        };
+        read(data, budget)?.to_core_with(&opts).map_err(err)
     }
 
     /// Encode from meshfmt-core: `--version`, else ms08 for `.smesh`, else ms11.
@@ -206,7 +211,12 @@ pub mod unigine {
                 )));
             }
         };
-        let conv = MeshFile::from_core(model, &WriteOptions { version }).map_err(err)?;
+        let opts = WriteOptions {
+            version,
+            budget: Some(budget.clone()),
+            ..WriteOptions::default()
+        };
+        let conv = MeshFile::from_core(model, &opts).map_err(err)?;
         let bytes = output(conv.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
@@ -216,13 +226,7 @@ pub mod unigine {
 
     /// Faithful rewrite.
     pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
-        output(
-            unigine_mesh::read(data)
-                .map_err(err)?
-                .write()
-                .map_err(err)?,
-            budget,
-        )
+        output(read(data, budget)?.write().map_err(err)?, budget)
     }
 
     /// `.smesh` files are ms08.
@@ -245,12 +249,19 @@ pub mod unigine {
 /// unigine-anim adapters.
 pub mod anim {
     use super::*;
-    use unigine_anim::{AnimFile, DEFAULT_FPS, TargetVersion};
+    use unigine_anim::{AnimFile, CoreOptions, ReadOptions, TargetVersion, WriteOptions};
+
+    fn read(data: &[u8], budget: &Budget) -> Result<AnimFile, CliError> {
+        let opts = ReadOptions {
+            budget: Some(budget.clone()),
+            ..ReadOptions::default()
+        };
+        unigine_anim::read_with(data, &opts).map_err(err)
+    }
 
     /// Counts for `info`: bones, animations, frames summed over animations.
     pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
-        let _ = budget; // the crate's ReadOptions takes it once plumbed
-        let f = unigine_anim::read(data).map_err(err)?;
+        let f = read(data, budget)?;
         let mut info = Info {
             format: "unigine-anim".into(),
             version: f.version().into(),
@@ -285,13 +296,11 @@ pub mod anim {
 
     /// Decode to meshfmt-core at the default 30 fps.
     pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
-        charged(
-            unigine_anim::read(data)
-                .map_err(err)?
-                .to_core(DEFAULT_FPS)
-                .map_err(err)?,
-            budget,
-        )
+        let opts = CoreOptions {
+            budget: Some(budget.clone()),
+            ..CoreOptions::default()
+        };
+        read(data, budget)?.to_core_with(&opts).map_err(err)
     }
 
     /// Encode from meshfmt-core: `--version`, else as08 for `.sanim`, else an10.
@@ -311,7 +320,12 @@ pub mod anim {
                 )));
             }
         };
-        let conv = AnimFile::from_core(model, version, DEFAULT_FPS).map_err(err)?;
+        let opts = WriteOptions {
+            version,
+            budget: Some(budget.clone()),
+            ..WriteOptions::default()
+        };
+        let conv = AnimFile::from_core_with(model, &opts).map_err(err)?;
         let bytes = output(conv.value.write().map_err(err)?, budget)?;
         Ok(Converted {
             value: bytes,
@@ -321,13 +335,7 @@ pub mod anim {
 
     /// Faithful rewrite.
     pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
-        output(
-            unigine_anim::read(data)
-                .map_err(err)?
-                .write()
-                .map_err(err)?,
-            budget,
-        )
+        output(read(data, budget)?.write().map_err(err)?, budget)
     }
 
     /// `.sanim` files are as08.

@@ -103,6 +103,9 @@ pub struct Animation {
     /// Scale box.
     pub scale_box: QuantBox,
     /// The stored animation flag byte (real files: the OR of every frame's flags).
+    /// Derived data: the writer stores [`Animation::key_flags`] and
+    /// [`to_core`](crate::AnimFile::to_core) follows the keys, reporting a loss when
+    /// this byte disagrees with them.
     pub flags: u8,
     /// Number of frames.
     pub num_frames: u32,
@@ -113,8 +116,33 @@ pub struct Animation {
 impl Animation {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[Key] {
-        let n = self.bones.len();
-        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+        frame_keys(&self.keys, f, self.bones.len())
+    }
+
+    /// The OR of every key's flags: what the flag byte of real files holds, and what
+    /// the writer stores.
+    pub fn key_flags(&self) -> u8 {
+        self.keys.iter().fold(0, |f, k| f | k.flags())
+    }
+}
+
+/// Keys `f * n .. (f + 1) * n` of a frame-major table (empty past the end or when the
+/// range overflows).
+pub(crate) fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
+    f.checked_mul(n)
+        .and_then(|start| Some(start..start.checked_add(n)?))
+        .and_then(|r| keys.get(r))
+        .unwrap_or(&[])
+}
+
+impl QuantBox {
+    /// True when axis `axis` can decode values: finite minimum and size, not the
+    /// [`EMPTY_BOX`] sentinel (whose keys would decode to about 1e9).
+    pub fn usable(&self, axis: usize) -> bool {
+        let (min, size) = (self.min[axis], self.size[axis]);
+        min.is_finite()
+            && size.is_finite()
+            && !(min == EMPTY_BOX.min[axis] && size == EMPTY_BOX.size[axis])
     }
 }
 
@@ -263,7 +291,10 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
 
 impl An10 {
     /// Checks what [`An10::write`] relies on: bind transforms per bone, parents and
-    /// animated bones in range, key counts, rotation components in -32767..=32767.
+    /// animated bones in range, key counts, rotation components in -32767..=32767, and
+    /// no translation or scale key on an axis whose box cannot decode it (the
+    /// [`EMPTY_BOX`] sentinel or a non-finite box: the key would read back as about
+    /// 1e9 or NaN).
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
         if nb > i16::MAX as usize {
@@ -306,11 +337,34 @@ impl An10 {
             {
                 return Err(invalid(format!("animation {i}: rotation component -32768")));
             }
+            for (kind, b, axis) in [
+                ("translation", &a.translation_box, 0),
+                ("translation", &a.translation_box, 1),
+                ("translation", &a.translation_box, 2),
+                ("scale", &a.scale_box, 0),
+                ("scale", &a.scale_box, 1),
+                ("scale", &a.scale_box, 2),
+            ] {
+                let keyed = a.keys.iter().any(|k| {
+                    if kind == "translation" {
+                        k.translation[axis].is_some()
+                    } else {
+                        k.scale[axis].is_some()
+                    }
+                });
+                if keyed && !b.usable(axis) {
+                    return Err(invalid(format!(
+                        "animation {i}: {kind} keys on axis {axis} but the {kind} box (min {}, size {}) cannot decode them",
+                        b.min[axis], b.size[axis]
+                    )));
+                }
+            }
         }
         Ok(())
     }
 
-    /// The file's bytes, after [`An10::check`].
+    /// The file's bytes, after [`An10::check`]; each animation's flag byte is written as
+    /// [`Animation::key_flags`] (derived data, equal to the stored byte in real files).
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
         let mut w = Writer::new(FORMAT_NAME);
@@ -334,7 +388,7 @@ impl An10 {
             for b in [a.translation_box, a.scale_box] {
                 w.le_slice(&b.min).le_slice(&b.size);
             }
-            w.u8(a.flags);
+            w.u8(a.key_flags());
             w.compact_u32(a.num_frames);
             for k in &a.keys {
                 w.u8(k.flags());

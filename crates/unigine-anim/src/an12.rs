@@ -105,8 +105,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
 impl An12 {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[An11Key] {
-        let n = self.anim_bones.len();
-        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+        crate::an10::frame_keys(&self.keys, f, self.anim_bones.len())
     }
 
     /// Checks what [`An12::write`] relies on.

@@ -66,8 +66,7 @@ pub struct As08 {
 impl As08 {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[As08Key] {
-        let n = self.bones.len();
-        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+        crate::an10::frame_keys(&self.keys, f, self.bones.len())
     }
 
     /// Decodes component `c` (0..8) of a stored value: translation and scale across

@@ -5,15 +5,17 @@
 
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{
-    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, Skeleton, Transform,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind, Model,
+    Skeleton, Track, Transform,
 };
 use parsing_primitives::RawString;
 
-use crate::AnimFile;
-use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS};
+use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS, Key};
+use crate::an11::An11Key;
 use crate::as08::{As08, As08Bone, As08Key};
 use crate::error::{Result, invalid};
-use crate::values::Frames;
+use crate::values::{FRAME_VALUE_BYTES, Frames};
+use crate::{AnimFile, DEFAULT_FPS};
 
 /// UNIGINE's frame: +Z up, right-handed, meters.
 pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
@@ -33,6 +35,67 @@ pub enum TargetVersion {
     An12,
 }
 
+/// Conversion choices for [`AnimFile::to_core_with`].
+#[derive(Debug, Clone)]
+pub struct CoreOptions {
+    /// Frames per second (the files store none; an12 uses its own when positive).
+    pub fps: f32,
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget (e.g. the one the file was read with);
+    /// `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+impl Default for CoreOptions {
+    /// [`DEFAULT_FPS`], default limits, a fresh budget.
+    fn default() -> Self {
+        CoreOptions {
+            fps: DEFAULT_FPS,
+            limits: Limits::DEFAULT,
+            budget: None,
+        }
+    }
+}
+
+/// Writing choices for [`AnimFile::from_core_with`].
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// The version to write.
+    pub version: TargetVersion,
+    /// Frames per second the clips are sampled at.
+    pub fps: f32,
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget; `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+impl Default for WriteOptions {
+    /// an10 at [`DEFAULT_FPS`], default limits, a fresh budget.
+    fn default() -> Self {
+        WriteOptions {
+            version: TargetVersion::default(),
+            fps: DEFAULT_FPS,
+            limits: Limits::DEFAULT,
+            budget: None,
+        }
+    }
+}
+
+/// Heap bytes of one dense key in each core track kind: a time and a value.
+const TRANSLATION_KEY_BYTES: u64 = 4 + 12;
+const ROTATION_KEY_BYTES: u64 = 4 + 16;
+const SCALE_KEY_BYTES: u64 = 4 + 12;
+
+/// Bytes of dense core tracks for `keys` (frame, bone) pairs with the kinds present.
+fn track_bytes(keys: u64, translation: bool, rotation: bool, scale: bool) -> u64 {
+    let per_key = u64::from(translation) * TRANSLATION_KEY_BYTES
+        + u64::from(rotation) * ROTATION_KEY_BYTES
+        + u64::from(scale) * SCALE_KEY_BYTES;
+    keys.saturating_mul(per_key)
+}
+
 fn unit(q: Quat) -> Quat {
     if q.length_squared() > 0.0 {
         q.normalize()
@@ -42,8 +105,15 @@ fn unit(q: Quat) -> Quat {
 }
 
 /// The meshfmt-core skeleton of a bone list and its bind pose (rotations normalized).
-fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform]) -> Skeleton {
-    Skeleton {
+fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform], budget: &Budget) -> Result<Skeleton> {
+    let names: u64 = bones.iter().map(|b| b.name.as_bytes().len() as u64).sum();
+    budget.charge(
+        "converted skeleton",
+        (bones.len() as u64)
+            .saturating_mul(size_of::<Bone>() as u64)
+            .saturating_add(names),
+    )?;
+    Ok(Skeleton {
         bones: bones
             .iter()
             .zip(bind_pose)
@@ -57,11 +127,33 @@ fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform]) -> Skeleton {
                 inverse_bind: None,
             })
             .collect(),
-    }
+    })
 }
 
-fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip {
+/// One clip from decoded frames, with the tracks `flags` selects: every (frame, bone)
+/// becomes a dense key of each (charged first).
+fn clip_from_frames(
+    name: String,
+    frames: &Frames,
+    flags: u8,
+    fps: f32,
+    budget: &Budget,
+) -> Result<Clip> {
     let nb = frames.bones.len();
+    let (t, r, s) = (flags & 0x07 != 0, flags & 0x08 != 0, flags & 0x70 != 0);
+    // Frames with values (all of them for decoded frames); none without bones.
+    let n = frames
+        .translation
+        .len()
+        .min(frames.rotation.len())
+        .min(frames.scale.len())
+        .checked_div(nb)
+        .unwrap_or(0)
+        .min(frames.num_frames);
+    budget.charge(
+        "animation tracks",
+        track_bytes((n as u64).saturating_mul(nb as u64), t, r, s),
+    )?;
     let channels = frames
         .bones
         .iter()
@@ -71,48 +163,121 @@ fn clip_from_frames(name: String, frames: &Frames, flags: u8, fps: f32) -> Clip 
                 bone: bone as usize,
                 ..Channel::default()
             };
-            for f in 0..frames.num_frames {
+            for f in 0..n {
                 let at = f * nb + slot;
                 let time = f as f32 / fps;
-                if flags & 0x07 != 0 {
+                // `at` is in range for all three arrays (n counts whole frames).
+                let (Some(tr), Some(ro), Some(sc)) = (
+                    frames.translation.get(at),
+                    frames.rotation.get(at),
+                    frames.scale.get(at),
+                ) else {
+                    break;
+                };
+                if t {
                     c.translation.times.push(time);
-                    c.translation
-                        .values
-                        .push(Vec3::from_array(frames.translation[at]));
+                    c.translation.values.push(Vec3::from_array(*tr));
                 }
-                if flags & 0x08 != 0 {
+                if r {
                     c.rotation.times.push(time);
-                    c.rotation
-                        .values
-                        .push(unit(Quat::from_array(frames.rotation[at])));
+                    c.rotation.values.push(unit(Quat::from_array(*ro)));
                 }
-                if flags & 0x70 != 0 {
+                if s {
                     c.scale.times.push(time);
-                    c.scale.values.push(Vec3::from_array(frames.scale[at]));
+                    c.scale.values.push(Vec3::from_array(*sc));
                 }
             }
             c
         })
         .collect();
-    Clip { name, channels }
+    Ok(Clip { name, channels })
 }
 
-/// Samples a clip on the frame grid into per-frame values for the given bones.
-fn frames_from_clip(clip: &Clip, skeleton: &Skeleton, bones: &[usize], fps: f32) -> Result<Frames> {
-    let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
-    let per_frame = (bones.len() * 40 + skeleton.len() * 40) as u64;
+/// Per bone, the tracks [`Clip::sample`] would apply: for each kind, the last channel's
+/// non-empty track (later channels override earlier ones); channels for bones outside
+/// the skeleton are ignored, as `sample` ignores them. Sampling through these costs one
+/// step per bone and frame, however many channels the clip has.
+type BoneTracks<'a> = (
+    Option<&'a Track<Vec3>>,
+    Option<&'a Track<Quat>>,
+    Option<&'a Track<Vec3>>,
+);
+
+fn bone_tracks(clip: &Clip, bones: usize) -> Vec<BoneTracks<'_>> {
+    fn used<T>(t: &Track<T>) -> bool {
+        t.times.len().min(t.values.len()) > 0
+    }
+    let mut out: Vec<BoneTracks<'_>> = vec![(None, None, None); bones];
+    for c in &clip.channels {
+        if let Some(b) = out.get_mut(c.bone) {
+            if used(&c.translation) {
+                b.0 = Some(&c.translation);
+            }
+            if used(&c.rotation) {
+                b.1 = Some(&c.rotation);
+            }
+            if used(&c.scale) {
+                b.2 = Some(&c.scale);
+            }
+        }
+    }
+    out
+}
+
+/// [`Clip::sample`] for one bone through its [`bone_tracks`].
+fn sample_bone(tracks: &BoneTracks<'_>, rest: Transform, time: f32) -> Transform {
+    let mut local = rest;
+    if let Some(t) = tracks.0.and_then(|t| t.sample(time)) {
+        local.translation = t;
+    }
+    if let Some(r) = tracks.1.and_then(|t| t.sample(time)) {
+        local.rotation = r.normalize();
+    }
+    if let Some(s) = tracks.2.and_then(|t| t.sample(time)) {
+        local.scale = s;
+    }
+    local
+}
+
+/// Samples a clip on the frame grid into per-frame values for the given bones. Each
+/// frame's values and the `key_bytes` the caller encodes them into are charged to
+/// `budget` first (through [`Clip::frame_times`]).
+fn frames_from_clip(
+    clip: &Clip,
+    skeleton: &Skeleton,
+    bones: &[usize],
+    fps: f32,
+    key_bytes: u64,
+    budget: &Budget,
+) -> Result<Frames> {
+    let per_frame = (bones.len() as u64).saturating_mul(FRAME_VALUE_BYTES + key_bytes);
     let times = clip.frame_times(fps, budget, per_frame)?;
     let mut out = Frames {
-        bones: bones.iter().map(|&b| b as i16).collect(),
+        // The an10/an11 callers bound bones by i16::MAX; as08 does not use them.
+        bones: bones
+            .iter()
+            .map(|&b| i16::try_from(b).unwrap_or(i16::MAX))
+            .collect(),
         num_frames: times.len(),
         translation: Vec::new(),
         rotation: Vec::new(),
         scale: Vec::new(),
     };
+    // Without bones a frame is nothing but a count.
+    if bones.is_empty() {
+        return Ok(out);
+    }
+    let tracks = bone_tracks(clip, skeleton.len());
+    let total = times.len().saturating_mul(bones.len());
+    out.translation.reserve_exact(total);
+    out.rotation.reserve_exact(total);
+    out.scale.reserve_exact(total);
     for &t in &times {
-        let pose = clip.sample(skeleton, t);
         for &b in bones {
-            let l = pose.locals.get(b).copied().unwrap_or(Transform::IDENTITY);
+            let l = match (tracks.get(b), skeleton.bones.get(b)) {
+                (Some(tr), Some(bone)) => sample_bone(tr, bone.rest, t),
+                _ => Transform::IDENTITY,
+            };
             out.translation.push(l.translation.to_array());
             out.rotation.push(l.rotation.to_array());
             out.scale.push(l.scale.to_array());
@@ -123,23 +288,42 @@ fn frames_from_clip(clip: &Clip, skeleton: &Skeleton, bones: &[usize], fps: f32)
 
 impl An10 {
     /// Skeleton (bind pose as rest) and one clip per animation. Animated kinds follow
-    /// the file's flags; unflagged components carry forward, never-flagged ones come
-    /// from the bind pose.
+    /// the keys (the OR of their flags); unflagged components carry forward,
+    /// never-flagged ones come from the bind pose. A stored flag byte that disagrees
+    /// with the keys is reported as a loss naming both values.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        let skeleton = skeleton(&self.bones, &self.bind_pose);
-        let animations = self
-            .animations
-            .iter()
-            .map(|a| {
-                clip_from_frames(
-                    a.name.to_string_lossy(),
-                    &a.decode(&self.bind_pose),
-                    a.flags,
-                    fps,
-                )
-            })
-            .collect();
-        Ok(Converted::exact(Model {
+        self.to_core_in(fps, &Budget::default())
+    }
+
+    /// [`An10::to_core`], charging what it builds (decoded frames, dense tracks) to
+    /// `budget`.
+    pub(crate) fn to_core_in(&self, fps: f32, budget: &Budget) -> Result<Converted<Model>> {
+        let skeleton = skeleton(&self.bones, &self.bind_pose, budget)?;
+        let mut out = Converted::exact(());
+        let mut animations = Vec::with_capacity(self.animations.len());
+        for (i, a) in self.animations.iter().enumerate() {
+            let keys = a.key_flags();
+            if a.flags != keys {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Dropped,
+                    format!("animations[{i}].flags"),
+                    format!(
+                        "the stored animation flags {:#04x} disagree with the keys' flags {keys:#04x}; tracks follow the keys and the stored byte is not kept",
+                        a.flags
+                    ),
+                );
+            }
+            let frames = a.decode_in(&self.bind_pose, budget)?;
+            animations.push(clip_from_frames(
+                a.name.to_string_lossy(),
+                &frames,
+                keys,
+                fps,
+                budget,
+            )?);
+        }
+        Ok(out.map(|()| Model {
             coordinate_system: COORDINATE_SYSTEM,
             skeleton,
             animations,
@@ -150,11 +334,22 @@ impl An10 {
     /// An an10 file from a model's skeleton and clips, sampled at `fps`, written like
     /// real exporters write (see [`Animation::encode`]).
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<An10>> {
-        let (m, mut out, bones, bind_pose) = prepare(model)?;
+        An10::from_core_in(model, fps, &Budget::default())
+    }
+
+    /// [`An10::from_core`], charging what it builds (model copy, resampled frames,
+    /// keys) to `budget`.
+    pub(crate) fn from_core_in(
+        model: &Model,
+        fps: f32,
+        budget: &Budget,
+    ) -> Result<Converted<An10>> {
+        let (m, mut out, bones, bind_pose) = prepare(model, budget)?;
         let nb = m.skeleton.len();
+        let mut seen = vec![false; nb];
         let mut animations = Vec::new();
         for (i, clip) in m.animations.iter().enumerate() {
-            let bones = clip_bones(i, clip, nb)?;
+            let bones = clip_bones(i, clip, &mut seen)?;
             if !clip.is_on_grid(fps) {
                 out.lose(
                     Feature::Animation,
@@ -163,8 +358,15 @@ impl An10 {
                     format!("keys resampled at {fps} frames per second"),
                 );
             }
-            let frames = frames_from_clip(clip, &m.skeleton, &bones, fps)?;
-            let anim = Animation::encode(RawString::from(clip.name.as_str()), &frames);
+            let frames = frames_from_clip(
+                clip,
+                &m.skeleton,
+                &bones,
+                fps,
+                size_of::<Key>() as u64,
+                budget,
+            )?;
+            let anim = Animation::try_encode(RawString::from(clip.name.as_str()), &frames)?;
             let step = anim
                 .translation_box
                 .size
@@ -195,7 +397,8 @@ impl An10 {
 
 /// What both an10 and an11 writers start from: the model in UNIGINE's frame, the losses
 /// of everything but the skeleton and clips, the bone list and the bind pose.
-fn prepare(model: &Model) -> Result<Prepared> {
+fn prepare(model: &Model, budget: &Budget) -> Result<Prepared> {
+    budget.charge("model copy", model.heap_bytes())?;
     let mut m = model.clone();
     m.convert_to(COORDINATE_SYSTEM);
     let mut out = Converted::exact(());
@@ -222,18 +425,29 @@ fn prepare(model: &Model) -> Result<Prepared> {
 /// [`prepare`]'s result: model, losses so far, bones, bind pose.
 type Prepared = (Model, Converted<()>, Vec<BoneInfo>, Vec<Transform>);
 
-fn clip_bones(index: usize, clip: &Clip, nb: usize) -> Result<Vec<usize>> {
+/// The clip's animated bones in order of first channel, each once. `seen` has one flag
+/// per skeleton bone, all clear (and left clear), so the check is linear, not a search
+/// of the list per channel.
+fn clip_bones(index: usize, clip: &Clip, seen: &mut [bool]) -> Result<Vec<usize>> {
+    let nb = seen.len();
     let mut bones: Vec<usize> = Vec::new();
     for c in &clip.channels {
-        if c.bone >= nb {
+        let Some(s) = seen.get_mut(c.bone) else {
+            for &b in &bones {
+                seen[b] = false;
+            }
             return Err(invalid(format!(
                 "animation {index}: channel for bone {} of {nb}",
                 c.bone
             )));
-        }
-        if !bones.contains(&c.bone) {
+        };
+        if !*s {
+            *s = true;
             bones.push(c.bone);
         }
+    }
+    for &b in &bones {
+        seen[b] = false;
     }
     Ok(bones)
 }
@@ -273,7 +487,30 @@ impl As08 {
     /// its frame-0 value (identity for components frame 0 does not store). Quaternions
     /// are `u / 65535 * 2 - 1`, renormalized; scale is uniform.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        self.to_core_in(fps, &Budget::default())
+    }
+
+    /// [`As08::to_core`], charging the dense tracks it builds to `budget`.
+    pub(crate) fn to_core_in(&self, fps: f32, budget: &Budget) -> Result<Converted<Model>> {
         let nb = self.bones.len();
+        // Frames that have keys (all of them in a file that was read); none without
+        // bones, however many frames the header claims.
+        let frames = (self.num_frames as usize).min(self.keys.len().checked_div(nb).unwrap_or(0));
+        let names: u64 = self
+            .bones
+            .iter()
+            .map(|b| b.name.as_bytes().len() as u64)
+            .sum();
+        budget.charge(
+            "converted skeleton",
+            (nb as u64)
+                .saturating_mul(size_of::<Bone>() as u64)
+                .saturating_add(names),
+        )?;
+        budget.charge(
+            "animation tracks",
+            track_bytes((frames as u64).saturating_mul(nb as u64), true, true, true),
+        )?;
         let mut current = vec![[0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]; nb];
         let mut channels: Vec<Channel> = (0..nb)
             .map(|b| Channel {
@@ -282,8 +519,8 @@ impl As08 {
             })
             .collect();
         let mut rest = vec![Transform::IDENTITY; nb];
-        for f in 0..self.num_frames as usize {
-            for (b, cur) in current.iter_mut().enumerate() {
+        for f in 0..frames {
+            for ((b, cur), ch) in current.iter_mut().enumerate().zip(&mut channels) {
                 if let Some(k) = self.keys.get(f * nb + b) {
                     for (c, v) in k.values.iter().enumerate() {
                         if let Some(u) = v {
@@ -297,10 +534,11 @@ impl As08 {
                     scale: Vec3::splat(cur[3]),
                 };
                 if f == 0 {
-                    rest[b] = t;
+                    if let Some(r) = rest.get_mut(b) {
+                        *r = t;
+                    }
                 }
                 let time = f as f32 / fps;
-                let ch = &mut channels[b];
                 ch.translation.times.push(time);
                 ch.translation.values.push(t.translation);
                 ch.rotation.times.push(time);
@@ -341,6 +579,17 @@ impl As08 {
     /// An as08 file from a model's skeleton and first clip, sampled at `fps`; every
     /// component of every bone in every frame (flags 0xFF), quantized in one box.
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<As08>> {
+        As08::from_core_in(model, fps, &Budget::default())
+    }
+
+    /// [`As08::from_core`], charging what it builds (model copy, resampled frames,
+    /// keys) to `budget`.
+    pub(crate) fn from_core_in(
+        model: &Model,
+        fps: f32,
+        budget: &Budget,
+    ) -> Result<Converted<As08>> {
+        budget.charge("model copy", model.heap_bytes())?;
         let mut m = model.clone();
         m.convert_to(COORDINATE_SYSTEM);
         let mut out = Converted::exact(());
@@ -366,10 +615,18 @@ impl As08 {
                         format!("keys resampled at {fps} frames per second"),
                     );
                 }
-                frames_from_clip(clip, &m.skeleton, &all, fps)?
+                frames_from_clip(
+                    clip,
+                    &m.skeleton,
+                    &all,
+                    fps,
+                    size_of::<As08Key>() as u64,
+                    budget,
+                )?
             }
             None => Frames {
-                bones: all.iter().map(|&b| b as i16).collect(),
+                // Not used by as08 (its bones are i32-indexed).
+                bones: Vec::new(),
                 num_frames: 1,
                 translation: m
                     .skeleton
@@ -475,39 +732,56 @@ impl As08 {
                 "as08 stores no bind pose: rest transforms come back as the quantized frame 0",
             );
         }
+        let num_frames = u32::try_from(frames.num_frames)
+            .ok()
+            .filter(|&n| i32::try_from(n).is_ok())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{} frames do not fit an as08 frame count",
+                    frames.num_frames
+                ))
+            })?;
         Ok(out.map(|()| As08 {
             bones,
             min,
             size,
-            num_frames: frames.num_frames as u32,
+            num_frames,
             keys,
         }))
     }
 }
 
 /// The one clip of an an11/an12 key table; unflagged components are the defaults.
+/// Every (frame, bone) key, one byte in the file at least, becomes a dense key of each
+/// track the bone uses (charged first).
 fn clip_from_keys(
     anim_bones: &[i16],
     num_frames: u32,
-    keys: &[crate::an11::An11Key],
+    keys: &[An11Key],
     fps: f32,
-) -> Clip {
+    budget: &Budget,
+) -> Result<Clip> {
     let na = anim_bones.len();
+    // Frames that have keys (all of them in a file that was read); none without bones.
+    let frames = (num_frames as usize).min(keys.len().checked_div(na).unwrap_or(0));
     let mut channels = Vec::with_capacity(na);
     for (slot, &bone) in anim_bones.iter().enumerate() {
         let mut c = Channel {
-            bone: bone as usize,
+            bone: usize::try_from(bone).unwrap_or(usize::MAX),
             ..Channel::default()
         };
-        let keys: Vec<&crate::an11::An11Key> = (0..num_frames as usize)
-            .filter_map(|f| keys.get(f * na + slot))
-            .collect();
+        // The slot's keys, frame by frame, without collecting them.
+        let column = || keys.iter().skip(slot).step_by(na).take(frames);
         let (any_p, any_r, any_s) = (
-            keys.iter().any(|k| k.position.is_some()),
-            keys.iter().any(|k| k.rotation.is_some()),
-            keys.iter().any(|k| k.scale.is_some()),
+            column().any(|k| k.position.is_some()),
+            column().any(|k| k.rotation.is_some()),
+            column().any(|k| k.scale.is_some()),
         );
-        for (f, k) in keys.iter().enumerate() {
+        budget.charge(
+            "animation tracks",
+            track_bytes(frames as u64, any_p, any_r, any_s),
+        )?;
+        for (f, k) in column().enumerate() {
             let t = k.transform();
             let time = f as f32 / fps;
             if any_p {
@@ -525,18 +799,24 @@ fn clip_from_keys(
         }
         channels.push(c);
     }
-    Clip {
+    Ok(Clip {
         name: String::new(),
         channels,
-    }
+    })
 }
 
 impl crate::an11::An11 {
     /// Skeleton (bind pose as rest) and one clip (an11 files are one unnamed clip).
     /// Unflagged components are the defaults, as the format defines.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        let skeleton = skeleton(&self.bones, &self.bind_pose);
-        let clip = clip_from_keys(&self.anim_bones, self.num_frames, &self.keys, fps);
+        self.to_core_in(fps, &Budget::default())
+    }
+
+    /// [`An11::to_core`](crate::an11::An11::to_core), charging the dense tracks to
+    /// `budget`.
+    pub(crate) fn to_core_in(&self, fps: f32, budget: &Budget) -> Result<Converted<Model>> {
+        let skeleton = skeleton(&self.bones, &self.bind_pose, budget)?;
+        let clip = clip_from_keys(&self.anim_bones, self.num_frames, &self.keys, fps, budget)?;
         Ok(Converted::exact(Model {
             coordinate_system: COORDINATE_SYSTEM,
             skeleton,
@@ -563,13 +843,17 @@ impl crate::an12::An12 {
     /// reference and root-motion flag have no place in meshfmt-core and are reported
     /// as losses.
     pub fn to_core(&self) -> Result<Converted<Model>> {
-        self.to_core_at(self.effective_fps(crate::DEFAULT_FPS))
+        self.to_core_at(self.effective_fps(DEFAULT_FPS), &Budget::default())
     }
 
-    fn to_core_at(&self, fps: f32) -> Result<Converted<Model>> {
+    /// Key times are `f / fps`: a small stored fps stretches the clip (fps 1 makes it
+    /// 30 times as long as at 30 fps), which a later resampling pays for through
+    /// [`Clip::frame_times`], never silently.
+    fn to_core_at(&self, fps: f32, budget: &Budget) -> Result<Converted<Model>> {
+        budget.charge_items::<Transform>("converted skeleton", self.joints.len())?;
         let identity = vec![Transform::IDENTITY; self.joints.len()];
-        let skeleton = skeleton(&self.joints, &identity);
-        let clip = clip_from_keys(&self.anim_bones, self.num_frames, &self.keys, fps);
+        let skeleton = skeleton(&self.joints, &identity, budget)?;
+        let clip = clip_from_keys(&self.anim_bones, self.num_frames, &self.keys, fps, budget)?;
         let mut out = Converted::exact(());
         if !self.skeleton_guid.is_empty() || !self.skeleton_path.is_empty() {
             out.lose(
@@ -600,13 +884,24 @@ impl crate::an12::An12 {
     /// dropped (an12 has no bind pose; reported when any is not the identity); the
     /// skeleton GUID and path are left empty and root motion off.
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an12::An12>> {
+        crate::an12::An12::from_core_in(model, fps, &Budget::default())
+    }
+
+    /// [`An12::from_core`](crate::an12::An12::from_core), charging what it builds to
+    /// `budget`.
+    pub(crate) fn from_core_in(
+        model: &Model,
+        fps: f32,
+        budget: &Budget,
+    ) -> Result<Converted<crate::an12::An12>> {
         let stored = fps.round();
-        if !(stored >= 1.0 && stored <= i32::MAX as f32) {
+        // `i32::MAX as f32` rounds up to 2^31, which does not fit: strictly below it.
+        if !(stored >= 1.0 && stored < i32::MAX as f32) {
             return Err(invalid(format!(
                 "an12 cannot store {fps} frames per second"
             )));
         }
-        let mut a = crate::an11::An11::from_core(model, stored)?;
+        let mut a = crate::an11::An11::from_core_in(model, stored, budget)?;
         if stored != fps {
             a.lose(
                 Feature::Animation,
@@ -641,7 +936,17 @@ impl crate::an11::An11 {
     /// stored as they are; a component is omitted only when it equals its default
     /// exactly (zero position, identity rotation, unit scale), so nothing is lost.
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an11::An11>> {
-        let (m, mut out, bones, bind_pose) = prepare(model)?;
+        crate::an11::An11::from_core_in(model, fps, &Budget::default())
+    }
+
+    /// [`An11::from_core`](crate::an11::An11::from_core), charging what it builds
+    /// (model copy, resampled frames, keys) to `budget`.
+    pub(crate) fn from_core_in(
+        model: &Model,
+        fps: f32,
+        budget: &Budget,
+    ) -> Result<Converted<crate::an11::An11>> {
+        let (m, mut out, bones, bind_pose) = prepare(model, budget)?;
         let nb = m.skeleton.len();
         let (anim_bones, frames) = match m.animations.first() {
             Some(clip) => {
@@ -661,8 +966,15 @@ impl crate::an11::An11 {
                         "an11 stores no animation name",
                     );
                 }
-                let bones = clip_bones(0, clip, nb)?;
-                let frames = frames_from_clip(clip, &m.skeleton, &bones, fps)?;
+                let bones = clip_bones(0, clip, &mut vec![false; nb])?;
+                let frames = frames_from_clip(
+                    clip,
+                    &m.skeleton,
+                    &bones,
+                    fps,
+                    size_of::<An11Key>() as u64,
+                    budget,
+                )?;
                 (bones, frames)
             }
             None => (
@@ -687,21 +999,32 @@ impl crate::an11::An11 {
                 ),
             );
         }
-        let keys = (0..frames.translation.len())
-            .map(|i| {
-                let (p, q, s) = (frames.translation[i], frames.rotation[i], frames.scale[i]);
-                crate::an11::An11Key {
-                    position: (p != [0.0; 3]).then_some(p),
-                    rotation: (q != [0.0, 0.0, 0.0, 1.0]).then_some(q),
-                    scale: (s != [1.0; 3]).then_some(s),
-                }
+        let keys = frames
+            .translation
+            .iter()
+            .zip(&frames.rotation)
+            .zip(&frames.scale)
+            .map(|((&p, &q), &s)| An11Key {
+                position: (p != [0.0; 3]).then_some(p),
+                rotation: (q != [0.0, 0.0, 0.0, 1.0]).then_some(q),
+                scale: (s != [1.0; 3]).then_some(s),
             })
             .collect();
+        let num_frames = u32::try_from(frames.num_frames).map_err(|_| {
+            invalid(format!(
+                "{} frames do not fit an an11 frame count",
+                frames.num_frames
+            ))
+        })?;
         Ok(out.map(|()| crate::an11::An11 {
             bones,
             bind_pose,
-            anim_bones: anim_bones.iter().map(|&b| b as i16).collect(),
-            num_frames: frames.num_frames as u32,
+            // prepare() bounds the skeleton, and so these, by i16::MAX.
+            anim_bones: anim_bones
+                .iter()
+                .map(|&b| i16::try_from(b).unwrap_or(i16::MAX))
+                .collect(),
+            num_frames,
             keys,
         }))
     }
@@ -709,27 +1032,80 @@ impl crate::an11::An11 {
 
 impl AnimFile {
     /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart
-    /// (an12 uses its stored fps when positive and `fps` otherwise).
+    /// (an12 uses its stored fps when positive and `fps` otherwise), under a fresh
+    /// default budget.
     pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions {
+            fps,
+            ..CoreOptions::default()
+        })
+    }
+
+    /// [`AnimFile::to_core`], charging what it builds (decoded frames, dense tracks) to
+    /// the options' budget (shared with the read when the caller passes the same one).
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits};
+    /// use unigine_anim::{AnimFile, CoreOptions, ReadOptions};
+    /// # let model = meshfmt_core::canonical::skinned_arm();
+    /// # let bytes = AnimFile::from_core(&model, Default::default(), 30.0)?.value.write()?;
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// let file = unigine_anim::read_with(&bytes, &ReadOptions {
+    ///     budget: Some(budget.clone()),
+    ///     ..Default::default()
+    /// })?;
+    /// let read = budget.used();
+    /// let model = file.to_core_with(&CoreOptions {
+    ///     fps: 30.0,
+    ///     budget: Some(budget.clone()),
+    ///     ..Default::default()
+    /// })?;
+    /// assert!(budget.used() > read); // one budget for both steps
+    /// assert_eq!(model.value.animations.len(), 1);
+    /// # Ok::<(), unigine_anim::Error>(())
+    /// ```
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        let fps = options.fps;
         match self {
-            AnimFile::An11(a) => a.to_core(fps),
-            AnimFile::An12(a) => a.to_core_at(a.effective_fps(fps)),
-            AnimFile::An10(a) => a.to_core(fps),
-            AnimFile::As08(a) => a.to_core(fps),
+            AnimFile::An11(a) => a.to_core_in(fps, budget),
+            AnimFile::An12(a) => a.to_core_at(a.effective_fps(fps), budget),
+            AnimFile::An10(a) => a.to_core_in(fps, budget),
+            AnimFile::As08(a) => a.to_core_in(fps, budget),
         }
     }
 
-    /// Encodes a model's skeleton and clips in the chosen version, sampled at `fps`.
+    /// Encodes a model's skeleton and clips in the chosen version, sampled at `fps`,
+    /// under a fresh default budget.
     pub fn from_core(
         model: &Model,
         version: TargetVersion,
         fps: f32,
     ) -> Result<Converted<AnimFile>> {
-        Ok(match version {
-            TargetVersion::An10 => An10::from_core(model, fps)?.map(AnimFile::An10),
-            TargetVersion::As08 => As08::from_core(model, fps)?.map(AnimFile::As08),
-            TargetVersion::An11 => crate::an11::An11::from_core(model, fps)?.map(AnimFile::An11),
-            TargetVersion::An12 => crate::an12::An12::from_core(model, fps)?.map(AnimFile::An12),
+        AnimFile::from_core_with(
+            model,
+            &WriteOptions {
+                version,
+                fps,
+                ..WriteOptions::default()
+            },
+        )
+    }
+
+    /// [`AnimFile::from_core`], charging what it builds (model copy, resampled frames,
+    /// keys) to the options' budget.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
+        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        let fps = options.fps;
+        Ok(match options.version {
+            TargetVersion::An10 => An10::from_core_in(model, fps, budget)?.map(AnimFile::An10),
+            TargetVersion::As08 => As08::from_core_in(model, fps, budget)?.map(AnimFile::As08),
+            TargetVersion::An11 => {
+                crate::an11::An11::from_core_in(model, fps, budget)?.map(AnimFile::An11)
+            }
+            TargetVersion::An12 => {
+                crate::an12::An12::from_core_in(model, fps, budget)?.map(AnimFile::An12)
+            }
         })
     }
 }

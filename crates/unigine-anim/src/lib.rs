@@ -45,6 +45,27 @@
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset and the field.
 //!
+//! # Memory and time
+//! Every operation draws on one [`Budget`]: a read
+//! ([`read_with`]), a conversion to meshfmt-core ([`AnimFile::to_core_with`]) and one
+//! from it ([`AnimFile::from_core_with`]) take the options' `budget` when given, so one
+//! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
+//! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
+//! 1 GiB, by default). What the input makes grow is charged before it is allocated:
+//! decoded keys, decoded an10 frames, dense tracks from sparse keys, resampled frames
+//! (a low stored an12 frame rate stretches a clip, and its resampling pays for it) and
+//! copies of the model. An operation that would pass the budget fails with
+//! [`Error::OverBudget`] (inside [`Error::Decode`] for a read) naming what it was
+//! building. Frame counts of animations without bones cost nothing, and a clip's bones
+//! are gathered in linear time.
+//!
+//! # Derived data
+//! The an10 animation flag byte is derived from the keys: the writer stores the OR of
+//! their flags, `to_core` emits the tracks the keys hold and reports a stored byte that
+//! disagrees as a loss (never a silently dropped track), and [`An10::check`] rejects
+//! keys on a quantization box that cannot decode them. Real files agree, and are
+//! written back byte for byte.
+//!
 //! ```
 //! assert!(unigine_anim::sniff(b"an10\x02"));
 //! assert!(!unigine_anim::sniff(b"ms10"));
@@ -60,12 +81,12 @@ pub mod convert;
 mod error;
 pub mod values;
 
-use parsing_primitives::{Limits, Reader};
+use parsing_primitives::{Budget, Limits, Reader};
 
 pub use an10::An10;
 pub use an12::An12;
 pub use as08::As08;
-pub use convert::{COORDINATE_SYSTEM, TargetVersion};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, TargetVersion, WriteOptions};
 pub use error::{Error, Result};
 pub use values::Frames;
 
@@ -91,10 +112,13 @@ fn looks_versioned(m: &[u8; 4]) -> bool {
 }
 
 /// Reading choices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps.
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
     pub limits: Limits,
+    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
+    /// write of a whole conversion); `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
 }
 
 /// An animation file of any supported version.
@@ -146,7 +170,8 @@ pub fn read(data: &[u8]) -> Result<AnimFile> {
 
 /// Reads an animation of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic: [u8; 4] = r
         .peek(4)
         .map_err(Error::Decode)?

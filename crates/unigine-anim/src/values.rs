@@ -1,10 +1,14 @@
 //! an10 animations as plain per-frame values, and the encoder that writes values the
 //! way real files are written.
 
-use meshfmt_core::Transform;
+use meshfmt_core::{Budget, Transform};
 use parsing_primitives::RawString;
 
 use crate::an10::{Animation, EMPTY_BOX, Key, QuantBox};
+use crate::error::{Result, invalid};
+
+/// Bytes of decoded values per (frame, bone): translation, rotation and scale.
+pub const FRAME_VALUE_BYTES: u64 = 12 + 16 + 12;
 
 /// How far a value may be from the identity and still count as not animated (real
 /// files leave scales within 1e-7 of 1 unanimated and animate ones 2e-6 off).
@@ -35,18 +39,27 @@ fn encode_rotation(q: [f32; 4]) -> [i16; 4] {
 }
 
 impl Animation {
+    /// Frames that have keys: `num_frames` for a file that was read (every frame has
+    /// one key per bone); fewer when keys are missing from a value built in memory.
+    fn frames_with_keys(&self) -> usize {
+        (self.num_frames as usize).min(self.keys.len().checked_div(self.bones.len()).unwrap_or(0))
+    }
+
     /// Decodes every frame: flagged components from their boxes, unflagged ones carried
     /// from the previous frame, never-flagged ones from the bind pose (`bind[bone]`;
-    /// identity when missing).
+    /// identity when missing). Without bones there is nothing to decode, whatever the
+    /// frame count (`num_frames` is kept, the value arrays are empty); frames past the
+    /// keys of a value built in memory are left out.
     pub fn decode(&self, bind: &[Transform]) -> Frames {
         let nb = self.bones.len();
-        let n = self.num_frames as usize;
+        let n = self.frames_with_keys();
+        let total = n.saturating_mul(nb);
         let mut out = Frames {
             bones: self.bones.clone(),
-            num_frames: n,
-            translation: Vec::with_capacity(n * nb),
-            rotation: Vec::with_capacity(n * nb),
-            scale: Vec::with_capacity(n * nb),
+            num_frames: if nb == 0 { self.num_frames as usize } else { n },
+            translation: Vec::with_capacity(total),
+            rotation: Vec::with_capacity(total),
+            scale: Vec::with_capacity(total),
         };
         let mut current: Vec<([f32; 3], [f32; 4], [f32; 3])> = self
             .bones
@@ -83,6 +96,39 @@ impl Animation {
         out
     }
 
+    /// [`Animation::decode`], charging the decoded values (40 bytes per frame and bone,
+    /// from keys of one byte and up) to `budget` first.
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits};
+    /// use unigine_anim::an10::{Animation, Key, EMPTY_BOX};
+    /// let a = Animation {
+    ///     name: Default::default(),
+    ///     bones: vec![0],
+    ///     translation_box: EMPTY_BOX,
+    ///     scale_box: EMPTY_BOX,
+    ///     flags: 0,
+    ///     num_frames: 1000,
+    ///     keys: vec![Key::default(); 1000], // 1000 one-byte keys in a file
+    /// };
+    /// let small = Budget::new(Limits { max_alloc_bytes: 39_999, ..Limits::DEFAULT });
+    /// let err = a.decode_in(&[], &small).err();
+    /// assert_eq!(err.map(|e| e.what), Some("decoded frames"));
+    /// assert_eq!(a.decode_in(&[], &Budget::default())?.translation.len(), 1000);
+    /// # Ok::<(), meshfmt_core::BudgetExceeded>(())
+    /// ```
+    pub fn decode_in(
+        &self,
+        bind: &[Transform],
+        budget: &Budget,
+    ) -> std::result::Result<Frames, meshfmt_core::BudgetExceeded> {
+        let values = (self.frames_with_keys() as u64)
+            .saturating_mul(self.bones.len() as u64)
+            .saturating_mul(FRAME_VALUE_BYTES);
+        budget.charge("decoded frames", values)?;
+        Ok(self.decode(bind))
+    }
+
     /// Encodes values the way real files are written (read off the 12 public an10 files):
     /// - a kind (translation, rotation, scale) is animated when any value differs from
     ///   the identity (0, the unit quaternion, 1) by more than [`IDENTITY_EPSILON`], and
@@ -101,6 +147,9 @@ impl Animation {
     /// one step smaller (the exporter measured the unquantized values, decoding gives
     /// them back to half a step), so a few translation or scale integers are one unit
     /// off (55 of 23,901 keys on the 12 public files) and the bytes differ.
+    ///
+    /// At most `u32::MAX` frames are encoded (the frame count's range; see
+    /// [`Animation::try_encode`]), and frames past the values given are left out.
     pub fn encode(name: RawString, frames: &Frames) -> Animation {
         let off = |v: f32, identity: f32| (v - identity).abs() > IDENTITY_EPSILON;
         let animated_t = frames.translation.iter().flatten().any(|&v| off(v, 0.0));
@@ -137,9 +186,19 @@ impl Animation {
             EMPTY_BOX
         };
         let nb = frames.bones.len();
-        let mut keys = Vec::with_capacity(frames.num_frames * nb);
+        // Frames with values (all of them in frames from a clip); none without bones.
+        let given = frames
+            .translation
+            .len()
+            .min(frames.rotation.len())
+            .min(frames.scale.len())
+            .checked_div(nb)
+            .unwrap_or(0);
+        let num_frames = u32::try_from(frames.num_frames).unwrap_or(u32::MAX);
+        let n = (num_frames as usize).min(given);
+        let mut keys = Vec::with_capacity(n.saturating_mul(nb));
         let mut previous = vec![Key::default(); nb];
-        for f in 0..frames.num_frames {
+        for f in 0..n {
             for (slot, prev) in previous.iter_mut().enumerate() {
                 let at = f * nb + slot;
                 let full = Key {
@@ -182,8 +241,20 @@ impl Animation {
             translation_box,
             scale_box,
             flags,
-            num_frames: frames.num_frames as u32,
+            num_frames: if nb == 0 { num_frames } else { n as u32 },
             keys,
         }
+    }
+
+    /// [`Animation::encode`], refusing more frames than the format's `u32` frame count
+    /// holds instead of encoding the first `u32::MAX`.
+    pub fn try_encode(name: RawString, frames: &Frames) -> Result<Animation> {
+        if u32::try_from(frames.num_frames).is_err() {
+            return Err(invalid(format!(
+                "{} frames do not fit an an10 frame count",
+                frames.num_frames
+            )));
+        }
+        Ok(Animation::encode(name, frames))
     }
 }

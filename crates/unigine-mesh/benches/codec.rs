@@ -144,6 +144,7 @@ fn main() {
     // ms14 from meshfmt-core builds a spatial tree and edge flags, then compresses.
     let ms14 = WriteOptions {
         version: unigine_mesh::TargetVersion::Ms14,
+        ..Default::default()
     };
     let encode = || MeshFile::from_core(&model, &ms14).and_then(|c| c.value.write());
     let bytes = match encode() {

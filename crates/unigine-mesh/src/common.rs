@@ -55,8 +55,10 @@ impl Bounds {
         ]
     }
 
-    /// Bounds as the observed writers compute them: the tight box, centred sphere with
-    /// radius = half the diagonal; [`Bounds::EMPTY`] for no points.
+    /// Bounds as this crate's [`from_core`](crate::MeshFile::from_core) writes them: the
+    /// tight box, centred sphere with radius = half the diagonal (which contains every
+    /// point, so the writer never sees it as stale); [`Bounds::EMPTY`] for no points.
+    /// [`Bounds::of_vertices`] is the engine's own formula.
     pub fn of_points<'a>(points: impl IntoIterator<Item = &'a [f32; 3]>) -> Bounds {
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
@@ -83,6 +85,163 @@ impl Bounds {
             radius,
         }
     }
+
+    /// A surface's bounds as the engine computes them (reproduced bit for bit on all 170
+    /// surfaces of the real samples): the tight box of the points, the sphere centred
+    /// on the box (`(min + max) * 0.5` in `f32`) with radius
+    /// `sqrt(max((dx * dx + dy * dy) + dz * dz))` over the points, in `f32`. Points with
+    /// a non-finite coordinate are left out; [`Bounds::EMPTY`] when none is left.
+    ///
+    /// ```
+    /// use unigine_mesh::Bounds;
+    /// // Box (0,0,0)..(2,2,0), centre (1,1,0); the farthest point is a corner, at
+    /// // sqrt(2) (half the diagonal would say the same here) ...
+    /// let b = Bounds::of_vertices(&[[0.0, 0.0, 0.0], [2.0, 2.0, 0.0], [1.0, 1.0, 0.0]]);
+    /// assert_eq!((b.min, b.max, b.center), ([0.0; 3], [2.0, 2.0, 0.0], [1.0, 1.0, 0.0]));
+    /// assert_eq!(b.radius, 2f32.sqrt());
+    /// // ... but a diamond reaches no corner of its box: every point is 1 from the
+    /// // centre, where half the diagonal would say sqrt(2).
+    /// let d = Bounds::of_vertices(&[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [2.0, 1.0, 0.0], [1.0, 2.0, 0.0]]);
+    /// assert_eq!((d.center, d.radius), ([1.0, 1.0, 0.0], 1.0));
+    /// assert_eq!(Bounds::of_vertices(&[]), Bounds::EMPTY);
+    /// ```
+    pub fn of_vertices(points: &[[f32; 3]]) -> Bounds {
+        let Some((min, max)) = finite_box(points) else {
+            return Bounds::EMPTY;
+        };
+        let center = [0, 1, 2].map(|k| (min[k] + max[k]) * 0.5);
+        let mut r2 = 0.0f32;
+        for p in points.iter().filter(|p| is_finite(p)) {
+            let d = [0, 1, 2].map(|k| p[k] - center[k]);
+            r2 = r2.max((d[0] * d[0] + d[1] * d[1]) + d[2] * d[2]);
+        }
+        Bounds {
+            min,
+            max,
+            center,
+            radius: r2.sqrt(),
+        }
+    }
+
+    /// True when these bounds no longer describe a surface's `points` (its morph-target-0
+    /// vertices), so a writer must rebuild them: the box is not the tight box of the
+    /// finite points, the centre is not the box's centre, or some point lies outside the
+    /// sphere (by more than a relative 1e-6, for rounding). Anything is accepted when no
+    /// point is finite. Every real sample passes, whatever radius formula wrote it.
+    pub fn is_stale_for(&self, points: &[[f32; 3]]) -> bool {
+        let Some((min, max)) = finite_box(points) else {
+            return false;
+        };
+        let center = [0, 1, 2].map(|k| (min[k] + max[k]) * 0.5);
+        self.min != min || self.max != max || self.center != center || !self.holds(points)
+    }
+
+    /// True when every finite point is inside the sphere (relative tolerance 1e-6).
+    fn holds(&self, points: &[[f32; 3]]) -> bool {
+        let c = self.center.map(f64::from);
+        let r = f64::from(self.radius) * (1.0 + 1e-6);
+        points.iter().filter(|p| is_finite(p)).all(|p| {
+            let d = [0, 1, 2].map(|k| f64::from(p[k]) - c[k]);
+            // `<=` is false for a NaN centre or radius: stale.
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() <= r
+        })
+    }
+
+    /// True when these whole-mesh bounds no longer describe the surfaces' `points`: the
+    /// box is not the tight box of every finite point, or some finite point lies outside
+    /// the sphere (relative tolerance 1e-6). The engine's file sphere is a merge of
+    /// the surface spheres, not centred on the box, so the centre is not compared.
+    /// Anything is accepted when no point is finite.
+    pub fn is_stale_for_mesh<'a>(
+        &self,
+        surfaces: impl Iterator<Item = &'a [[f32; 3]]> + Clone,
+    ) -> bool {
+        let mut whole: Option<([f32; 3], [f32; 3])> = None;
+        for s in surfaces.clone() {
+            if let Some((lo, hi)) = finite_box(s) {
+                whole = Some(match whole {
+                    None => (lo, hi),
+                    Some((a, b)) => (
+                        [0, 1, 2].map(|k| a[k].min(lo[k])),
+                        [0, 1, 2].map(|k| b[k].max(hi[k])),
+                    ),
+                });
+            }
+        }
+        let Some((min, max)) = whole else {
+            return false;
+        };
+        self.min != min || self.max != max || !surfaces.into_iter().all(|s| self.holds(s))
+    }
+
+    /// Whole-mesh bounds from the surfaces' bounds, as the engine builds them: one
+    /// surface's bounds are copied; several give the union of the boxes and the spheres
+    /// merged one after the other (each step the smallest sphere holding the sphere so
+    /// far and the next one, in `f32`). Surfaces with empty bounds (negative radius or
+    /// an inverted box) are skipped; [`Bounds::EMPTY`] when none is left.
+    ///
+    /// ```
+    /// use unigine_mesh::Bounds;
+    /// let a = Bounds::of_vertices(&[[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]);  // centre 0, r 1
+    /// let b = Bounds::of_vertices(&[[3.0, 0.0, 0.0], [5.0, 0.0, 0.0]]);   // centre 4, r 1
+    /// let m = Bounds::merged(&[a, b, Bounds::EMPTY]);
+    /// assert_eq!((m.min, m.max), ([-1.0, 0.0, 0.0], [5.0, 0.0, 0.0]));
+    /// // The smallest sphere holding both: from -1 to 5, centre 2, radius 3.
+    /// assert_eq!((m.center, m.radius), ([2.0, 0.0, 0.0], 3.0));
+    /// assert_eq!(Bounds::merged(&[a]), a);
+    /// ```
+    pub fn merged(parts: &[Bounds]) -> Bounds {
+        let mut it = parts.iter().filter(|b| !b.is_empty());
+        let Some(first) = it.next() else {
+            return Bounds::EMPTY;
+        };
+        let mut out = *first;
+        for b in it {
+            for k in 0..3 {
+                out.min[k] = out.min[k].min(b.min[k]);
+                out.max[k] = out.max[k].max(b.max[k]);
+            }
+            let d = [0, 1, 2].map(|k| b.center[k] - out.center[k]);
+            let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            if dist + b.radius <= out.radius {
+                continue;
+            }
+            if dist + out.radius <= b.radius {
+                out.center = b.center;
+                out.radius = b.radius;
+                continue;
+            }
+            let radius = (dist + out.radius + b.radius) * 0.5;
+            let t = (radius - out.radius) / dist;
+            out.center = [0, 1, 2].map(|k| out.center[k] + d[k] * t);
+            out.radius = radius;
+        }
+        out
+    }
+
+    /// True for bounds that hold nothing: a negative (or NaN) radius or an inverted box,
+    /// like [`Bounds::EMPTY`].
+    pub fn is_empty(&self) -> bool {
+        let holds = self.radius >= 0.0 && (0..3).all(|k| self.min[k] <= self.max[k]);
+        !holds
+    }
+}
+
+fn is_finite(p: &[f32; 3]) -> bool {
+    p.iter().all(|v| v.is_finite())
+}
+
+/// Tight box of the points whose coordinates are all finite; `None` when there are none.
+fn finite_box(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
+    let mut out: Option<([f32; 3], [f32; 3])> = None;
+    for p in points.iter().filter(|p| is_finite(p)) {
+        let (min, max) = out.get_or_insert((*p, *p));
+        for k in 0..3 {
+            min[k] = min[k].min(p[k]);
+            max[k] = max[k].max(p[k]);
+        }
+    }
+    out
 }
 
 /// Reads a 10-float bounds block.
@@ -134,6 +293,10 @@ pub fn index_width(count: usize) -> usize {
 /// Reads `n` indices of `width` bytes in bulk.
 pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
     let at = r.offset();
+    // The u32 output is four bytes per index whatever the stored width: charged on
+    // top of the stored-width array read first.
+    let n = r.count(n as u64, width)?;
+    r.charge_for("indices", (n as u64).saturating_mul(4))?;
     Ok(match width {
         1 => r
             .le_array::<u8>(n as u64)?

@@ -21,12 +21,13 @@ use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Bone, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, MorphKind,
-    MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform, VertexInfluences,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind, Model,
+    MorphKind, MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform,
+    VertexInfluences,
 };
 use parsing_primitives::RawString;
 
-use crate::common::{BindTransform, Bounds};
+use crate::common::{BindTransform, Bounds, first_out_of_range};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
     BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Ms1x, Ms1xVersion, Surface, VertexWeights,
@@ -73,11 +74,33 @@ pub enum TargetVersion {
 }
 
 /// Writing choices for [`MeshFile::from_core`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
     /// The version to write.
     pub version: TargetVersion,
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget; `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
 }
+
+/// Conversion choices for [`MeshFile::to_core_with`].
+#[derive(Debug, Clone, Default)]
+pub struct CoreOptions {
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget (e.g. the one the file was read with);
+    /// `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+/// Heap bytes per triangle corner while [`Ms1x::to_core`] pairs coordinate and tangent
+/// indices: a hash entry and an order entry (with growth slack) and the output index.
+const PAIR_BYTES: u64 = 56;
+
+/// Heap bytes per key of a dense core track: a time and a value (vec3 or quaternion),
+/// for translation, rotation and scale together.
+const TRACK_KEY_BYTES: u64 = 3 * 4 + 12 + 16 + 12;
 
 fn text(s: &RawString) -> String {
     s.to_string_lossy()
@@ -111,6 +134,13 @@ fn non_utf8_names<'a>(names: impl Iterator<Item = &'a RawString>, out: &mut Conv
 impl Ms1x {
     /// The file as a meshfmt-core model (see the module docs for the index mapping).
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_in(&Budget::default())
+    }
+
+    /// [`Ms1x::to_core`], charging the model it builds to `budget`: the vertex pairs
+    /// and core vertices of every surface, each morph target, the dense animation
+    /// tracks.
+    pub(crate) fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
         let mut out = Converted::exact(());
         non_utf8_names(
             self.bones
@@ -120,6 +150,7 @@ impl Ms1x {
                 .chain(self.animations.iter().map(|a| &a.name)),
             &mut out,
         );
+        charge_skeleton(budget, self.bones.iter().map(|b| b.name.as_bytes().len()))?;
         let skeleton = Skeleton {
             bones: self
                 .bones
@@ -135,13 +166,13 @@ impl Ms1x {
         };
         let mut surfaces = Vec::with_capacity(self.surfaces.len());
         for (i, s) in self.surfaces.iter().enumerate() {
-            surfaces.push(self.surface_to_core(i, s, &mut out)?);
+            surfaces.push(self.surface_to_core(i, s, &mut out, budget)?);
         }
         let animations = self
             .animations
             .iter()
-            .map(|a| animation_to_clip(a, &self.bind_pose))
-            .collect();
+            .map(|a| animation_to_clip(a, &self.bind_pose, budget))
+            .collect::<Result<_>>()?;
         Ok(out.map(|()| model(surfaces, skeleton, animations)))
     }
 
@@ -150,8 +181,39 @@ impl Ms1x {
         index: usize,
         s: &Surface,
         out: &mut Converted<()>,
+        budget: &Budget,
     ) -> Result<CoreSurface> {
-        let base = &s.morph_targets[0];
+        let at = |what: String| invalid(format!("surface {index} '{}': {what}", s.name));
+        let Some(base) = s.morph_targets.first() else {
+            return Err(at(
+                "no morph target (the base geometry is morph target 0)".into()
+            ));
+        };
+        // What reading guarantees, checked again for values built or edited in memory.
+        let (nv, nt) = (base.vertices.len(), base.tangents.len());
+        if s.cindices.len() != s.tindices.len() {
+            return Err(at(format!(
+                "{} cindices and {} tindices",
+                s.cindices.len(),
+                s.tindices.len()
+            )));
+        }
+        if let Some((_, i)) = first_out_of_range(&s.cindices, nv) {
+            return Err(at(format!("cindex {i} out of range ({nv} vertices)")));
+        }
+        if let Some((_, i)) = first_out_of_range(&s.tindices, nt) {
+            return Err(at(format!("tindex {i} out of range ({nt} tangents)")));
+        }
+        for (name, len, n) in [
+            ("weights", s.weights.len(), nv),
+            ("uv0", s.uv0.len(), nt),
+            ("uv1", s.uv1.len(), nt),
+            ("colors", s.colors.len(), nt),
+        ] {
+            if len != 0 && len != n {
+                return Err(at(format!("{len} {name} for {n} vertices")));
+            }
+        }
         for (m, mt) in s.morph_targets.iter().enumerate().skip(1) {
             if mt.vertices.len() != base.vertices.len() || mt.tangents.len() != base.tangents.len()
             {
@@ -173,6 +235,12 @@ impl Ms1x {
                 "the base morph target's name has no place in meshfmt-core",
             );
         }
+        // One core vertex per distinct (cindex, tindex) pair: up to one per corner,
+        // each far bigger than the one or two bytes its indices take in the file.
+        budget.charge(
+            "vertex pairs",
+            (s.cindices.len() as u64).saturating_mul(PAIR_BYTES),
+        )?;
         // Key: the pair packed in a u64 and multiplied by an odd constant, a bijection,
         // so the pre-mixed hasher needs no further work.
         let mut pairs: HashMap<u64, u32, std::hash::BuildHasherDefault<Premixed>> =
@@ -188,43 +256,70 @@ impl Ms1x {
             });
             indices.push(v);
         }
+        let mut per_vertex = (2 * size_of::<Vec3>() + size_of::<Vec4>()) as u64;
+        for (present, size) in [
+            (!s.uv0.is_empty(), size_of::<Vec2>()),
+            (!s.uv1.is_empty(), size_of::<Vec2>()),
+            (!s.colors.is_empty(), size_of::<Vec4>()),
+            (!s.weights.is_empty(), size_of::<VertexInfluences>()),
+        ] {
+            if present {
+                per_vertex += size as u64;
+            }
+        }
+        let vertices = order.len() as u64;
+        budget.charge("converted vertices", vertices.saturating_mul(per_vertex))?;
+        // Every extra morph target becomes a position and a normal per core vertex.
+        let morphs = s.morph_targets.len().saturating_sub(1) as u64;
+        budget.charge(
+            "morph targets",
+            morphs.saturating_mul(vertices).saturating_mul(24),
+        )?;
         let mut cs = CoreSurface {
             name: text(&s.name),
             indices,
             ..CoreSurface::default()
         };
+        // Indices were checked above, so every `get` below finds its value.
+        let zero_t = [0i16, 0, 0, 32767];
         for &(c, t) in &order {
             let (c, t) = (c as usize, t as usize);
-            cs.positions.push(Vec3::from_array(base.vertices[c]));
-            let (n, tan) = tangent::to_normal_tangent(self.version, base.tangents[t]);
+            cs.positions.push(Vec3::from_array(
+                base.vertices.get(c).copied().unwrap_or_default(),
+            ));
+            let q = base.tangents.get(t).copied().unwrap_or(zero_t);
+            let (n, tan) = tangent::to_normal_tangent(self.version, q);
             cs.normals.push(n);
             cs.tangents.push(tan);
-            if !s.uv0.is_empty() {
-                cs.uv0.push(Vec2::from_array(s.uv0[t]));
+            if let Some(uv) = s.uv0.get(t) {
+                cs.uv0.push(Vec2::from_array(*uv));
             }
-            if !s.uv1.is_empty() {
-                cs.uv1.push(Vec2::from_array(s.uv1[t]));
+            if let Some(uv) = s.uv1.get(t) {
+                cs.uv1.push(Vec2::from_array(*uv));
             }
-            if !s.colors.is_empty() {
+            if let Some(col) = s.colors.get(t) {
                 cs.colors
-                    .push(Vec4::from_array(s.colors[t].map(|b| f32::from(b) / 255.0)));
+                    .push(Vec4::from_array(col.map(|b| f32::from(b) / 255.0)));
             }
-            if !s.weights.is_empty() {
-                cs.skin.push(weights_to_core(&s.weights[c]));
+            if let Some(w) = s.weights.get(c) {
+                cs.skin.push(weights_to_core(w));
             }
         }
-        for mt in &s.morph_targets[1..] {
+        for mt in s.morph_targets.iter().skip(1) {
             cs.morph_targets.push(CoreMorph {
                 name: text(&mt.name),
                 kind: MorphKind::Absolute,
                 positions: order
                     .iter()
-                    .map(|&(c, _)| Vec3::from_array(mt.vertices[c as usize]))
+                    .map(|&(c, _)| {
+                        Vec3::from_array(mt.vertices.get(c as usize).copied().unwrap_or_default())
+                    })
                     .collect(),
                 normals: order
                     .iter()
                     .map(|&(_, t)| {
-                        tangent::to_normal_tangent(self.version, mt.tangents[t as usize]).0
+                        let q = mt.tangents.get(t as usize).copied().unwrap_or(zero_t);
+                        tangent::to_normal_tangent(self.version, q).0
                     })
                     .collect(),
             });
@@ -234,6 +329,18 @@ impl Ms1x {
 
     /// Encodes a meshfmt-core model as ms10 or ms11, reporting every loss.
     pub fn from_core(model: &Model, version: Ms1xVersion) -> Result<Converted<Ms1x>> {
+        Ms1x::from_core_in(model, version, &Budget::default())
+    }
+
+    /// [`Ms1x::from_core`], charging what it builds to `budget`: the copy of the model,
+    /// generated normals and tangents, morph targets, the vertex split, resampled
+    /// animation frames.
+    pub(crate) fn from_core_in(
+        model: &Model,
+        version: Ms1xVersion,
+        budget: &Budget,
+    ) -> Result<Converted<Ms1x>> {
+        budget.charge("model copy", model.heap_bytes())?;
         let mut m = model.clone();
         m.convert_to(COORDINATE_SYSTEM);
         let mut out = Converted::exact(());
@@ -253,6 +360,7 @@ impl Ms1x {
                 version,
                 m.skeleton.len(),
                 &mut out,
+                budget,
             )?);
         }
         let mut animations = Vec::with_capacity(m.animations.len());
@@ -266,8 +374,11 @@ impl Ms1x {
                 );
             }
         } else {
+            // One flag per bone, shared by the clips (each clears what it set).
+            let mut seen = vec![false; m.skeleton.len()];
             for (i, clip) in m.animations.iter().enumerate() {
-                animations.push(clip_to_embedded(i, clip, &m.skeleton, &mut out)?);
+                let a = clip_to_embedded(i, clip, &m.skeleton, &mut seen, &mut out, budget)?;
+                animations.push(a);
             }
         }
         let bounds = Bounds::of_points(
@@ -331,10 +442,36 @@ fn quat_to_i16(q: Quat) -> [i16; 4] {
         .map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
 }
 
+/// Charges a core skeleton of bones with names of these lengths.
+fn charge_skeleton(budget: &Budget, names: impl ExactSizeIterator<Item = usize>) -> Result<()> {
+    let n = names.len() as u64;
+    let text: u64 = names.map(|l| l as u64).sum();
+    budget.charge(
+        "converted skeleton",
+        n.saturating_mul(size_of::<Bone>() as u64)
+            .saturating_add(text),
+    )?;
+    Ok(())
+}
+
 /// Keys resolved frame by frame: unflagged components carry the previous frame's
-/// value, starting from the bind pose.
-fn animation_to_clip(a: &EmbeddedAnimation, bind: &[BindTransform]) -> Clip {
+/// value, starting from the bind pose. Every (frame, bone) key, one byte in the file at
+/// least, becomes a dense key of each track: charged first.
+fn animation_to_clip(
+    a: &EmbeddedAnimation,
+    bind: &[BindTransform],
+    budget: &Budget,
+) -> Result<Clip> {
     let nb = a.bones.len();
+    // Frames that have keys (all of them in a file that was read); none without bones,
+    // however many frames the header claims.
+    let frames = (a.num_frames as usize).min(a.keys.len().checked_div(nb).unwrap_or(0));
+    budget.charge(
+        "animation tracks",
+        (frames as u64)
+            .saturating_mul(nb as u64)
+            .saturating_mul(TRACK_KEY_BYTES),
+    )?;
     let mut channels = Vec::with_capacity(nb);
     for (slot, &bone) in a.bones.iter().enumerate() {
         let bone = bone as usize;
@@ -349,7 +486,7 @@ fn animation_to_clip(a: &EmbeddedAnimation, bind: &[BindTransform]) -> Clip {
             bone,
             ..Channel::default()
         };
-        for f in 0..a.num_frames as usize {
+        for f in 0..frames {
             let Some(k) = a.keys.get(f * nb + slot) else {
                 break;
             };
@@ -384,17 +521,19 @@ fn animation_to_clip(a: &EmbeddedAnimation, bind: &[BindTransform]) -> Clip {
         }
         channels.push(channel);
     }
-    Clip {
+    Ok(Clip {
         name: a.name.to_string_lossy(),
         channels,
-    }
+    })
 }
 
 fn clip_to_embedded(
     index: usize,
     clip: &Clip,
     skeleton: &Skeleton,
+    seen: &mut [bool],
     out: &mut Converted<()>,
+    budget: &Budget,
 ) -> Result<EmbeddedAnimation> {
     if !clip.is_on_grid(FPS) {
         out.lose(
@@ -406,22 +545,30 @@ fn clip_to_embedded(
     }
     let mut bones = Vec::new();
     let mut channels = Vec::new();
+    // A flag per skeleton bone (bones_from_core bounds the count by i16::MAX), not a
+    // search of the list per channel.
     for c in &clip.channels {
-        if c.bone >= skeleton.len() {
+        let Some(seen) = seen.get_mut(c.bone) else {
             return Err(invalid(format!(
                 "animation {index}: channel for bone {} of {}",
                 c.bone,
                 skeleton.len()
             )));
-        }
-        if bones.contains(&(c.bone as i16)) {
+        };
+        if *seen {
             return Err(invalid(format!(
                 "animation {index}: two channels for bone {}",
                 c.bone
             )));
         }
+        *seen = true;
         bones.push(c.bone as i16);
         channels.push(c);
+    }
+    for &b in &bones {
+        if let Some(s) = seen.get_mut(b as usize) {
+            *s = false;
+        }
     }
     out.lose(
         Feature::Animation,
@@ -431,8 +578,8 @@ fn clip_to_embedded(
         format!("animations[{index}]"),
         "rotations stored as i16 / 32767",
     );
-    let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
-    let per_frame = (bones.len() * (std::mem::size_of::<FrameKey>() + 40)) as u64;
+    // A key per channel and the values sampled for it, per frame.
+    let per_frame = (bones.len() as u64).saturating_mul(size_of::<FrameKey>() as u64 + 40);
     let times = clip.frame_times(FPS, budget, per_frame)?;
     let mut keys = Vec::with_capacity(times.len().saturating_mul(bones.len()));
     let mut previous: Vec<FrameKey> = vec![FrameKey::default(); bones.len()];
@@ -625,8 +772,10 @@ fn surface_from_core(
     version: Ms1xVersion,
     bones: usize,
     out: &mut Converted<()>,
+    budget: &Budget,
 ) -> Result<Surface> {
     let n = s.positions.len();
+    let n64 = n as u64;
     let path = format!("surfaces[{index}]");
     if s.indices.len() % 3 != 0 {
         return Err(invalid(format!(
@@ -656,6 +805,16 @@ fn surface_from_core(
             )));
         }
     }
+    let generate =
+        |given: bool, made: &'static str, copied: &'static str| if given { copied } else { made };
+    budget.charge(
+        generate(!s.normals.is_empty(), "generated normals", "normals"),
+        n64.saturating_mul(12),
+    )?;
+    budget.charge(
+        generate(!s.tangents.is_empty(), "generated tangents", "tangents"),
+        n64.saturating_mul(16),
+    )?;
     let normals = if s.normals.is_empty() {
         generated_normals(s)
     } else {
@@ -705,6 +864,32 @@ fn surface_from_core(
             "colors stored as u8",
         );
     }
+    // Each morph target becomes absolute positions and normals per vertex (its own or
+    // the base normals), whatever it stores.
+    let nm = s.morph_targets.len() as u64;
+    budget.charge("morph targets", nm.saturating_mul(n64).saturating_mul(24))?;
+    // The vertex split, per vertex: the interned keys (position, skin and morph
+    // positions; quantized frames, UVs and color) with growth slack, two hash entries,
+    // chain links and maps, and the output arrays; then two indices per corner.
+    let has = |v: bool| u64::from(v);
+    let key_words = 3
+        + 9 * has(!s.skin.is_empty())
+        + 3 * nm
+        + 4
+        + 4 * nm
+        + 2 * has(!s.uv0.is_empty())
+        + 2 * has(!s.uv1.is_empty())
+        + has(!s.colors.is_empty());
+    let output = (1 + nm) * 20
+        + 8 * has(!s.uv0.is_empty())
+        + 8 * has(!s.uv1.is_empty())
+        + 4 * has(!s.colors.is_empty())
+        + size_of::<VertexWeights>() as u64 * has(!s.skin.is_empty());
+    budget.charge(
+        "vertex split",
+        n64.saturating_mul(key_words * 4 * 2 + 64 + 16 + 8 + output)
+            .saturating_add((s.indices.len() as u64).saturating_mul(8)),
+    )?;
     let mut morphs: Vec<Vec<Vec3>> = Vec::new();
     let mut morph_normals: Vec<Vec<Vec3>> = Vec::new();
     for mt in &s.morph_targets {
@@ -905,8 +1090,16 @@ fn old_surface_to_core(
     uv0: &[[f32; 2]],
     uv1: &[[f32; 2]],
     triangles: &[[u32; 3]],
-) -> CoreSurface {
-    CoreSurface {
+    budget: &Budget,
+) -> Result<CoreSurface> {
+    let per_vertex = 2 * 12 + 8 * (u64::from(!uv0.is_empty()) + u64::from(!uv1.is_empty()));
+    budget.charge(
+        "converted surfaces",
+        (positions.len() as u64)
+            .saturating_mul(per_vertex)
+            .saturating_add((triangles.len() as u64).saturating_mul(12)),
+    )?;
+    Ok(CoreSurface {
         name: text(name),
         positions: positions.iter().map(|p| Vec3::from_array(*p)).collect(),
         normals: normals
@@ -917,7 +1110,7 @@ fn old_surface_to_core(
         uv1: uv1.iter().map(|u| Vec2::from_array(*u)).collect(),
         indices: triangles.iter().flatten().copied().collect(),
         ..CoreSurface::default()
-    }
+    })
 }
 
 /// Common per-surface part of the old formats: positions, compressed normals, UVs,
@@ -930,7 +1123,12 @@ struct OldGeometry {
     triangles: Vec<[u32; 3]>,
 }
 
-fn old_geometry(index: usize, s: &CoreSurface, out: &mut Converted<()>) -> Result<OldGeometry> {
+fn old_geometry(
+    index: usize,
+    s: &CoreSurface,
+    out: &mut Converted<()>,
+    budget: &Budget,
+) -> Result<OldGeometry> {
     let n = s.positions.len();
     if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
         return Err(invalid(format!(
@@ -939,6 +1137,17 @@ fn old_geometry(index: usize, s: &CoreSurface, out: &mut Converted<()>) -> Resul
         )));
     }
     let path = format!("surfaces[{index}]");
+    // Normals (given or generated) and their compressed copy, positions, UVs and
+    // triangles.
+    budget.charge(
+        if s.normals.len() == n {
+            "normals"
+        } else {
+            "generated normals"
+        },
+        (n as u64).saturating_mul(12 + 6 + 12 + 16),
+    )?;
+    budget.charge("triangles", (s.indices.len() as u64).saturating_mul(4))?;
     let normals = if s.normals.len() == n {
         s.normals.clone()
     } else {
@@ -1014,6 +1223,11 @@ fn old_geometry(index: usize, s: &CoreSurface, out: &mut Converted<()>) -> Resul
 impl Mi08 {
     /// The file as a meshfmt-core model. Normals are decompressed and renormalized.
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_in(&Budget::default())
+    }
+
+    /// [`Mi08::to_core`], charging the model it builds to `budget`.
+    pub(crate) fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
         let mut out = Converted::exact(());
         non_utf8_names(self.surfaces.iter().map(|s| &s.name), &mut out);
         let surfaces = self
@@ -1027,14 +1241,21 @@ impl Mi08 {
                     &s.uv0,
                     &s.uv1,
                     &s.triangles,
+                    budget,
                 )
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(out.map(|()| model(surfaces, Skeleton::default(), Vec::new())))
     }
 
     /// Encodes a meshfmt-core model as mi08 (static geometry only).
     pub fn from_core(model: &Model) -> Result<Converted<Mi08>> {
+        Mi08::from_core_in(model, &Budget::default())
+    }
+
+    /// [`Mi08::from_core`], charging what it builds to `budget`.
+    pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Mi08>> {
+        budget.charge("model copy", model.heap_bytes())?;
         let mut m = model.clone();
         m.convert_to(COORDINATE_SYSTEM);
         let mut out = Converted::exact(());
@@ -1062,7 +1283,7 @@ impl Mi08 {
         }
         let mut surfaces = Vec::new();
         for (i, s) in m.surfaces.iter().enumerate() {
-            let g = old_geometry(i, s, &mut out)?;
+            let g = old_geometry(i, s, &mut out, budget)?;
             surfaces.push(Mi08Surface {
                 name: RawString::from(s.name.as_str()),
                 bounds: Bounds::of_points(g.positions.iter()),
@@ -1078,11 +1299,62 @@ impl Mi08 {
     }
 }
 
+/// Per bone, the tracks [`Clip::sample`] would apply: for each kind, the last channel's
+/// non-empty track (later channels override earlier ones). Channels for bones outside
+/// the skeleton are ignored, as `sample` ignores them. Sampling through this costs one
+/// step per bone and frame however many channels the clip has.
+type BoneTracks<'a> = (
+    Option<&'a Track<Vec3>>,
+    Option<&'a Track<Quat>>,
+    Option<&'a Track<Vec3>>,
+);
+
+fn bone_tracks(clip: &Clip, bones: usize) -> Vec<BoneTracks<'_>> {
+    fn used<T>(t: &Track<T>) -> bool {
+        t.times.len().min(t.values.len()) > 0
+    }
+    let mut out: Vec<BoneTracks<'_>> = vec![(None, None, None); bones];
+    for c in &clip.channels {
+        if let Some(b) = out.get_mut(c.bone) {
+            if used(&c.translation) {
+                b.0 = Some(&c.translation);
+            }
+            if used(&c.rotation) {
+                b.1 = Some(&c.rotation);
+            }
+            if used(&c.scale) {
+                b.2 = Some(&c.scale);
+            }
+        }
+    }
+    out
+}
+
+/// [`Clip::sample`] for one bone through its [`bone_tracks`].
+fn sample_bone(tracks: &BoneTracks<'_>, rest: Transform, time: f32) -> Transform {
+    let mut local = rest;
+    if let Some(t) = tracks.0.and_then(|t| t.sample(time)) {
+        local.translation = t;
+    }
+    if let Some(r) = tracks.1.and_then(|t| t.sample(time)) {
+        local.rotation = r.normalize();
+    }
+    if let Some(s) = tracks.2.and_then(|t| t.sample(time)) {
+        local.scale = s;
+    }
+    local
+}
+
 impl Ms08 {
     /// The file as a meshfmt-core model: frame 0 is the bind pose (the bones' rest
     /// transforms); frames 1.. become one clip, [`FPS`] apart. Weights are /255 and
     /// renormalized.
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_in(&Budget::default())
+    }
+
+    /// [`Ms08::to_core`], charging the model it builds to `budget`.
+    pub(crate) fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
         let mut out = Converted::exact(());
         non_utf8_names(
             self.bones
@@ -1104,6 +1376,7 @@ impl Ms08 {
             scale: Vec3::splat(f.scale),
         };
         let bind = self.frame(0);
+        charge_skeleton(budget, self.bones.iter().map(|b| b.name.as_bytes().len()))?;
         let skeleton = Skeleton {
             bones: self
                 .bones
@@ -1118,14 +1391,25 @@ impl Ms08 {
                 .collect(),
         };
         let mut animations = Vec::new();
+        let nb = self.bones.len();
+        // Frames that have transforms (all of them in a file that was read); none
+        // without bones, however many frames the header claims.
+        let frames = (self.num_frames as usize).min(self.frames.len().checked_div(nb).unwrap_or(0));
         if self.num_frames > 1 {
-            let channels = (0..self.bones.len())
+            // 32 bytes of file per (frame, bone) become a dense key of three tracks.
+            budget.charge(
+                "animation tracks",
+                (frames.saturating_sub(1) as u64)
+                    .saturating_mul(nb as u64)
+                    .saturating_mul(TRACK_KEY_BYTES),
+            )?;
+            let channels = (0..nb)
                 .map(|b| {
                     let mut c = Channel {
                         bone: b,
                         ..Channel::default()
                     };
-                    for f in 1..self.num_frames as usize {
+                    for f in 1..frames {
                         let Some(t) = self.frame(f).get(b).map(frame_to) else {
                             break;
                         };
@@ -1156,11 +1440,21 @@ impl Ms08 {
                     &s.uv0,
                     &s.uv1,
                     &s.triangles,
-                );
+                    budget,
+                )?;
+                budget.charge(
+                    "skin weights",
+                    (s.positions.len() as u64).saturating_mul(size_of::<VertexInfluences>() as u64),
+                )?;
+                // One pass with a running offset, not a prefix sum per vertex.
+                let empty: &[Ms08Weight] = &[];
+                let mut per_vertex = s.weights_per_vertex();
                 cs.skin = (0..s.positions.len())
-                    .map(|i| {
+                    .map(|_| {
                         let mut v = VertexInfluences::from_pairs_strongest(
-                            s.vertex_weights(i)
+                            per_vertex
+                                .next()
+                                .unwrap_or(empty)
                                 .iter()
                                 .map(|w| (u32::from(w.bone), f32::from(w.weight) / 255.0)),
                         );
@@ -1168,15 +1462,22 @@ impl Ms08 {
                         v
                     })
                     .collect();
-                cs
+                Ok(cs)
             })
-            .collect();
+            .collect::<Result<_>>()?;
         Ok(out.map(|()| model(surfaces, skeleton, animations)))
     }
 
     /// Encodes a meshfmt-core model as ms08: rest pose as frame 0, the first clip
     /// sampled at [`FPS`] as frames 1.., weights as u8 (truncated).
     pub fn from_core(model: &Model) -> Result<Converted<Ms08>> {
+        Ms08::from_core_in(model, &Budget::default())
+    }
+
+    /// [`Ms08::from_core`], charging what it builds (model copy, resampled frames,
+    /// geometry) to `budget`.
+    pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Ms08>> {
+        budget.charge("model copy", model.heap_bytes())?;
         let mut m = model.clone();
         m.convert_to(COORDINATE_SYSTEM);
         let mut out = Converted::exact(());
@@ -1219,12 +1520,23 @@ impl Ms08 {
                     format!("keys resampled at {FPS} frames per second"),
                 );
             }
-            let budget = &meshfmt_core::Budget::default(); // replaced by the caller's (issue 16)
-            let per_frame = (m.skeleton.len() * (std::mem::size_of::<BoneFrame>() + 40)) as u64;
-            for time in clip.frame_times(FPS, budget, per_frame)? {
-                let pose = clip.sample(&m.skeleton, time);
-                frames.extend(pose.locals.iter().map(&mut to_frame));
-                num_frames += 1;
+            // A transform per bone per frame, and the sampled pose it comes from.
+            let per_frame = (nb as u64).saturating_mul(size_of::<BoneFrame>() as u64 + 40);
+            let times = clip.frame_times(FPS, budget, per_frame)?;
+            num_frames = u32::try_from(times.len())
+                .ok()
+                .and_then(|n| n.checked_add(1))
+                .ok_or_else(|| {
+                    invalid(format!("{} frames do not fit a frame count", times.len()))
+                })?;
+            // Without bones a frame is nothing but a count.
+            if nb > 0 {
+                let tracks = bone_tracks(clip, nb);
+                for time in times {
+                    for (b, t) in m.skeleton.bones.iter().zip(&tracks) {
+                        frames.push(to_frame(&sample_bone(t, b.rest, time)));
+                    }
+                }
             }
         }
         if m.animations.first().is_some_and(|c| !c.name.is_empty()) {
@@ -1258,7 +1570,7 @@ impl Ms08 {
         }
         let mut surfaces = Vec::new();
         for (i, s) in m.surfaces.iter().enumerate() {
-            let g = old_geometry(i, s, &mut out)?;
+            let g = old_geometry(i, s, &mut out, budget)?;
             let mut weight_counts = Vec::with_capacity(g.positions.len());
             let mut weights = Vec::new();
             for v in 0..g.positions.len() {
@@ -1310,38 +1622,76 @@ impl Ms08 {
 // ---------------------------------------------------------------------------- any version
 
 impl MeshFile {
-    /// The file as a meshfmt-core model.
+    /// The file as a meshfmt-core model, under a fresh default budget.
     pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// The file as a meshfmt-core model, charging what it builds to the options'
+    /// budget (shared with the read when the caller passes the same one).
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits};
+    /// use unigine_mesh::{CoreOptions, MeshFile, ReadOptions, WriteOptions};
+    /// # let model = meshfmt_core::canonical::cube();
+    /// # let bytes = MeshFile::from_core(&model, &WriteOptions::default())?.value.write()?;
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// let file = unigine_mesh::read_with(&bytes, &ReadOptions {
+    ///     budget: Some(budget.clone()),
+    ///     ..Default::default()
+    /// })?;
+    /// let read = budget.used();
+    /// let model = file.to_core_with(&CoreOptions { budget: Some(budget.clone()), ..Default::default() })?;
+    /// assert!(budget.used() > read); // one budget for both steps
+    /// assert_eq!(model.value.surfaces.len(), 1);
+    /// # Ok::<(), unigine_mesh::Error>(())
+    /// ```
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
         match self {
-            MeshFile::Mi08(m) => m.to_core(),
-            MeshFile::Ms08(m) => m.to_core(),
-            MeshFile::Ms1x(m) => m.to_core(),
-            MeshFile::Ms14(m) => m.mesh.to_core(),
-            MeshFile::Ms15(m) => m.to_core(),
-            MeshFile::Sk10(m) => m.to_core(),
-            MeshFile::Sn10(m) => m.to_core(),
+            MeshFile::Mi08(m) => m.to_core_in(&budget),
+            MeshFile::Ms08(m) => m.to_core_in(&budget),
+            MeshFile::Ms1x(m) => m.to_core_in(&budget),
+            MeshFile::Ms14(m) => m.mesh.to_core_in(&budget),
+            MeshFile::Ms15(m) => m.to_core_in(&budget),
+            MeshFile::Sk10(m) => m.to_core_in(&budget),
+            MeshFile::Sn10(m) => m.to_core_in(&budget),
         }
     }
 
-    /// Encodes a meshfmt-core model in the chosen version, reporting every loss.
+    /// Encodes a meshfmt-core model in the chosen version, reporting every loss and
+    /// charging what it builds to the options' budget.
     pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
         Ok(match options.version {
-            TargetVersion::Mi08 => Mi08::from_core(model)?.map(MeshFile::Mi08),
-            TargetVersion::Ms08 => Ms08::from_core(model)?.map(MeshFile::Ms08),
-            TargetVersion::Ms10 => Ms1x::from_core(model, Ms1xVersion::Ms10)?.map(MeshFile::Ms1x),
-            TargetVersion::Ms11 => Ms1x::from_core(model, Ms1xVersion::Ms11)?.map(MeshFile::Ms1x),
-            TargetVersion::Ms13 => Ms1x::from_core(model, Ms1xVersion::Ms13)?.map(MeshFile::Ms1x),
+            TargetVersion::Mi08 => Mi08::from_core_in(model, budget)?.map(MeshFile::Mi08),
+            TargetVersion::Ms08 => Ms08::from_core_in(model, budget)?.map(MeshFile::Ms08),
+            TargetVersion::Ms10 => {
+                Ms1x::from_core_in(model, Ms1xVersion::Ms10, budget)?.map(MeshFile::Ms1x)
+            }
+            TargetVersion::Ms11 => {
+                Ms1x::from_core_in(model, Ms1xVersion::Ms11, budget)?.map(MeshFile::Ms1x)
+            }
+            TargetVersion::Ms13 => {
+                Ms1x::from_core_in(model, Ms1xVersion::Ms13, budget)?.map(MeshFile::Ms1x)
+            }
             TargetVersion::Ms14 => {
-                let c = Ms1x::from_core(model, Ms1xVersion::Ms13)?;
+                let c = Ms1x::from_core_in(model, Ms1xVersion::Ms13, budget)?;
                 let losses = c.losses;
                 Converted {
-                    value: MeshFile::Ms14(crate::ms14::Ms14::from_ms13(c.value)?),
+                    value: MeshFile::Ms14(crate::ms14::Ms14::from_ms13_in(c.value, budget)?),
                     losses,
                 }
             }
-            TargetVersion::Ms15 => crate::ms15::Ms15::from_core(model)?.map(MeshFile::Ms15),
-            TargetVersion::Sk10 => crate::sk10::Sk10::from_core(model)?.map(MeshFile::Sk10),
-            TargetVersion::Sn10 => crate::sn10::Sn10::from_core(model)?.map(MeshFile::Sn10),
+            TargetVersion::Ms15 => {
+                crate::ms15::Ms15::from_core_in(model, budget)?.map(MeshFile::Ms15)
+            }
+            TargetVersion::Sk10 => {
+                crate::sk10::Sk10::from_core_in(model, budget)?.map(MeshFile::Sk10)
+            }
+            TargetVersion::Sn10 => {
+                crate::sn10::Sn10::from_core_in(model, budget)?.map(MeshFile::Sn10)
+            }
         })
     }
 }

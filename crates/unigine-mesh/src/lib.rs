@@ -44,7 +44,7 @@
 //!     }],
 //!     ..Default::default()
 //! };
-//! let converted = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Ms11 })?;
+//! let converted = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Ms11, ..Default::default() })?;
 //! let bytes = converted.value.write()?;
 //! let file = unigine_mesh::read(&bytes)?;           // faithful types
 //! assert_eq!(file.version(), "ms11");
@@ -63,6 +63,32 @@
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset, the surface and the
 //! field.
+//!
+//! # Memory and time
+//! Every operation draws on one [`Budget`]: a read
+//! ([`read_with`]), a conversion to meshfmt-core ([`MeshFile::to_core_with`]) and one
+//! from it ([`MeshFile::from_core`]) take the options' `budget` when given, so one
+//! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
+//! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
+//! 1 GiB, by default). What the input makes grow is charged before it is allocated:
+//! decoded arrays, decompressed LZ4 blocks (with their stored copy), indices widened to
+//! 32 bits, the core vertex of every coordinate/tangent index pair, morph targets,
+//! dense animation tracks from sparse keys, resampled frames, generated normals and
+//! tangents, copies of the model and ms14 spatial trees. An operation that would pass
+//! the budget fails with [`Error::OverBudget`] (inside [`Error::Decode`] for a read)
+//! naming what it was building. Frame counts of animations without bones cost
+//! nothing, and no work grows faster than what it produces (spatial trees are at most
+//! [`spatial::MAX_MIDPOINT_DEPTH`] plus log2(triangles) deep).
+//!
+//! # Derived data
+//! Writers store derived data from the values, so an edited file never carries stale
+//! data: bounds that no longer fit the vertices are rebuilt the engine's way
+//! ([`Ms1x::bounds_to_write`]); an ms14 surface whose positions or triangles changed
+//! gets a new spatial tree and edge flags ([`ms14::Ms14::trees_to_write`]; a tree
+//! edited into an inconsistent state over unchanged geometry is rejected by
+//! [`ms14::Ms14::check`]); the ms14/sk10 memory estimate follows the block sizes; an
+//! embedded animation's flag byte is the OR of its keys' flags. Unedited files,
+//! every real sample included, are written back byte for byte.
 //!
 //! ```
 //! assert!(unigine_mesh::sniff(b"ms11\x01\x05root\x00"));
@@ -83,10 +109,10 @@ pub mod sn10;
 pub mod spatial;
 pub mod tangent;
 
-use parsing_primitives::{Limits, Reader};
+use parsing_primitives::{Budget, Limits, Reader};
 
 pub use common::{BindTransform, Bounds};
-pub use convert::{COORDINATE_SYSTEM, FPS, TargetVersion, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, FPS, TargetVersion, WriteOptions};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};
@@ -114,10 +140,13 @@ fn looks_versioned(m: &[u8; 4]) -> bool {
 }
 
 /// Reading choices.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps.
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
     pub limits: Limits,
+    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
+    /// write of a whole conversion); `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
 }
 
 /// A mesh file of any supported version.
@@ -186,7 +215,8 @@ pub fn read(data: &[u8]) -> Result<MeshFile> {
 
 /// Reads a mesh of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
-    let mut r = Reader::new(FORMAT_NAME, data).with_limits(options.limits);
+    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic: [u8; 4] = r
         .peek(4)
         .map_err(Error::Decode)?

@@ -14,13 +14,13 @@
 //! the decoded content is unchanged ([`Ms14::blocks`]); changed content is compressed
 //! anew (stored raw when compression does not shrink it).
 
-use parsing_primitives::{RawString, Reader, Writer};
+use parsing_primitives::{Budget, RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
-use crate::common::{BindTransform, MAX_NAME, read_bounds};
+use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
-    HeaderCounts, Ms1x, Ms1xVersion, Surface, read_bones, read_geometry, write_geometry,
+    HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_bones, read_geometry,
     write_geometry_with,
 };
 use crate::spatial::SpatialTree;
@@ -51,14 +51,44 @@ pub struct Ms14 {
     pub mesh: Ms1x,
     /// "Spatial tree triangles" (4 in every sample: the leaf size the tree aims for).
     pub spatial_tree_triangles: i64,
-    /// The engine's RAM estimate, copied through.
+    /// The engine's RAM estimate (its formula is unknown). Written as stored while every
+    /// block's content is unchanged or when there are no original [`Ms14::blocks`]
+    /// (built in memory: [`Ms14::from_ms13`] sets it); otherwise rescaled by the ratio
+    /// of the new to the original decoded block sizes.
     pub memory_estimate: i64,
     /// Decoded edges-and-spatial-tree block per surface (edge flags, node indices and a
-    /// pre-order tree of boxes).
+    /// pre-order tree of boxes); derived data, see [`Ms14::tree_geometry`].
     pub trees: Vec<SpatialTree>,
+    /// Per surface, the [`geometry_hash`] of the geometry its tree was read or built
+    /// for. The writer builds a new tree (and edge flags) for a surface whose geometry
+    /// hash no longer matches (or has none), so edited positions or triangles never
+    /// leave a stale tree; other edits (UVs, tangents) keep the stored tree.
+    pub tree_geometry: Vec<u64>,
     /// The original blocks, per surface, when read from a file: written back unchanged
     /// when the content still matches. Empty for meshes built in memory.
     pub blocks: Vec<SurfaceBlocks>,
+}
+
+/// A 64-bit hash of what a surface's spatial tree and edge flags derive from: the
+/// morph-target-0 positions (bit patterns) and the coordinate indices. Not a
+/// cryptographic hash: it tells edits apart from untouched geometry.
+pub fn geometry_hash(s: &Surface) -> u64 {
+    let positions = s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..]);
+    let mut h: u64 = 0x6a09_e667_f3bc_c908;
+    let mut mix = |v: u64| {
+        h = (h ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    };
+    mix(positions.len() as u64);
+    for p in positions {
+        mix(u64::from(p[0].to_bits()) | u64::from(p[1].to_bits()) << 32);
+        mix(u64::from(p[2].to_bits()));
+    }
+    mix(s.cindices.len() as u64);
+    for pair in s.cindices.chunks(2) {
+        let hi = pair.get(1).copied().unwrap_or(u32::MAX);
+        mix(u64::from(pair[0]) | u64::from(hi) << 32);
+    }
+    h
 }
 
 /// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
@@ -78,20 +108,24 @@ pub(crate) fn read_block(
             ));
         }
         // A hostile size must fail before anything is allocated.
-        if size > csize.saturating_mul(LZ4_MAX_RATIO) + 16 {
+        if size > csize.saturating_mul(LZ4_MAX_RATIO).saturating_add(16) {
             return Err(r.invalid_at(
                 at,
                 format!("{csize} compressed bytes cannot decode to {size}"),
             ));
         }
-        let stored = r
-            .bytes(usize::try_from(csize).unwrap_or(usize::MAX))?
-            .to_vec();
-        r.charge(size)?;
+        let stored = r.bytes(usize::try_from(csize).unwrap_or(usize::MAX))?;
+        // Both copies are kept (the stored bytes for a byte-identical rewrite, the
+        // content to decode), so both are charged, a raw block's twice.
+        r.charge_for("stored block", csize)?;
+        r.charge_for("decompressed block", size)?;
+        let stored = stored.to_vec();
         let content = if csize == size {
             stored.clone()
         } else {
-            decompress(&stored, size as usize)
+            usize::try_from(size)
+                .ok()
+                .and_then(|size| decompress(&stored, size))
                 .ok_or_else(|| r.invalid_at(at + 16, "corrupt LZ4 block"))?
         };
         Ok(StoredBlock { content, stored })
@@ -261,8 +295,9 @@ pub(crate) fn decode_surfaces(
             weights,
         };
         let names = h.morphs.into_iter().map(|m| m.0).collect();
-        // Offsets inside the decoded block, which has no place in the file.
-        let mut g = Reader::new(FORMAT_NAME, &block.content).with_limits(*r.limits());
+        // Offsets inside the decoded block, which has no place in the file; the
+        // operation's budget is shared.
+        let mut g = Reader::new(FORMAT_NAME, &block.content).with_budget(r.budget().clone());
         let surface = g.field("surfaces", |g| {
             g.item(s, |g| {
                 g.field("geometry (decoded)", |g| {
@@ -328,9 +363,10 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     r.finish()?;
 
     let surfaces = decode_surfaces(r, headers, &geometry_blocks, nb, layout != Layout::Ms15)?;
+    let tree_geometry = surfaces.iter().map(geometry_hash).collect();
     let mut trees = Vec::with_capacity(ns);
     for (s, b) in tree_blocks.iter().enumerate() {
-        let mut t = Reader::new(FORMAT_NAME, &b.content).with_limits(*r.limits());
+        let mut t = Reader::new(FORMAT_NAME, &b.content).with_budget(r.budget().clone());
         trees.push(t.field("tree_blocks", |t| {
             t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
         })?);
@@ -352,6 +388,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
         spatial_tree_triangles,
         memory_estimate,
         trees,
+        tree_geometry,
         blocks,
     })
 }
@@ -361,17 +398,18 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
 pub(crate) fn write_surface_headers(
     w: &mut Writer,
     surfaces: &[Surface],
+    bounds: &[Bounds],
     layout: Layout,
 ) -> Result<()> {
     w.compact_count(surfaces.len())?;
-    for s in surfaces {
+    for (s, bounds) in surfaces.iter().zip(bounds) {
         w.compact_nul_string(s.name.as_bytes())?;
         if layout != Layout::Sk10 {
             w.bytes(&s.lightmap);
         }
         w.compact_count(s.cindices.len())?;
         w.compact_count(s.tindices.len())?;
-        w.le_slice(&s.bounds.to_array());
+        w.le_slice(&bounds.to_array());
         if layout == Layout::Ms15 {
             w.compact_count(s.num_cvertices())?;
         } else {
@@ -385,42 +423,81 @@ pub(crate) fn write_surface_headers(
     Ok(())
 }
 
+/// Each surface's geometry block content (see [`decode_surfaces`] for `weights`).
+pub(crate) fn geometry_contents(surfaces: &[Surface], weights: bool) -> Result<Vec<Vec<u8>>> {
+    surfaces
+        .iter()
+        .map(|s| {
+            let mut g = Writer::new(FORMAT_NAME);
+            write_geometry_with(&mut g, Ms1xVersion::Ms13, s, false, weights)?;
+            Ok(g.into_inner())
+        })
+        .collect()
+}
+
 /// One geometry block per surface (original bytes kept when the content is
-/// unchanged); returns each block's file offset. `weights`: see [`decode_surfaces`].
+/// unchanged); returns each block's file offset.
 pub(crate) fn write_geometry_blocks<'a>(
     w: &mut Writer,
-    surfaces: &[Surface],
+    contents: &[Vec<u8>],
     original: impl Fn(usize) -> Option<&'a StoredBlock>,
-    weights: bool,
-) -> Result<Vec<i64>> {
-    let mut offsets = Vec::with_capacity(surfaces.len());
-    for (i, s) in surfaces.iter().enumerate() {
-        offsets.push(w.len() as i64);
-        let mut g = Writer::new(FORMAT_NAME);
-        write_geometry_with(&mut g, Ms1xVersion::Ms13, s, false, weights)?;
-        write_block(w, g.as_slice(), original(i));
+) -> Vec<i64> {
+    let mut offsets = Vec::with_capacity(contents.len());
+    for (i, content) in contents.iter().enumerate() {
+        offsets.push(i64::try_from(w.len()).unwrap_or(i64::MAX));
+        write_block(w, content, original(i));
     }
-    Ok(offsets)
+    offsets
 }
 
 fn write_block(w: &mut Writer, content: &[u8], original: Option<&StoredBlock>) {
-    let stored = match original {
-        Some(o) if o.content == content => o.stored.clone(),
+    let compressed;
+    let stored: &[u8] = match original {
+        Some(o) if o.content == content => &o.stored,
         _ => {
-            let c = compress(content);
-            if c.len() < content.len() {
-                c
+            compressed = compress(content);
+            if compressed.len() < content.len() {
+                &compressed
             } else {
-                content.to_vec()
+                content
             }
         }
     };
     w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
-    w.bytes(&stored);
+    w.bytes(stored);
+}
+
+/// The memory estimate to write: `stored` for a mesh built in memory (no original
+/// blocks: the builder set it) or while every block's content equals the original's
+/// (same count, same bytes); otherwise `stored` scaled by new / original decoded size
+/// (the new decoded size when `stored` is not positive).
+pub(crate) fn memory_estimate_for(stored: i64, contents: &[&[u8]], original: &[&[u8]]) -> i64 {
+    let unchanged =
+        contents.len() == original.len() && contents.iter().zip(original).all(|(a, b)| a == b);
+    if unchanged || original.is_empty() {
+        return stored;
+    }
+    let total = |blocks: &[&[u8]]| blocks.iter().map(|b| b.len() as u128).sum::<u128>();
+    let (new, old) = (total(contents), total(original));
+    let scaled = match u128::try_from(stored) {
+        // Rounded to nearest: (stored * new + old / 2) / old.
+        Ok(s) if s > 0 && old > 0 => s
+            .saturating_mul(new)
+            .saturating_add(old / 2)
+            .checked_div(old)
+            .unwrap_or(new),
+        _ => new,
+    };
+    i64::try_from(scaled).unwrap_or(i64::MAX)
 }
 
 impl Ms14 {
-    /// Checks what [`Ms14::write`] relies on: the mesh's own checks, one tree per surface.
+    /// Checks what [`Ms14::write`] relies on: the mesh's own checks, one tree per
+    /// surface, and every tree the writer keeps (its surface's geometry is unchanged
+    /// since it was read or built, see [`Ms14::tree_geometry`]) fitting its surface:
+    /// one edge flag and node index per triangle and a well-formed pre-order tree
+    /// ([`SpatialTree::check`]). A tree edited into an inconsistent state is rejected
+    /// here rather than written.
     pub fn check(&self) -> Result<()> {
         self.mesh.check_ms13_content("ms14")?;
         if self.trees.len() != self.mesh.surfaces.len() {
@@ -430,10 +507,61 @@ impl Ms14 {
                 self.mesh.surfaces.len()
             )));
         }
+        for (i, (s, tree)) in self.mesh.surfaces.iter().zip(&self.trees).enumerate() {
+            if self.tree_is_stale(i, s) {
+                continue;
+            }
+            let problems = tree.check(s.cindices.len() / 3);
+            if !problems.is_empty() {
+                return Err(invalid(format!(
+                    "surface {i} '{}': the spatial tree does not fit the surface (its geometry is unchanged, so the tree itself was edited): {}",
+                    s.name,
+                    problems.join("; ")
+                )));
+            }
+        }
         Ok(())
     }
 
-    /// The file's bytes; unchanged blocks keep their original compressed bytes.
+    /// True when surface `i`'s geometry no longer matches the geometry its tree was
+    /// read or built for, so the writer builds a new one.
+    fn tree_is_stale(&self, i: usize, s: &Surface) -> bool {
+        self.tree_geometry.get(i) != Some(&geometry_hash(s))
+    }
+
+    /// Leaf size for rebuilt trees: the stored "spatial tree triangles" when it is a
+    /// plausible leaf size, else 4 (every engine file).
+    fn leaf_size(&self) -> usize {
+        usize::try_from(self.spatial_tree_triangles)
+            .ok()
+            .filter(|n| (1..=64).contains(n))
+            .unwrap_or(4)
+    }
+
+    /// The tree the writer stores for each surface: the stored one, or a new one
+    /// ([`SpatialTree::build`]) where the geometry changed since it was read or built.
+    pub fn trees_to_write(&self) -> Vec<std::borrow::Cow<'_, SpatialTree>> {
+        use std::borrow::Cow;
+        self.mesh
+            .surfaces
+            .iter()
+            .zip(&self.trees)
+            .enumerate()
+            .map(|(i, (s, tree))| {
+                if self.tree_is_stale(i, s) {
+                    let positions = s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..]);
+                    Cow::Owned(SpatialTree::build(&s.cindices, positions, self.leaf_size()))
+                } else {
+                    Cow::Borrowed(tree)
+                }
+            })
+            .collect()
+    }
+
+    /// The file's bytes; unchanged blocks keep their original compressed bytes. Derived
+    /// data is rebuilt where the values it derives from were edited: bounds
+    /// ([`Ms1x::bounds_to_write`]), spatial trees and edge flags
+    /// ([`Ms14::trees_to_write`]) and the memory estimate.
     pub fn write(&self) -> Result<Vec<u8>> {
         self.write_layout(Layout::Ms14)
     }
@@ -471,6 +599,19 @@ impl Ms14 {
         }
         let magic = layout.magic();
         let m = &self.mesh;
+        let (bounds, surface_bounds) = m.bounds_to_write();
+        let geometry = geometry_contents(&m.surfaces, layout != Layout::Ms15)?;
+        let trees = self
+            .trees_to_write()
+            .iter()
+            .map(|t| t.to_bytes())
+            .collect::<Result<Vec<_>>>()?;
+        let contents: Vec<&[u8]> = geometry.iter().chain(&trees).map(Vec::as_slice).collect();
+        let original: Vec<&[u8]> = (self.blocks.iter().map(|b| &b.geometry.content))
+            .chain(self.blocks.iter().map(|b| &b.tree.content))
+            .map(Vec::as_slice)
+            .collect();
+        let estimate = memory_estimate_for(self.memory_estimate, &contents, &original);
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(magic);
         let stt = i32::try_from(self.spatial_tree_triangles)
@@ -478,8 +619,8 @@ impl Ms14 {
         if stt < 0 {
             return Err(invalid("spatial tree triangles must not be negative"));
         }
-        w.compact_u32(stt as u32);
-        w.le_slice(&m.bounds.to_array());
+        w.compact_u32(stt.unsigned_abs());
+        w.le_slice(&bounds.to_array());
         if layout == Layout::Ms14 {
             w.compact_count(m.bones.len())?;
             for b in &m.bones {
@@ -487,20 +628,17 @@ impl Ms14 {
                 w.i16_le(b.parent);
             }
         }
-        write_surface_headers(&mut w, &m.surfaces, layout)?;
-        w.i64_le(self.memory_estimate);
+        write_surface_headers(&mut w, &m.surfaces, &surface_bounds, layout)?;
+        w.i64_le(estimate);
         w.bytes(magic);
         let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
-        let offsets = write_geometry_blocks(
-            &mut w,
-            &m.surfaces,
-            |i| self.blocks.get(i).map(|b| &b.geometry),
-            layout != Layout::Ms15,
-        )?;
+        let offsets = write_geometry_blocks(&mut w, &geometry, |i| {
+            self.blocks.get(i).map(|b| &b.geometry)
+        });
         w.bytes(magic);
-        for (i, t) in self.trees.iter().enumerate() {
-            write_block(&mut w, &t.to_bytes()?, self.blocks.get(i).map(|b| &b.tree));
+        for (i, t) in trees.iter().enumerate() {
+            write_block(&mut w, t, self.blocks.get(i).map(|b| &b.tree));
         }
         w.bytes(magic);
         w.le_slice(&offsets);
@@ -516,6 +654,11 @@ impl Ms14 {
     /// the decoded size of the geometry and tree blocks (the engine's own formula is
     /// unknown; it only has to be plausible).
     pub fn from_ms13(mesh: Ms1x) -> Result<Ms14> {
+        Ms14::from_ms13_in(mesh, &Budget::default())
+    }
+
+    /// [`Ms14::from_ms13`], charging the trees it builds to `budget`.
+    pub(crate) fn from_ms13_in(mesh: Ms1x, budget: &Budget) -> Result<Ms14> {
         if mesh.version != Ms1xVersion::Ms13 || !mesh.animations.is_empty() {
             return Err(invalid("ms14 is built from ms13 content (no animations)"));
         }
@@ -524,23 +667,31 @@ impl Ms14 {
         let mut estimate = 0usize;
         for s in &mesh.surfaces {
             let positions = s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..]);
+            let triangles = s.cindices.len() / 3;
+            budget.charge(
+                "spatial tree",
+                (triangles as u64).saturating_mul(SpatialTree::BUILD_BYTES_PER_TRIANGLE),
+            )?;
             let tree = SpatialTree::build(&s.cindices, positions, 4);
-            if let Some(p) = tree.check(s.cindices.len() / 3).first() {
+            if let Some(p) = tree.check(triangles).first() {
                 return Err(invalid(format!(
                     "surface '{}': built spatial tree: {p}",
                     s.name
                 )));
             }
-            let mut g = Writer::new(FORMAT_NAME);
-            write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
-            estimate = estimate.saturating_add(g.len() + tree.to_bytes()?.len());
+            // Sizes computed, not written out: nothing more to allocate.
+            estimate = estimate
+                .saturating_add(geometry_len(Ms1xVersion::Ms13, s, false, true))
+                .saturating_add(tree.encoded_len());
             trees.push(tree);
         }
+        let tree_geometry = mesh.surfaces.iter().map(geometry_hash).collect();
         Ok(Ms14 {
             mesh,
             spatial_tree_triangles: 4,
             memory_estimate: i64::try_from(estimate).unwrap_or(i64::MAX),
             trees,
+            tree_geometry,
             blocks: Vec::new(),
         })
     }

@@ -28,7 +28,7 @@
 //! exactly ms14's. The faithful type reuses [`Ms14`]: one unnamed morph target per
 //! surface, no bones, no weights.
 
-use meshfmt_core::{Converted, Feature, LossKind, Model};
+use meshfmt_core::{Budget, Converted, Feature, LossKind, Model};
 use parsing_primitives::{RawString, Reader};
 
 use crate::error::Result;
@@ -63,18 +63,28 @@ impl Ms15 {
         self.0.mesh.to_core()
     }
 
+    /// [`Ms15::to_core`], charging the model it builds to `budget`.
+    pub(crate) fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        self.0.mesh.to_core_in(budget)
+    }
+
     /// An ms15 file from any model, as ms13/ms14 would hold it minus bones, weights and
     /// morph targets beyond the base geometry (each reported as a loss); the spatial
     /// trees are built as for ms14 ([`Ms14::from_ms13`]).
     pub fn from_core(model: &Model) -> Result<Converted<Ms15>> {
-        let mut c = Ms1x::from_core(model, Ms1xVersion::Ms13)?;
+        Ms15::from_core_in(model, &Budget::default())
+    }
+
+    /// [`Ms15::from_core`], charging what it builds (model copy, trees) to `budget`.
+    pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Ms15>> {
+        let mut c = Ms1x::from_core_in(model, Ms1xVersion::Ms13, budget)?;
         let stripped = strip_to_static(&mut c.value);
         for (feature, what) in stripped {
             c.lose(feature, LossKind::Dropped, "", what);
         }
         let mesh = c.value;
         Ok(Converted {
-            value: Ms15(Ms14::from_ms13(mesh)?),
+            value: Ms15(Ms14::from_ms13_in(mesh, budget)?),
             losses: c.losses,
         })
     }

@@ -5,6 +5,7 @@
 //! quaternion as `i16[4]`, the binormal sign being the sign of `w` (notes 5). Every
 //! count and string length is a compact int; only the three magics are raw.
 
+use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
@@ -93,6 +94,7 @@ pub struct EmbeddedAnimation {
     /// Animated bones, as indices into the bone list.
     pub bones: Vec<i16>,
     /// The stored animation flag byte (in real files the OR of every frame's flags).
+    /// Derived data: the writer stores the OR of the keys' flags, whatever this says.
     pub flags: u8,
     /// Number of frames.
     pub num_frames: u32,
@@ -105,8 +107,21 @@ impl EmbeddedAnimation {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[FrameKey] {
         let n = self.bones.len();
-        self.keys.get(f * n..(f + 1) * n).unwrap_or(&[])
+        frame_range(f, n)
+            .and_then(|r| self.keys.get(r))
+            .unwrap_or(&[])
     }
+
+    /// The flag byte the writer stores: the OR of every key's flags.
+    pub fn key_flags(&self) -> u8 {
+        self.keys.iter().fold(0, |f, k| f | k.flags())
+    }
+}
+
+/// Keys `f * n .. (f + 1) * n` of a frame-major table; `None` when that overflows.
+pub(crate) fn frame_range(f: usize, n: usize) -> Option<std::ops::Range<usize>> {
+    let start = f.checked_mul(n)?;
+    Some(start..start.checked_add(n)?)
 }
 
 /// One morph target's geometry: coordinate vertices and tangent vertices.
@@ -137,7 +152,8 @@ pub struct VertexWeights {
 pub struct Surface {
     /// Name.
     pub name: RawString,
-    /// Bounds as stored.
+    /// Bounds as stored; derived data, rebuilt on write when they no longer fit the
+    /// morph-target-0 vertices ([`Ms1x::bounds_to_write`]).
     pub bounds: Bounds,
     /// Lightmap UV channel and resolution (ms13 and later; zero in ms10/ms11, which do
     /// not store them).
@@ -175,7 +191,8 @@ impl Surface {
 pub struct Ms1x {
     /// Layout.
     pub version: Ms1xVersion,
-    /// Whole-mesh bounds as stored.
+    /// Whole-mesh bounds as stored; derived data, rebuilt on write when they no longer
+    /// fit the surfaces ([`Ms1x::bounds_to_write`]).
     pub bounds: Bounds,
     /// Bone hierarchy.
     pub bones: Vec<BoneInfo>,
@@ -418,6 +435,8 @@ pub(crate) fn read_geometry(
                     Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => r.le_array::<[i16; 4]>(nt as u64),
                     Ms1xVersion::Ms10 => {
                         let raw = r.le_array::<[u8; 7]>(nt as u64)?;
+                        // Widened to 8 bytes each, on top of the 7-byte array.
+                        r.charge_for("tangents", (nt as u64).saturating_mul(8))?;
                         Ok(raw
                             .into_iter()
                             .map(|b| {
@@ -663,14 +682,82 @@ impl Ms1x {
         Ok(())
     }
 
+    /// The bounds the writers store: each surface's bounds as stored unless they no
+    /// longer fit its morph-target-0 vertices ([`Bounds::is_stale_for`]), then
+    /// rebuilt the engine's way ([`Bounds::of_vertices`]); the whole-mesh bounds as
+    /// stored unless stale ([`Bounds::is_stale_for_mesh`]), then merged from the
+    /// surface bounds ([`Bounds::merged`]). Every real sample keeps its stored bounds.
+    ///
+    /// ```
+    /// use unigine_mesh::{Bounds, TargetVersion, WriteOptions, MeshFile};
+    /// use meshfmt_core::{glam::Vec3, Model, Surface};
+    /// let model = Model {
+    ///     coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
+    ///     surfaces: vec![Surface {
+    ///         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+    ///         indices: vec![0, 1, 2],
+    ///         ..Default::default()
+    ///     }],
+    ///     ..Default::default()
+    /// };
+    /// let file = MeshFile::from_core(&model, &WriteOptions::default())?.value;
+    /// let MeshFile::Ms1x(mut m) = file else {
+    ///     return Err(unigine_mesh::Error::Invalid("expected ms11".into()));
+    /// };
+    /// m.surfaces[0].morph_targets[0].vertices[1] = [4.0, 0.0, 0.0]; // moved: bounds stale
+    /// let (file, surfaces) = m.bounds_to_write();
+    /// assert_eq!((surfaces[0].min, surfaces[0].max), ([0.0; 3], [4.0, 1.0, 0.0]));
+    /// assert_eq!(file, surfaces[0]); // one surface: the mesh bounds are its bounds
+    /// # Ok::<(), unigine_mesh::Error>(())
+    /// ```
+    pub fn bounds_to_write(&self) -> (Bounds, Vec<Bounds>) {
+        let surfaces: Vec<Bounds> = self
+            .surfaces
+            .iter()
+            .map(|s| {
+                let v = base_vertices(s);
+                if s.bounds.is_stale_for(v) {
+                    Bounds::of_vertices(v)
+                } else {
+                    s.bounds
+                }
+            })
+            .collect();
+        let bounds = if self
+            .bounds
+            .is_stale_for_mesh(self.surfaces.iter().map(base_vertices))
+        {
+            // Only surfaces with something to bound take part in the merge.
+            let parts: Vec<Bounds> = self
+                .surfaces
+                .iter()
+                .zip(&surfaces)
+                .filter(|(s, _)| {
+                    base_vertices(s)
+                        .iter()
+                        .any(|p| p.iter().all(|v| v.is_finite()))
+                })
+                .map(|(_, b)| *b)
+                .collect();
+            Bounds::merged(&parts)
+        } else {
+            self.bounds
+        };
+        (bounds, surfaces)
+    }
+
     /// The file's bytes, after [`Ms1x::check`]: minimal compact ints and index widths
-    /// from morph-target-0 counts, as real files are written.
+    /// from morph-target-0 counts, as real files are written. Derived data is written
+    /// from the values: bounds that no longer fit the vertices are rebuilt
+    /// ([`Ms1x::bounds_to_write`]) and each animation's flag byte is the OR of its
+    /// keys' flags ([`EmbeddedAnimation::key_flags`]).
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
+        let (bounds, surface_bounds) = self.bounds_to_write();
         let mut w = Writer::new(FORMAT_NAME);
         let magic = self.version.magic();
         w.bytes(magic);
-        w.le_slice(&self.bounds.to_array());
+        w.le_slice(&bounds.to_array());
         w.compact_count(self.bones.len())?;
         for b in &self.bones {
             w.compact_nul_string(b.name.as_bytes())?;
@@ -684,12 +771,12 @@ impl Ms1x {
             }
         }
         w.compact_count(self.surfaces.len())?;
-        for s in &self.surfaces {
+        for (s, bounds) in self.surfaces.iter().zip(&surface_bounds) {
             w.compact_nul_string(s.name.as_bytes())?;
             if !has_animations {
                 w.bytes(&s.lightmap);
             }
-            w.le_slice(&s.bounds.to_array());
+            w.le_slice(&bounds.to_array());
             w.compact_count(s.morph_targets.len())?;
             for m in &s.morph_targets {
                 w.compact_nul_string(m.name.as_bytes())?;
@@ -701,7 +788,7 @@ impl Ms1x {
         for a in &self.animations {
             w.compact_count(a.bones.len())?;
             w.le_slice(&a.bones);
-            w.u8(a.flags);
+            w.u8(a.key_flags());
             w.compact_u32(a.num_frames);
             for k in &a.keys {
                 w.u8(k.flags());
@@ -722,6 +809,52 @@ impl Ms1x {
         w.bytes(magic);
         Ok(w.into_inner())
     }
+}
+
+/// Morph target 0's vertices (empty without morph targets).
+pub(crate) fn base_vertices(s: &Surface) -> &[[f32; 3]] {
+    s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..])
+}
+
+/// Length of [`write_geometry_with`]'s output, computed without writing it.
+pub(crate) fn geometry_len(
+    version: Ms1xVersion,
+    s: &Surface,
+    with_counts: bool,
+    with_weights: bool,
+) -> usize {
+    let c = |n: usize| compact_len(i64::try_from(n).unwrap_or(i64::MAX));
+    let mut n = 0usize;
+    for m in &s.morph_targets {
+        if with_counts {
+            n = n.saturating_add(c(m.vertices.len()));
+        }
+        n = n
+            .saturating_add(m.vertices.len().saturating_mul(12))
+            .saturating_add(c(m.tangents.len()))
+            .saturating_add(m.tangents.len().saturating_mul(version.tangent_size()));
+    }
+    if with_weights {
+        n = n.saturating_add(c(s.weights.len()));
+    }
+    for v in &s.weights {
+        n = n.saturating_add(1 + 4 * usize::from(v.count));
+    }
+    for (len, size) in [(s.uv0.len(), 8), (s.uv1.len(), 8), (s.colors.len(), 4)] {
+        n = n
+            .saturating_add(c(len))
+            .saturating_add(len.saturating_mul(size));
+    }
+    for (len, width) in [
+        (s.cindices.len(), index_width(s.num_cvertices())),
+        (s.tindices.len(), index_width(s.num_tvertices())),
+    ] {
+        if with_counts {
+            n = n.saturating_add(c(len));
+        }
+        n = n.saturating_add(len.saturating_mul(width));
+    }
+    n
 }
 
 /// Writes one surface's geometry. `with_counts = false` leaves out the vertex and index

@@ -34,7 +34,7 @@ pub const NORMAL_MAX_ERROR: f32 = 2.0 / 65535.0;
 pub struct Mi08Surface {
     /// Name.
     pub name: RawString,
-    /// Bounds as stored.
+    /// Bounds as stored; rebuilt on write when stale ([`Mi08::bounds_to_write`]).
     pub bounds: Bounds,
     /// Vertex positions.
     pub positions: Vec<[f32; 3]>,
@@ -51,7 +51,8 @@ pub struct Mi08Surface {
 /// An mi08 static mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mi08 {
-    /// Whole-mesh bounds as stored.
+    /// Whole-mesh bounds as stored; rebuilt on write when stale
+    /// ([`Mi08::bounds_to_write`]).
     pub bounds: Bounds,
     /// Surfaces.
     pub surfaces: Vec<Mi08Surface>,
@@ -108,7 +109,8 @@ pub struct Ms08Surface {
 }
 
 impl Ms08Surface {
-    /// The weights of vertex `i` (empty past the end).
+    /// The weights of vertex `i` (empty past the end). Sums the counts before `i` on
+    /// every call: to walk every vertex, use [`Ms08Surface::weights_per_vertex`].
     pub fn vertex_weights(&self, i: usize) -> &[Ms08Weight] {
         let start: usize = self
             .weight_counts
@@ -118,6 +120,18 @@ impl Ms08Surface {
             .sum();
         let n = self.weight_counts.get(i).map_or(0, |&c| usize::from(c));
         self.weights.get(start..start + n).unwrap_or(&[])
+    }
+
+    /// Every vertex's weights in order, in one pass (a running offset; empty slices once
+    /// the weights run out).
+    pub fn weights_per_vertex(&self) -> impl Iterator<Item = &[Ms08Weight]> + '_ {
+        let mut start = 0usize;
+        self.weight_counts.iter().map(move |&c| {
+            let end = start.saturating_add(usize::from(c));
+            let w = self.weights.get(start..end).unwrap_or(&[]);
+            start = end;
+            w
+        })
     }
 }
 
@@ -138,7 +152,9 @@ impl Ms08 {
     /// The transforms of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[BoneFrame] {
         let n = self.bones.len();
-        self.frames.get(f * n..(f + 1) * n).unwrap_or(&[])
+        crate::ms1x::frame_range(f, n)
+            .and_then(|r| self.frames.get(r))
+            .unwrap_or(&[])
     }
 }
 
@@ -163,6 +179,9 @@ fn triangles(r: &mut Reader<'_>, nv: usize) -> parsing_primitives::Result<Vec<[u
     let wide = nv >= 65536;
     let nt = r.field("num_triangles", |r| r.i32_count(if wide { 12 } else { 6 }))?;
     let at = r.offset();
+    r.count(nt as u64, if wide { 12 } else { 6 })?;
+    // Widened to three u32 each, on top of the stored array.
+    r.charge_for("triangles", (nt as u64).saturating_mul(12))?;
     let tris: Vec<[u32; 3]> = if wide {
         let raw = r.le_array::<[i32; 3]>(nt as u64)?;
         raw.into_iter().map(|t| t.map(|i| i as u32)).collect()
@@ -216,6 +235,8 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
             r.item(s, |r| {
                 let nv = r.field("num_vertices", |r| r.i32_count(18))?;
                 let raw = r.field("vertices", |r| r.le_array::<[u8; 18]>(nv as u64))?;
+                // Split into positions and normals next to the raw array.
+                r.charge_for("vertices", (nv as u64).saturating_mul(18))?;
                 let (positions, normals) = split_vertices(&raw);
                 let uv0 = r.field("uv0", |r| uvs(r, nv))?;
                 let uv1 = r.field("uv1", |r| uvs(r, nv))?;
@@ -274,6 +295,9 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
         let surface = r.field("surfaces", |r| {
             r.item(s, |r| {
                 let nv = r.field("num_vertices", |r| r.i32_count(19))?;
+                // Position, normal and weight count per vertex (the weights are
+                // charged as they are read).
+                r.charge_for("vertices", (nv as u64).saturating_mul(12 + 6 + 1))?;
                 let mut positions = Vec::with_capacity(nv);
                 let mut normals = Vec::with_capacity(nv);
                 let mut weight_counts = Vec::with_capacity(nv);
@@ -287,6 +311,10 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
                             weight_counts.push(n);
                             let at = r.offset();
                             let ws = r.le_array::<[u8; 3]>(u64::from(n))?;
+                            r.charge_for(
+                                "weights",
+                                u64::from(n) * std::mem::size_of::<Ms08Weight>() as u64,
+                            )?;
                             for (k, w) in ws.into_iter().enumerate() {
                                 let bone = u16::from_le_bytes([w[0], w[1]]);
                                 if usize::from(bone) >= nb {
@@ -400,16 +428,50 @@ impl Mi08 {
         Ok(())
     }
 
-    /// The file's bytes.
+    /// The bounds the writer stores, as for ms10/ms11
+    /// ([`Ms1x::bounds_to_write`](crate::Ms1x::bounds_to_write)): stored unless they
+    /// no longer fit the vertices, then rebuilt the engine's way.
+    pub fn bounds_to_write(&self) -> (Bounds, Vec<Bounds>) {
+        let surfaces: Vec<Bounds> = self
+            .surfaces
+            .iter()
+            .map(|s| {
+                if s.bounds.is_stale_for(&s.positions) {
+                    Bounds::of_vertices(&s.positions)
+                } else {
+                    s.bounds
+                }
+            })
+            .collect();
+        let bounds = if self
+            .bounds
+            .is_stale_for_mesh(self.surfaces.iter().map(|s| &s.positions[..]))
+        {
+            let parts: Vec<Bounds> = self
+                .surfaces
+                .iter()
+                .zip(&surfaces)
+                .filter(|(s, _)| s.positions.iter().any(|p| p.iter().all(|v| v.is_finite())))
+                .map(|(_, b)| *b)
+                .collect();
+            Bounds::merged(&parts)
+        } else {
+            self.bounds
+        };
+        (bounds, surfaces)
+    }
+
+    /// The file's bytes; stale bounds are rebuilt ([`Mi08::bounds_to_write`]).
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
+        let (bounds, surface_bounds) = self.bounds_to_write();
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"mi08");
-        w.le_slice(&self.bounds.to_array());
+        w.le_slice(&bounds.to_array());
         write_count(&mut w, self.surfaces.len())?;
-        for s in &self.surfaces {
+        for (s, b) in self.surfaces.iter().zip(&surface_bounds) {
             w.i32_nul_string(s.name.as_bytes())?;
-            w.le_slice(&s.bounds.to_array());
+            w.le_slice(&b.to_array());
         }
         for s in &self.surfaces {
             write_count(&mut w, s.positions.len())?;

@@ -32,17 +32,18 @@
 //! value is kept although sk10 stores no tree.
 
 use meshfmt_core::glam::Mat4;
-use meshfmt_core::{Converted, Feature, LossKind, Model, Transform};
+use meshfmt_core::{Budget, Converted, Feature, LossKind, Model, Transform};
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
-use crate::ms1x::{Ms1x, Ms1xVersion, read_bone_entries};
+use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len, read_bone_entries};
 use crate::ms14::{
-    Layout, StoredBlock, decode_surfaces, read_geometry_blocks, read_offsets, read_surface_headers,
-    write_geometry_blocks, write_surface_headers,
+    Layout, StoredBlock, decode_surfaces, geometry_contents, memory_estimate_for,
+    read_geometry_blocks, read_offsets, read_surface_headers, write_geometry_blocks,
+    write_surface_headers,
 };
 
 /// An sk10 file.
@@ -59,7 +60,9 @@ pub struct Sk10 {
     pub skeleton_path: RawString,
     /// "Spatial tree triangles", as stored.
     pub spatial_tree_triangles: i64,
-    /// The engine's RAM estimate, copied through.
+    /// The engine's RAM estimate (formula unknown): written as stored while every
+    /// geometry block is unchanged (or when built in memory), else rescaled by the
+    /// ratio of new to original decoded sizes, like ms14's.
     pub memory_estimate: i64,
     /// The original geometry blocks, per surface, when read from a file (written back
     /// unchanged when the content still matches). Empty for meshes built in memory.
@@ -141,10 +144,16 @@ impl Sk10 {
         Ok(())
     }
 
-    /// The file's bytes; unchanged blocks keep their original compressed bytes.
+    /// The file's bytes; unchanged blocks keep their original compressed bytes. Stale
+    /// bounds ([`Ms1x::bounds_to_write`]) and memory estimate are rebuilt.
     pub fn write(&self) -> Result<Vec<u8>> {
         self.check()?;
         let m = &self.mesh;
+        let (bounds, surface_bounds) = m.bounds_to_write();
+        let geometry = geometry_contents(&m.surfaces, true)?;
+        let contents: Vec<&[u8]> = geometry.iter().map(Vec::as_slice).collect();
+        let original: Vec<&[u8]> = self.blocks.iter().map(|b| b.content.as_slice()).collect();
+        let estimate = memory_estimate_for(self.memory_estimate, &contents, &original);
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"sk10");
         let stt = u32::try_from(self.spatial_tree_triangles)
@@ -152,7 +161,7 @@ impl Sk10 {
             .filter(|&v| v <= i32::MAX as u32)
             .ok_or_else(|| invalid("spatial tree triangles out of range"))?;
         w.compact_u32(stt);
-        w.le_slice(&m.bounds.to_array());
+        w.le_slice(&bounds.to_array());
         // check() bounds the joint count by i16::MAX.
         let nj = m.bones.len() as i32;
         w.i32_le(nj);
@@ -167,10 +176,10 @@ impl Sk10 {
         }
         w.i32_nul_string(self.skeleton_guid.as_bytes())?;
         w.i32_nul_string(self.skeleton_path.as_bytes())?;
-        write_surface_headers(&mut w, &m.surfaces, Layout::Sk10)?;
-        w.i64_le(self.memory_estimate);
+        write_surface_headers(&mut w, &m.surfaces, &surface_bounds, Layout::Sk10)?;
+        w.i64_le(estimate);
         w.bytes(b"sk10");
-        let offsets = write_geometry_blocks(&mut w, &m.surfaces, |i| self.blocks.get(i), true)?;
+        let offsets = write_geometry_blocks(&mut w, &geometry, |i| self.blocks.get(i));
         w.bytes(b"sk10");
         w.le_slice(&offsets);
         w.bytes(b"sk10");
@@ -183,7 +192,12 @@ impl Sk10 {
     /// of its world bind matrix (so skinning still uses the bind pose). The skeleton
     /// reference is reported as a loss.
     pub fn to_core(&self) -> Result<Converted<Model>> {
-        let mut c = self.mesh.to_core()?;
+        self.to_core_in(&Budget::default())
+    }
+
+    /// [`Sk10::to_core`], charging the model it builds to `budget`.
+    pub(crate) fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        let mut c = self.mesh.to_core_in(budget)?;
         let bind_world = c.value.skeleton.rest_world_matrices();
         let differs = self.rest_pose != self.mesh.bind_pose;
         for ((b, rest), w) in c
@@ -217,6 +231,12 @@ impl Sk10 {
     /// skeleton GUID and path are left empty and the memory estimate is the decoded
     /// size of the geometry blocks (the engine's formula is unknown).
     pub fn from_core(model: &Model) -> Result<Converted<Sk10>> {
+        Sk10::from_core_in(model, &Budget::default())
+    }
+
+    /// [`Sk10::from_core`], charging what it builds (a copy of the model) to `budget`.
+    pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Sk10>> {
+        budget.charge("model copy", model.heap_bytes())?;
         let mut m = model.clone();
         m.convert_to(COORDINATE_SYSTEM);
         let rest_world = m.skeleton.rest_world_matrices();
@@ -248,7 +268,7 @@ impl Sk10 {
             b.rest = *t;
             b.inverse_bind = None;
         }
-        let c = Ms1x::from_core(&for_bind, Ms1xVersion::Ms13)?;
+        let c = Ms1x::from_core_in(&for_bind, Ms1xVersion::Ms13, budget)?;
         let Converted {
             value: mut mesh,
             losses,
@@ -256,12 +276,10 @@ impl Sk10 {
         for s in &mut mesh.surfaces {
             s.lightmap = [0, 0];
         }
-        let mut estimate = 0usize;
-        for s in &mesh.surfaces {
-            let mut g = Writer::new(FORMAT_NAME);
-            crate::ms1x::write_geometry(&mut g, Ms1xVersion::Ms13, s, false)?;
-            estimate = estimate.saturating_add(g.len());
-        }
+        // Computed, not written out: nothing more to allocate.
+        let estimate = mesh.surfaces.iter().fold(0usize, |n, s| {
+            n.saturating_add(geometry_len(Ms1xVersion::Ms13, s, false, true))
+        });
         Ok(Converted {
             value: Sk10 {
                 mesh,

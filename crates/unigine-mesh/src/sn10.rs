@@ -26,7 +26,7 @@
 //! stored `i32`s (the page defines 0 pose, 1 bind, 2 proportion); a `str32` length of
 //! 0 reads as an empty name but is written back as length 1.
 
-use meshfmt_core::{Converted, Feature, LossKind, Model};
+use meshfmt_core::{Budget, Converted, Feature, LossKind, Model};
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
@@ -211,7 +211,12 @@ impl Sn10 {
     /// transforms (as ms13 bones convert). Blend profiles and retarget settings have no
     /// place in meshfmt-core and are reported as losses.
     pub fn to_core(&self) -> Result<Converted<Model>> {
-        let mut c = self.as_ms13().to_core()?;
+        self.to_core_in(&Budget::default())
+    }
+
+    /// [`Sn10::to_core`], charging the model it builds to `budget`.
+    pub(crate) fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        let mut c = self.as_ms13().to_core_in(budget)?;
         let extra = self.blend_masks.len()
             + self.blend_time_profiles.len()
             + self.blend_weight_profiles.len();
@@ -240,6 +245,12 @@ impl Sn10 {
     /// [`RETARGET_POSE`] and the default length (-1), an assumption: the page gives no
     /// default.
     pub fn from_core(model: &Model) -> Result<Converted<Sn10>> {
+        Sn10::from_core_in(model, &Budget::default())
+    }
+
+    /// [`Sn10::from_core`], charging the copy of the model it makes to `budget`.
+    pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Sn10>> {
+        budget.charge("model copy", model.heap_bytes())?;
         let mut skeleton_only = model.clone();
         let had_geometry = !skeleton_only.surfaces.is_empty();
         let had_materials =
@@ -247,7 +258,7 @@ impl Sn10 {
         skeleton_only.surfaces.clear();
         skeleton_only.materials.clear();
         skeleton_only.textures.clear();
-        let mut c = Ms1x::from_core(&skeleton_only, Ms1xVersion::Ms13)?;
+        let mut c = Ms1x::from_core_in(&skeleton_only, Ms1xVersion::Ms13, budget)?;
         if had_geometry {
             c.lose(
                 Feature::Geometry,

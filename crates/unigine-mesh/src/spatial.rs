@@ -20,7 +20,8 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::{Reader, Writer};
+use parsing_primitives::compact::compact_len;
+use parsing_primitives::{Budget, Reader, Writer};
 
 use crate::FORMAT_NAME;
 use crate::error::Result;
@@ -67,13 +68,24 @@ pub struct SpatialTree {
 /// Smallest encoded node: axis, four 1-byte compact ints, 28 bytes of floats.
 const MIN_NODE_SIZE: usize = 1 + 4 + 28;
 
+/// Below this depth [`SpatialTree::build`] splits at the box midpoint, like the
+/// engine; deeper nodes split at the median. Midpoint splits can peel one triangle off
+/// per level (points at 1, 2, 4, 8, ...), which makes the depth, and the building time,
+/// grow with the triangle count; the median split halves the count, so a tree is at
+/// most this deep plus log2(triangles). Engine trees of real meshes are far shallower.
+pub const MAX_MIDPOINT_DEPTH: usize = 64;
+
 impl SpatialTree {
     /// Decodes a block's content. Counts are checked against the bytes left before
     /// anything is allocated, and the block must be consumed exactly; the structure is
     /// checked by [`SpatialTree::check`].
     pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
         let n = r.field("num_edges", |r| r.compact_count(1))?;
-        let edge_flags = r.field("edge_flags", |r| r.bytes(n))?.to_vec();
+        let edge_flags = r.field("edge_flags", |r| {
+            let flags = r.bytes(n)?;
+            r.charge_for("edge flags", n as u64)?;
+            Ok(flags.to_vec())
+        })?;
         let n = r.field("num_node_indices", |r| r.compact_count(1))?;
         let node_indices = r.field("node_indices", |r| {
             r.array(n as u64, 1, |r| r.compact_int())
@@ -111,9 +123,57 @@ impl SpatialTree {
         })
     }
 
-    /// Decodes a block's content (see [`SpatialTree::read`]).
+    /// Decodes a block's content (see [`SpatialTree::read`]) under a default budget.
     pub fn from_bytes(content: &[u8]) -> parsing_primitives::Result<SpatialTree> {
         SpatialTree::read(&mut Reader::new(FORMAT_NAME, content))
+    }
+
+    /// Decodes a block's content (see [`SpatialTree::read`]), charging what it
+    /// allocates to `budget` (the operation's, shared with the rest of the file).
+    ///
+    /// ```
+    /// use unigine_mesh::spatial::SpatialTree;
+    /// use meshfmt_core::{Budget, Limits};
+    /// let bytes = SpatialTree::build(&[0, 1, 2], &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], 4)
+    ///     .to_bytes()?;
+    /// let budget = Budget::new(Limits { max_alloc_bytes: 16, ..Limits::DEFAULT });
+    /// assert!(SpatialTree::from_bytes_in(&bytes, &budget).is_err()); // even one node needs more
+    /// assert!(SpatialTree::from_bytes_in(&bytes, &Budget::default()).is_ok());
+    /// # Ok::<(), unigine_mesh::Error>(())
+    /// ```
+    pub fn from_bytes_in(
+        content: &[u8],
+        budget: &Budget,
+    ) -> parsing_primitives::Result<SpatialTree> {
+        SpatialTree::read(&mut Reader::new(FORMAT_NAME, content).with_budget(budget.clone()))
+    }
+
+    /// Most heap bytes [`SpatialTree::build`] uses per triangle (per-triangle boxes,
+    /// centroids and orders, up to two nodes, the edge table), for charging a budget
+    /// before building.
+    pub const BUILD_BYTES_PER_TRIANGLE: u64 = 600;
+
+    /// Length of [`SpatialTree::to_bytes`]'s output, computed without writing it.
+    pub fn encoded_len(&self) -> usize {
+        let c = |n: usize| compact_len(i64::try_from(n).unwrap_or(i64::MAX));
+        let indices: usize = self.node_indices.iter().map(|&i| compact_len(i)).sum();
+        let nodes: usize = self
+            .nodes
+            .iter()
+            .map(|n| {
+                1 + 28
+                    + [n.left, n.right, n.start, n.end]
+                        .map(compact_len)
+                        .iter()
+                        .sum::<usize>()
+            })
+            .sum();
+        c(self.edge_flags.len())
+            + self.edge_flags.len()
+            + c(self.node_indices.len())
+            + indices
+            + c(self.nodes.len())
+            + nodes
     }
 
     /// The block's content: minimal compact ints, as the engine writes them.
@@ -274,7 +334,7 @@ impl SpatialTree {
         };
         let mut tris: Vec<u32> = (0..tri_count as u32).collect();
         if tri_count > 0 {
-            b.node(&mut tris);
+            b.node(&mut tris, 0);
         }
         SpatialTree {
             edge_flags: edge_flags(tri_count, &corner),
@@ -297,7 +357,7 @@ struct Builder {
 impl Builder {
     /// Builds the pre-order subtree over `tris` (triangle numbers), appending the
     /// leaves' triangles to `order`; returns the subtree's root.
-    fn node(&mut self, tris: &mut [u32]) -> usize {
+    fn node(&mut self, tris: &mut [u32], depth: usize) -> usize {
         let mut min = [f32::INFINITY; 3];
         let mut max = [f32::NEG_INFINITY; 3];
         for &t in tris.iter() {
@@ -334,26 +394,29 @@ impl Builder {
         let key = |t: u32| centroids[t as usize][axis];
         // Stable partition at the midpoint (keeps the surface's triangle order within a
         // side); the median when one side would be empty, so depth stays logarithmic on
-        // degenerate input (all centroids equal).
-        self.scratch.clear();
+        // degenerate input (all centroids equal), and past MAX_MIDPOINT_DEPTH, so
+        // triangles peeled off one per level cannot make building quadratic.
         let mut cut = 0;
-        for i in 0..tris.len() {
-            let t = tris[i];
-            if key(t) < 3.0 * split {
-                tris[cut] = t;
-                cut += 1;
-            } else {
-                self.scratch.push(t);
+        if depth < MAX_MIDPOINT_DEPTH {
+            self.scratch.clear();
+            for i in 0..tris.len() {
+                let t = tris[i];
+                if key(t) < 3.0 * split {
+                    tris[cut] = t;
+                    cut += 1;
+                } else {
+                    self.scratch.push(t);
+                }
             }
+            tris[cut..].copy_from_slice(&self.scratch);
         }
-        tris[cut..].copy_from_slice(&self.scratch);
         if cut == 0 || cut == tris.len() {
             tris.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
             cut = tris.len() / 2;
         }
         let (left, right) = tris.split_at_mut(cut);
-        self.node(left);
-        let r = self.node(right);
+        self.node(left, depth + 1);
+        let r = self.node(right, depth + 1);
         let n = &mut self.nodes[id];
         n.axis = axis as u8;
         n.left = id as i64 + 1;

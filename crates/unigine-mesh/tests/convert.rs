@@ -177,7 +177,14 @@ fn canonical_models_in_every_version() {
             TargetVersion::Ms10,
             TargetVersion::Ms11,
         ] {
-            let conv = MeshFile::from_core(&model, &WriteOptions { version }).unwrap();
+            let conv = MeshFile::from_core(
+                &model,
+                &WriteOptions {
+                    version,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let bytes = conv.value.write().unwrap();
             let file = read(&bytes).unwrap();
             assert_eq!(file, conv.value, "{} {version:?}", c.name);
@@ -243,6 +250,7 @@ fn the_big_surface_uses_wide_indices() {
         &model,
         &WriteOptions {
             version: TargetVersion::Mi08,
+            ..Default::default()
         },
     )
     .unwrap();

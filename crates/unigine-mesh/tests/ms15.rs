@@ -191,6 +191,7 @@ fn core_round_trips_through_ms15() {
         &cube,
         &WriteOptions {
             version: TargetVersion::Ms15,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -222,6 +223,7 @@ fn core_round_trips_through_ms15() {
             &model,
             &WriteOptions {
                 version: TargetVersion::Ms15,
+                ..Default::default()
             },
         )
         .unwrap();

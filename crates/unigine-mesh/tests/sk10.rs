@@ -215,6 +215,7 @@ fn core_round_trip_through_sk10() {
         &model,
         &WriteOptions {
             version: TargetVersion::Sk10,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -259,6 +260,7 @@ fn core_round_trip_through_sk10() {
         &posed,
         &WriteOptions {
             version: TargetVersion::Sk10,
+            ..Default::default()
         },
     )
     .unwrap();

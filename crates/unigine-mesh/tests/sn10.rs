@@ -126,6 +126,7 @@ fn core_round_trip_through_sn10() {
         &model,
         &WriteOptions {
             version: TargetVersion::Sn10,
+            ..Default::default()
         },
     )
     .unwrap();

@@ -272,7 +272,10 @@ fn quad_model() -> Model {
 #[test]
 fn any_mesh_becomes_ms14_and_back() {
     let model = quad_model();
-    let opts = |version| WriteOptions { version };
+    let opts = |version| WriteOptions {
+        version,
+        ..Default::default()
+    };
     let ms14 = MeshFile::from_core(&model, &opts(TargetVersion::Ms14))
         .unwrap()
         .value;
