@@ -428,7 +428,16 @@ fn gltf() -> Vec<Hostile> {
     for (name, last) in [("gltf-key-time-1e20", 1e20f32), ("gltf-key-time-1e7", 1e7)] {
         let mut bin = floats(&[0., 0., 0., 1., 0., 0., 0., 1., 0.]); // 0: positions
         bin.extend(floats(&[0., last])); // 36: times
-        bin.extend(floats(&[0., 0., 0., 1., 0., 0., 0.7071, 0.7071])); // 44: rotations
+        bin.extend(floats(&[
+            0.,
+            0.,
+            0.,
+            1.,
+            0.,
+            0.,
+            std::f32::consts::FRAC_1_SQRT_2,
+            std::f32::consts::FRAC_1_SQRT_2,
+        ])); // 44: rotations
         bin.extend([0u8; 12]); // 76: joints (u8 x 4 x 3)
         bin.extend(floats(&[1., 0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.])); // 88: weights
         let json = format!(

@@ -579,7 +579,7 @@ impl Importer<'_> {
             )));
         }
         let joint_of = joint_indices(root, joints);
-        let nearest = nearest_joint_ancestors(&parents, &joint_of);
+        let nearest = nearest_joint_ancestors(parents, &joint_of);
         for (b, &n) in joints.iter().enumerate() {
             let node = root
                 .nodes
