@@ -54,8 +54,45 @@ pub struct EncodeOptions {
     pub extension: String,
 }
 
-fn err(e: impl std::fmt::Display) -> CliError {
-    CliError::Format(e.to_string())
+/// A format crate's error: over its budget (the tool says how much memory to allow), or
+/// anything else, kept as its one-line message.
+trait CrateError: std::fmt::Display {
+    /// The operation ran out of budget (rather than finding the input bad).
+    fn over_budget(&self) -> bool;
+}
+
+fn decode_over_budget(e: &parsing_primitives::Error) -> bool {
+    matches!(e.kind(), parsing_primitives::ErrorKind::OverBudget(_))
+}
+
+macro_rules! crate_error {
+    ($($t:ty $(, $payload:ident)?;)*) => {$(
+        impl CrateError for $t {
+            fn over_budget(&self) -> bool {
+                match self {
+                    Self::OverBudget(_) => true,
+                    Self::Decode(d) $(| Self::$payload(d))? => decode_over_budget(d),
+                    _ => false,
+                }
+            }
+        }
+    )*};
+}
+
+crate_error! {
+    unigine_mesh::Error;
+    unigine_anim::Error;
+    niotso_mesh::Error;
+    unity_meshser::Error;
+    m3d_format::Error, Payload;
+}
+
+fn err(e: impl CrateError) -> CliError {
+    if e.over_budget() {
+        CliError::OverBudget(e.to_string())
+    } else {
+        CliError::Format(e.to_string())
+    }
 }
 
 /// unity-meshser adapters.

@@ -1,5 +1,11 @@
 //! The tool's errors: one line each, on stderr, exit code 1.
 
+impl From<meshfmt_core::BudgetExceeded> for CliError {
+    fn from(e: meshfmt_core::BudgetExceeded) -> Self {
+        CliError::OverBudget(e.to_string())
+    }
+}
+
 /// Everything that can go wrong in a command.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -40,9 +46,10 @@ pub enum CliError {
         /// Where the writer is tracked.
         tracking: &'static str,
     },
-    /// The conversion would pass its memory budget (`--max-memory`).
+    /// The conversion would pass its memory budget (`--max-memory`); the message says
+    /// what was being built (and where in the file, for a decoder).
     #[error("{0}")]
-    OverBudget(#[from] meshfmt_core::BudgetExceeded),
+    OverBudget(String),
     /// `validate` found problems (already printed).
     #[error("{0} problems found")]
     Invalid(usize),
