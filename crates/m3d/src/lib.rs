@@ -104,7 +104,7 @@ pub use load::{
 };
 pub use material::{Material, PropValue, Property};
 pub use mesh::{Corner, Corners, Mesh, MeshRecord};
-pub use parsing_primitives::Limits;
+pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 pub use shape::{ArgValue, Command, Shape};
 pub use types::{Coord, Idx, Str, Types};
 pub use vertex::{Records, Vertex};
