@@ -221,7 +221,9 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     // Skin -> its index: a vertex finds its skin in one lookup, not a scan of all.
     let mut skin_ids: HashMap<Skin, usize> = HashMap::new();
     let mut bones: Vec<Bone> = Vec::new();
-    let mut budget = data.len().saturating_mul(4);
+    // How large a grid a block may declare, from the text's size (the grid itself is
+    // never built: only the voxels written are kept, and meshed).
+    let mut text_voxels = data.len().saturating_mul(4);
     let push = |chunks: &mut Vec<Chunk>, body| {
         chunks.push(Chunk {
             body,
@@ -607,7 +609,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
                                 .size
                                 .iter()
                                 .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
-                            if n.is_none_or(|n| n.saturating_mul(2) > budget as u64) {
+                            if n.is_none_or(|n| n.saturating_mul(2) > text_voxels as u64) {
                                 return Err(p.err(at, "voxel block larger than the text").into());
                             }
                         }
@@ -621,7 +623,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
                         }
                     }
                 }
-                budget = budget.saturating_sub(values.len());
+                text_voxels = text_voxels.saturating_sub(values.len());
                 p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
                 for chunk in values.chunks(128) {
                     b.runs.push(Run::Literal(chunk.to_vec()));

@@ -273,8 +273,13 @@ impl File {
                         depth.push(d);
                         // A chain of n bones writes n^2 / 2 slashes: charged first.
                         o.reserve(d)?;
-                        for _ in 0..d {
-                            o.s.push('/');
+                        const SLASHES: &str =
+                            "////////////////////////////////////////////////////////////////";
+                        let mut left = d;
+                        while left > 0 {
+                            let k = left.min(SLASHES.len());
+                            o.push_str(SLASHES.get(..k).unwrap_or_default());
+                            left -= k;
                         }
                         let name = self.name_in(b.name, &mut o)?;
                         let _ = write!(o, "{} {} {name}{nl}", idx_text(b.pos), idx_text(b.ori));
