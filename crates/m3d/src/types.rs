@@ -433,3 +433,40 @@ impl Out {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_strings_get_equal_keys_wherever_they_are() -> std::result::Result<(), String> {
+        // 0: NUL, 1: "ab", 3: NUL, 4: "xab", 7: NUL, 8: "ab" running to the table's end.
+        let table = b"\0ab\0xab\0ab";
+        let asked = [1, 4, 5, 8, 0, 11, 10, 3].map(Str);
+        let n = Names::new(table, asked, None).map_err(|e| e.to_string())?;
+        let ab = Some(NameKey::of(b"ab"));
+        assert_eq!(n.key(Str(1)), ab);
+        assert_eq!(n.key(Str(5)), ab, "the tail of \"xab\"");
+        assert_eq!(n.key(Str(8)), ab, "no NUL after it");
+        assert_eq!(n.key(Str(4)), Some(NameKey::of(b"xab")));
+        assert_ne!(n.key(Str(4)), ab);
+        assert_eq!(
+            n.key(Str(3)),
+            Some(NameKey::EMPTY),
+            "a NUL: the empty string"
+        );
+        assert_eq!(n.key(Str(10)), Some(NameKey::EMPTY), "the table's end");
+        assert_eq!(n.key(Str(0)), None, "offset 0 is no string");
+        assert_eq!(n.key(Str(11)), None, "past the table");
+        assert_eq!(n.key(Str(2)), None, "not asked for");
+        Ok(())
+    }
+
+    #[test]
+    fn keys_tell_lengths_and_bytes_apart() {
+        assert_ne!(NameKey::of(b"a"), NameKey::of(b"aa"));
+        assert_ne!(NameKey::of(b"ab"), NameKey::of(b"ba"));
+        assert_eq!(NameKey::of(b""), NameKey::EMPTY);
+        assert!(NameKey::of(b"").is_empty() && !NameKey::of(b"x").is_empty());
+    }
+}

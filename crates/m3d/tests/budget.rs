@@ -890,3 +890,116 @@ fn action_frames_are_read_as_stored() {
     };
     assert_eq!(a, &want);
 }
+
+#[test]
+fn generated_normals_are_charged() {
+    // 1,000,000 vertices (4 MB as int8) and one triangle without normals: loading makes a
+    // sum per vertex (24 bytes) and a normal vertex per vertex (24 bytes) on top of the
+    // 24-byte loaded vertices: 72 MB, past 64 MiB.
+    let n = 1_000_000;
+    let payload = Payload::new(BASE, b"m\0\0\0\0")
+        .chunk(b"VRTS", &vec![0u8; n * 4])
+        .chunk(b"MESH", &[0x30, 0, 1, 2])
+        .end();
+    let f = m3d_format::read(&compressed(&payload)).unwrap();
+    assert_over(f.load(&small_load()), "generated normals");
+    let without = LoadOptions {
+        normals: false,
+        ..small_load()
+    };
+    assert_eq!(f.load(&without).unwrap().vertices.len(), n);
+    // With room, every vertex gets its normal appended.
+    assert_eq!(
+        f.load(&LoadOptions::default()).unwrap().vertices.len(),
+        2 * n
+    );
+}
+
+#[cfg(feature = "png")]
+#[test]
+fn textures_are_charged_as_they_are_decoded_or_read() {
+    use meshfmt_core::{RgbaImage, TextureSource};
+    // A 1024 x 1024 texture of one colour inlines as a small PNG; decoding it takes 4 MiB
+    // of pixels and 4 MiB of buffer.
+    let mut model = test_support::textured_triangle();
+    model.textures[0].source = TextureSource::Embedded(RgbaImage {
+        width: 1024,
+        height: 1024,
+        pixels: vec![200; 1024 * 1024 * 4],
+    });
+    let f = File::from_core(&model, &WriteOptions::default())
+        .unwrap()
+        .value;
+    let four = Limits {
+        max_alloc_bytes: 4 << 20,
+        ..Limits::DEFAULT
+    };
+    let opts = CoreOptions {
+        limits: four,
+        ..Default::default()
+    };
+    assert_over(f.to_core_with(&opts), "decoded texture");
+    let c = f.to_core().unwrap();
+    assert!(matches!(&c.value.textures[0].source, TextureSource::Embedded(i) if i.width == 1024));
+    // A texture file the caller's reader loads (5 MiB here) is charged as it is held.
+    let plain = File::from_core(&test_support::textured_triangle(), &WriteOptions::default())
+        .unwrap()
+        .value;
+    let read = |_: &str| Some(vec![0u8; 5 << 20]);
+    let opts = CoreOptions {
+        read_file: Some(&read),
+        limits: four,
+        ..Default::default()
+    };
+    assert_over(plain.to_core_with(&opts), "external texture");
+}
+
+#[test]
+fn a_surface_per_material_record_is_charged() {
+    // 200,000 pairs of a use-material record (2 bytes) and a triangle (4 bytes): each
+    // record starts a run, so each triangle is a surface of its own (a few hundred bytes
+    // with its corner map and name) from 6 bytes.
+    let mut mesh = Vec::new();
+    for _ in 0..200_000 {
+        mesh.extend_from_slice(&[0, 1, 0x30, 0, 1, 2]); // use "m", triangle 0 1 2
+    }
+    let payload = Payload::new(BASE, b"\0m\0\0\0")
+        .chunk(b"VRTS", &[0u8; 3 * 4])
+        .chunk(b"MTRL", &[1])
+        .chunk(b"MESH", &mesh)
+        .end();
+    let f = m3d_format::read(&compressed(&payload)).unwrap();
+    let c = quick("to_core", || f.to_core()).unwrap();
+    assert_eq!(c.value.surfaces.len(), 200_000);
+    assert!(c.value.surfaces.iter().all(|s| s.material == Some(0)));
+    let opts = CoreOptions {
+        limits: SMALL,
+        ..Default::default()
+    };
+    assert_over(quick("to_core", || f.to_core_with(&opts)), "surfaces");
+}
+
+#[test]
+fn writing_charges_the_payload_and_the_output() {
+    // 1,000,000 int8 vertices: a 4 MB payload, refused by a 2 MiB budget; with 16 MiB the
+    // payload, the compressed stream and the file fit and read back the same.
+    let n = 1_000_000;
+    let payload = Payload::new(BASE, b"m\0\0\0\0")
+        .chunk(b"VRTS", &vec![0u8; n * 4])
+        .end();
+    let f = m3d_format::read(&uncompressed(&payload)).unwrap();
+    let two = WriteOptions::default().with_limits(Limits {
+        max_alloc_bytes: 2 << 20,
+        ..Limits::DEFAULT
+    });
+    assert_over(f.write_with(&two), "payload");
+    let budget = Budget::new(Limits {
+        max_alloc_bytes: 16 << 20,
+        ..Limits::DEFAULT
+    });
+    let out = f
+        .write_with(&WriteOptions::default().with_budget(budget.clone()))
+        .unwrap();
+    assert!(budget.used() > (n * 4) as u64);
+    assert_eq!(m3d_format::read(&out).unwrap().counts().vertices, n);
+}
