@@ -197,6 +197,8 @@ impl File {
         o.push_str(nl);
         o.settle()?;
         let skins = self.skeleton().map_or(&[][..], |s| s.skins.as_slice());
+        // The colour map found once, not per colour.
+        let colours = self.colours();
         for c in &self.chunks {
             match &c.body {
                 Body::Cmap(_) => {} // colours are written literally
@@ -213,7 +215,7 @@ impl File {
                     for v in &v.items {
                         let c = v.coords.map(|c| c.signed());
                         let _ = write!(o, "{} {} {} {}", c[0], c[1], c[2], c[3]);
-                        let rgba = self.rgba(v.color);
+                        let rgba = colours.rgba(v.color);
                         if self.types.ci() != 0 && rgba != 0 {
                             let _ = write!(o, " #{rgba:08x}");
                         }
@@ -298,7 +300,7 @@ impl File {
                                 let _ = write!(o, "map_{b} {name}{nl}");
                             }
                             (PropValue::Color(c), Some(b)) => {
-                                let _ = write!(o, "{b} #{:08x}{nl}", self.rgba(*c));
+                                let _ = write!(o, "{b} #{:08x}{nl}", colours.rgba(*c));
                             }
                             (PropValue::Float(f), Some(b)) => {
                                 let _ = write!(o, "{b} {f}{nl}");
@@ -408,7 +410,7 @@ impl File {
                         let _ = write!(
                             o,
                             "#{:08x}/{}/{} {name}",
-                            self.rgba(t.color),
+                            colours.rgba(t.color),
                             t.rotation & 0xBF,
                             shape
                         );
@@ -473,7 +475,7 @@ impl File {
                     let name = self.name_in(l.name, &mut o)?;
                     let _ = write!(o, "Labels {name}{nl}");
                     if self.types.ci() != 0 {
-                        let _ = write!(o, "color #{:08x}{nl}", self.rgba(l.color));
+                        let _ = write!(o, "color #{:08x}{nl}", colours.rgba(l.color));
                     }
                     if l.lang.0 != 0 {
                         let lang = self.name_in(l.lang, &mut o)?;

@@ -154,6 +154,7 @@ fn rgba_to_vec4(c: u32) -> Vec4 {
 /// ASET chunks by name (the first of a name, as m3d.h finds it).
 struct FileNames<'f> {
     file: &'f File,
+    colours: crate::file::Colours<'f>,
     names: Names,
     assets: HashMap<NameKey, &'f [u8]>,
 }
@@ -189,6 +190,7 @@ impl<'f> FileNames<'f> {
         }
         Ok(FileNames {
             file,
+            colours: file.colours(),
             names,
             assets,
         })
@@ -917,8 +919,10 @@ impl FileNames<'_> {
         cm.metallic = 0.0;
         for p in &m.props {
             match (p.kind, &p.value) {
-                (0, PropValue::Color(c)) => cm.base_color = rgba_to_vec4(file.rgba(*c)),
-                (4, PropValue::Color(c)) => cm.emissive = rgba_to_vec4(file.rgba(*c)).truncate(),
+                (0, PropValue::Color(c)) => cm.base_color = rgba_to_vec4(self.colours.rgba(*c)),
+                (4, PropValue::Color(c)) => {
+                    cm.emissive = rgba_to_vec4(self.colours.rgba(*c)).truncate();
+                }
                 (7, PropValue::Float(d)) => cm.base_color.w = *d,
                 (64, PropValue::Float(v)) => cm.roughness = *v,
                 (65, PropValue::Float(v)) => cm.metallic = *v,

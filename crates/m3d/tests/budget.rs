@@ -166,6 +166,35 @@ fn a_compression_bomb_stops_at_what_the_shared_budget_has_left() {
 }
 
 #[test]
+fn colours_are_resolved_without_a_scan_of_the_chunks_each() {
+    // 200,000 chunks, then 100,000 vertices and a material of 100,000 colour properties
+    // (one byte each with ci absent): each colour looked for the colour map among all
+    // chunks (2e10 steps for each of to_core and the text form).
+    let mut payload = Payload::new(BASE, b"m\0\0\0\0");
+    for _ in 0..200_000u32 {
+        payload = payload.chunk(b"XXXX", &[]);
+    }
+    let mut mtrl = vec![0u8]; // name
+    mtrl.resize(1 + 100_000, 0); // Kd, colour absent: 0
+    let f = m3d_format::read(&uncompressed(
+        &payload
+            .chunk(b"VRTS", &vec![0u8; 100_000 * 4])
+            .chunk(b"MTRL", &mtrl)
+            .end(),
+    ))
+    .unwrap();
+    let c = quick("to_core", || f.to_core()).unwrap();
+    assert_eq!(c.value.materials.len(), 1);
+    assert_eq!(
+        c.value.materials[0].base_color,
+        meshfmt_core::glam::Vec4::ZERO
+    );
+    let text = quick("write_ascii", || f.write_ascii()).unwrap();
+    let kd = text.split("\r\n").filter(|l| *l == "Kd #00000000").count();
+    assert_eq!(kd, 100_000);
+}
+
+#[test]
 fn thousands_of_chunk_kinds_are_counted_in_linear_time() {
     // 200,000 empty chunks of distinct magics ('X' + 3 bytes of the index): the chunk
     // index path used a list scanned per chunk (2e10 comparisons).
