@@ -223,13 +223,16 @@ impl Names {
         for s in offsets {
             if s.0 != 0 && s.0 as usize <= table.len() {
                 if let Some(b) = budget {
-                    b.charge_items::<(u32, NameKey)>("name index", 1)?;
+                    b.charge_items::<u32>("name index", 1)?;
                 }
                 wanted.push(s.0);
             }
         }
         wanted.sort_unstable();
         wanted.dedup();
+        if let Some(b) = budget {
+            b.charge_items::<(u32, NameKey)>("name index", wanted.len())?;
+        }
         let mut keys = Vec::with_capacity(wanted.len());
         let [b0, b1] = bases();
         let mut key = NameKey::EMPTY;
