@@ -3,11 +3,13 @@
 //! The text has no widths, so the reader picks them: f64 coordinates (as m3d.h's ASCII
 //! exporter), u32 indices and strings, literal RGBA colours, u16 voxel types.
 
-use parsing_primitives::{Error as PError, ErrorKind};
+use std::collections::HashMap;
+
+use parsing_primitives::{Budget, Error as PError, ErrorKind};
 
 use crate::bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 use crate::error::Result;
-use crate::file::{Body, Chunk, FORMAT, File, ReadOptions};
+use crate::file::{Body, Chunk, FORMAT, File};
 use crate::label::Labels;
 use crate::material::{Material, PropValue, Property};
 use crate::mesh::{Corner, Mesh, MeshRecord};
@@ -58,11 +60,25 @@ struct Parser<'a> {
     lines: Vec<Line<'a>>,
     pos: usize,
     strings: Vec<u8>,
-    interned: std::collections::HashMap<String, Str>,
+    interned: HashMap<String, Str>,
     section: String,
+    budget: Budget,
 }
 
+type PResult<T> = std::result::Result<T, PError>;
+
 impl<'a> Parser<'a> {
+    /// Charges what is about to be built from the text (a line of a few bytes can make a
+    /// record of tens), naming where.
+    fn take(&self, at: u64, what: &'static str, bytes: usize) -> PResult<()> {
+        self.budget
+            .charge(what, bytes as u64)
+            .map_err(|e| PError::new(FORMAT, at, self.section.clone(), ErrorKind::OverBudget(e)))
+    }
+    /// [`take`](Self::take) for `n` values of `T`.
+    fn take_items<T>(&self, at: u64, what: &'static str, n: usize) -> PResult<()> {
+        self.take(at, what, n.saturating_mul(std::mem::size_of::<T>()))
+    }
     fn err(&self, at: u64, message: impl Into<String>) -> PError {
         PError::new(
             FORMAT,
@@ -82,19 +98,23 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.lines.get(self.pos - 1)
     }
-    fn string(&mut self, s: &str) -> Str {
+    fn string(&mut self, at: u64, s: &str) -> PResult<Str> {
         if s.is_empty() {
-            return Str(0);
+            return Ok(Str(0));
         }
         // One copy per distinct string; a map keeps this linear on big texts.
         if let Some(at) = self.interned.get(s) {
-            return *at;
+            return Ok(*at);
         }
-        let at = Str(u32::try_from(self.strings.len()).unwrap_or(u32::MAX));
+        let Ok(offset) = u32::try_from(self.strings.len()) else {
+            return Err(self.err(at, "string table beyond 4 GiB"));
+        };
+        // The table's copy and the map's.
+        self.take(at, "string table", 2 * s.len() + 64)?;
         self.strings.extend_from_slice(s.as_bytes());
         self.strings.push(0);
-        self.interned.insert(s.to_owned(), at);
-        at
+        self.interned.insert(s.to_owned(), Str(offset));
+        Ok(Str(offset))
     }
 }
 
@@ -134,7 +154,8 @@ fn idx(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<Idx, PError> {
     }
 }
 
-pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
+/// Reads the text, charging what it builds to `budget`.
+pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     let text = std::str::from_utf8(data).map_err(|e| {
         PError::new(
             FORMAT,
@@ -145,7 +166,14 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
             },
         )
     })?;
-    let mut lines = Vec::new();
+    // One line per newline, 24 bytes each: counted and charged first.
+    let n = data
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        .saturating_add(1);
+    budget.charge_items::<Line<'_>>("text lines", n)?;
+    let mut lines = Vec::with_capacity(n);
     let mut offset = 0u64;
     for raw in text.split('\n') {
         lines.push(Line {
@@ -158,8 +186,9 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
         lines,
         pos: 0,
         strings: Vec::new(),
-        interned: std::collections::HashMap::new(),
+        interned: HashMap::new(),
         section: "header".into(),
+        budget: budget.clone(),
     };
     let first = p.lines.first().map_or("", |l| l.text);
     let scale: f32 = match first.strip_prefix("3dmodel") {
@@ -177,7 +206,9 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
     p.pos = 4;
     let mut desc = Vec::new();
     while let Some(l) = p.block_line() {
-        desc.push(l.text.to_owned());
+        let (at, text) = (l.offset, l.text);
+        p.take(at, "string table", 2 * text.len() + 24)?;
+        desc.push(text.to_owned());
     }
     head.extend_from_slice(desc.join("\n").as_bytes());
     head.push(0);
@@ -187,8 +218,12 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
     let mut vertices: Vec<Vertex> = Vec::new();
     let mut tmap: Vec<[Coord; 2]> = Vec::new();
     let mut skins: Vec<Skin> = Vec::new();
+    // Skin -> its index: a vertex finds its skin in one lookup, not a scan of all.
+    let mut skin_ids: HashMap<Skin, usize> = HashMap::new();
     let mut bones: Vec<Bone> = Vec::new();
-    let mut budget = data.len().saturating_mul(4);
+    // How large a grid a block may declare, from the text's size (the grid itself is
+    // never built: only the voxels written are kept, and meshed).
+    let mut text_voxels = data.len().saturating_mul(4);
     let push = |chunks: &mut Vec<Chunk>, body| {
         chunks.push(Chunk {
             body,
@@ -212,6 +247,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 while let Some(l) = p.block_line() {
                     let at = l.offset;
                     let mut t = l.text.split_whitespace();
+                    p.take_items::<Vertex>(at, "vertices", 1)?;
                     let mut c = [Coord::F64(0.0); 4];
                     for (i, c) in c.iter_mut().enumerate() {
                         *c = Coord::F64(num(&p, at, t.next(), ["x", "y", "z", "w"][i])?);
@@ -257,14 +293,25 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                             weights,
                             bones: ids,
                         };
-                        let k = match skins.iter().position(|x| *x == s) {
-                            Some(k) => k,
+                        let k = match skin_ids.get(&s) {
+                            Some(k) => *k,
                             None => {
+                                // The list's copy and the map's.
+                                p.take(
+                                    at,
+                                    "skins",
+                                    2 * (std::mem::size_of::<Skin>() + 8 + 4 * s.bones.len()) + 16,
+                                )?;
+                                skin_ids.insert(s.clone(), skins.len());
                                 skins.push(s);
                                 skins.len() - 1
                             }
                         };
-                        v.skin = Idx(k as u32);
+                        v.skin = u32::try_from(k)
+                            .ok()
+                            .filter(|k| *k < Idx::MAX.0)
+                            .map(Idx)
+                            .ok_or_else(|| p.err(at, "more skins than an index holds"))?;
                     }
                     vertices.push(v);
                 }
@@ -275,6 +322,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     let mut t = l.text.split_whitespace();
                     let u: f64 = num(&p, at, t.next(), "u")?;
                     let v: f64 = num(&p, at, t.next(), "v")?;
+                    p.take_items::<[Coord; 2]>(at, "texture coordinates", 1)?;
                     tmap.push([Coord::F64(u), Coord::F64(v)]);
                 }
             }
@@ -293,8 +341,13 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     }
                     stack.truncate(depth);
                     let parent = stack.last().map_or(Idx::UNDEF, |b| Idx(*b));
-                    stack.push(bones.len() as u32);
-                    let name = p.string(&name);
+                    let id = u32::try_from(bones.len())
+                        .ok()
+                        .filter(|b| *b < Idx::MAX.0)
+                        .ok_or_else(|| p.err(at, "more bones than an index holds"))?;
+                    p.take(at, "bones", std::mem::size_of::<Bone>() + 4)?;
+                    stack.push(id);
+                    let name = p.string(at, &name)?;
                     bones.push(Bone {
                         parent,
                         name,
@@ -304,11 +357,12 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 }
             }
             "Material" => {
-                let name = p.string(&arg);
+                let name = p.string(at, &arg)?;
                 let mut props = Vec::new();
                 while let Some(l) = p.block_line() {
-                    let at = l.offset;
-                    let (k, v) = l.text.split_once(' ').unwrap_or((l.text, ""));
+                    let (at, text) = (l.offset, l.text);
+                    p.take_items::<Property>(at, "material properties", 1)?;
+                    let (k, v) = text.split_once(' ').unwrap_or((text, ""));
                     let v = v.trim().to_owned();
                     let base = |n: &str| PROPS.iter().find(|p| p.0 == n).map(|p| p.1);
                     let map_kind = match k {
@@ -320,7 +374,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     let prop = if let Some(kind) = map_kind {
                         Property {
                             kind,
-                            value: PropValue::Map(p.string(&v)),
+                            value: PropValue::Map(p.string(at, &v)?),
                         }
                     } else {
                         let kind =
@@ -341,7 +395,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     .block_line()
                     .map(|l| l.text.trim().to_owned())
                     .unwrap_or_default();
-                let s = p.string(&l);
+                let s = p.string(at, &l)?;
                 push(&mut chunks, Body::Proc(s));
                 while p.block_line().is_some() {}
             }
@@ -349,13 +403,14 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 let mut records = Vec::new();
                 while let Some(l) = p.block_line() {
                     let at = l.offset;
-                    let text = l.text.to_owned();
-                    let (k, v) = text.split_once(' ').unwrap_or((&text, ""));
+                    let text = l.text;
+                    let (k, v) = text.split_once(' ').unwrap_or((text, ""));
+                    p.take_items::<MeshRecord>(at, "mesh records", 1)?;
                     match k {
-                        "use" => records.push(MeshRecord::UseMaterial(p.string(v.trim()))),
+                        "use" => records.push(MeshRecord::UseMaterial(p.string(at, v.trim())?)),
                         "par" => records.push(MeshRecord::UseParameter {
                             flags: 1,
-                            name: p.string(v.trim()),
+                            name: p.string(at, v.trim())?,
                         }),
                         _ => {
                             let mut corners = Vec::new();
@@ -385,6 +440,9 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                             if corners.is_empty() || corners.len() > 15 {
                                 return Err(p.err(at, "a polygon has 1..=15 corners").into());
                             }
+                            if corners.len() > 3 {
+                                p.take_items::<Corner>(at, "polygon corners", corners.len())?;
+                            }
                             records.push(MeshRecord::Polygon {
                                 flags,
                                 corners: corners.into(),
@@ -395,7 +453,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 push(&mut chunks, Body::Mesh(Mesh { records }));
             }
             "Shape" => {
-                let name = p.string(&arg);
+                let name = p.string(at, &arg)?;
                 let mut group = Idx::UNDEF;
                 let mut commands = Vec::new();
                 while let Some(l) = p.block_line() {
@@ -409,16 +467,25 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     }
                     let (kind, layout) = shape::layout_by_keyword(k)
                         .ok_or_else(|| p.err(at, format!("unknown shape command {k:?}")))?;
-                    let toks: Vec<String> = t.map(str::to_owned).collect();
+                    let toks: Vec<&str> = t.collect();
+                    // The command and an argument per token at most.
+                    p.take(
+                        at,
+                        "shape commands",
+                        std::mem::size_of::<Command>()
+                            + (toks.len() + 8) * std::mem::size_of::<ArgValue>(),
+                    )?;
                     let mut args = Vec::new();
                     let mut it = toks.iter();
                     let mut next_arg =
                         |a: shape::ArgKind,
                          p: &mut Parser<'_>|
                          -> std::result::Result<ArgValue, PError> {
-                            let tok = it.next().map(String::as_str);
+                            let tok = it.next().copied();
                             Ok(match a {
-                                shape::ArgKind::Str => ArgValue::Str(p.string(tok.unwrap_or(""))),
+                                shape::ArgKind::Str => {
+                                    ArgValue::Str(p.string(at, tok.unwrap_or(""))?)
+                                }
                                 shape::ArgKind::Idx => {
                                     ArgValue::Idx(idx(p, at, tok.unwrap_or(""))?)
                                 }
@@ -467,8 +534,9 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 let mut types = Vec::new();
                 while let Some(l) = p.block_line() {
                     let at = l.offset;
-                    let text = l.text.to_owned();
-                    let (main, items) = text.split_once('{').unwrap_or((&text, ""));
+                    let text = l.text;
+                    p.take_items::<VoxelType>(at, "voxel types", 1)?;
+                    let (main, items) = text.split_once('{').unwrap_or((text, ""));
                     let mut t = main.split_whitespace();
                     let head = t.next().unwrap_or("");
                     let mut hp = head.split('/');
@@ -479,7 +547,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     let shape: u16 = hp.next().map_or(Ok(0), |s| num(&p, at, Some(s), "shape"))?;
                     let name = match t.next() {
                         None | Some("-") => Str(0),
-                        Some(n) => p.string(n),
+                        Some(n) => p.string(at, n)?,
                     };
                     let skin = match t.next() {
                         Some(s) => idx(&p, at, s)?,
@@ -494,7 +562,8 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                             None | Some("-") => "",
                             Some(n) => n,
                         };
-                        list.push((c, p.string(n)));
+                        p.take_items::<(u16, Str)>(at, "voxel types", 1)?;
+                        list.push((c, p.string(at, n)?));
                     }
                     types.push(VoxelType {
                         color,
@@ -508,7 +577,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 push(&mut chunks, Body::Voxt(types));
             }
             "Voxel" => {
-                let name = p.string(&arg);
+                let name = p.string(at, &arg)?;
                 let mut b = VoxelBlock {
                     name,
                     pos: [0; 3],
@@ -540,26 +609,29 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                                 .size
                                 .iter()
                                 .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
-                            if n.is_none_or(|n| n.saturating_mul(2) > budget as u64) {
+                            if n.is_none_or(|n| n.saturating_mul(2) > text_voxels as u64) {
                                 return Err(p.err(at, "voxel block larger than the text").into());
                             }
                         }
                         "layer" => {}
                         first => {
                             for tok in std::iter::once(first).chain(t) {
+                                // Kept here, then copied into runs of 128.
+                                p.take_items::<Idx>(at, "voxels", 2)?;
                                 values.push(idx(&p, at, tok)?);
                             }
                         }
                     }
                 }
-                budget = budget.saturating_sub(values.len());
+                text_voxels = text_voxels.saturating_sub(values.len());
+                p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
                 for chunk in values.chunks(128) {
                     b.runs.push(Run::Literal(chunk.to_vec()));
                 }
                 push(&mut chunks, Body::Voxd(b));
             }
             "Labels" => {
-                let name = p.string(&arg);
+                let name = p.string(at, &arg)?;
                 let mut l = Labels {
                     name,
                     lang: Str(0),
@@ -568,14 +640,15 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 };
                 while let Some(line) = p.block_line() {
                     let at = line.offset;
-                    let text = line.text.to_owned();
-                    let (k, v) = text.split_once(' ').unwrap_or((&text, ""));
+                    let text = line.text;
+                    let (k, v) = text.split_once(' ').unwrap_or((text, ""));
                     match k {
                         "color" => l.color = color(&p, at, v.trim())?,
-                        "lang" => l.lang = p.string(v.trim()),
+                        "lang" => l.lang = p.string(at, v.trim())?,
                         k => {
                             let vi = idx(&p, at, k)?;
-                            let s = p.string(v);
+                            let s = p.string(at, v)?;
+                            p.take_items::<(Idx, Str)>(at, "labels", 1)?;
                             l.labels.push((vi, s));
                         }
                     }
@@ -585,13 +658,14 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
             "Action" => {
                 let (dur, name) = arg.split_once(' ').unwrap_or((&arg, ""));
                 let duration_msec: u32 = num(&p, at, Some(dur), "duration")?;
-                let name = p.string(name.trim());
+                let name = p.string(at, name.trim())?;
                 let mut frames: Vec<Frame> = Vec::new();
                 while let Some(l) = p.block_line() {
                     let at = l.offset;
                     let mut t = l.text.split_whitespace();
                     let k = t.next().unwrap_or("");
                     if k == "frame" {
+                        p.take_items::<Frame>(at, "animation frames", 1)?;
                         frames.push(Frame {
                             msec: num(&p, at, t.next(), "msec")?,
                             transforms: Vec::new(),
@@ -601,6 +675,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                     let bone = idx(&p, at, k)?;
                     let pos = idx(&p, at, t.next().unwrap_or(""))?;
                     let ori = idx(&p, at, t.next().unwrap_or(""))?;
+                    p.take_items::<Transform>(at, "animation frames", 1)?;
                     let f = frames
                         .last_mut()
                         .ok_or_else(|| p.err(at, "transform before any frame"))?;
@@ -627,6 +702,7 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
                 while let Some(l) = p.block_line() {
                     let at = l.offset;
                     for tok in l.text.split_whitespace() {
+                        p.take(at, "chunk bytes", 1)?;
                         data.push(
                             u8::from_str_radix(tok, 16).map_err(|_| p.err(at, "not a hex byte"))?,
                         );
@@ -639,7 +715,6 @@ pub(crate) fn read(data: &[u8], opts: &ReadOptions) -> Result<File> {
             _ => return Err(p.err(at, format!("unknown block {kw:?}")).into()),
         }
     }
-    let _ = opts;
     // Bone orientation vertices are quaternions (skin -2), as m3d.h marks them.
     for b in &bones {
         if let Some(v) = b.ori.get().and_then(|i| vertices.get_mut(i as usize)) {

@@ -2,13 +2,55 @@
 
 use std::fmt::Write as _;
 
+use parsing_primitives::Budget;
+
 use crate::ascii::PROPS;
 use crate::error::{Result, invalid};
-use crate::file::{Body, File};
+use crate::file::{Body, File, WriteOptions};
 use crate::material::PropValue;
 use crate::mesh::MeshRecord;
 use crate::shape::ArgValue;
 use crate::types::{Idx, Str};
+
+/// The text being written, charged to the budget as it grows: after every line, and
+/// before any part that a few bytes of the model can make long (the slashes of a deep
+/// bone, a voxel grid, a name that is the whole string table).
+struct Text {
+    s: String,
+    budget: Budget,
+    charged: usize,
+}
+
+impl Text {
+    /// Charges what was written since the last charge.
+    fn settle(&mut self) -> Result<()> {
+        let n = self.s.len().saturating_sub(self.charged);
+        if n > 0 {
+            self.budget.charge("ASCII text", n as u64)?;
+            self.charged = self.s.len();
+        }
+        Ok(())
+    }
+
+    /// Charges `n` bytes about to be written.
+    fn reserve(&mut self, n: usize) -> Result<()> {
+        self.settle()?;
+        self.budget.charge("ASCII text", n as u64)?;
+        self.charged = self.charged.saturating_add(n);
+        Ok(())
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.s.push_str(s);
+    }
+}
+
+impl std::fmt::Write for Text {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.s.push_str(s);
+        Ok(())
+    }
+}
 
 fn idx_text(i: Idx) -> String {
     match i {
@@ -18,15 +60,30 @@ fn idx_text(i: Idx) -> String {
     }
 }
 
-fn voxel_text(i: Idx) -> String {
+fn voxel_text(o: &mut Text, i: Idx) {
     match i {
-        Idx::UNDEF => ".".into(),
-        Idx::MAX => "-".into(),
-        Idx(v) => v.to_string(),
+        Idx::UNDEF => o.push_str("."),
+        Idx::MAX => o.push_str("-"),
+        Idx(v) => {
+            let _ = write!(o, "{v}");
+        }
     }
 }
 
+/// Names in loss paths are cut here: a name may be the whole string table.
+const PATH_NAME_MAX: usize = 1024;
+
+/// Losses of one kind listed before the rest are only counted.
+const LOSS_CAP: usize = 100;
+
 impl File {
+    /// [`name_text`](Self::name_text), the copy charged (a name may be the whole table,
+    /// and be referenced by every record).
+    fn name_in(&self, s: Str, o: &mut Text) -> Result<String> {
+        o.reserve(self.string(s).map_or(0, <[u8]>::len))?;
+        Ok(self.name_text(s))
+    }
+
     fn name_text(&self, s: Str) -> String {
         // One token per name on a line: spaces would split it, as m3d.h's exporter knows.
         self.string(s)
@@ -53,39 +110,75 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn write_ascii(&self) -> Result<String> {
-        self.write_ascii_text()
+        self.write_ascii_with(&WriteOptions::default())
+    }
+
+    /// [`write_ascii`](Self::write_ascii) drawing on the options' budget (`budget`, or a
+    /// fresh one of `limits`; the other options do not apply to text): the text is charged
+    /// as it is written, so a model whose text would pass the budget (a chain of 50,000
+    /// bones is 1.25 billion slashes) fails with [`Error::OverBudget`](crate::Error).
+    ///
+    /// ```
+    /// use m3d_format::{File, Limits, WriteOptions};
+    /// let opts = WriteOptions::default().with_limits(Limits { max_alloc_bytes: 4, ..Limits::DEFAULT });
+    /// assert!(matches!(File::default().write_ascii_with(&opts), Err(m3d_format::Error::OverBudget(_))));
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn write_ascii_with(&self, opts: &WriteOptions) -> Result<String> {
+        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        self.write_ascii_text(budget)
     }
 
     /// What [`write_ascii`](Self::write_ascii) leaves out, as meshfmt-core losses: each
     /// inlined asset (an embedded texture) is dropped, since the text form only names
-    /// files beside it.
+    /// files beside it. The first 100 are listed (names cut at 1024 bytes), then one line
+    /// counts the rest.
     ///
     /// ```
     /// assert!(m3d_format::File::default().ascii_losses().is_empty());
     /// ```
     pub fn ascii_losses(&self) -> Vec<meshfmt_core::Loss> {
-        self.chunks
-            .iter()
-            .filter_map(|c| match &c.body {
-                Body::Aset { name, .. } => Some(meshfmt_core::Loss {
-                    feature: meshfmt_core::Feature::Textures,
-                    kind: meshfmt_core::LossKind::Dropped,
-                    path: format!(
-                        "ASET '{}'",
-                        String::from_utf8_lossy(self.string(*name).unwrap_or_default())
-                    ),
-                    reason: "the ASCII form does not inline assets: the pixels are not written"
-                        .into(),
-                }),
-                _ => None,
-            })
-            .collect()
+        let reason = "the ASCII form does not inline assets: the pixels are not written";
+        let mut out = Vec::new();
+        let mut n = 0usize;
+        for c in &self.chunks {
+            let Body::Aset { name, .. } = &c.body else {
+                continue;
+            };
+            n += 1;
+            if n > LOSS_CAP {
+                continue;
+            }
+            let name = self.string(*name).unwrap_or_default();
+            let cut = name.get(..PATH_NAME_MAX).unwrap_or(name);
+            out.push(meshfmt_core::Loss {
+                feature: meshfmt_core::Feature::Textures,
+                kind: meshfmt_core::LossKind::Dropped,
+                path: format!("ASET '{}'", String::from_utf8_lossy(cut)),
+                reason: reason.into(),
+            });
+        }
+        if n > LOSS_CAP {
+            out.push(meshfmt_core::Loss {
+                feature: meshfmt_core::Feature::Textures,
+                kind: meshfmt_core::LossKind::Dropped,
+                path: String::new(),
+                reason: format!("{} more ASET chunks not listed: {reason}", n - LOSS_CAP),
+            });
+        }
+        out
     }
 
-    fn write_ascii_text(&self) -> Result<String> {
-        let mut o = String::new();
+    fn write_ascii_text(&self, budget: Budget) -> Result<String> {
+        let mut o = Text {
+            s: String::new(),
+            budget,
+            charged: 0,
+        };
         let nl = "\r\n";
         let h = self.header_strings();
+        // The header lines copy the first strings: charged first.
+        o.reserve(h.iter().map(|l| l.len()).sum::<usize>() * 2)?;
         let line = |b: &[u8]| String::from_utf8_lossy(b).replace(['\r', '\n'], " ");
         let _ = write!(
             o,
@@ -102,7 +195,10 @@ impl File {
             let _ = write!(o, "{}{nl}", d.trim_end_matches('\r'));
         }
         o.push_str(nl);
+        o.settle()?;
         let skins = self.skeleton().map_or(&[][..], |s| s.skins.as_slice());
+        // The colour map found once, not per colour.
+        let colours = self.colours();
         for c in &self.chunks {
             match &c.body {
                 Body::Cmap(_) => {} // colours are written literally
@@ -110,6 +206,7 @@ impl File {
                     let _ = write!(o, "Textmap{nl}");
                     for uv in &t.items {
                         let _ = write!(o, "{} {}{nl}", uv[0].unsigned(), uv[1].unsigned());
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
@@ -118,7 +215,7 @@ impl File {
                     for v in &v.items {
                         let c = v.coords.map(|c| c.signed());
                         let _ = write!(o, "{} {} {} {}", c[0], c[1], c[2], c[3]);
-                        let rgba = self.rgba(v.color);
+                        let rgba = colours.rgba(v.color);
                         if self.types.ci() != 0 && rgba != 0 {
                             let _ = write!(o, " #{rgba:08x}");
                         }
@@ -138,6 +235,7 @@ impl File {
                             }
                         }
                         o.push_str(nl);
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
@@ -146,6 +244,8 @@ impl File {
                         continue;
                     }
                     let _ = write!(o, "Bones{nl}");
+                    o.budget
+                        .charge_items::<usize>("ASCII text", 2 * s.bones.len())?;
                     let mut depth: Vec<usize> = Vec::with_capacity(s.bones.len());
                     // The text form gives each bone's parent only by its depth: the
                     // nearest earlier bone one level up. So bones must be in depth-first
@@ -173,27 +273,34 @@ impl File {
                         last_at_depth.truncate(d);
                         last_at_depth.push(i);
                         depth.push(d);
-                        let _ = write!(
-                            o,
-                            "{}{} {} {}{nl}",
-                            "/".repeat(d),
-                            idx_text(b.pos),
-                            idx_text(b.ori),
-                            self.name_text(b.name)
-                        );
+                        // A chain of n bones writes n^2 / 2 slashes: charged first.
+                        o.reserve(d)?;
+                        const SLASHES: &str =
+                            "////////////////////////////////////////////////////////////////";
+                        let mut left = d;
+                        while left > 0 {
+                            let k = left.min(SLASHES.len());
+                            o.push_str(SLASHES.get(..k).unwrap_or_default());
+                            left -= k;
+                        }
+                        let name = self.name_in(b.name, &mut o)?;
+                        let _ = write!(o, "{} {} {name}{nl}", idx_text(b.pos), idx_text(b.ori));
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
                 Body::Mtrl(m) => {
-                    let _ = write!(o, "Material {}{nl}", self.name_text(m.name));
+                    let name = self.name_in(m.name, &mut o)?;
+                    let _ = write!(o, "Material {name}{nl}");
                     for p in &m.props {
                         let base = PROPS.iter().find(|x| x.1 == p.kind & 0x7F).map(|x| x.0);
                         match (&p.value, base) {
                             (PropValue::Map(s), Some(b)) => {
-                                let _ = write!(o, "map_{b} {}{nl}", self.name_text(*s));
+                                let name = self.name_in(*s, &mut o)?;
+                                let _ = write!(o, "map_{b} {name}{nl}");
                             }
                             (PropValue::Color(c), Some(b)) => {
-                                let _ = write!(o, "{b} #{:08x}{nl}", self.rgba(*c));
+                                let _ = write!(o, "{b} #{:08x}{nl}", colours.rgba(*c));
                             }
                             (PropValue::Float(f), Some(b)) => {
                                 let _ = write!(o, "{b} {f}{nl}");
@@ -208,21 +315,25 @@ impl File {
                                 )));
                             }
                         }
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
                 Body::Proc(s) => {
-                    let _ = write!(o, "Procedural{nl}{}{nl}{nl}", self.name_text(*s));
+                    let name = self.name_in(*s, &mut o)?;
+                    let _ = write!(o, "Procedural{nl}{name}{nl}{nl}");
                 }
                 Body::Mesh(m) => {
                     let _ = write!(o, "Mesh{nl}");
                     for r in &m.records {
                         match r {
                             MeshRecord::UseMaterial(s) => {
-                                let _ = write!(o, "use {}{nl}", self.name_text(*s));
+                                let name = self.name_in(*s, &mut o)?;
+                                let _ = write!(o, "use {name}{nl}");
                             }
                             MeshRecord::UseParameter { name, .. } => {
-                                let _ = write!(o, "par {}{nl}", self.name_text(*name));
+                                let name = self.name_in(*name, &mut o)?;
+                                let _ = write!(o, "par {name}{nl}");
                             }
                             MeshRecord::Polygon { corners, .. } => {
                                 let parts: Vec<String> = corners
@@ -247,11 +358,13 @@ impl File {
                                 let _ = write!(o, "{}{nl}", parts.join(" "));
                             }
                         }
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
                 Body::Shpe(s) => {
-                    let _ = write!(o, "Shape {}{nl}", self.name_text(s.name));
+                    let name = self.name_in(s.name, &mut o)?;
+                    let _ = write!(o, "Shape {name}{nl}");
                     if let Some(g) = s.group.get() {
                         let _ = write!(o, "group {g}{nl}");
                     }
@@ -266,7 +379,7 @@ impl File {
                         let va = layout.iter().position(|a| crate::shape::is_variadic(*a));
                         for (i, a) in c.args.iter().enumerate() {
                             let v = match a {
-                                ArgValue::Str(s) => self.name_text(*s),
+                                ArgValue::Str(s) => self.name_in(*s, &mut o)?,
                                 ArgValue::Idx(i) => idx_text(*i),
                                 ArgValue::Coord(c) => c.signed().to_string(),
                                 ArgValue::Int(n) => n.to_string(),
@@ -280,7 +393,9 @@ impl File {
                         if va.is_some_and(|k| k < c.args.len()) {
                             text.push_str(" ]");
                         }
+                        o.reserve(text.len())?;
                         let _ = write!(o, "{text}{nl}");
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
@@ -288,14 +403,14 @@ impl File {
                     let _ = write!(o, "VoxTypes{nl}");
                     for t in types {
                         let shape = (u16::from(t.rotation & 0x40) << 2) | u16::from(t.shape_low);
-                        let name = match self.name_text(t.name) {
+                        let name = match self.name_in(t.name, &mut o)? {
                             n if n.is_empty() => "-".to_owned(),
                             n => n,
                         };
                         let _ = write!(
                             o,
                             "#{:08x}/{}/{} {name}",
-                            self.rgba(t.color),
+                            colours.rgba(t.color),
                             t.rotation & 0xBF,
                             shape
                         );
@@ -306,7 +421,7 @@ impl File {
                             o.push_str(" {");
                             for (n, s) in &t.items {
                                 // An empty name would shift every later count/name pair.
-                                let name = match self.name_text(*s) {
+                                let name = match self.name_in(*s, &mut o)? {
                                     t if t.is_empty() => "-".to_owned(),
                                     t => t,
                                 };
@@ -315,51 +430,71 @@ impl File {
                             o.push_str(" }");
                         }
                         o.push_str(nl);
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
                 Body::Voxd(b) => {
-                    let _ = write!(o, "Voxel {}{nl}", self.name_text(b.name));
+                    let name = self.name_in(b.name, &mut o)?;
+                    let _ = write!(o, "Voxel {name}{nl}");
                     let _ = write!(o, "uncertain {} {}{nl}", b.uncertain, b.group);
                     let _ = write!(o, "pos {} {} {}{nl}", b.pos[0], b.pos[1], b.pos[2]);
                     let _ = write!(o, "dim {} {} {}{nl}", b.size[0], b.size[1], b.size[2]);
-                    let v = b
-                        .voxels(1 << 26)
+                    let n = b
+                        .voxel_count()
+                        .filter(|n| *n <= 1 << 26)
                         .ok_or_else(|| invalid("voxel block too large for text"))?;
-                    let [w, _, d] = b.size.map(|x| x as usize);
-                    for (i, row) in v.chunks(w.max(1)).enumerate() {
-                        if i % d.max(1) == 0 {
+                    let [w, _, d] = b.size.map(|x| x.max(1) as usize);
+                    // Every voxel of the grid is written (a '.' past the coded ones): a
+                    // few bytes of runs can declare 2^26 of them, so the text is charged
+                    // first: two bytes a voxel, a line end a row, a "layer" line a layer.
+                    let rows = n / w;
+                    o.reserve(
+                        n.saturating_mul(2)
+                            .saturating_add(rows.saturating_mul(2))
+                            .saturating_add((rows / d).saturating_mul(7)),
+                    )?;
+                    let coded = b.coded_voxels(n, &o.budget)?;
+                    for i in 0..rows {
+                        if i % d == 0 {
                             let _ = write!(o, "layer{nl}");
                         }
-                        let cells: Vec<String> = row.iter().map(|x| voxel_text(*x)).collect();
-                        let _ = write!(o, "{}{nl}", cells.join(" "));
+                        for k in 0..w {
+                            if k > 0 {
+                                o.push_str(" ");
+                            }
+                            let v = coded.get(i * w + k).copied().unwrap_or(Idx::UNDEF);
+                            voxel_text(&mut o, v);
+                        }
+                        o.push_str(nl);
                     }
                     o.push_str(nl);
+                    o.settle()?;
                 }
                 Body::Lbls(l) => {
-                    let _ = write!(o, "Labels {}{nl}", self.name_text(l.name));
+                    let name = self.name_in(l.name, &mut o)?;
+                    let _ = write!(o, "Labels {name}{nl}");
                     if self.types.ci() != 0 {
-                        let _ = write!(o, "color #{:08x}{nl}", self.rgba(l.color));
+                        let _ = write!(o, "color #{:08x}{nl}", colours.rgba(l.color));
                     }
                     if l.lang.0 != 0 {
-                        let _ = write!(o, "lang {}{nl}", self.name_text(l.lang));
+                        let lang = self.name_in(l.lang, &mut o)?;
+                        let _ = write!(o, "lang {lang}{nl}");
                     }
                     for (v, s) in &l.labels {
+                        o.reserve(self.string(*s).map_or(0, <[u8]>::len))?;
                         let text = self
                             .string(*s)
                             .map(|b| String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
                             .unwrap_or_default();
                         let _ = write!(o, "{} {text}{nl}", idx_text(*v));
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
                 Body::Actn(a) => {
-                    let _ = write!(
-                        o,
-                        "Action {} {}{nl}",
-                        a.duration_msec,
-                        self.name_text(a.name)
-                    );
+                    let name = self.name_in(a.name, &mut o)?;
+                    let _ = write!(o, "Action {} {name}{nl}", a.duration_msec);
                     for f in &a.frames {
                         let _ = write!(o, "frame {}{nl}", f.msec);
                         for t in &f.transforms {
@@ -371,6 +506,7 @@ impl File {
                                 idx_text(t.ori)
                             );
                         }
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
@@ -380,12 +516,15 @@ impl File {
                     for row in data.chunks(16) {
                         let hex: Vec<String> = row.iter().map(|b| format!("{b:02x}")).collect();
                         let _ = write!(o, "{}{nl}", hex.join(" "));
+                        o.settle()?;
                     }
                     o.push_str(nl);
                 }
             }
+            o.settle()?;
         }
         let _ = write!(o, "End{nl}");
-        Ok(o)
+        o.settle()?;
+        Ok(o.s)
     }
 }

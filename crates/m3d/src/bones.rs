@@ -62,12 +62,15 @@ pub(crate) fn read_bone(r: &mut Reader<'_>, t: Types) -> PResult<Skeleton> {
     let skins = r.field("skin", |r| {
         r.array(u64::from(nskin), skin_min.max(1), |r| {
             if nb == 1 {
+                // With bi absent this reads nothing, so charge what each one holds.
+                r.charge_for("skins", std::mem::size_of::<Idx>() as u64)?;
                 let b = r.field("bone", |r| read_idx(r, t.bi()))?;
                 return Ok(Skin {
                     weights: Vec::new(),
                     bones: vec![b],
                 });
             }
+            r.charge_for("skins", (nb * (1 + std::mem::size_of::<Idx>())) as u64)?;
             let weights = r.field("weight", |r| r.bytes(nb))?.to_vec();
             let mut bones = Vec::new();
             for (i, w) in weights.iter().enumerate() {
@@ -203,7 +206,8 @@ impl Action {
     /// The `(pos, ori)` vertex of every bone after frames `0..=frame` are applied to the
     /// bind pose `bones` (what m3d.h's `m3d_frame` returns), without mutating anything.
     /// Transforms naming a bone past the list are ignored. `None` when `frame` is past the
-    /// last frame.
+    /// last frame. Each call replays frames `0..=frame`: O(bones + their transforms),
+    /// bounded by the file (a caller walking every frame should keep the previous pose).
     ///
     /// ```
     /// use m3d_format::{Action, Bone, Frame, Idx, Str, Transform};

@@ -1,26 +1,86 @@
 //! [`File::problems`]: the cross-references m3d.h never checks.
 
+use std::collections::HashSet;
+
 use crate::file::{Body, File};
 use crate::mesh::MeshRecord;
-use crate::types::{Idx, Str};
+use crate::types::{Idx, NameKey, Names, Str};
+
+/// Problems of one kind listed before the rest are only counted.
+const PROBLEM_CAP: usize = 100;
+
+/// The list being built: lines of a kind past [`PROBLEM_CAP`] are counted, not made.
+#[derive(Default)]
+struct Problems {
+    lines: Vec<String>,
+    kinds: Vec<(&'static str, usize)>,
+}
+
+impl Problems {
+    fn push(&mut self, kind: &'static str, line: impl FnOnce() -> String) {
+        let n = match self.kinds.iter_mut().find(|k| k.0 == kind) {
+            Some(k) => {
+                k.1 += 1;
+                k.1
+            }
+            None => {
+                self.kinds.push((kind, 1));
+                1
+            }
+        };
+        if n <= PROBLEM_CAP {
+            self.lines.push(line());
+        }
+    }
+
+    /// An index past `len` (the sentinels are no index, not a problem).
+    fn index(&mut self, kind: &'static str, at: impl FnOnce() -> String, i: Idx, len: usize) {
+        if let Some(v) = i.get().filter(|v| *v as usize >= len) {
+            self.push(kind, || {
+                format!("{}: index {v} past the {len} entries", at())
+            });
+        }
+    }
+
+    /// A string offset past the table (`table` bytes long).
+    fn string(&mut self, kind: &'static str, at: impl FnOnce() -> String, s: Str, table: usize) {
+        if s.0 as usize >= table && s.0 != 0 {
+            self.push(kind, || {
+                format!("{}: string offset {} past the table", at(), s.0)
+            });
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        for (kind, n) in self.kinds {
+            if n > PROBLEM_CAP {
+                self.lines.push(format!(
+                    "... and {} more problems of this kind not listed: {kind}",
+                    n - PROBLEM_CAP
+                ));
+            }
+        }
+        self.lines
+    }
+}
 
 impl File {
     /// Every reference that points nowhere: vertex, UV, skin, bone and CMAP indices past
     /// their lists, bone parents that do not come before the bone, string offsets past the
     /// table, use-material records naming no material. m3d.h reads such files out of
     /// bounds; here they read fine (the values are kept as stored) and are listed here, one
-    /// line each with its chunk path. Empty for a consistent file.
+    /// line each with its chunk path: the first 100 of each kind, then one line counting
+    /// the rest of that kind. Empty for a consistent file.
     ///
     /// ```
     /// assert!(m3d_format::File::default().problems().is_empty());
     /// ```
     pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = Problems::default();
         let nv = self.vertices().len();
         let mut nt = 0;
         let mut ncmap = 0;
         let (mut nbones, mut nskins) = (0, 0);
-        let mut materials: Vec<&[u8]> = Vec::new();
         for c in &self.chunks {
             match &c.body {
                 Body::Tmap(t) => nt = t.items.len(),
@@ -29,49 +89,67 @@ impl File {
                     nbones = s.bones.len();
                     nskins = s.skins.len();
                 }
-                Body::Mtrl(m) => materials.extend(self.string(m.name)),
                 _ => {}
             }
         }
-        let check = |out: &mut Vec<String>, what: String, i: Idx, len: usize| {
-            if let Some(v) = i.get() {
-                if v as usize >= len {
-                    out.push(format!("{what}: index {v} past the {len} entries"));
-                }
-            }
-        };
-        let check_str = |out: &mut Vec<String>, what: String, s: Str| {
-            if s.0 as usize >= self.strings.len() && s.0 != 0 {
-                out.push(format!("{what}: string offset {} past the table", s.0));
-            }
-        };
+        // Material names and the use-material references, matched by key (one pass over
+        // the string table, not a scan of the materials per record).
+        let refs = self.chunks.iter().flat_map(|c| {
+            let (name, records) = match &c.body {
+                Body::Mtrl(m) => (Some(m.name), &[][..]),
+                Body::Mesh(m) => (None, m.records.as_slice()),
+                _ => (None, &[][..]),
+            };
+            name.into_iter()
+                .chain(records.iter().filter_map(|r| match r {
+                    MeshRecord::UseMaterial(s) => Some(*s),
+                    _ => None,
+                }))
+        });
+        let names = Names::new(&self.strings, refs, None).unwrap_or_default();
+        let materials: HashSet<NameKey> = self
+            .chunks
+            .iter()
+            .filter_map(|c| match &c.body {
+                Body::Mtrl(m) => names.key(m.name),
+                _ => None,
+            })
+            .collect();
+        let table = self.strings.len();
         let cmap_colors = matches!(self.types.ci(), 1 | 2);
         for (ci, c) in self.chunks.iter().enumerate() {
-            let at = format!("{}[{ci}]", String::from_utf8_lossy(&c.magic()));
+            // Paths are only made for the lines listed.
+            let at = || format!("{}[{ci}]", String::from_utf8_lossy(&c.magic()));
             match &c.body {
                 Body::Vrts(v) => {
                     for (i, v) in v.items.iter().enumerate() {
                         if cmap_colors && v.color as usize >= ncmap {
-                            out.push(format!(
-                                "{at}.vertex[{i}].color: index {} past the {ncmap} colours",
-                                v.color
-                            ));
+                            out.push("vertex colour", || {
+                                format!(
+                                    "{}.vertex[{i}].color: index {} past the {ncmap} colours",
+                                    at(),
+                                    v.color
+                                )
+                            });
                         }
                         if v.skin != Idx::MAX {
-                            check(&mut out, format!("{at}.vertex[{i}].skin"), v.skin, nskins);
+                            let p = || format!("{}.vertex[{i}].skin", at());
+                            out.index("vertex skin", p, v.skin, nskins);
                         }
                     }
                 }
                 Body::Bone(s) => {
                     for (i, b) in s.bones.iter().enumerate() {
-                        check(&mut out, format!("{at}.bone[{i}].parent"), b.parent, i);
-                        check(&mut out, format!("{at}.bone[{i}].pos"), b.pos, nv);
-                        check(&mut out, format!("{at}.bone[{i}].ori"), b.ori, nv);
-                        check_str(&mut out, format!("{at}.bone[{i}].name"), b.name);
+                        let p = |f: &str| format!("{}.bone[{i}].{f}", at());
+                        out.index("bone parent", || p("parent"), b.parent, i);
+                        out.index("bone position", || p("pos"), b.pos, nv);
+                        out.index("bone orientation", || p("ori"), b.ori, nv);
+                        out.string("bone name", || p("name"), b.name, table);
                     }
                     for (i, s) in s.skins.iter().enumerate() {
                         for b in &s.bones {
-                            check(&mut out, format!("{at}.skin[{i}].bone"), *b, nbones);
+                            let p = || format!("{}.skin[{i}].bone", at());
+                            out.index("skin bone", p, *b, nbones);
                         }
                     }
                 }
@@ -79,54 +157,63 @@ impl File {
                     for (i, r) in m.records.iter().enumerate() {
                         match r {
                             MeshRecord::UseMaterial(s) => {
-                                let name = self.string(*s);
-                                if s.0 != 0 && !name.is_some_and(|n| materials.contains(&n)) {
-                                    out.push(format!("{at}.record[{i}]: material not defined"));
+                                let known = names.key(*s).is_some_and(|k| materials.contains(&k));
+                                if s.0 != 0 && !known {
+                                    out.push("undefined material", || {
+                                        format!("{}.record[{i}]: material not defined", at())
+                                    });
                                 }
                             }
                             MeshRecord::UseParameter { name, .. } => {
-                                check_str(&mut out, format!("{at}.record[{i}]"), *name)
+                                let p = || format!("{}.record[{i}]", at());
+                                out.string("parameter name", p, *name, table);
                             }
                             MeshRecord::Polygon { corners, .. } => {
                                 for (k, c) in corners.iter().enumerate() {
-                                    let p = format!("{at}.record[{i}].corner[{k}]");
+                                    let p =
+                                        |f: &str| format!("{}.record[{i}].corner[{k}].{f}", at());
                                     if c.vertex.get().is_none() {
-                                        out.push(format!("{p}.vertex: undefined"));
+                                        out.push("undefined corner vertex", || {
+                                            format!("{}: undefined", p("vertex"))
+                                        });
                                     }
-                                    check(&mut out, format!("{p}.vertex"), c.vertex, nv);
-                                    check(&mut out, format!("{p}.uv"), c.uv, nt);
-                                    check(&mut out, format!("{p}.normal"), c.normal, nv);
-                                    check(&mut out, format!("{p}.max"), c.max, nv);
+                                    out.index("corner vertex", || p("vertex"), c.vertex, nv);
+                                    out.index("corner uv", || p("uv"), c.uv, nt);
+                                    out.index("corner normal", || p("normal"), c.normal, nv);
+                                    out.index("corner max", || p("max"), c.max, nv);
                                 }
                             }
                         }
                     }
                 }
                 Body::Actn(a) => {
-                    check_str(&mut out, format!("{at}.name"), a.name);
+                    out.string("action name", || format!("{}.name", at()), a.name, table);
                     for (i, f) in a.frames.iter().enumerate() {
                         for t in &f.transforms {
-                            check(&mut out, format!("{at}.frame[{i}].bone"), t.bone, nbones);
-                            check(&mut out, format!("{at}.frame[{i}].pos"), t.pos, nv);
-                            check(&mut out, format!("{at}.frame[{i}].ori"), t.ori, nv);
+                            let p = || format!("{}.frame[{i}]", at());
+                            out.index("frame bone", || format!("{}.bone", p()), t.bone, nbones);
+                            out.index("frame position", || format!("{}.pos", p()), t.pos, nv);
+                            out.index("frame orientation", || format!("{}.ori", p()), t.ori, nv);
                         }
                     }
                 }
                 Body::Lbls(l) => {
                     for (i, (v, s)) in l.labels.iter().enumerate() {
-                        check(&mut out, format!("{at}.label[{i}].vertex"), *v, nv);
-                        check_str(&mut out, format!("{at}.label[{i}].text"), *s);
+                        let p = |f: &str| format!("{}.label[{i}].{f}", at());
+                        out.index("label vertex", || p("vertex"), *v, nv);
+                        out.string("label text", || p("text"), *s, table);
                     }
                 }
                 Body::Mtrl(m) => {
-                    check_str(&mut out, format!("{at}.name"), m.name);
+                    out.string("material name", || format!("{}.name", at()), m.name, table);
                     for (k, s) in m.maps() {
-                        check_str(&mut out, format!("{at}.map {k}"), s);
+                        let p = || format!("{}.map {k}", at());
+                        out.string("material map", p, s, table);
                     }
                 }
                 _ => {}
             }
         }
-        out
+        out.finish()
     }
 }

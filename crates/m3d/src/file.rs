@@ -1,6 +1,8 @@
 //! The whole file: the `3DMO` envelope, PRVW, zlib, HEAD and the chunk list.
 
-use parsing_primitives::{ErrorKind, Limits, Reader, Result as PResult};
+use std::collections::HashMap;
+
+use parsing_primitives::{Budget, BudgetExceeded, ErrorKind, Limits, Reader, Result as PResult};
 
 use crate::bones::{self, Action, Skeleton};
 use crate::error::{Error, Result, invalid};
@@ -8,22 +10,27 @@ use crate::label::{self, Labels};
 use crate::material::{self, Material};
 use crate::mesh::{self, Mesh, MeshRecord};
 use crate::shape::{self, Shape};
-use crate::types::{Coord, Out, Str, Types, read_str};
+use crate::types::{Coord, NameKey, Names, Out, Str, Types, read_str};
 use crate::vertex::{self, Records, Vertex};
 use crate::voxel::{self, VoxelBlock, VoxelType};
 
 pub(crate) const FORMAT: &str = "m3d";
 
 /// How to read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ReadOptions {
-    /// Caps on allocation; [`Limits::max_alloc_bytes`] also caps the inflated payload.
+    /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`:
+    /// the inflated payload and everything decoded draw on one
+    /// [`Limits::max_alloc_bytes`].
     pub limits: Limits,
+    /// The operation's shared budget (e.g. one for read, to_core, from_core and write);
+    /// `None` makes a fresh one of [`limits`](Self::limits) per call.
+    pub budget: Option<Budget>,
 }
 
-/// How to write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How to write ([`File::write_with`], [`File::write_ascii_with`], [`File::from_core`]).
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct WriteOptions {
     /// Compress HEAD..OMD3 as one zlib stream (the usual form) or store it as is.
@@ -33,6 +40,11 @@ pub struct WriteOptions {
     /// Coordinate precision [`File::from_core`] writes (the faithful writer keeps what
     /// the file holds).
     pub precision: Precision,
+    /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`.
+    pub limits: Limits,
+    /// The operation's shared budget; `None` makes a fresh one of
+    /// [`limits`](Self::limits) per call.
+    pub budget: Option<Budget>,
 }
 
 /// How coordinates are stored (the HEAD's `vc_t`): positions are normalised to the unit
@@ -61,9 +73,49 @@ impl ReadOptions {
         self.limits = limits;
         self
     }
+
+    /// These options drawing on `budget`, shared with the caller's other steps.
+    ///
+    /// ```
+    /// use m3d_format::{Budget, File, Limits, ReadOptions};
+    /// let bytes = File::default().write()?;
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// m3d_format::read_with(&bytes, &ReadOptions::default().with_budget(budget.clone()))?;
+    /// assert!(budget.used() > 0);
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
 }
 
 impl WriteOptions {
+    /// These options with other limits (for a fresh budget per call).
+    ///
+    /// ```
+    /// let o = m3d_format::WriteOptions::default().with_limits(m3d_format::Limits::UNLIMITED);
+    /// assert_eq!(o.limits, m3d_format::Limits::UNLIMITED);
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// These options drawing on `budget`, shared with the caller's other steps.
+    ///
+    /// ```
+    /// use m3d_format::{Budget, File, Limits, WriteOptions};
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// File::default().write_with(&WriteOptions::default().with_budget(budget.clone()))?;
+    /// assert!(budget.used() > 0);
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// These options, compressing or not.
     ///
     /// ```
@@ -94,6 +146,8 @@ impl Default for WriteOptions {
             compress: true,
             level: 9,
             precision: Precision::Float,
+            limits: Limits::DEFAULT,
+            budget: None,
         }
     }
 }
@@ -255,7 +309,8 @@ impl Colours<'_> {
 
 impl File {
     /// The string at offset `s`: bytes up to the NUL (or the table end); `None` for
-    /// offset 0 or past the table.
+    /// offset 0 or past the table. Takes the string's length in time; this crate's own
+    /// loops match names through a key index built once per call instead.
     pub fn string(&self, s: Str) -> Option<&[u8]> {
         if s.0 == 0 {
             return None;
@@ -317,7 +372,22 @@ impl File {
     /// ```
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
-        let mut textures: Vec<Str> = Vec::new();
+        // Texture names compared by key: one pass over the string table, not a comparison
+        // per pair of maps.
+        let maps = self.chunks.iter().flat_map(|ch| match &ch.body {
+            Body::Mtrl(m) => m.props.as_slice(),
+            _ => &[],
+        });
+        let names = Names::new(
+            &self.strings,
+            maps.filter_map(|p| match p.value {
+                material::PropValue::Map(s) => Some(s),
+                _ => None,
+            }),
+            None,
+        )
+        .unwrap_or_default();
+        let mut textures: std::collections::HashSet<NameKey> = Default::default();
         for ch in &self.chunks {
             match &ch.body {
                 Body::Cmap(v) => c.cmap += v.items.len(),
@@ -330,13 +400,9 @@ impl File {
                 Body::Mtrl(m) => {
                     c.materials += 1;
                     for (_, s) in m.maps() {
-                        let name = self.string(s);
                         // m3d.h drops a map whose name is empty (real files have them).
-                        if name.is_none_or(|n| n.is_empty()) {
-                            continue;
-                        }
-                        if !textures.iter().any(|t| self.string(*t) == name) {
-                            textures.push(s);
+                        if let Some(k) = names.key(s).filter(|k| !k.is_empty()) {
+                            textures.insert(k);
                         }
                     }
                 }
@@ -378,14 +444,23 @@ impl File {
 
     /// The binary file. The payload (HEAD..OMD3) is byte-identical to what was read; the
     /// zlib stream itself may differ from the original encoder's (any valid stream loads).
+    /// The payload, the compressed stream and the output are charged to the options'
+    /// budget (they are held at once).
     pub fn write_with(&self, opts: &WriteOptions) -> Result<Vec<u8>> {
-        let payload = self.payload()?;
+        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let payload = self.payload_in(&budget)?;
         let body = if opts.compress {
+            // Deflate's output is at most the input plus a few bytes per block.
+            let bound = payload.len() as u64 + payload.len() as u64 / 1000 + 64;
+            budget.charge("compressed payload", bound)?;
             miniz_oxide::deflate::compress_to_vec_zlib(&payload, opts.level.min(10))
         } else {
             payload
         };
-        let mut out = Vec::with_capacity(body.len() + 16);
+        let preview = self.preview.as_ref().map_or(0, |p| p.len() + 8);
+        let size = body.len().saturating_add(preview).saturating_add(8);
+        budget.charge("output file", size as u64)?;
+        let mut out = Vec::with_capacity(size);
         out.extend_from_slice(b"3DMO");
         out.extend_from_slice(&[0; 4]);
         if let Some(p) = &self.preview {
@@ -399,8 +474,14 @@ impl File {
         Ok(out)
     }
 
-    /// The uncompressed payload, HEAD through OMD3.
+    /// The uncompressed payload, HEAD through OMD3 (under a default budget).
     pub fn payload(&self) -> Result<Vec<u8>> {
+        self.payload_in(&Budget::default())
+    }
+
+    /// [`payload`](Self::payload), each chunk charged to `budget` before it is appended.
+    pub(crate) fn payload_in(&self, budget: &Budget) -> Result<Vec<u8>> {
+        budget.charge("payload", self.strings.len() as u64 + 28)?;
         let mut out = Vec::new();
         out.extend_from_slice(b"HEAD");
         out.extend_from_slice(&len32(self.strings.len() + 16)?.to_le_bytes());
@@ -434,6 +515,7 @@ impl File {
                 }
             }
             o.bytes(&c.tail);
+            budget.charge("payload", o.buf.len() as u64 + 8)?;
             out.extend_from_slice(&c.magic());
             out.extend_from_slice(&len32(o.buf.len() + 8)?.to_le_bytes());
             out.extend_from_slice(&o.buf);
@@ -474,12 +556,24 @@ pub fn read(data: &[u8]) -> Result<File> {
     read_with(data, &ReadOptions::default())
 }
 
-/// Reads a binary (`3DMO`) or ASCII (`3dmodel`) Model 3D file.
+/// Reads a binary (`3DMO`) or ASCII (`3dmodel`) Model 3D file, drawing on one budget
+/// (`opts.budget`, or a fresh one of `opts.limits`): the inflated payload and everything
+/// decoded from it are charged to it.
+///
+/// ```
+/// use m3d_format::{Error, File, Limits, ReadOptions};
+/// let bytes = File::default().write()?;
+/// let tiny = ReadOptions::default().with_limits(Limits { max_alloc_bytes: 8, ..Limits::DEFAULT });
+/// let e = m3d_format::read_with(&bytes, &tiny).unwrap_err();
+/// assert!(matches!(e, Error::Inflate { .. } | Error::OverBudget(_)), "{e}");
+/// # Ok::<(), m3d_format::Error>(())
+/// ```
 pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
+    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
     if data.starts_with(b"3dmo") {
-        return crate::ascii::read(data, opts);
+        return crate::ascii::read(data, &budget);
     }
-    let mut r = Reader::new(FORMAT, data).with_limits(opts.limits);
+    let mut r = Reader::new(FORMAT, data).with_budget(budget.clone());
     r.magic(b"3DMO")?;
     let at = r.offset();
     let total = r.field("length", |r| r.u32_le())? as usize;
@@ -502,7 +596,9 @@ pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
             if len < 8 {
                 return Err(r.invalid_at(at, format!("chunk length {len} is below 8")));
             }
-            preview = Some(r.bytes(len - 8)?.to_vec());
+            let bytes = r.bytes(len - 8)?;
+            r.charge_for("preview", bytes.len() as u64)?;
+            preview = Some(bytes.to_vec());
             Ok(())
         })?;
     }
@@ -513,12 +609,14 @@ pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
         return Ok(f);
     }
     let start = r.offset();
-    let limit = usize::try_from(opts.limits.max_alloc_bytes).unwrap_or(usize::MAX);
-    let payload = inflate(r.rest(), limit).map_err(|message| Error::Inflate {
-        offset: start,
-        message,
+    let payload = inflate(r.rest(), &budget).map_err(|e| match e {
+        InflateError::Stream(message) => Error::Inflate {
+            offset: start,
+            message,
+        },
+        InflateError::Budget(e) => Error::OverBudget(e),
     })?;
-    let mut f = read_payload(&payload, opts).map_err(|e| match e {
+    let mut f = read_payload_in(&payload, &budget).map_err(|e| match e {
         Error::Decode(d) => Error::Payload(d),
         other => other,
     })?;
@@ -527,10 +625,36 @@ pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
 }
 
 /// Reads an uncompressed payload, `HEAD` through `OMD3` (what a compressed file inflates
-/// to). Error offsets are within the payload.
+/// to), drawing on `opts.budget` (or a fresh one of `opts.limits`). Error offsets are
+/// within the payload.
 pub fn read_payload(payload: &[u8], opts: &ReadOptions) -> Result<File> {
-    let mut r = Reader::new(FORMAT, payload).with_limits(opts.limits);
+    read_payload_in(
+        payload,
+        &Budget::shared_or_new(opts.budget.as_ref(), opts.limits),
+    )
+}
+
+fn read_payload_in(payload: &[u8], budget: &Budget) -> Result<File> {
+    let mut r = Reader::new(FORMAT, payload).with_budget(budget.clone());
     Ok(read_chunks(&mut r)?)
+}
+
+/// How many chunks the headers chain through, from their lengths alone (a cut or bad
+/// header stops the count: the reader then reports it).
+fn count_chunks(mut b: &[u8]) -> usize {
+    let mut n = 0usize;
+    while let Some(h) = b.get(..8).filter(|h| !h.starts_with(b"OMD3")) {
+        let len = h
+            .get(4..8)
+            .and_then(|l| <[u8; 4]>::try_from(l).ok())
+            .map_or(0, |l| u32::from_le_bytes(l) as usize);
+        if len < 8 {
+            break;
+        }
+        n += 1;
+        b = b.get(len..).unwrap_or_default();
+    }
+    n
 }
 
 fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
@@ -552,11 +676,23 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
         if types.vi() == 0 || types.si() == 0 {
             return Err(r.invalid_at(tat, "vi_t and si_t cannot be 3 (8 bytes)"));
         }
-        let strings = r.field("strings", |r| r.bytes(len - 16))?.to_vec();
+        let strings = r.field("strings", |r| {
+            let b = r.bytes(len - 16)?;
+            r.charge_for("string table", b.len() as u64)?;
+            Ok(b.to_vec())
+        })?;
         Ok((scale, types, strings))
     })?;
-    let mut chunks = Vec::new();
-    let mut seen: Vec<([u8; 4], usize)> = Vec::new();
+    // Chunks take 8 bytes at least and ~100 in memory: counted and charged up front.
+    let n = count_chunks(r.rest());
+    r.charge_for(
+        "chunk list",
+        (n as u64).saturating_mul(std::mem::size_of::<Chunk>() as u64),
+    )?;
+    let mut chunks = Vec::with_capacity(n);
+    // Chunks seen of each magic, for the `MAGIC[i]` path step (a map: there can be
+    // millions of chunks).
+    let mut seen: HashMap<[u8; 4], usize> = HashMap::new();
     loop {
         if r.peek(4)? == b"OMD3" {
             r.skip(4)?;
@@ -570,15 +706,10 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
             return Err(r.invalid_at(at, format!("chunk length {len} is below 8")));
         }
         let mut sub = r.sub(len - 8)?;
-        let index = match seen.iter_mut().find(|(m, _)| *m == magic) {
-            Some((_, n)) => {
-                *n += 1;
-                *n - 1
-            }
-            None => {
-                seen.push((magic, 1));
-                0
-            }
+        let index = {
+            let n = seen.entry(magic).or_insert(0);
+            *n += 1;
+            *n - 1
         };
         let t = types;
         let body = sub.field(name_of(&magic), |r| {
@@ -598,8 +729,7 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
                     b"ACTN" => Body::Actn(bones::read_actn(r, t)?),
                     b"ASET" => {
                         let name = r.field("name", |r| read_str(r, t))?;
-                        let data = r.rest().to_vec();
-                        r.skip(data.len())?;
+                        let data = rest_copy(r)?;
                         Body::Aset { name, data }
                     }
                     b"HEAD" => {
@@ -608,14 +738,13 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
                         }));
                     }
                     _ => {
-                        let data = r.rest().to_vec();
-                        r.skip(data.len())?;
+                        let data = rest_copy(r)?;
                         Body::Extra { magic, data }
                     }
                 })
             })
         })?;
-        let tail = sub.rest().to_vec();
+        let tail = rest_copy(&mut sub)?;
         chunks.push(Chunk { body, tail });
     }
     Ok(File {
@@ -626,6 +755,14 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
         strings,
         chunks,
     })
+}
+
+/// The bytes left, copied (and charged) as a chunk's opaque data or tail.
+pub(crate) fn rest_copy(r: &mut Reader<'_>) -> PResult<Vec<u8>> {
+    let rest = r.rest();
+    r.charge_for("chunk bytes", rest.len() as u64)?;
+    r.skip(rest.len())?;
+    Ok(rest.to_vec())
 }
 
 fn name_of(magic: &[u8; 4]) -> &'static str {
@@ -647,22 +784,40 @@ fn name_of(magic: &[u8; 4]) -> &'static str {
     }
 }
 
-/// Inflates one zlib stream into at most `limit` bytes (zlib-rs: about twice as fast as
-/// miniz_oxide here). The buffer starts at 2.5 times the input and doubles, so a
-/// stream that would inflate past `limit` stops there without allocating more.
-fn inflate(data: &[u8], limit: usize) -> std::result::Result<Vec<u8>, String> {
+enum InflateError {
+    /// Corrupt, cut, or larger than [`Limits::max_alloc_bytes`] on its own.
+    Stream(String),
+    /// Larger than what the operation's budget has left.
+    Budget(BudgetExceeded),
+}
+
+/// Inflates one zlib stream into at most [`Limits::max_alloc_bytes`] bytes, charging the
+/// buffer to `budget` as it grows (zlib-rs: about twice as fast as miniz_oxide here). The
+/// buffer starts at 2.5 times the input and doubles within what the budget has left, so
+/// a stream that would inflate past either stops there without allocating more.
+fn inflate(data: &[u8], budget: &Budget) -> std::result::Result<Vec<u8>, InflateError> {
     use zlib_rs::{Inflate, InflateFlush, Status};
+    const WHAT: &str = "inflated payload";
+    let limit = usize::try_from(budget.limits().max_alloc_bytes).unwrap_or(usize::MAX);
+    let room = || usize::try_from(budget.remaining()).unwrap_or(usize::MAX);
     let mut z = Inflate::new(true, 15);
     // Meshes deflate to 40-50%: 2.5x the input usually fits without regrowth.
-    let mut out = vec![0u8; (data.len().saturating_mul(5) / 2).clamp(64, limit.max(64))];
-    out.truncate(limit.max(1));
+    let first = (data.len().saturating_mul(5) / 2)
+        .clamp(64, limit.max(64))
+        .min(limit.max(1))
+        .min(room())
+        .max(1);
+    budget
+        .charge(WHAT, first as u64)
+        .map_err(InflateError::Budget)?;
+    let mut out = vec![0u8; first];
     let (mut consumed, mut written) = (0usize, 0usize);
     loop {
         let input = data.get(consumed..).unwrap_or_default();
         let output = out.get_mut(written..).unwrap_or_default();
         let status = z
             .decompress(input, output, InflateFlush::NoFlush)
-            .map_err(|e| format!("corrupt stream ({})", e.as_str()))?;
+            .map_err(|e| InflateError::Stream(format!("corrupt stream ({})", e.as_str())))?;
         let (c, w) = (z.total_in() as usize, z.total_out() as usize);
         let progress = c != consumed || w != written;
         (consumed, written) = (c, w);
@@ -673,13 +828,26 @@ fn inflate(data: &[u8], limit: usize) -> std::result::Result<Vec<u8>, String> {
             }
             Status::Ok | Status::BufError if written == out.len() => {
                 if out.len() >= limit {
-                    return Err(format!("inflates beyond the limit of {limit} bytes"));
+                    return Err(InflateError::Stream(format!(
+                        "inflates beyond the limit of {limit} bytes"
+                    )));
                 }
-                let grown = out.len().saturating_mul(2).min(limit);
-                out.resize(grown, 0);
+                let want = out.len().saturating_mul(2).min(limit) - out.len();
+                // Within what is left, so a payload that fits is not refused for the
+                // doubling; with nothing left the charge fails and names the payload.
+                let step = match room() {
+                    0 => want,
+                    left => want.min(left),
+                };
+                budget
+                    .charge(WHAT, step as u64)
+                    .map_err(InflateError::Budget)?;
+                out.resize(out.len() + step, 0);
             }
             Status::Ok | Status::BufError if consumed >= data.len() || !progress => {
-                return Err("the stream ends before its end marker".into());
+                return Err(InflateError::Stream(
+                    "the stream ends before its end marker".into(),
+                ));
             }
             Status::Ok | Status::BufError => {}
         }

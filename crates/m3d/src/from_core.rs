@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec3, Vec4};
 use meshfmt_core::{
-    Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
+    Budget, Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
 };
 
 use crate::bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
@@ -18,6 +18,7 @@ use crate::vertex::{Records, Vertex};
 struct Strings {
     table: Vec<u8>,
     seen: HashMap<String, Str>,
+    budget: Budget,
 }
 
 impl Strings {
@@ -28,6 +29,9 @@ impl Strings {
         if let Some(at) = self.seen.get(s) {
             return Ok(*at);
         }
+        // The table's copy and the map's.
+        self.budget
+            .charge("string table", 2 * s.len() as u64 + 64)?;
         let at =
             Str(u32::try_from(self.table.len()).map_err(|_| invalid("string table too large"))?);
         // NUL ends a string in the table; one inside a name would cut it.
@@ -72,7 +76,9 @@ impl File {
     /// model in another coordinate system is converted to M3D's (Y up, right-handed); bones
     /// are put in depth-first order when they are not (reported). Index fields are as
     /// narrow as the counts allow; `opts` sets [`File::compressed`] and the coordinate
-    /// [`Precision`] (f32 by default; int8/int16 report their error bound).
+    /// [`Precision`] (f32 by default; int8/int16 report their error bound). What it
+    /// builds is charged to the options' budget; an action is checked against the
+    /// 65,535-frame limit, and its frames charged, before they are sampled.
     ///
     /// ```
     /// let model = meshfmt_core::Model::default();
@@ -81,11 +87,14 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn from_core(model: &Model, opts: &WriteOptions) -> Result<Converted<File>> {
+        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let b = &budget;
         // M3D is Y up, right-handed, counter-clockwise (what to_core declares).
         let converted;
         let model = if model.coordinate_system == CoordinateSystem::GLTF {
             model
         } else {
+            b.charge("model copy", model.heap_bytes())?;
             let mut m = model.clone();
             m.convert_to(CoordinateSystem::GLTF);
             converted = m;
@@ -96,6 +105,7 @@ impl File {
         let reordered;
         let model = match model.skeleton.depth_first_order() {
             Some(order) if order.iter().enumerate().any(|(i, o)| i != *o) => {
+                b.charge("model copy", model.heap_bytes())?;
                 let mut m = model.clone();
                 m.reorder_bones(&order);
                 out.lose(
@@ -112,7 +122,9 @@ impl File {
         let mut strings = Strings {
             table: Vec::new(),
             seen: HashMap::new(),
+            budget: budget.clone(),
         };
+        b.charge("string table", model.name.len() as u64 + 4)?;
         strings.table.extend(model.name.bytes().filter(|b| *b != 0));
         strings.table.extend_from_slice(&[0, 0, 0, 0]);
 
@@ -175,6 +187,7 @@ impl File {
                 TextureSource::Embedded(img) => {
                     #[cfg(feature = "png")]
                     if let Some(png) = img.encode_png() {
+                        b.charge("inlined textures", png.len() as u64)?;
                         assets.push(Chunk {
                             body: Body::Aset {
                                 name: strings.add(&t.name)?,
@@ -360,6 +373,14 @@ impl File {
                     "M3D has no morph targets",
                 );
             }
+            // A vertex per position and per normal, a TMAP entry per UV, a record per
+            // triangle.
+            b.charge_items::<Vertex>(
+                "vertices",
+                s.positions.len().saturating_add(s.normals.len()),
+            )?;
+            b.charge_items::<[Coord; 2]>("texture coordinates", s.uv0.len())?;
+            b.charge_items::<MeshRecord>("mesh records", s.triangle_count().saturating_add(1))?;
             let base = vertices.len();
             for (i, p) in s.positions.iter().enumerate() {
                 // Colour 0 is "no colour" to the reader (as in real files).
@@ -376,10 +397,21 @@ impl File {
                         }
                         let sk = Skin { weights, bones };
                         let n = skins.len();
-                        let id = *skin_ids.entry(sk.clone()).or_insert(n);
-                        if id == n {
-                            skins.push(sk);
-                        }
+                        let id = match skin_ids.get(&sk) {
+                            Some(id) => *id,
+                            None => {
+                                // The list's copy and the map's.
+                                b.charge(
+                                    "skins",
+                                    2 * (std::mem::size_of::<Skin>() + 8 + 4 * sk.bones.len())
+                                        as u64
+                                        + 16,
+                                )?;
+                                skin_ids.insert(sk.clone(), n);
+                                skins.push(sk);
+                                n
+                            }
+                        };
                         idx(id)?
                     }
                     _ => Idx::UNDEF,
@@ -460,6 +492,12 @@ impl File {
             });
             Ok((idx(vertices.len() - 2)?, idx(vertices.len() - 1)?))
         };
+        b.charge(
+            "bones",
+            (model.skeleton.bones.len() as u64).saturating_mul(
+                2 * std::mem::size_of::<Vertex>() as u64 + std::mem::size_of::<Bone>() as u64,
+            ),
+        )?;
         let mut bones = Vec::new();
         for (i, b) in model.skeleton.bones.iter().enumerate() {
             if (b.rest.scale - Vec3::ONE).abs().max_element() > 1e-6 {
@@ -489,6 +527,11 @@ impl File {
         for (ci, clip) in model.animations.iter().enumerate() {
             // Frames at whole milliseconds, each holding the values at the key it stands
             // for (not at the rounded time: a key keeps its value, only its time moves).
+            let nkeys = clip.channels.iter().fold(0usize, |n, c| {
+                n.saturating_add(c.translation.times.len())
+                    .saturating_add(c.rotation.times.len())
+            });
+            b.charge_items::<(u32, f32)>("animation keys", nkeys)?;
             let mut keys: Vec<(u32, f32)> = clip
                 .channels
                 .iter()
@@ -516,7 +559,26 @@ impl File {
                     "M3D actions have no scale keys",
                 );
             }
-            let mut frames = Vec::new();
+            // Every frame samples every channel: frames (the distinct key times of all
+            // channels) x channels, quadratic when the channels' times do not meet. The
+            // frame limit is checked and the frames charged before any is built.
+            if keys.len() > usize::from(u16::MAX) {
+                return Err(invalid(format!("animation {ci}: more than 65535 frames")));
+            }
+            let sampled = clip
+                .channels
+                .iter()
+                .filter(|c| c.bone < model.skeleton.bones.len())
+                .count();
+            let per_key = 2 * std::mem::size_of::<Vertex>() + std::mem::size_of::<Transform>();
+            b.charge(
+                "action frames",
+                (keys.len() as u64).saturating_mul(
+                    (sampled as u64).saturating_mul(per_key as u64)
+                        + std::mem::size_of::<Frame>() as u64,
+                ),
+            )?;
+            let mut frames = Vec::with_capacity(keys.len());
             for &(ms, t) in &keys {
                 let mut transforms = Vec::new();
                 for c in &clip.channels {
@@ -536,9 +598,6 @@ impl File {
                     msec: ms,
                     transforms,
                 });
-            }
-            if frames.len() > usize::from(u16::MAX) {
-                return Err(invalid(format!("animation {ci}: more than 65535 frames")));
             }
             let duration_msec = keys.last().map_or(0, |k| k.0);
             actions.push(Chunk {

@@ -9,8 +9,9 @@
 //! Writing: [`File::write`] / [`File::write_with`] ([`WriteOptions`]: compressed or not)
 //! give the binary file, [`File::payload`] the uncompressed HEAD..OMD3 stream, which is
 //! byte-identical to the one read; the zlib stream itself may differ from the original
-//! encoder's (any valid stream loads). [`File::write_ascii`] writes the text form.
-//! [`File::to_core`] and [`File::from_core`] convert to and from meshfmt-core with a loss
+//! encoder's (any valid stream loads). [`File::write_ascii`] (or
+//! [`File::write_ascii_with`]) writes the text form. [`File::to_core`] and
+//! [`File::from_core`] convert to and from meshfmt-core with a loss
 //! list; [`File::to_core_with`] also takes a loader for external textures and a shared
 //! material library ([`CoreOptions`]).
 //!
@@ -61,10 +62,47 @@
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies: every count is checked against the bytes left before
-//! allocating, the zlib stream inflates into at most
-//! [`Limits::max_alloc_bytes`](parsing_primitives::Limits), errors name the byte offset
-//! (within the inflated payload for compressed files, within the file otherwise) and the
-//! context path (`MESH[0].record[12].corner[1].vertex`).
+//! allocating, sizes from the file are computed with checked or saturating arithmetic,
+//! errors name the byte offset (within the inflated payload for compressed files, within
+//! the file otherwise) and the context path (`MESH[0].record[12].corner[1].vertex`).
+//!
+//! # Memory and time
+//! Every operation draws on one [`Budget`] (by default a fresh one of
+//! [`Limits::DEFAULT`], 1 GiB): reading ([`ReadOptions`]), [`File::to_core_with`]
+//! ([`CoreOptions`]), [`File::from_core`] and writing ([`WriteOptions`]) and
+//! [`File::load`] ([`LoadOptions`]) take `limits` for a fresh budget or `budget` to share
+//! the caller's, so a read, to_core, from_core and write can run under one allowance.
+//! What the input asks to be built is charged before it is allocated: the inflated
+//! payload and the chunks decoded from it (records, polygon corners, skins, shape
+//! commands, copied bytes), the ASCII reader's lines and records, names copied from the
+//! string table, the loaded model and the triangles, normals and voxel geometry its steps
+//! generate, to_core's surfaces, animation keys and textures (decoded, or as the caller's
+//! reader returns them), from_core's frames (checked against the 65,535-frame limit
+//! first), and the binary and text output. An operation that would pass its budget
+//! returns [`Error::OverBudget`] naming what it was building (inside [`Error::Decode`] or
+//! [`Error::Payload`], with the offset, while decoding); a zlib stream that inflates past
+//! `max_alloc_bytes` on its own stays an [`Error::Inflate`]. The work follows the input,
+//! not what it declares: names are matched through keys found in one pass over the
+//! string table, voxel meshing visits only the voxels the runs code, actions touch only
+//! the bones they move, and loss and problem lists give the first 100 of each kind and
+//! a count of the rest.
+//!
+//! ```
+//! use m3d_format::{Budget, CoreOptions, Error, File, Limits, ReadOptions, WriteOptions};
+//! let bytes = File::default().write()?;
+//! // One budget for the whole conversion: each step adds to it.
+//! let budget = Budget::new(Limits::DEFAULT);
+//! let file = m3d_format::read_with(&bytes, &ReadOptions::default().with_budget(budget.clone()))?;
+//! let read = budget.used();
+//! let core = file.to_core_with(&CoreOptions { budget: Some(budget.clone()), ..Default::default() })?;
+//! File::from_core(&core.value, &WriteOptions::default().with_budget(budget.clone()))?;
+//! assert!(budget.used() > read);
+//! // Too small an allowance is a typed error, not an allocation.
+//! let tiny = Limits { max_alloc_bytes: 16, ..Limits::DEFAULT };
+//! let e = file.write_ascii_with(&WriteOptions::default().with_limits(tiny)).unwrap_err();
+//! assert!(matches!(e, Error::OverBudget(ref b) if b.what == "ASCII text"), "{e}");
+//! # Ok::<(), m3d_format::Error>(())
+//! ```
 //!
 //! ```
 //! assert!(m3d_format::sniff(b"3DMO\x10\x00\x00\x00"));
@@ -104,7 +142,7 @@ pub use load::{
 };
 pub use material::{Material, PropValue, Property};
 pub use mesh::{Corner, Corners, Mesh, MeshRecord};
-pub use parsing_primitives::Limits;
+pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 pub use shape::{ArgValue, Command, Shape};
 pub use types::{Coord, Idx, Str, Types};
 pub use vertex::{Records, Vertex};

@@ -1,7 +1,8 @@
 //! What the reference loader m3d.h does after parsing (`m3d_load`'s post-processing, and
 //! `m3d_frame` / `m3d_pose`), as explicit steps on a [`Loaded`] model, without its crashes:
 //! every index is checked, nothing is mutated behind the caller's back, a zero-length
-//! action does not divide by zero, and the work is capped by [`Limits`].
+//! action does not divide by zero, and what the steps build is charged to one
+//! [`Budget`] (element counts also capped by [`Limits::max_elements`]).
 //!
 //! The arithmetic follows m3d.h in `f32` (its default build) so the results match its
 //! output: quaternions used as stored (quantized ones are not unit length), matrices
@@ -11,13 +12,15 @@
 //! on the function. For exact, unit-quaternion animation use [`File::to_core`] and
 //! meshfmt-core's clip sampling.
 
-use parsing_primitives::Limits;
+use std::collections::HashMap;
+
+use parsing_primitives::{Budget, Limits};
 
 use crate::bones::Action;
 use crate::error::{Result, invalid};
 use crate::file::{Body, File};
 use crate::mesh::MeshRecord;
-use crate::types::{Coord, Idx};
+use crate::types::{Coord, Idx, NameKey, Names, Str};
 use crate::voxel::VoxelBlock;
 
 /// One vertex as m3d_load holds it: normalised coordinates (not multiplied by the
@@ -97,7 +100,7 @@ pub struct PoseBone {
 
 /// Which post-processing steps [`File::load`] runs (all by default, like m3d.h built
 /// without `M3D_NO*` switches), and the caps on what they may generate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct LoadOptions {
     /// Turn voxel blocks into triangles ([`Loaded::mesh_voxels`]).
     pub voxels: bool,
@@ -107,8 +110,12 @@ pub struct LoadOptions {
     pub weights: bool,
     /// Compute inverse bind matrices ([`Loaded::bind_matrices`]).
     pub bind_matrices: bool,
-    /// Caps on generated vertices and faces (`max_elements` each).
+    /// Caps: `max_elements` on the vertices and faces (each) and on one voxel grid;
+    /// `max_alloc_bytes` for a fresh budget when [`budget`](Self::budget) is `None`.
     pub limits: Limits,
+    /// The operation's shared budget, charged for the loaded model and everything the
+    /// steps generate; `None` makes a fresh one of [`limits`](Self::limits) per call.
+    pub budget: Option<Budget>,
 }
 
 impl Default for LoadOptions {
@@ -119,6 +126,7 @@ impl Default for LoadOptions {
             weights: true,
             bind_matrices: true,
             limits: Limits::DEFAULT,
+            budget: None,
         }
     }
 }
@@ -131,6 +139,7 @@ impl LoadOptions {
         weights: false,
         bind_matrices: false,
         limits: Limits::DEFAULT,
+        budget: None,
     };
 }
 
@@ -158,6 +167,93 @@ pub struct Loaded {
     /// True once [`Loaded::generate_normals`] added normals (m3d.h's `M3D_FLG_GENNORM`).
     pub generated_normals: bool,
     limits: Limits,
+    budget: StepBudget,
+}
+
+/// The budget a [`Loaded`]'s steps charge. Not part of its value: two models are equal
+/// whatever they were charged to.
+#[derive(Clone, Default)]
+struct StepBudget(Budget);
+
+impl PartialEq for StepBudget {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for StepBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Budget")
+    }
+}
+
+/// Materials by name as m3d_load finds them: the first MTRL of a name wins, a name is
+/// compared with the material's text, an empty name is none. One key per name, so a
+/// reference costs a lookup, not a scan of the materials or of the string table.
+struct MaterialIndex {
+    by_key: HashMap<NameKey, usize>,
+    names: Names,
+}
+
+impl MaterialIndex {
+    /// For `materials` (the MTRL texts in order) and the references `refs` will ask about.
+    fn new(
+        file: &File,
+        materials: &[String],
+        refs: impl IntoIterator<Item = Str>,
+        budget: &Budget,
+    ) -> Result<MaterialIndex> {
+        let mut by_key = HashMap::new();
+        budget.charge("name index", materials.len() as u64 * 48)?;
+        for (i, m) in materials.iter().enumerate() {
+            if !m.is_empty() {
+                by_key.entry(NameKey::of(m.as_bytes())).or_insert(i);
+            }
+        }
+        let names = Names::new(&file.strings, refs, Some(budget))?;
+        Ok(MaterialIndex { by_key, names })
+    }
+
+    fn find(&self, s: Str) -> Idx {
+        self.names
+            .key(s)
+            .filter(|k| !k.is_empty())
+            .and_then(|k| self.by_key.get(&k))
+            .and_then(|i| u32::try_from(*i).ok())
+            .map_or(Idx::UNDEF, Idx)
+    }
+}
+
+/// Heap bytes a clone of `a` holds.
+fn action_bytes(a: &Action) -> u64 {
+    let frames = a.frames.len() as u64 * std::mem::size_of::<crate::bones::Frame>() as u64;
+    let transforms: u64 = a.frames.iter().map(|f| f.transforms.len() as u64).sum();
+    frames + transforms * std::mem::size_of::<crate::bones::Transform>() as u64
+}
+
+/// Heap bytes a clone of `b` holds.
+fn block_bytes(b: &VoxelBlock) -> u64 {
+    use crate::voxel::Run;
+    let literal: u64 = b
+        .runs
+        .iter()
+        .map(|r| match r {
+            Run::Literal(v) => v.len() as u64,
+            Run::Repeat(..) => 0,
+        })
+        .sum();
+    b.runs.len() as u64 * std::mem::size_of::<Run>() as u64
+        + literal * std::mem::size_of::<Idx>() as u64
+}
+
+/// `n` as a vertex index, or an error naming `what` (indices are u32 below the
+/// sentinels).
+fn vertex_idx(n: usize, what: &str) -> Result<Idx> {
+    u32::try_from(n)
+        .ok()
+        .filter(|v| *v < Idx::MAX.0)
+        .map(Idx)
+        .ok_or_else(|| invalid(format!("{what}: vertex {n} past what an index holds")))
 }
 
 /// The value m3d.h gives a vertex coordinate, in f32 as it computes it.
@@ -208,7 +304,7 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn load(&self, opts: &LoadOptions) -> Result<Loaded> {
-        let mut l = Loaded::from_file(self, opts.limits);
+        let mut l = Loaded::from_file(self, opts)?;
         if opts.voxels {
             l.mesh_voxels()?;
         }
@@ -216,7 +312,7 @@ impl File {
             l.generate_normals()?;
         }
         if opts.weights {
-            l.cross_reference_weights();
+            l.cross_reference_weights()?;
         }
         if opts.bind_matrices {
             l.bind_matrices();
@@ -226,91 +322,155 @@ impl File {
 }
 
 impl Loaded {
-    /// The stored data in m3d_load's in-memory form, before any post-processing.
-    pub fn from_file(file: &File, limits: Limits) -> Loaded {
+    /// The stored data in m3d_load's in-memory form, before any post-processing, charged
+    /// to `opts`' budget (which the steps then draw on too); the step switches of `opts`
+    /// do not matter here.
+    ///
+    /// ```
+    /// use m3d_format::{Budget, File, Limits, LoadOptions, Loaded};
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// let opts = LoadOptions { budget: Some(budget.clone()), ..LoadOptions::RAW };
+    /// let l = Loaded::from_file(&File::default(), &opts)?;
+    /// assert!(l.faces.is_empty());
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn from_file(file: &File, opts: &LoadOptions) -> Result<Loaded> {
+        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        Loaded::build(file, opts.limits, budget, true)
+    }
+
+    /// What [`from_file`](Self::from_file) gives; with `geometry` false only what
+    /// [`mesh_voxels`](Self::mesh_voxels) needs (materials, voxel types and blocks).
+    pub(crate) fn build(
+        file: &File,
+        limits: Limits,
+        budget: Budget,
+        geometry: bool,
+    ) -> Result<Loaded> {
         let mut l = Loaded {
             limits,
+            budget: StepBudget(budget.clone()),
             ..Loaded::default()
         };
+        let b = &budget;
         let colours = file.colours();
-        l.vertices = file
-            .vertices()
-            .iter()
-            .map(|v| LoadedVertex {
-                xyzw: v.coords.map(coord),
-                color: colours.rgba(v.color),
-                skin: v.skin,
-            })
-            .collect();
-        let text = |s| String::from_utf8_lossy(file.string(s).unwrap_or_default()).into_owned();
+        if geometry {
+            let stored = file.vertices();
+            b.charge_items::<LoadedVertex>("loaded vertices", stored.len())?;
+            l.vertices = stored
+                .iter()
+                .map(|v| LoadedVertex {
+                    xyzw: v.coords.map(coord),
+                    color: colours.rgba(v.color),
+                    skin: v.skin,
+                })
+                .collect();
+        }
+        // Every name is a copy of a string the table may hold only once: charged.
+        let text = |s: Str| -> Result<String> {
+            let bytes = file.string(s).unwrap_or_default();
+            b.charge(
+                "names",
+                bytes.len() as u64 + std::mem::size_of::<String>() as u64,
+            )?;
+            Ok(String::from_utf8_lossy(bytes).into_owned())
+        };
         for c in &file.chunks {
             match &c.body {
+                Body::Mtrl(m) => l.materials.push(text(m.name)?),
+                Body::Voxd(v) => {
+                    b.charge(
+                        "voxel blocks",
+                        block_bytes(v) + std::mem::size_of::<VoxelBlock>() as u64,
+                    )?;
+                    l.voxel_blocks.push(v.clone());
+                }
+                _ if !geometry => {}
                 Body::Tmap(t) => {
+                    b.charge_items::<[f32; 2]>("texture coordinates", t.items.len())?;
                     l.tmap = t.items.iter().map(|uv| uv.map(uv_coord)).collect();
                 }
-                Body::Mtrl(m) => l.materials.push(text(m.name)),
-                Body::Actn(a) => l.actions.push(a.clone()),
-                Body::Voxd(b) => l.voxel_blocks.push(b.clone()),
+                Body::Actn(a) => {
+                    b.charge(
+                        "actions",
+                        action_bytes(a) + std::mem::size_of::<Action>() as u64,
+                    )?;
+                    l.actions.push(a.clone());
+                }
                 Body::Bone(s) => {
                     let nb = file.types.nb();
+                    b.charge_items::<LoadedSkin>("skins", s.skins.len())?;
                     l.skins = s.skins.iter().map(|sk| skin(sk, nb)).collect();
+                    b.charge_items::<LoadedBone>("bones", s.bones.len())?;
                     l.bones = s
                         .bones
                         .iter()
-                        .map(|b| LoadedBone {
-                            name: text(b.name),
-                            parent: b.parent,
-                            pos: b.pos,
-                            ori: b.ori,
-                            weights: Vec::new(),
-                            inverse_bind: IDENTITY,
+                        .map(|bone| {
+                            Ok(LoadedBone {
+                                name: text(bone.name)?,
+                                parent: bone.parent,
+                                pos: bone.pos,
+                                ori: bone.ori,
+                                weights: Vec::new(),
+                                inverse_bind: IDENTITY,
+                            })
                         })
-                        .collect();
+                        .collect::<Result<_>>()?;
                 }
                 _ => {}
             }
         }
-        let material = |name: &[u8]| -> Idx {
-            if name.is_empty() {
-                return Idx::UNDEF;
-            }
-            l.materials
+        // The names that pick a material: use-material records and voxel types.
+        let refs = file.chunks.iter().flat_map(|c| {
+            let (records, types) = match &c.body {
+                Body::Mesh(m) if geometry => (m.records.as_slice(), &[][..]),
+                Body::Voxt(t) => (&[][..], t.as_slice()),
+                _ => (&[][..], &[][..]),
+            };
+            records
                 .iter()
-                .position(|m| m.as_bytes() == name)
-                .map_or(Idx::UNDEF, |i| Idx(i as u32))
+                .filter_map(|r| match r {
+                    MeshRecord::UseMaterial(s) => Some(*s),
+                    _ => None,
+                })
+                .chain(types.iter().map(|t| t.name))
+        });
+        let materials = MaterialIndex::new(file, &l.materials, refs, b)?;
+        let triangles: usize = if geometry {
+            file.chunks
+                .iter()
+                .filter_map(|c| match &c.body {
+                    Body::Mesh(m) => Some(
+                        m.polygons()
+                            .map(|(c, _)| c.len().saturating_sub(2))
+                            .fold(0usize, usize::saturating_add),
+                    ),
+                    _ => None,
+                })
+                .fold(0usize, usize::saturating_add)
+        } else {
+            0
         };
-        let mut voxel_types = Vec::new();
-        let triangles: usize = file
-            .chunks
-            .iter()
-            .filter_map(|c| match &c.body {
-                Body::Mesh(m) => Some(
-                    m.polygons()
-                        .map(|(c, _)| c.len().saturating_sub(2))
-                        .sum::<usize>(),
-                ),
-                _ => None,
-            })
-            .sum();
+        // Polygons of up to 15 corners fan into up to 13 triangles of 40 bytes each.
+        b.charge_items::<LoadedFace>("triangles", triangles)?;
         let mut faces = Vec::with_capacity(triangles);
         for c in &file.chunks {
             match &c.body {
                 Body::Voxt(types) => {
+                    b.charge_items::<LoadedVoxelType>("voxel types", types.len())?;
                     for t in types {
-                        voxel_types.push(LoadedVoxelType {
-                            color: file.rgba(t.color),
+                        l.voxel_types.push(LoadedVoxelType {
+                            color: colours.rgba(t.color),
                             skin: t.skin,
-                            material: material(file.string(t.name).unwrap_or_default()),
+                            material: materials.find(t.name),
                         });
                     }
                 }
-                Body::Mesh(m) => {
+                Body::Mesh(m) if geometry => {
                     let mut mat = Idx::UNDEF;
                     for r in &m.records {
                         match r {
-                            MeshRecord::UseMaterial(s) => {
-                                mat = material(file.string(*s).unwrap_or_default());
-                            }
+                            MeshRecord::UseMaterial(s) => mat = materials.find(*s),
                             MeshRecord::UseParameter { .. } => {}
                             MeshRecord::Polygon { corners, .. } => {
                                 // Larger polygons as a fan (m3d.h stops loading at them).
@@ -333,25 +493,21 @@ impl Loaded {
                 _ => {}
             }
         }
-        l.voxel_types = voxel_types;
         l.faces = faces;
-        l
+        Ok(l)
     }
 
     fn vertex(&self, i: Idx) -> Option<&LoadedVertex> {
         self.vertices.get(i.get()? as usize)
     }
 
-    /// Whether `vertices` and `faces` stay within the limits (in count and in bytes).
+    /// Whether `vertices` and `faces` stay within [`Limits::max_elements`] (the bytes
+    /// are charged to the budget).
     fn room(&self, what: &str, vertices: usize, faces: usize) -> Result<()> {
         let max = usize::try_from(self.limits.max_elements).unwrap_or(usize::MAX);
-        let bytes = usize::try_from(self.limits.max_alloc_bytes).unwrap_or(usize::MAX);
-        let need = vertices
-            .saturating_mul(std::mem::size_of::<LoadedVertex>())
-            .max(faces.saturating_mul(std::mem::size_of::<LoadedFace>()));
-        if vertices > max || faces > max || need > bytes {
+        if vertices > max || faces > max {
             return Err(invalid(format!(
-                "{what}: {vertices} vertices and {faces} faces exceed the limits ({max} elements, {bytes} bytes)"
+                "{what}: {vertices} vertices and {faces} faces exceed the limit of {max} elements"
             )));
         }
         Ok(())
@@ -363,11 +519,15 @@ impl Loaded {
     /// colour and skin of the voxel type) and two triangles per exposed face (neighbour
     /// empty or block edge), with coordinates `(block position + i) / largest extent`.
     /// Unlike m3d.h (binary files), voxel types find their material by name in binary
-    /// files too. Fails, generating nothing, past [`LoadOptions::limits`].
+    /// files too. Fails, generating nothing, past [`LoadOptions::limits`] (a grid of more
+    /// than `max_elements` or `max_alloc_bytes / 4` voxels, more vertices or faces than
+    /// `max_elements`) or the budget. Only the voxels the runs code are visited (the rest
+    /// of a grid is empty): the work follows the file, not the grid it declares.
     pub fn mesh_voxels(&mut self) -> Result<()> {
         if self.voxel_blocks.is_empty() {
             return Ok(());
         }
+        let budget = self.budget.0.clone();
         let ntypes = self.voxel_types.len() as u64;
         let solid = |v: Option<&Idx>| v.is_some_and(|v| u64::from(v.0) < ntypes);
         let (mut min, mut max) = ([i64::MAX; 3], [-i64::from(i32::MAX); 3]);
@@ -389,9 +549,10 @@ impl Loaded {
                 .min(self.limits.max_alloc_bytes / 4),
         )
         .unwrap_or(usize::MAX);
-        let enorm = self.vertices.len() as u32;
+        let enorm = self.vertices.len();
         let mut vertices = Vec::new();
         let mut faces = Vec::new();
+        budget.charge_items::<LoadedVertex>("meshed voxels", 6)?;
         for (l, axis) in [
             (1, -1.0),
             (2, -1.0),
@@ -409,92 +570,105 @@ impl Loaded {
             });
         }
         for b in &self.voxel_blocks {
-            let data = b
-                .voxels(max_voxels)
+            let n = b
+                .voxel_count()
+                .filter(|n| *n <= max_voxels)
                 .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
+            // The coded voxels only: past them the grid is empty, as m3d.h fills it.
+            let data = b.coded_voxels(n, &budget)?;
             let [sx, sy, sz] = b.size.map(|v| v as usize);
-            let mut j = 0usize;
-            for y in 0..sy {
-                for z in 0..sz {
-                    for x in 0..sx {
-                        let here = data.get(j).copied();
-                        j += 1;
-                        let Some(t) = here
-                            .filter(|v| solid(Some(v)))
-                            .and_then(|v| self.voxel_types.get(v.0 as usize))
-                        else {
-                            continue;
-                        };
-                        let at = |d: isize| j.checked_add_signed(d - 1).and_then(|k| data.get(k));
-                        let (layer, row) = ((sx * sz) as isize, sx as isize);
-                        let mut corners = 0u32;
-                        let mut sides = 0u32;
-                        let open = [
-                            (y == 0 || !solid(at(-layer)), 1 | 2 | 4 | 8),
-                            (z == 0 || !solid(at(-row)), 1 | 2 | 16 | 32),
-                            (x == 0 || !solid(at(-1)), 1 | 4 | 16 | 64),
-                            (y + 1 == sy || !solid(at(layer)), 16 | 32 | 64 | 128),
-                            (z + 1 == sz || !solid(at(row)), 4 | 8 | 64 | 128),
-                            (x + 1 == sx || !solid(at(1)), 2 | 8 | 32 | 128),
-                        ];
-                        for (side, (is_open, k)) in open.iter().enumerate() {
-                            if *is_open {
-                                sides |= 1 << side;
-                                corners |= k;
-                            }
-                        }
-                        if corners == 0 {
-                            continue;
-                        }
-                        let base = enorm as usize + vertices.len();
-                        self.room("voxels", base + 8, self.faces.len() + faces.len() + 12)?;
-                        let mut edge = [Idx::UNDEF; 8];
-                        let (bx, by, bz) = (
-                            i64::from(b.pos[0]) + x as i64,
-                            i64::from(b.pos[1]) + y as i64,
-                            i64::from(b.pos[2]) + z as i64,
-                        );
-                        for (bit, e) in edge.iter_mut().enumerate() {
-                            if corners & (1 << bit) == 0 {
-                                continue;
-                            }
-                            *e = Idx((enorm as usize + vertices.len()) as u32);
-                            let (dx, dy, dz) = (bit & 1, (bit >> 2) & 1, (bit >> 1) & 1);
-                            vertices.push(LoadedVertex {
-                                xyzw: [
-                                    (bx + dx as i64) as f32 * w,
-                                    (by + dy as i64) as f32 * w,
-                                    (bz + dz as i64) as f32 * w,
-                                    0.0,
-                                ],
-                                color: t.color,
-                                skin: t.skin,
-                            });
-                        }
-                        // Per side: two triangles (corner bits as in m3d.h's diagram) and
-                        // the axis normal it uses.
-                        const TRIS: [[[usize; 3]; 2]; 6] = [
-                            [[0, 1, 2], [2, 1, 3]], // bottom (-y)
-                            [[0, 4, 1], [1, 4, 5]], // north (-z)
-                            [[0, 2, 4], [2, 6, 4]], // west (-x)
-                            [[4, 6, 5], [5, 6, 7]], // top (+y)
-                            [[2, 7, 6], [7, 2, 3]], // south (+z)
-                            [[1, 5, 7], [1, 7, 3]], // east (+x)
-                        ];
-                        for (side, tris) in TRIS.iter().enumerate() {
-                            if sides & (1 << side) == 0 {
-                                continue;
-                            }
-                            let n = Idx(enorm + side as u32);
-                            for t3 in tris {
-                                faces.push(LoadedFace {
-                                    material: t.material,
-                                    vertex: t3.map(|c| edge[c]),
-                                    uv: [Idx::UNDEF; 3],
-                                    normal: [n; 3],
-                                });
-                            }
-                        }
+            // Both at most n, which fits.
+            let (row, layer) = (sx.max(1), sx.saturating_mul(sz).max(1));
+            let (drow, dlayer) = (
+                isize::try_from(row).unwrap_or(isize::MAX),
+                isize::try_from(layer).unwrap_or(isize::MAX),
+            );
+            for (j, here) in data.iter().enumerate() {
+                let Some(t) = Some(here)
+                    .filter(|v| solid(Some(v)))
+                    .and_then(|v| self.voxel_types.get(v.0 as usize))
+                else {
+                    continue;
+                };
+                let (x, z, y) = (j % row, (j / row) % sz.max(1), j / layer);
+                let at = |d: isize| j.checked_add_signed(d).and_then(|k| data.get(k));
+                let mut corners = 0u32;
+                let mut sides = 0u32;
+                let open = [
+                    (y == 0 || !solid(at(-dlayer)), 1 | 2 | 4 | 8),
+                    (z == 0 || !solid(at(-drow)), 1 | 2 | 16 | 32),
+                    (x == 0 || !solid(at(-1)), 1 | 4 | 16 | 64),
+                    (y + 1 == sy || !solid(at(dlayer)), 16 | 32 | 64 | 128),
+                    (z + 1 == sz || !solid(at(drow)), 4 | 8 | 64 | 128),
+                    (x + 1 == sx || !solid(at(1)), 2 | 8 | 32 | 128),
+                ];
+                for (side, (is_open, k)) in open.iter().enumerate() {
+                    if *is_open {
+                        sides |= 1 << side;
+                        corners |= k;
+                    }
+                }
+                if corners == 0 {
+                    continue;
+                }
+                let base = enorm.saturating_add(vertices.len());
+                self.room(
+                    "voxels",
+                    base.saturating_add(8),
+                    (self.faces.len() + faces.len()).saturating_add(12),
+                )?;
+                budget.charge(
+                    "meshed voxels",
+                    u64::from(corners.count_ones()) * std::mem::size_of::<LoadedVertex>() as u64
+                        + u64::from(sides.count_ones())
+                            * 2
+                            * std::mem::size_of::<LoadedFace>() as u64,
+                )?;
+                let mut edge = [Idx::UNDEF; 8];
+                let (bx, by, bz) = (
+                    i64::from(b.pos[0]) + x as i64,
+                    i64::from(b.pos[1]) + y as i64,
+                    i64::from(b.pos[2]) + z as i64,
+                );
+                for (bit, e) in edge.iter_mut().enumerate() {
+                    if corners & (1 << bit) == 0 {
+                        continue;
+                    }
+                    *e = vertex_idx(enorm.saturating_add(vertices.len()), "meshed voxels")?;
+                    let (dx, dy, dz) = (bit & 1, (bit >> 2) & 1, (bit >> 1) & 1);
+                    vertices.push(LoadedVertex {
+                        xyzw: [
+                            (bx + dx as i64) as f32 * w,
+                            (by + dy as i64) as f32 * w,
+                            (bz + dz as i64) as f32 * w,
+                            0.0,
+                        ],
+                        color: t.color,
+                        skin: t.skin,
+                    });
+                }
+                // Per side: two triangles (corner bits as in m3d.h's diagram) and
+                // the axis normal it uses.
+                const TRIS: [[[usize; 3]; 2]; 6] = [
+                    [[0, 1, 2], [2, 1, 3]], // bottom (-y)
+                    [[0, 4, 1], [1, 4, 5]], // north (-z)
+                    [[0, 2, 4], [2, 6, 4]], // west (-x)
+                    [[4, 6, 5], [5, 6, 7]], // top (+y)
+                    [[2, 7, 6], [7, 2, 3]], // south (+z)
+                    [[1, 5, 7], [1, 7, 3]], // east (+x)
+                ];
+                for (side, tris) in TRIS.iter().enumerate() {
+                    if sides & (1 << side) == 0 {
+                        continue;
+                    }
+                    let n = vertex_idx(enorm.saturating_add(side), "meshed voxels")?;
+                    for t3 in tris {
+                        faces.push(LoadedFace {
+                            material: t.material,
+                            vertex: t3.map(|c| edge[c]),
+                            uv: [Idx::UNDEF; 3],
+                            normal: [n; 3],
+                        });
                     }
                 }
             }
@@ -517,7 +691,19 @@ impl Loaded {
             return Ok(());
         }
         let n = self.vertices.len();
-        self.room("generated normals", 2 * n, self.faces.len())?;
+        // Vertex i's normal is vertex i + n: both below the index sentinels.
+        let shift = u32::try_from(n)
+            .ok()
+            .filter(|s| s.checked_mul(2).is_some_and(|m| m < Idx::MAX.0))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "generated normals: {n} vertices twice over do not fit an index"
+                ))
+            })?;
+        self.room("generated normals", n.saturating_mul(2), self.faces.len())?;
+        let budget = &self.budget.0;
+        budget.charge_items::<[f64; 3]>("generated normals", n)?;
+        budget.charge_items::<LoadedVertex>("generated normals", n)?;
         let mut sums = vec![[0.0f64; 3]; n];
         for f in &mut self.faces {
             if f.normal[0] != Idx::UNDEF {
@@ -543,7 +729,7 @@ impl Loaded {
                         *acc += x;
                     }
                 }
-                f.normal[k] = slot.map_or(Idx::UNDEF, |v| Idx(v + n as u32));
+                f.normal[k] = slot.map_or(Idx::UNDEF, |v| Idx(v + shift));
             }
         }
         self.vertices.extend(sums.into_iter().map(|s| {
@@ -563,10 +749,10 @@ impl Loaded {
     /// to its bone, the weights normalised to sum to 1 over those slots (m3d.h
     /// renormalises the shared skin in place at every vertex; the result is the same up
     /// to rounding). Slots naming a bone that does not exist are skipped (m3d.h writes past
-    /// its bone array).
-    pub fn cross_reference_weights(&mut self) {
+    /// its bone array). The lists are charged to the budget first.
+    pub fn cross_reference_weights(&mut self) -> Result<()> {
         if self.bones.is_empty() || self.skins.is_empty() {
-            return;
+            return Ok(());
         }
         for b in &mut self.bones {
             b.weights.clear();
@@ -590,6 +776,10 @@ impl Loaded {
                 }
             }
         }
+        let total = per_bone.iter().fold(0usize, |a, n| a.saturating_add(*n));
+        self.budget
+            .0
+            .charge_items::<(u32, f32)>("bone weights", total)?;
         for (b, n) in self.bones.iter_mut().zip(per_bone) {
             b.weights.reserve_exact(n);
         }
@@ -600,10 +790,11 @@ impl Loaded {
             for k in 0..used_slots(s) {
                 let (bone, w) = (s.bones[k], s.weights[k]);
                 if let Some(b) = bone.get().and_then(|b| self.bones.get_mut(b as usize)) {
-                    b.weights.push((i as u32, w));
+                    b.weights.push((u32::try_from(i).unwrap_or(u32::MAX), w));
                 }
             }
         }
+        Ok(())
     }
 
     /// Inverse bind matrices, as m3d_load computes them: each bone's matrix from its
@@ -652,6 +843,8 @@ impl Loaded {
     /// m3d.h's `m3d_frame(model, action, frame, NULL)`: the bind pose with frames
     /// `0..=frame` applied; at frame 0 of an action whose first frame is not at 0 ms, the
     /// bind pose. `None` when the action or frame does not exist or there are no bones.
+    /// Each call replays the frames up to `frame`: O(bones + their transforms), which is
+    /// bounded by the file (a caller walking every frame should keep the previous pose).
     pub fn frame(&self, action: usize, frame: usize) -> Option<Vec<(Idx, Idx)>> {
         let a = self.actions.get(action)?;
         if self.bones.is_empty() || frame >= a.frames.len() {
@@ -679,6 +872,9 @@ impl Loaded {
     /// blend over the wrap). Unlike m3d.h it never divides by zero (a zero-length action
     /// is posed at 0 ms) and never appends the interpolated values to the vertex list.
     /// The bind pose when `action` does not exist; `None` when there are no bones.
+    ///
+    /// Each call takes O(bones + transforms of the frames up to `msec`), bounded by the
+    /// file.
     ///
     /// One m3d.h bug is corrected: its orientation blend rewrites the shared blend factor
     /// `t` (the polynomial correction meant for one bone), so every later bone is blended

@@ -55,6 +55,11 @@ pub(crate) fn read_mtrl(r: &mut Reader<'_>, t: Types) -> PResult<Material> {
     let mut props = Vec::new();
     let mut i = 0;
     while !r.is_empty() {
+        // A property can be its type byte alone (colours with ci absent): ~40 bytes each.
+        r.charge_for(
+            "material properties",
+            std::mem::size_of::<Property>() as u64,
+        )?;
         let p = r.field("prop", |r| {
             r.item(i, |r| {
                 let kind = r.u8()?;
@@ -63,11 +68,7 @@ pub(crate) fn read_mtrl(r: &mut Reader<'_>, t: Types) -> PResult<Material> {
                     3 | 6 | 7 | 64..=68 => PropValue::Float(r.f32_le()?),
                     8 => PropValue::Byte(r.u8()?),
                     128..=255 => PropValue::Map(read_str(r, t)?),
-                    _ => {
-                        let rest = r.rest().to_vec();
-                        r.skip(rest.len())?;
-                        PropValue::Unknown(rest)
-                    }
+                    _ => PropValue::Unknown(crate::file::rest_copy(r)?),
                 };
                 Ok(Property { kind, value })
             })

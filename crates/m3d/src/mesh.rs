@@ -225,10 +225,11 @@ fn fast_record(c: &mut Cur<'_>, t: Types) -> Option<MeshRecord> {
     Some(MeshRecord::Polygon { flags, corners })
 }
 
-/// How many records the bytes hold, from their magic bytes alone (a record that runs
-/// past the end still counts: the reader reports it).
-fn count_records(mut b: &[u8], t: Types) -> usize {
-    let mut n = 0;
+/// How many records the bytes hold, and how many corners the polygons of more than three
+/// hold (kept on the heap), from their magic bytes alone (a record that runs past the end
+/// still counts: the reader reports it).
+fn count_records(mut b: &[u8], t: Types) -> (usize, usize) {
+    let (mut n, mut heap) = (0usize, 0usize);
     while let Some((&m, rest)) = b.split_first() {
         let (corners, flags) = (usize::from(m >> 4), m & 15);
         let size = if corners == 0 {
@@ -240,16 +241,28 @@ fn count_records(mut b: &[u8], t: Types) -> usize {
                 + usize::from(flags & 4 != 0) * t.vi();
             corners * per
         };
+        if corners > 3 {
+            heap += corners;
+        }
         b = rest.get(size..).unwrap_or_default();
         n += 1;
     }
-    n
+    (n, heap)
 }
 
 pub(crate) fn read_mesh(r: &mut Reader<'_>, t: Types) -> PResult<Mesh> {
-    // Sized up front: thousands of records, no regrowth. At most one per byte.
-    let n = count_records(r.rest(), t);
-    r.charge((n as u64).saturating_mul(std::mem::size_of::<MeshRecord>() as u64))?;
+    // Sized up front: thousands of records, no regrowth. At most one per byte; polygons of
+    // more than three corners also hold their corners on the heap (up to 240 bytes from
+    // 16 bytes of input).
+    let (n, heap) = count_records(r.rest(), t);
+    r.charge_for(
+        "mesh records",
+        (n as u64).saturating_mul(std::mem::size_of::<MeshRecord>() as u64),
+    )?;
+    r.charge_for(
+        "polygon corners",
+        (heap as u64).saturating_mul(std::mem::size_of::<Corner>() as u64),
+    )?;
     let mut records = Vec::with_capacity(n);
     let mut i = 0;
     while !r.is_empty() {

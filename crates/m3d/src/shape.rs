@@ -141,6 +141,12 @@ pub(crate) fn read_shpe(r: &mut Reader<'_>, t: Types) -> PResult<Shape> {
     let mut commands = Vec::new();
     let mut i = 0;
     while !r.is_empty() {
+        // A command can be its type byte alone (`mesh` with fi absent): charge what it
+        // holds before building it.
+        r.charge_for(
+            "shape commands",
+            (std::mem::size_of::<Command>() + 8 * std::mem::size_of::<ArgValue>()) as u64,
+        )?;
         let c = r.field("command", |r| {
             r.item(i, |r| {
                 let start = r.offset();
@@ -171,7 +177,12 @@ pub(crate) fn read_shpe(r: &mut Reader<'_>, t: Types) -> PResult<Shape> {
                         let per: usize = rest.iter().map(|a| arg_size(*a, t)).sum();
                         // Checked against the bytes left before anything grows.
                         let n = r.count(n as u64, per.max(1))?;
-                        r.charge((n * rest.len()) as u64 * 16)?;
+                        r.charge_for(
+                            "shape arguments",
+                            (n as u64)
+                                .saturating_mul(rest.len() as u64)
+                                .saturating_mul(std::mem::size_of::<ArgValue>() as u64),
+                        )?;
                         for _ in 0..n {
                             for &a in rest {
                                 let v =

@@ -49,8 +49,7 @@ fn records<T>(
         })?;
         items.push(item);
     }
-    let tail = r.rest().to_vec();
-    r.skip(tail.len())?;
+    let tail = crate::file::rest_copy(r)?;
     Ok(Records { items, tail })
 }
 

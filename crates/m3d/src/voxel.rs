@@ -26,6 +26,8 @@ pub(crate) fn read_voxt(r: &mut Reader<'_>, t: Types) -> PResult<Vec<VoxelType>>
     let mut out = Vec::new();
     let mut i = 0;
     while !r.is_empty() {
+        // Four bytes at least (ci/sk absent, si u8), 40 in memory.
+        r.charge_for("voxel types", std::mem::size_of::<VoxelType>() as u64)?;
         out.push(r.field("voxtype", |r| {
             r.item(i, |r| {
                 let color = read_raw(r, t.ci())?;
@@ -119,6 +121,54 @@ impl VoxelBlock {
         out.resize(n, Idx::UNDEF);
         Some(out)
     }
+
+    /// `w * h * d`, `None` when it does not fit a `usize`.
+    pub(crate) fn voxel_count(&self) -> Option<usize> {
+        let [w, h, d] = self.size.map(|v| v as usize);
+        w.checked_mul(h)?.checked_mul(d)
+    }
+
+    /// The voxels the runs code, in [`voxels`](Self::voxels) order, at most `n` (the grid
+    /// size): every voxel after them is [`Idx::UNDEF`], so they are not stored. Charged to
+    /// `budget` first; proportional to the runs, not to the grid a few bytes can declare.
+    pub(crate) fn coded_voxels(
+        &self,
+        n: usize,
+        budget: &parsing_primitives::Budget,
+    ) -> std::result::Result<Vec<Idx>, parsing_primitives::BudgetExceeded> {
+        let coded = self
+            .runs
+            .iter()
+            .map(Run::len)
+            .fold(0usize, usize::saturating_add)
+            .min(n);
+        budget.charge_items::<Idx>("voxel grid", coded)?;
+        let mut out = Vec::with_capacity(coded);
+        for run in &self.runs {
+            // Never past `coded`: the vector stays at the capacity charged.
+            let left = coded.saturating_sub(out.len());
+            if left == 0 {
+                break;
+            }
+            match run {
+                Run::Repeat(k, v) => {
+                    out.extend(std::iter::repeat_n(*v, usize::from(*k).min(left)));
+                }
+                Run::Literal(vs) => out.extend_from_slice(vs.get(..left).unwrap_or(vs)),
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Run {
+    /// Voxels the run codes.
+    fn len(&self) -> usize {
+        match self {
+            Run::Repeat(k, _) => usize::from(*k),
+            Run::Literal(vs) => vs.len(),
+        }
+    }
 }
 
 fn read_signed(r: &mut Reader<'_>, w: usize) -> PResult<i32> {
@@ -144,11 +194,17 @@ pub(crate) fn read_voxd(r: &mut Reader<'_>, t: Types) -> PResult<VoxelBlock> {
     })?;
     let uncertain = r.field("uncertain", |r| r.u8())?;
     let group = r.field("group", |r| r.u8())?;
-    let total = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+    // u32 sizes (vd 4 bytes) overflow a u64 product: saturated, it still means "every
+    // run the chunk holds".
+    let total = u64::from(size[0])
+        .saturating_mul(u64::from(size[1]))
+        .saturating_mul(u64::from(size[2]));
     let mut runs = Vec::new();
     let mut decoded = 0u64;
     // Runs until w*h*d voxels are coded; bytes after that stay in the chunk tail.
     while decoded < total && !r.is_empty() {
+        // A run takes 2 bytes at least and 32 in memory.
+        r.charge_for("voxel runs", std::mem::size_of::<Run>() as u64)?;
         let run = r.field("run", |r| {
             r.item(runs.len(), |r| {
                 let c = r.u8()?;
@@ -157,6 +213,7 @@ pub(crate) fn read_voxd(r: &mut Reader<'_>, t: Types) -> PResult<VoxelBlock> {
                     Ok(Run::Repeat(n as u8, read_idx(r, t.vp())?))
                 } else {
                     let n = r.count(n as u64, t.vp())?;
+                    r.charge_for("voxel runs", (n * std::mem::size_of::<Idx>()) as u64)?;
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
                         v.push(read_idx(r, t.vp())?);

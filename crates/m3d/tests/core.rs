@@ -296,6 +296,7 @@ fn external_textures_come_from_the_callers_loader() {
     let opts = m3d_format::CoreOptions {
         read_file: Some(&read),
         mtllib: None,
+        ..Default::default()
     };
     let c = file.to_core_with(&opts).unwrap();
     assert_eq!(
@@ -315,6 +316,7 @@ fn external_textures_come_from_the_callers_loader() {
     let opts = m3d_format::CoreOptions {
         read_file: Some(&none),
         mtllib: None,
+        ..Default::default()
     };
     let c = file.to_core_with(&opts).unwrap();
     assert_eq!(*asked.borrow(), ["bricks.png", "bricks"]);
@@ -355,6 +357,7 @@ fn a_material_library_supplies_the_materials_a_model_uses() {
     let opts = m3d_format::CoreOptions {
         read_file: None,
         mtllib: Some(&lib),
+        ..Default::default()
     };
     let shared = object.to_core_with(&opts).unwrap();
     assert_eq!(shared.value.surfaces[0].material, Some(0));

@@ -523,6 +523,7 @@ pub mod m3d {
         let opts = m3d_format::CoreOptions {
             read_file: Some(read_file),
             mtllib: lib.as_ref(),
+            ..Default::default()
         };
         m3d_format::read(data)
             .map_err(err)?
