@@ -237,14 +237,15 @@ fn to_core_of(f: &Format, data: &[u8], budget: &Budget) -> Option<Model> {
 /// M3D's post-processing (what m3d_load does after parsing) and posing never panic on
 /// anything the reader accepts; limits keep a hostile voxel block from taking long.
 fn check_m3d_load(data: &[u8]) {
-    let Ok(file) = m3d_format::read(data) else {
+    let b = budget();
+    let Ok(file) = m3d_format::read_with(
+        data,
+        &m3d_format::ReadOptions::default().with_budget(b.clone()),
+    ) else {
         return;
     };
     let opts = m3d_format::LoadOptions {
-        limits: m3d_format::Limits {
-            max_alloc_bytes: 64 << 20,
-            max_elements: 1 << 20,
-        },
+        budget: Some(b),
         ..Default::default()
     };
     let Ok(l) = file.load(&opts) else { return };

@@ -13,12 +13,6 @@ fn output(bytes: Vec<u8>, budget: &Budget) -> Result<Vec<u8>, CliError> {
     Ok(bytes)
 }
 
-/// Charges a decoded model to the conversion's budget.
-fn charged(model: Converted<Model>, budget: &Budget) -> Result<Converted<Model>, CliError> {
-    budget.charge("converted model", model.value.heap_bytes())?;
-    Ok(model)
-}
-
 /// Quantization quality for formats that quantize.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Quality {
@@ -462,7 +456,19 @@ pub mod vitaboy {
 /// m3d-format adapters: binary and ASCII, read and write.
 pub mod m3d {
     use super::*;
-    use m3d_format::{File, Variant, WriteOptions};
+    use m3d_format::{CoreOptions, File, ReadOptions, Variant, WriteOptions};
+
+    fn read(data: &[u8], budget: &Budget) -> Result<File, CliError> {
+        let opts = ReadOptions::default().with_budget(budget.clone());
+        m3d_format::read_with(data, &opts).map_err(err)
+    }
+
+    fn core_options(budget: &Budget) -> CoreOptions<'static> {
+        CoreOptions {
+            budget: Some(budget.clone()),
+            ..Default::default()
+        }
+    }
 
     fn variant(data: &[u8]) -> &'static str {
         match m3d_format::detect(data) {
@@ -478,13 +484,14 @@ pub mod m3d {
     /// triangles = MESH triangles, textures = distinct non-empty map names; surfaces as
     /// the conversion to meshfmt-core makes them (one per material run).
     pub fn inspect(data: &[u8], budget: &Budget) -> Result<Info, CliError> {
-        let _ = budget; // the crate's ReadOptions takes it once plumbed
-        let f = m3d_format::read(data).map_err(err)?;
+        let f = read(data, budget)?;
         let c = f.counts();
         Ok(Info {
             format: "m3d".into(),
             version: variant(data).into(),
-            surfaces: f.to_core().map_or(0, |m| m.value.surfaces.len() as u64),
+            surfaces: f
+                .to_core_with(&core_options(budget))
+                .map_or(0, |m| m.value.surfaces.len() as u64),
             vertices: c.vertices as u64,
             triangles: c.triangles as u64,
             bones: c.bones as u64,
@@ -497,13 +504,9 @@ pub mod m3d {
 
     /// Decode to meshfmt-core.
     pub fn to_core(data: &[u8], budget: &Budget) -> Result<Converted<Model>, CliError> {
-        charged(
-            m3d_format::read(data)
-                .map_err(err)?
-                .to_core()
-                .map_err(err)?,
-            budget,
-        )
+        read(data, budget)?
+            .to_core_with(&core_options(budget))
+            .map_err(err)
     }
 
     /// Decode to meshfmt-core, reading textures that are not inlined through `read_file`
@@ -515,28 +518,26 @@ pub mod m3d {
         mtllib: Option<&[u8]>,
         budget: &Budget,
     ) -> Result<Converted<Model>, CliError> {
-        let _ = budget;
         let lib = mtllib
-            .map(m3d_format::read)
+            .map(|m| read(m, budget))
             .transpose()
             .map_err(|e| CliError::Format(format!("m3d material library: {e}")))?;
         let opts = m3d_format::CoreOptions {
             read_file: Some(read_file),
             mtllib: lib.as_ref(),
+            budget: Some(budget.clone()),
             ..Default::default()
         };
-        m3d_format::read(data)
-            .map_err(err)?
-            .to_core_with(&opts)
-            .map_err(err)
+        read(data, budget)?.to_core_with(&opts).map_err(err)
     }
 
-    fn bytes(f: &File, ascii: bool) -> Result<Vec<u8>, CliError> {
+    fn bytes(f: &File, ascii: bool, budget: &Budget) -> Result<Vec<u8>, CliError> {
+        let o = WriteOptions::default()
+            .with_compression(f.compressed)
+            .with_budget(budget.clone());
         if ascii {
-            f.write_ascii().map(String::into_bytes).map_err(err)
+            f.write_ascii_with(&o).map(String::into_bytes).map_err(err)
         } else {
-            let mut o = WriteOptions::default();
-            o.compress = f.compressed;
             f.write_with(&o).map_err(err)
         }
     }
@@ -560,13 +561,15 @@ pub mod m3d {
             Some(Quality::Double) => m3d_format::Precision::Double,
             Some(q) => return Err(unsupported(q, "m3d", "int8, int16, float or double")),
         };
-        let wo = WriteOptions::default().with_precision(precision);
+        let wo = WriteOptions::default()
+            .with_precision(precision)
+            .with_budget(budget.clone());
         let mut c = File::from_core(model, &wo).map_err(err)?;
         if ascii {
             c.losses.extend(c.value.ascii_losses());
         }
         Ok(Converted {
-            value: output(bytes(&c.value, ascii)?, budget)?,
+            value: bytes(&c.value, ascii, budget)?,
             losses: c.losses,
         })
     }
@@ -574,9 +577,10 @@ pub mod m3d {
     /// Faithful rewrite in the same form (the inflated payload is identical; the zlib
     /// bytes may differ from another compressor's).
     pub fn rewrite(data: &[u8], budget: &Budget) -> Result<Vec<u8>, CliError> {
-        let f = m3d_format::read(data).map_err(err)?;
-        output(
-            bytes(&f, matches!(m3d_format::detect(data), Some(Variant::Ascii)))?,
+        let f = read(data, budget)?;
+        bytes(
+            &f,
+            matches!(m3d_format::detect(data), Some(Variant::Ascii)),
             budget,
         )
     }
