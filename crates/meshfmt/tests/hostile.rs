@@ -52,6 +52,9 @@ struct Run {
 fn run(args: &[String], input_len: usize) -> Run {
     let exe = env!("CARGO_BIN_EXE_meshfmt");
     let report = std::env::temp_dir().join(format!("meshfmt-hostile-time-{}", std::process::id()));
+    // stderr goes to a file: a conversion's notes can outgrow a pipe's buffer, and a
+    // child blocked on a full pipe would look hung.
+    let errors = std::env::temp_dir().join(format!("meshfmt-hostile-err-{}", std::process::id()));
     let mut cmd = match (tool("time"), tool("prlimit")) {
         (Some(time), Some(prlimit)) => {
             let mut c = Command::new(time);
@@ -70,7 +73,7 @@ fn run(args: &[String], input_len: usize) -> Run {
     cmd.args(["--max-memory", "64M"])
         .args(args)
         .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .stderr(std::fs::File::create(&errors).unwrap());
     let started = Instant::now();
     let mut child = cmd.spawn().unwrap();
     let killed = loop {
@@ -83,15 +86,17 @@ fn run(args: &[String], input_len: usize) -> Run {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    let out = child.wait_with_output().unwrap();
+    let status = child.wait().unwrap();
     let elapsed = started.elapsed();
+    let stderr = std::fs::read_to_string(&errors).unwrap_or_default();
+    std::fs::remove_file(&errors).ok();
     let peak_kib = std::fs::read_to_string(&report)
         .ok()
         .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()));
     std::fs::remove_file(&report).ok();
     Run {
-        code: if killed { None } else { out.status.code() },
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: if killed { None } else { status.code() },
+        stderr,
         peak_kib,
         elapsed,
     }
