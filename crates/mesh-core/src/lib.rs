@@ -16,7 +16,18 @@
 //! - [`validate`]: every problem with its path, not just the first;
 //! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
 //! - [`dump`]: a stable text dump for fixtures and the CLI;
-//! - `canonical` (feature `canonical`): small, fully known models for testing pipelines.
+//! - `canonical` (feature `canonical`): small, fully known models for testing pipelines;
+//! - [`Budget`] and [`Limits`] (from parsing-primitives): the memory allowance one
+//!   operation draws on, shared by every step of a pipeline (read, `to_core`,
+//!   `from_core`, write).
+//!
+//! # Memory and time
+//! What this crate builds from data it is given and that can grow faster than that data
+//! is charged to a [`Budget`] first: [`Clip::frame_times`] charges the frames a
+//! resampling writer will fill (so a key at 1e20 s is refused, not resampled) and
+//! [`RgbaImage::decode_png_in`] the pixels it decodes. Walks over bones are linear
+//! ([`Skeleton::world_matrices_for`], [`Skeleton::child_lists`], [`validate`]'s cycle
+//! check), whatever the parents say, and never loop on a cycle.
 //!
 //! ```
 //! use meshfmt_core::{glam::Vec3, validate, Model, Surface};

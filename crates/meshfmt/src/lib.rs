@@ -3,6 +3,13 @@
 //! meshfmt-core and the faithful same-format rewrite. The xtask conformance run uses it
 //! too, so the tool and the checks agree on what each format can do.
 //!
+//! Every entry point takes the [`meshfmt_core::Budget`] of the operation it is part of:
+//! [`convert::convert`] makes one per conversion (from `ConvertOptions::limits`, the
+//! tool's `--max-memory`) and charges it the input, every decoded array, side file and
+//! generated element, the model and the output; [`gltf::import`] and [`obj::import`]
+//! charge every accessor read, vertex and surface, so instancing, shared accessors and
+//! repeated names cannot multiply past it.
+//!
 //! ```
 //! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.name);
 //! assert_eq!(f.ok(), Some("unigine-mesh"));

@@ -41,7 +41,7 @@
 //! # Memory and time
 //! Every operation (a read, a conversion to or from meshfmt-core) draws on one
 //! [`Budget`]: the one in its options ([`ReadOptions::budget`],
-//! [`CoreOptions::budget`]), shared with the caller's other steps, else a fresh one of
+//! [`CoreOptions`]`::budget`), shared with the caller's other steps, else a fresh one of
 //! the options' [`Limits`] ([`Limits::DEFAULT`]: 1 GiB). Readers charge every array
 //! they decode; conversions charge what they build before building it: the surface,
 //! skins and skeleton of a mesh, the keys of every motion (motions may share one pool

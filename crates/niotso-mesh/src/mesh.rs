@@ -8,7 +8,7 @@ use parsing_primitives::{RawString, Writer};
 use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
 
-/// Reading choices (the crate's one [`ReadOptions`](crate::ReadOptions), for every kind).
+/// Reading choices (the crate's one [`ReadOptions`], for every kind).
 pub use crate::ReadOptions;
 
 /// Most per-binding lines [`Mesh::diagnostics`] gives before one summary line: a
