@@ -112,7 +112,7 @@ pub fn read_side_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError>
         .len();
     if len > budget.remaining() {
         return Err(BudgetExceeded {
-            what: "reading a file",
+            what: "the input file",
             requested: len,
             used: budget.used(),
             limit: budget.limits().max_alloc_bytes,

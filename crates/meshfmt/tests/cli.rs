@@ -604,3 +604,39 @@ fn m3d_mtllib_supplies_the_materials() {
     let text = std::fs::read_to_string(&gltf).unwrap();
     assert!(text.contains("\"name\": \"wall\""), "{text}");
 }
+
+#[test]
+fn max_memory_bounds_every_command() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mesh = root.join("unigine-mesh/cube.ms11.mesh");
+    let mesh = mesh.to_str().unwrap();
+    // The default (1 GiB) and a roomy limit read it.
+    assert_eq!(meshfmt(&["info", mesh]).status.code(), Some(0));
+    assert_eq!(
+        meshfmt(&["--max-memory", "64M", "info", mesh])
+            .status
+            .code(),
+        Some(0)
+    );
+    // 100 bytes cannot hold the file itself: refused before it is read.
+    let out = meshfmt(&["--max-memory", "100", "info", mesh]);
+    assert_clean_failure(&out, "memory budget exceeded by the input file");
+    // Enough for the file, not for what decoding it builds.
+    let len = std::fs::metadata(mesh).unwrap().len();
+    let out = meshfmt(&["--max-memory", &(len + 64).to_string(), "info", mesh]);
+    assert_clean_failure(&out, "memory budget exceeded");
+    let glb = temp_file("cube-budget.glb", b"");
+    let out = meshfmt(&[
+        "convert",
+        mesh,
+        glb.to_str().unwrap(),
+        "--max-memory",
+        &(len + 64).to_string(),
+    ]);
+    assert_clean_failure(&out, "memory budget exceeded");
+    // Sizes: binary suffixes; anything else is a usage error (clap's exit code 2).
+    for bad in ["12Q", "-1", "1.5G", "99999999999999999999T"] {
+        let out = meshfmt(&["--max-memory", bad, "info", mesh]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+}

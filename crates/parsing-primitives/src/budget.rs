@@ -27,7 +27,7 @@ use crate::limits::Limits;
 /// assert_eq!(budget.used(), 60);
 /// let err = budget.charge("normals", 60).unwrap_err();
 /// assert_eq!(err.to_string(),
-///     "memory budget exceeded building normals: 60 more bytes would make 120 of the 100 allowed");
+///     "memory budget exceeded by normals: 60 more bytes would make 120 of the 100 allowed");
 /// assert_eq!(budget.used(), 60); // a refused charge takes nothing
 /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
 /// ```
@@ -44,7 +44,7 @@ struct Shared {
 /// built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "memory budget exceeded building {what}: {requested} more bytes would make {} of the {limit} allowed",
+    "memory budget exceeded by {what}: {requested} more bytes would make {} of the {limit} allowed",
     used.saturating_add(*requested)
 )]
 pub struct BudgetExceeded {
