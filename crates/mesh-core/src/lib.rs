@@ -58,6 +58,7 @@ pub mod bounds;
 pub mod canonical;
 pub mod coords;
 mod dump;
+mod finite;
 mod loss;
 pub mod material;
 pub mod model;

@@ -123,10 +123,13 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
     budget.charge("glTF export", model.heap_bytes().saturating_mul(2))?;
     let mut model = model.clone();
     model.convert_to(CoordinateSystem::GLTF);
+    // glTF's JSON has no NaN (serializers write null, which readers refuse), and
+    // accessors must be finite.
+    let losses = model.replace_non_finite();
     let mut b = Builder {
         root: Root::default(),
         bin: Vec::new(),
-        losses: Vec::new(),
+        losses,
     };
     b.root.asset = json::Asset {
         generator: Some(format!("meshfmt {}", env!("CARGO_PKG_VERSION"))),
