@@ -10,7 +10,7 @@ use meshfmt_core::{
 };
 use parsing_primitives::RawString;
 
-use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS, Key};
+use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS, Key, QuantBox};
 use crate::an11::An11Key;
 use crate::as08::{As08, As08Bone, As08Key};
 use crate::error::{Result, invalid};
@@ -82,6 +82,21 @@ impl Default for WriteOptions {
         }
     }
 }
+
+/// Worst error of a unit quaternion component stored with a half-step error of at
+/// most `h` per component and renormalized when read (`Clip::sample`, `unit`). The
+/// stored q' = q + e has |e_i| <= h, so | |q'| - 1 | <= |e| <= 2h (four components); then
+/// |q'_i / |q'| - q_i| <= |q'_i| * |1 - 1/|q'|| + |e_i| <= (1 + h) * 2h / (1 - 2h) + h,
+/// about 3h: the renormalization can move a component by twice its own rounding.
+const fn renormalized_error(h: f32) -> f32 {
+    (1.0 + h) * 2.0 * h / (1.0 - 2.0 * h) + h
+}
+
+/// an10 rotations: `round(q * 32767)`, steps of 1/32767 (h = 0.5/32767).
+const I16_ROTATION_ERROR: f32 = renormalized_error(0.5 / 32767.0);
+
+/// as08 rotations: `u / 65535 * 2 - 1`, steps of 2/65535 (h = 1/65535).
+const U16_ROTATION_ERROR: f32 = renormalized_error(1.0 / 65535.0);
 
 /// Heap bytes of one dense key in each core track kind: a time and a value.
 const TRANSLATION_KEY_BYTES: u64 = 4 + 12;
@@ -345,6 +360,9 @@ impl An10 {
         budget: &Budget,
     ) -> Result<Converted<An10>> {
         let (m, mut out, bones, bind_pose) = prepare(model, budget)?;
+        let back = COORDINATE_SYSTEM
+            .conversion_to(&model.coordinate_system)
+            .scale;
         let nb = m.skeleton.len();
         let mut seen = vec![false; nb];
         let mut animations = Vec::new();
@@ -367,19 +385,22 @@ impl An10 {
                 budget,
             )?;
             let anim = Animation::try_encode(RawString::from(clip.name.as_str()), &frames)?;
-            let step = anim
-                .translation_box
-                .size
-                .iter()
-                .chain(&anim.scale_box.size)
-                .filter(|s| **s > 0.0)
-                .fold(0.0f32, |a, s| a.max(*s))
-                / 65535.0
-                * 0.5;
+            // Half a step of each box; translations measured in UNIGINE's meters, but
+            // the caller compares in the model's units. Scales are unitless.
+            let half_step = |b: &QuantBox| {
+                b.size
+                    .iter()
+                    .filter(|s| **s > 0.0)
+                    .fold(0.0f32, |a, s| a.max(*s))
+                    / 65535.0
+                    * 0.5
+            };
+            let translation = half_step(&anim.translation_box) * back;
+            let scale = half_step(&anim.scale_box);
             out.lose(
                 Feature::Animation,
                 LossKind::Quantized {
-                    max_error: step.max(0.5 / 32767.0),
+                    max_error: translation.max(scale).max(I16_ROTATION_ERROR),
                 },
                 format!("animations[{i}]"),
                 "translation and scale in 16-bit boxes, rotation as i16 / 32767",
@@ -713,13 +734,17 @@ impl As08 {
                 As08Key { values }
             })
             .collect();
-        // Half a step of the box; quaternions: half of 2/65535 per component, then
-        // renormalized, so allow a full step.
-        let step = size.iter().fold(0.0f32, |a, s| a.max(*s)) / 65535.0 * 0.5;
+        // Half a step of the box: translations (0..3) measured in UNIGINE's meters, but
+        // the caller compares in the model's units; the scale (3) is unitless.
+        let back = COORDINATE_SYSTEM
+            .conversion_to(&model.coordinate_system)
+            .scale;
+        let half_step = |s: f32| if s > 0.0 { s / 65535.0 * 0.5 } else { 0.0 };
+        let translation = size[..3].iter().fold(0.0f32, |a, &s| a.max(half_step(s))) * back;
         out.lose(
             Feature::Animation,
             LossKind::Quantized {
-                max_error: step.max(2.0 / 65535.0),
+                max_error: translation.max(half_step(size[3])).max(U16_ROTATION_ERROR),
             },
             "",
             "16-bit components in one box; quaternions across -1..1",
@@ -934,7 +959,9 @@ impl crate::an12::An12 {
 impl crate::an11::An11 {
     /// An an11 file from a model's skeleton and first clip sampled at `fps`. Floats are
     /// stored as they are; a component is omitted only when it equals its default
-    /// exactly (zero position, identity rotation, unit scale), so nothing is lost.
+    /// exactly (zero position, identity rotation, unit scale), so nothing is lost. A
+    /// component that is the default in every frame keeps its frame-0 key when the bind
+    /// pose differs from the default (a bone with no key at all reads as its bind pose).
     pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an11::An11>> {
         crate::an11::An11::from_core_in(model, fps, &Budget::default())
     }
@@ -999,17 +1026,18 @@ impl crate::an11::An11 {
                 ),
             );
         }
-        let keys = frames
+        let mut keys: Vec<An11Key> = frames
             .translation
             .iter()
             .zip(&frames.rotation)
             .zip(&frames.scale)
             .map(|((&p, &q), &s)| An11Key {
-                position: (p != [0.0; 3]).then_some(p),
-                rotation: (q != [0.0, 0.0, 0.0, 1.0]).then_some(q),
-                scale: (s != [1.0; 3]).then_some(s),
+                position: (p != DEFAULT_POSITION).then_some(p),
+                rotation: (q != DEFAULT_ROTATION).then_some(q),
+                scale: (s != DEFAULT_SCALE).then_some(s),
             })
             .collect();
+        keep_default_tracks(&mut keys, &anim_bones, &bind_pose, &frames);
         let num_frames = u32::try_from(frames.num_frames).map_err(|_| {
             invalid(format!(
                 "{} frames do not fit an an11 frame count",
@@ -1027,6 +1055,53 @@ impl crate::an11::An11 {
             num_frames,
             keys,
         }))
+    }
+}
+
+/// The an11 defaults of an unflagged component.
+const DEFAULT_POSITION: [f32; 3] = [0.0; 3];
+const DEFAULT_ROTATION: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+const DEFAULT_SCALE: [f32; 3] = [1.0; 3];
+
+/// A component that is the default in every frame would be omitted from every key, and
+/// a reader builds no track from a column without keys: the bone then rests in its bind
+/// pose, not the default. Where the bind value differs from the default, frame 0 keeps
+/// the component (later frames carry no key and read as the default, as they should).
+fn keep_default_tracks(
+    keys: &mut [An11Key],
+    anim_bones: &[usize],
+    bind_pose: &[Transform],
+    frames: &Frames,
+) {
+    let na = anim_bones.len();
+    let n = keys.len().checked_div(na).unwrap_or(0);
+    for (slot, &bone) in anim_bones.iter().enumerate() {
+        let Some(bind) = bind_pose.get(bone) else {
+            continue;
+        };
+        let column = || keys.iter().skip(slot).step_by(na).take(n);
+        let (none_p, none_r, none_s) = (
+            column().all(|k| k.position.is_none()),
+            column().all(|k| k.rotation.is_none()),
+            column().all(|k| k.scale.is_none()),
+        );
+        let (Some(first), Some(p), Some(q), Some(s)) = (
+            keys.get_mut(slot),
+            frames.translation.get(slot),
+            frames.rotation.get(slot),
+            frames.scale.get(slot),
+        ) else {
+            continue;
+        };
+        if none_p && bind.translation.to_array() != DEFAULT_POSITION {
+            first.position = Some(*p);
+        }
+        if none_r && bind.rotation.to_array() != DEFAULT_ROTATION {
+            first.rotation = Some(*q);
+        }
+        if none_s && bind.scale.to_array() != DEFAULT_SCALE {
+            first.scale = Some(*s);
+        }
     }
 }
 

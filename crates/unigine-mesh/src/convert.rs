@@ -21,9 +21,9 @@ use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind, Model,
-    MorphKind, MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform,
-    VertexInfluences,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind,
+    MAX_INFLUENCES, Model, MorphKind, MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface,
+    Track, Transform, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
@@ -570,10 +570,12 @@ fn clip_to_embedded(
             *s = false;
         }
     }
+    // Translations and scales are stored as f32; rotations are rounded to i16 and
+    // renormalized when read.
     out.lose(
         Feature::Animation,
         LossKind::Quantized {
-            max_error: tangent::COMPONENT_MAX_ERROR,
+            max_error: tangent::RENORMALIZED_COMPONENT_MAX_ERROR,
         },
         format!("animations[{index}]"),
         "rotations stored as i16 / 32767",
@@ -1033,6 +1035,10 @@ fn surface_from_core(
         if t_orth != Vec3::ZERO && !s.tangents.is_empty() {
             tangent_err = tangent_err.max((dt.truncate() - t_orth).abs().max_element());
         }
+        // The handedness comes back as a sign: any other w (or a lost sign) is an error.
+        if !s.tangents.is_empty() {
+            tangent_err = tangent_err.max((dt.w - tangents[v].w).abs());
+        }
     }
     if !s.normals.is_empty() {
         out.lose(
@@ -1469,7 +1475,8 @@ impl Ms08 {
     }
 
     /// Encodes a meshfmt-core model as ms08: rest pose as frame 0, the first clip
-    /// sampled at [`FPS`] as frames 1.., weights as u8 (truncated).
+    /// sampled at [`FPS`] as frames 1.., weights as u8 summing to 255 (largest remainder);
+    /// non-uniform scales as their x.
     pub fn from_core(model: &Model) -> Result<Converted<Ms08>> {
         Ms08::from_core_in(model, &Budget::default())
     }
@@ -1497,17 +1504,26 @@ impl Ms08 {
                 parent: b.parent.map_or(-1, |p| p as i32),
             })
             .collect();
-        let mut non_uniform = 0;
-        let mut to_frame = |t: &Transform| {
-            if (t.scale.x - t.scale.y).abs() > 1e-6 || (t.scale.x - t.scale.z).abs() > 1e-6 {
-                non_uniform += 1;
-            }
-            BoneFrame {
-                position: t.translation.to_array(),
-                scale: t.scale.x,
-                rotation: t.rotation.to_array(),
-            }
+        // ms08 scales are uniform: x is stored. How far y and z were from it, any
+        // difference counted (the reader gives back x on every axis).
+        let off_x = |t: &Transform| {
+            (t.scale.y - t.scale.x)
+                .abs()
+                .max((t.scale.z - t.scale.x).abs())
         };
+        let to_frame = |t: &Transform| BoneFrame {
+            position: t.translation.to_array(),
+            scale: t.scale.x,
+            rotation: t.rotation.to_array(),
+        };
+        let non_uniform = m
+            .skeleton
+            .bones
+            .iter()
+            .filter(|b| off_x(&b.rest) != 0.0)
+            .count();
+        // Over the sampled frames of the clip, the worst and how many.
+        let (mut animated_off, mut animated_non_uniform) = (0.0f32, 0usize);
         let mut frames: Vec<BoneFrame> =
             m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
         let mut num_frames = 1u32;
@@ -1534,17 +1550,24 @@ impl Ms08 {
                 let tracks = bone_tracks(clip, nb);
                 for time in times {
                     for (b, t) in m.skeleton.bones.iter().zip(&tracks) {
-                        frames.push(to_frame(&sample_bone(t, b.rest, time)));
+                        let pose = sample_bone(t, b.rest, time);
+                        let off = off_x(&pose);
+                        if off != 0.0 {
+                            animated_non_uniform += 1;
+                            animated_off = animated_off.max(off);
+                        }
+                        frames.push(to_frame(&pose));
                     }
                 }
             }
         }
-        if m.animations.first().is_some_and(|c| !c.name.is_empty()) {
+        // The reader names the clip "animation", whatever it was.
+        if m.animations.first().is_some_and(|c| c.name != "animation") {
             out.lose(
                 Feature::Names,
                 LossKind::Dropped,
                 "animations[0]",
-                "ms08 stores no animation name",
+                "ms08 stores no animation name (it reads back as \"animation\")",
             );
         }
         if m.animations.len() > 1 {
@@ -1564,7 +1587,19 @@ impl Ms08 {
                 LossKind::Reduced,
                 "",
                 format!(
-                    "{non_uniform} non-uniform scales stored as their x (ms08 scale is uniform)"
+                    "{non_uniform} non-uniform rest scales stored as their x (ms08 scale is uniform)"
+                ),
+            );
+        }
+        if animated_non_uniform > 0 {
+            out.lose(
+                Feature::Animation,
+                LossKind::Quantized {
+                    max_error: animated_off,
+                },
+                "animations[0]",
+                format!(
+                    "{animated_non_uniform} non-uniform scales in the clip's frames stored as their x (ms08 scale is uniform)"
                 ),
             );
         }
@@ -1573,30 +1608,34 @@ impl Ms08 {
             let g = old_geometry(i, s, &mut out, budget)?;
             let mut weight_counts = Vec::with_capacity(g.positions.len());
             let mut weights = Vec::new();
+            let mut skin_err = 0.0f32;
             for v in 0..g.positions.len() {
                 let inf = s.skin.get(v).copied().unwrap_or_default();
                 let before = weights.len();
-                for (j, w) in inf.pairs() {
-                    if j as usize >= nb {
-                        return Err(invalid(format!(
-                            "surface {i}: skin joint {j} out of range ({nb} bones)"
-                        )));
-                    }
+                if let Some((j, _)) = inf.pairs().find(|&(j, _)| j as usize >= nb) {
+                    return Err(invalid(format!(
+                        "surface {i}: skin joint {j} out of range ({nb} bones)"
+                    )));
+                }
+                let bytes = weight_bytes(&inf);
+                for ((j, _), b) in inf.pairs().zip(bytes) {
                     weights.push(Ms08Weight {
+                        // Checked against the bone count (at most u16::MAX) above.
                         bone: j as u16,
-                        weight: (w.clamp(0.0, 1.0) * 255.0) as u8,
+                        weight: b,
                     });
                 }
+                skin_err = skin_err.max(weight_error(&inf, &bytes));
                 weight_counts.push((weights.len() - before) as u8);
             }
             if !s.skin.is_empty() {
                 out.lose(
                     Feature::Skin,
                     LossKind::Quantized {
-                        max_error: 1.0 / 255.0,
+                        max_error: skin_err,
                     },
                     format!("surfaces[{i}]"),
-                    "weights stored as u8 / 255, truncated",
+                    "weights stored as u8 / 255 summing to 255 (largest remainder)",
                 );
             }
             surfaces.push(Ms08Surface {
@@ -1617,6 +1656,56 @@ impl Ms08 {
             surfaces,
         }))
     }
+}
+
+/// A vertex's weights (its [`VertexInfluences::pairs`], in order) as bytes summing to
+/// 255 (largest remainder), so a reader that divides by 255 and one that renormalizes
+/// (ours) read the same weights, each within 1/255 of the normalized one; all zero when
+/// the weights sum to nothing.
+fn weight_bytes(inf: &VertexInfluences) -> [u8; MAX_INFLUENCES] {
+    let mut out = [0u8; MAX_INFLUENCES];
+    let mut scaled = [0.0f32; MAX_INFLUENCES];
+    let mut n = 0;
+    for ((_, w), s) in inf.pairs().zip(&mut scaled) {
+        *s = if w.is_finite() { w.max(0.0) } else { 0.0 };
+        n += 1;
+    }
+    let total: f32 = scaled[..n].iter().sum();
+    if !(total.is_finite() && total > 0.0) {
+        return out;
+    }
+    let mut sum = 0u32;
+    for (s, b) in scaled[..n].iter_mut().zip(&mut out) {
+        *s = *s / total * 255.0;
+        // At most 255 (each weight is at most the total).
+        *b = s.floor().min(255.0) as u8;
+        sum += u32::from(*b);
+        *s -= f32::from(*b);
+    }
+    // The units floor left over go to the largest remainders (ties: earlier first).
+    let mut order: [usize; MAX_INFLUENCES] = std::array::from_fn(|i| i);
+    order[..n].sort_by(|&a, &b| scaled[b].total_cmp(&scaled[a]));
+    for &k in order[..n].iter().take(255u32.saturating_sub(sum) as usize) {
+        out[k] = out[k].saturating_add(1);
+    }
+    out
+}
+
+/// The worst difference between a vertex's weights and what [`Ms08::to_core`] reads
+/// back from `bytes` (`b / 255`, renormalized; a zero byte drops its joint), per joint.
+fn weight_error(inf: &VertexInfluences, bytes: &[u8; MAX_INFLUENCES]) -> f32 {
+    let mut read = VertexInfluences::from_pairs(
+        inf.pairs()
+            .zip(bytes)
+            .map(|((j, _), &b)| (j, f32::from(b) / 255.0)),
+    );
+    read.normalize();
+    let weight_of = |v: &VertexInfluences, joint: u32| -> f32 {
+        v.pairs().filter(|p| p.0 == joint).map(|p| p.1).sum()
+    };
+    inf.pairs()
+        .map(|(j, _)| (weight_of(inf, j) - weight_of(&read, j)).abs())
+        .fold(0.0, f32::max)
 }
 
 // ---------------------------------------------------------------------------- any version

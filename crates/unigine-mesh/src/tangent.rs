@@ -14,6 +14,16 @@ use crate::ms1x::Ms1xVersion;
 /// step. Normals and tangents rotate by at most about twice that per component.
 pub const COMPONENT_MAX_ERROR: f32 = 0.5 / 32767.0;
 
+/// Worst-case error of one component of an `i16 / 32767` quaternion that is
+/// renormalized when read. The stored q' = q + e has |e_i| <= h (h = half a step), so
+/// | |q'| - 1 | <= |e| <= 2h over four components, and
+/// |q'_i / |q'| - q_i| <= |q'_i| * |1 - 1/|q'|| + |e_i| <= (1 + h) * 2h / (1 - 2h) + h:
+/// about three half-steps, the renormalization moving a component by twice the rounding.
+pub const RENORMALIZED_COMPONENT_MAX_ERROR: f32 = {
+    let h = COMPONENT_MAX_ERROR;
+    (1.0 + h) * 2.0 * h / (1.0 - 2.0 * h) + h
+};
+
 /// The stored tangent decoded: `(rotation, sign)`.
 pub fn decode(version: Ms1xVersion, t: [i16; 4]) -> (Quat, f32) {
     let c = |v: i16| f32::from(v) / 32767.0;
@@ -59,9 +69,15 @@ pub fn encode(version: Ms1xVersion, normal: Vec3, tangent: Vec4) -> [i16; 4] {
     let s = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16;
     match version {
         Ms1xVersion::Ms11 | Ms1xVersion::Ms13 => {
-            // The sign rides on w: the same rotation as -q.
+            // The sign rides on w: the same rotation as -q. A w that rounds to 0 would
+            // lose the sign (0 reads as +1): store -1 instead, a rotation error of at
+            // most 1.5 steps in w.
             let q = if negative { -q } else { q };
-            [s(q.x), s(q.y), s(q.z), s(q.w)]
+            let w = match s(q.w) {
+                0 if negative => -1,
+                w => w,
+            };
+            [s(q.x), s(q.y), s(q.z), w]
         }
         Ms1xVersion::Ms10 => [s(q.x), s(q.y), s(q.z), if negative { -127 } else { 127 }],
     }
@@ -79,6 +95,27 @@ mod tests {
         assert_eq!((n, t), (Vec3::Z, Vec4::new(1.0, 0.0, 0.0, -1.0)));
         let (n, t) = to_normal_tangent(Ms1xVersion::Ms10, [0, 0, 0, -127]);
         assert_eq!((n, t.w), (Vec3::Z, -1.0));
+    }
+
+    #[test]
+    fn a_negative_sign_survives_a_w_that_rounds_to_zero() {
+        // Normal +Z, tangent -X: the frame (-X, -Y, Z) is half a turn about Z, q = (0, 0,
+        // +-1, 0). With the sign on w, w = -0 would be stored as 0 and read as +1.
+        let negative = Vec4::new(-1.0, 0.0, 0.0, -1.0);
+        for v in [Ms1xVersion::Ms11, Ms1xVersion::Ms13] {
+            let stored = encode(v, Vec3::Z, negative);
+            assert_eq!(
+                (stored[0], stored[1], stored[2].abs(), stored[3]),
+                (0, 0, 32767, -1)
+            );
+            // w = -1/32767 turns the frame by about 2/32767 rad: vectors move ~6e-5.
+            let (n, t) = to_normal_tangent(v, stored);
+            assert_eq!(t.w, -1.0);
+            assert!(n.abs_diff_eq(Vec3::Z, 1e-4), "{n}");
+            assert!(t.truncate().abs_diff_eq(-Vec3::X, 1e-4), "{t}");
+            // The same frame with a positive sign keeps its w of 0 (read as +1).
+            assert_eq!(encode(v, Vec3::Z, negative.with_w(1.0))[3], 0);
+        }
     }
 
     #[test]
