@@ -200,6 +200,60 @@ impl Skeleton {
         (order.len() == n).then_some(order)
     }
 
+    /// Every bone's parent with the links that cannot be followed dropped: a parent out of
+    /// range, the bone itself, or the link that closes a cycle (walking up from the
+    /// lowest index, the last bone before the walk comes back loses it). What remains is a
+    /// forest, found in linear
+    /// time: what targets that need a tree (glTF nodes) use, reporting what changed.
+    ///
+    /// ```
+    /// use meshfmt_core::{Bone, Skeleton};
+    /// let bone = |parent| Bone { parent, ..Bone::default() };
+    /// // 0 <- 1, 2 <-> 3 (a cycle), 4 is its own parent, 5's parent does not exist.
+    /// let s = Skeleton { bones: vec![bone(None), bone(Some(0)), bone(Some(3)), bone(Some(2)), bone(Some(4)), bone(Some(9))] };
+    /// assert_eq!(s.forest_parents(), [None, Some(0), Some(3), None, None, None]);
+    /// ```
+    pub fn forest_parents(&self) -> Vec<Option<usize>> {
+        let n = self.bones.len();
+        let mut parent: Vec<Option<usize>> = self
+            .bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b.parent.filter(|&p| p < n && p != i))
+            .collect();
+        // 0 new, 1 on the walk in progress, 2 reaches a root.
+        let mut state = vec![0u8; n];
+        let mut walk = Vec::new();
+        for start in 0..n {
+            walk.clear();
+            let mut at = start;
+            loop {
+                match state[at] {
+                    0 => {
+                        state[at] = 1;
+                        walk.push(at);
+                        match parent[at] {
+                            Some(p) => at = p,
+                            None => break,
+                        }
+                    }
+                    1 => {
+                        // `at` is on this walk: the last bone walked links back to it.
+                        if let Some(&last) = walk.last() {
+                            parent[last] = None;
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            for &b in &walk {
+                state[b] = 2;
+            }
+        }
+        parent
+    }
+
     /// Every bone's children, in index order, built in one pass (call this rather than
     /// [`Skeleton::children`] once per bone). Parents out of range are ignored.
     ///

@@ -233,7 +233,29 @@ fn skeleton(b: &mut Builder, model: &Model) -> (Vec<Index<json::Node>>, Vec<Inde
     let first = b.root.nodes.len() as u32;
     let mut joints = Vec::with_capacity(bones.len());
     let mut roots = Vec::new();
-    let child_lists = model.skeleton.child_lists();
+    // glTF nodes form a forest: parents out of range, a bone that is its own parent and
+    // the link closing a cycle are cut (validate() reports them on the source model).
+    let parents = model.skeleton.forest_parents();
+    let cut = bones
+        .iter()
+        .zip(&parents)
+        .filter(|(bone, p)| bone.parent != **p)
+        .count();
+    if cut > 0 {
+        lose(
+            &mut b.losses,
+            Feature::Skeleton,
+            LossKind::Reduced,
+            "skeleton".into(),
+            &format!("{cut} parent links that are out of range or form a cycle made roots"),
+        );
+    }
+    let mut child_lists = vec![Vec::new(); bones.len()];
+    for (i, p) in parents.iter().enumerate() {
+        if let Some(p) = p {
+            child_lists[*p].push(i);
+        }
+    }
     for (i, bone) in bones.iter().enumerate() {
         let children: Vec<_> = child_lists[i]
             .iter()
@@ -249,9 +271,7 @@ fn skeleton(b: &mut Builder, model: &Model) -> (Vec<Index<json::Node>>, Vec<Inde
             ..empty_node()
         });
         joints.push(node);
-        // A parent out of range (or self) would make a cycle; treat such bones as roots
-        // (validate() reports them on the source model).
-        if bone.parent.is_none_or(|p| p >= bones.len() || p == i) {
+        if parents[i].is_none() {
             roots.push(node);
         }
     }
