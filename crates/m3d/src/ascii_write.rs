@@ -76,6 +76,66 @@ const PATH_NAME_MAX: usize = 1024;
 /// Losses of one kind listed before the rest are only counted.
 const LOSS_CAP: usize = 100;
 
+/// Losses listed up to [`LOSS_CAP`] of each kind (feature, kind and reason), then counted.
+#[derive(Default)]
+struct Capped {
+    out: Vec<meshfmt_core::Loss>,
+    /// Per kind: feature, loss kind, reason, how many.
+    kinds: Vec<(
+        meshfmt_core::Feature,
+        meshfmt_core::LossKind,
+        &'static str,
+        usize,
+    )>,
+}
+
+impl Capped {
+    fn push(
+        &mut self,
+        feature: meshfmt_core::Feature,
+        kind: meshfmt_core::LossKind,
+        path: String,
+        reason: &'static str,
+    ) {
+        let n = match self
+            .kinds
+            .iter_mut()
+            .find(|k| k.0 == feature && k.1 == kind && k.2 == reason)
+        {
+            Some(k) => {
+                k.3 += 1;
+                k.3
+            }
+            None => {
+                self.kinds.push((feature, kind.clone(), reason, 1));
+                1
+            }
+        };
+        if n <= LOSS_CAP {
+            self.out.push(meshfmt_core::Loss {
+                feature,
+                kind,
+                path,
+                reason: reason.into(),
+            });
+        }
+    }
+
+    fn finish(mut self) -> Vec<meshfmt_core::Loss> {
+        for (feature, kind, reason, n) in self.kinds {
+            if n > LOSS_CAP {
+                self.out.push(meshfmt_core::Loss {
+                    feature,
+                    kind,
+                    path: String::new(),
+                    reason: format!("{} more like this not listed: {reason}", n - LOSS_CAP),
+                });
+            }
+        }
+        self.out
+    }
+}
+
 impl File {
     /// [`name_text`](Self::name_text), the copy charged (a name may be the whole table,
     /// and be referenced by every record).
@@ -129,44 +189,130 @@ impl File {
         self.write_ascii_text(budget)
     }
 
-    /// What [`write_ascii`](Self::write_ascii) leaves out, as meshfmt-core losses: each
-    /// inlined asset (an embedded texture) is dropped, since the text form only names
-    /// files beside it. The first 100 are listed (names cut at 1024 bytes), then one line
-    /// counts the rest.
+    /// What [`write_ascii`](Self::write_ascii) leaves out or changes, as meshfmt-core
+    /// losses: each inlined asset (an embedded texture) is dropped, since the text form
+    /// only names files beside it; each name holding whitespace comes back with `_` for
+    /// it (a name is one token on its line): a material's under
+    /// [`Materials`](meshfmt_core::Feature::Materials) (and
+    /// [`Names`](meshfmt_core::Feature::Names) when a mesh uses it: surfaces are named
+    /// after their material), a texture map's under
+    /// [`Textures`](meshfmt_core::Feature::Textures), any other (bones, actions, the
+    /// model's name line, which cannot hold line breaks) under `Names`. Of each kind the
+    /// first 100 are listed (names cut at 1024 bytes), then one line counts the rest.
     ///
     /// ```
     /// assert!(m3d_format::File::default().ascii_losses().is_empty());
     /// ```
     pub fn ascii_losses(&self) -> Vec<meshfmt_core::Loss> {
-        let reason = "the ASCII form does not inline assets: the pixels are not written";
-        let mut out = Vec::new();
-        let mut n = 0usize;
-        for c in &self.chunks {
-            let Body::Aset { name, .. } = &c.body else {
-                continue;
-            };
-            n += 1;
-            if n > LOSS_CAP {
-                continue;
+        use meshfmt_core::{Feature, LossKind};
+        let mut out = Capped::default();
+        let aset = "the ASCII form does not inline assets: the pixels are not written";
+        let token = "the ASCII form writes a name as one token: whitespace becomes '_'";
+        let cut =
+            |b: &[u8]| String::from_utf8_lossy(b.get(..PATH_NAME_MAX).unwrap_or(b)).into_owned();
+        let title = self.header_strings()[0];
+        if title.iter().any(|b| matches!(b, b'\r' | b'\n')) {
+            out.push(
+                Feature::Names,
+                LossKind::Reduced,
+                format!("name '{}'", cut(title)),
+                "the ASCII form's name line cannot hold line breaks: they become spaces",
+            );
+        }
+        // A name that the text changes: its bytes, for the path.
+        let changed = |s: Str| -> Option<&[u8]> {
+            let b = self.string(s)?;
+            (self.name_text(s) != String::from_utf8_lossy(b)).then_some(b)
+        };
+        // Materials a mesh uses, by name (a record may name it at another offset).
+        let used: std::collections::HashSet<&[u8]> = self
+            .chunks
+            .iter()
+            .filter_map(|c| match &c.body {
+                Body::Mesh(m) => Some(&m.records),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|r| match r {
+                MeshRecord::UseMaterial(s) => self.string(*s),
+                _ => None,
+            })
+            .collect();
+        let other = |what: &str, s: Str, out: &mut Capped| {
+            if let Some(b) = changed(s) {
+                out.push(
+                    Feature::Names,
+                    LossKind::Reduced,
+                    format!("{what} '{}'", cut(b)),
+                    token,
+                );
             }
-            let name = self.string(*name).unwrap_or_default();
-            let cut = name.get(..PATH_NAME_MAX).unwrap_or(name);
-            out.push(meshfmt_core::Loss {
-                feature: meshfmt_core::Feature::Textures,
-                kind: meshfmt_core::LossKind::Dropped,
-                path: format!("ASET '{}'", String::from_utf8_lossy(cut)),
-                reason: reason.into(),
-            });
+        };
+        for c in &self.chunks {
+            match &c.body {
+                Body::Aset { name, .. } => {
+                    let name = self.string(*name).unwrap_or_default();
+                    out.push(
+                        Feature::Textures,
+                        LossKind::Dropped,
+                        format!("ASET '{}'", cut(name)),
+                        aset,
+                    );
+                }
+                Body::Mtrl(m) => {
+                    if let Some(b) = changed(m.name) {
+                        let path = format!("MTRL '{}'", cut(b));
+                        out.push(Feature::Materials, LossKind::Reduced, path.clone(), token);
+                        if used.contains(b) {
+                            out.push(Feature::Names, LossKind::Reduced, path, token);
+                        }
+                    }
+                    for p in &m.props {
+                        if let PropValue::Map(s) = p.value {
+                            if let Some(b) = changed(s) {
+                                let material = self.string(m.name).unwrap_or_default();
+                                out.push(
+                                    Feature::Textures,
+                                    LossKind::Reduced,
+                                    format!("MTRL '{}' map '{}'", cut(material), cut(b)),
+                                    token,
+                                );
+                            }
+                        }
+                    }
+                }
+                Body::Bone(s) => {
+                    for b in &s.bones {
+                        other("BONE", b.name, &mut out);
+                    }
+                }
+                Body::Actn(a) => other("ACTN", a.name, &mut out),
+                Body::Proc(s) => other("PROC", *s, &mut out),
+                Body::Shpe(s) => other("SHPE", s.name, &mut out),
+                Body::Voxd(v) => other("VOXD", v.name, &mut out),
+                Body::Voxt(types) => {
+                    for t in types {
+                        other("VOXT", t.name, &mut out);
+                        for (_, s) in &t.items {
+                            other("VOXT item", *s, &mut out);
+                        }
+                    }
+                }
+                Body::Lbls(l) => {
+                    other("LBLS", l.name, &mut out);
+                    other("LBLS lang", l.lang, &mut out);
+                }
+                Body::Mesh(m) => {
+                    for r in &m.records {
+                        if let MeshRecord::UseParameter { name, .. } = r {
+                            other("MESH parameter", *name, &mut out);
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
-        if n > LOSS_CAP {
-            out.push(meshfmt_core::Loss {
-                feature: meshfmt_core::Feature::Textures,
-                kind: meshfmt_core::LossKind::Dropped,
-                path: String::new(),
-                reason: format!("{} more ASET chunks not listed: {reason}", n - LOSS_CAP),
-            });
-        }
-        out
+        out.finish()
     }
 
     fn write_ascii_text(&self, budget: Budget) -> Result<String> {

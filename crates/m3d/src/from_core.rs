@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec3, Vec4};
+use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
 };
@@ -72,7 +73,8 @@ impl File {
     /// colours, 8 bones per skin. Positions and normals are separate vertices; each surface
     /// becomes a run of triangles after a use-material record. Clips become actions keyed
     /// at every time any channel has a key. Losses: tangents, the second UV set, morph
-    /// targets, bone scale, skin weights quantized to 1/255, non-linear interpolation. A
+    /// targets, bone scale, skin weights as bytes summing to 255 (the worst difference
+    /// they make reported), non-linear interpolation, a name for an unnamed material. A
     /// model in another coordinate system is converted to M3D's (Y up, right-handed); bones
     /// are put in depth-first order when they are not (reported). Index fields are as
     /// narrow as the counts allow; `opts` sets [`File::compressed`] and the coordinate
@@ -208,6 +210,8 @@ impl File {
             }
         }
         let mut materials = Vec::new();
+        // The names written, which surfaces come back named after.
+        let mut material_names: Vec<String> = Vec::new();
         for (mi, m) in model.materials.iter().enumerate() {
             if !rgba_exact(m.base_color) || !rgba_exact(m.emissive.extend(1.0)) {
                 out.lose(
@@ -284,10 +288,17 @@ impl File {
             }
             // A material needs a name: MESH records find it by name.
             let name = if m.name.is_empty() {
+                out.lose(
+                    Feature::Materials,
+                    LossKind::Reduced,
+                    format!("materials[{mi}]"),
+                    format!("an M3D material needs a name: named 'material{mi}'"),
+                );
                 format!("material{mi}")
             } else {
                 m.name.clone()
             };
+            material_names.push(name.clone());
             materials.push(Chunk {
                 body: Body::Mtrl(Material {
                     name: strings.add(&name)?,
@@ -297,6 +308,8 @@ impl File {
             });
         }
         let mut colours_quantized = false;
+        // The worst difference the skin bytes make to a weight, as the reader gives it back.
+        let mut skin_error = 0.0f32;
         for (si, s) in model.surfaces.iter().enumerate() {
             if s.indices.is_empty() {
                 // M3D surfaces are runs of faces: one without faces cannot be stored.
@@ -316,8 +329,8 @@ impl File {
             }
             let mat_name = s
                 .material
-                .and_then(|m| model.materials.get(m))
-                .map_or("", |m| m.name.as_str());
+                .and_then(|m| material_names.get(m))
+                .map_or("", String::as_str);
             if s.name != mat_name {
                 out.lose(
                     Feature::Names,
@@ -387,15 +400,8 @@ impl File {
                 let color = s.colors.get(i).map_or(0, |c| vec4_to_rgba(*c));
                 let skin = match s.skin.get(i) {
                     Some(inf) if inf.count() > 0 => {
-                        let mut weights = vec![0u8; 8];
-                        let mut bones = Vec::new();
-                        for (k, (j, w)) in inf.pairs().enumerate() {
-                            if let Some(slot) = weights.get_mut(k) {
-                                *slot = (w * 255.0).round().clamp(1.0, 255.0) as u8;
-                                bones.push(Idx(j));
-                            }
-                        }
-                        let sk = Skin { weights, bones };
+                        let (sk, error) = skin_of(inf);
+                        skin_error = skin_error.max(error);
                         let n = skins.len();
                         let id = match skin_ids.get(&sk) {
                             Some(id) => *id,
@@ -466,14 +472,14 @@ impl File {
                 "vertex colours are stored as 8-bit RGBA",
             );
         }
-        if !skins.is_empty() {
+        if skin_error > 0.0 {
             out.lose(
                 Feature::Skin,
                 LossKind::Quantized {
-                    max_error: 0.5 / 255.0,
+                    max_error: skin_error,
                 },
                 "",
-                "skin weights are stored as bytes",
+                "skin weights are stored as bytes summing to 255 (the worst difference made)",
             );
         }
 
@@ -642,6 +648,82 @@ impl File {
         quantize(&mut out, opts.precision);
         Ok(out)
     }
+}
+
+/// A vertex's influences as M3D skin bytes, and the worst difference they make to a
+/// weight once read back. The format wants the bytes of a point to sum to 255 and readers
+/// (m3d.h, ours) divide by 255 and renormalise, so the weights (normalised) are shared
+/// out by largest remainder: each byte is within one step of its share, and the sum is
+/// exactly 255 (rounding each alone can miss it by several steps, which renormalising
+/// then spreads over every weight). A weight whose share rounds to no byte is not
+/// stored (the format keeps no bone for a zero weight).
+fn skin_of(inf: &VertexInfluences) -> (Skin, f32) {
+    let pairs: Vec<(u32, f32)> = inf.pairs().collect();
+    // Negative or non-finite weights count as nothing; all nothing shares equally.
+    let usable = |w: f32| {
+        if w.is_finite() && w > 0.0 {
+            f64::from(w)
+        } else {
+            0.0
+        }
+    };
+    let total: f64 = pairs.iter().map(|p| usable(p.1)).sum();
+    let share = |w: f32| -> f64 {
+        if total > 0.0 && total.is_finite() {
+            usable(w) / total * 255.0
+        } else {
+            255.0 / pairs.len() as f64
+        }
+    };
+    let shares: Vec<f64> = pairs.iter().map(|p| share(p.1)).collect();
+    let mut bytes: Vec<u8> = shares
+        .iter()
+        .map(|s| s.floor().clamp(0.0, 255.0) as u8)
+        .collect();
+    // The steps left go to the largest remainders (ties to the earlier pair).
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    order.sort_by(|&a, &b| {
+        let rem = |i: usize| shares.get(i).copied().unwrap_or(0.0) - bytes_at(&bytes, i);
+        rem(b).total_cmp(&rem(a)).then(a.cmp(&b))
+    });
+    let sum: u32 = bytes.iter().map(|b| u32::from(*b)).sum();
+    let left = 255u32.saturating_sub(sum) as usize;
+    for &i in order.iter().cycle().take(left) {
+        if let Some(b) = bytes.get_mut(i) {
+            *b = b.saturating_add(1);
+        }
+    }
+    let mut weights = vec![0u8; 8];
+    let mut bones = Vec::new();
+    for ((j, _), b) in pairs.iter().zip(&bytes).filter(|(_, b)| **b != 0) {
+        if let Some(slot) = weights.get_mut(bones.len()) {
+            *slot = *b;
+            bones.push(Idx(*j));
+        }
+    }
+    // What the reader makes of them (convert.rs): byte / 255, renormalised.
+    let mut back = VertexInfluences::from_pairs_strongest(
+        bones
+            .iter()
+            .zip(weights.iter().filter(|w| **w != 0))
+            .map(|(b, w)| (b.0, f32::from(*w) / 255.0)),
+    );
+    back.normalize();
+    // Compared joint by joint, a joint missing on one side weighing 0.
+    let weight_of =
+        |v: &[(u32, f32)], j: u32| -> f32 { v.iter().filter(|p| p.0 == j).map(|p| p.1).sum() };
+    let read: Vec<(u32, f32)> = back.pairs().collect();
+    let kept = pairs.iter().map(|&(j, w)| (w - weight_of(&read, j)).abs());
+    let added = read
+        .iter()
+        .filter(|r| !pairs.iter().any(|p| p.0 == r.0))
+        .map(|&(j, _)| weight_of(&read, j));
+    let error = kept.chain(added).fold(0.0f32, f32::max);
+    (Skin { weights, bones }, error)
+}
+
+fn bytes_at(bytes: &[u8], i: usize) -> f64 {
+    bytes.get(i).map_or(0.0, |b| f64::from(*b))
 }
 
 /// Index fields as narrow as the counts allow, as real files have them: 1 byte up to 254
