@@ -49,17 +49,17 @@ fn run_pair(
     b: &'static Codec,
     model: &Model,
 ) -> Result<Vec<(Feature, Outcome)>, String> {
-    let enc_a = (a.encode)(model).map_err(|e| format!("{} cannot hold it: {e}", a.label))?;
-    let comp_a = a
-        .companion
-        .as_ref()
-        .map(|c| (c.encode)(model))
-        .transpose()?;
-    let dec_a = (a.decode)(&enc_a.value, comp_a.as_deref())?;
+    let enc_a = a
+        .encode(model)
+        .map_err(|e| format!("{} cannot hold it: {e}", a.label))?;
+    let comp_a = a.encode_companion(model)?;
+    let dec_a = a.decode(&enc_a.value, comp_a.as_deref())?;
     let via = dec_a.value;
-    let enc_b = (b.encode)(&via).map_err(|e| format!("{} cannot hold it: {e}", b.label))?;
-    let comp_b = b.companion.as_ref().map(|c| (c.encode)(&via)).transpose()?;
-    let dec_b = (b.decode)(&enc_b.value, comp_b.as_deref())?;
+    let enc_b = b
+        .encode(&via)
+        .map_err(|e| format!("{} cannot hold it: {e}", b.label))?;
+    let comp_b = b.encode_companion(&via)?;
+    let dec_b = b.decode(&enc_b.value, comp_b.as_deref())?;
     let mut decoded = dec_b.value;
     decoded.convert_to(model.coordinate_system);
     let mut losses = enc_a.losses;
@@ -70,13 +70,10 @@ fn run_pair(
 }
 
 fn run_codec(codec: &'static Codec, model: &Model) -> Result<Encoded, String> {
-    let enc = (codec.encode)(model)?;
-    let companion = codec
-        .companion
-        .as_ref()
-        .map(|c| (c.encode)(model))
-        .transpose()?;
-    let dec = (codec.decode)(&enc.value, companion.as_deref())
+    let enc = codec.encode(model)?;
+    let companion = codec.encode_companion(model)?;
+    let dec = codec
+        .decode(&enc.value, companion.as_deref())
         .map_err(|e| format!("reading our own output failed: {e}"))?;
     let mut decoded = dec.value;
     decoded.convert_to(model.coordinate_system);

@@ -37,8 +37,8 @@ pub fn run(out: &Path) -> ExitCode {
         let Ok(f) = meshfmt::formats::detect(&data, &rel) else {
             continue;
         };
-        let Some(to_core) = f.to_core else { continue };
-        let model = match to_core(&data, &meshfmt_core::Budget::default()) {
+        let cx = meshfmt_core::format::Context::new(&rel);
+        let model = match f.read(&data, &cx).and_then(|file| file.to_core(&cx)) {
             Ok(m) => m.value,
             Err(e) => {
                 eprintln!("{rel}: {e}");

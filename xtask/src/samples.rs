@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use meshfmt::formats;
+use meshfmt_core::format::Context;
 
 use crate::codecs::CODECS;
 use crate::compare::compare;
@@ -102,7 +103,7 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
         });
     };
     let mut o = Outcome {
-        family: f.name.into(),
+        family: f.name().into(),
         read: "ok".into(),
         identical: "-".into(),
         problems: 0,
@@ -111,30 +112,28 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
         bad: Vec::new(),
         gltf: "-",
     };
-    let Some(to_core) = f.to_core else {
-        o.read = "no-reader".into();
-        return Some(o);
-    };
-    let model = match to_core(&data, &meshfmt_core::Budget::default()) {
-        Ok(m) => m.value,
-        // A form the crate recognizes but cannot read yet (M3D's ASCII form).
-        Err(meshfmt::error::CliError::NotSupported { .. }) => {
-            o.read = "no-reader".into();
+    let cx = Context::new(&name);
+    let file = match f.read(&data, &cx) {
+        Ok(file) => file,
+        Err(e) => {
+            o.read = format!("error({})", e.to_string().replace('\t', " "));
             return Some(o);
         }
+    };
+    let model = match file.to_core(&cx) {
+        Ok(m) => m.value,
         Err(e) => {
             o.read = format!("error({})", e.to_string().replace('\t', " "));
             return Some(o);
         }
     };
     o.problems = meshfmt_core::validate(&model).len();
-    if let Some(rewrite) = f.rewrite {
-        o.identical = match rewrite(&data, &meshfmt_core::Budget::default()) {
-            Ok(b) if b == data => "identical".into(),
-            Ok(_) => "differs".into(),
-            Err(_) => "fails".into(),
-        };
-    }
+    o.identical = match file.write(&cx) {
+        Ok(w) if w.main == data => "identical".into(),
+        Ok(_) => "differs".into(),
+        Err(_) => "fails".into(),
+    };
+    drop(file);
     for codec in CODECS {
         o.targets += 1;
         match reread(codec, &model) {
@@ -175,19 +174,14 @@ enum Reread {
 
 /// `model` through `codec` and back, compared with itself under the reported losses.
 fn reread(codec: &crate::codecs::Codec, model: &meshfmt_core::Model) -> Reread {
-    let Ok(enc) = (codec.encode)(model) else {
+    let Ok(enc) = codec.encode(model) else {
         return Reread::CannotHold;
     };
-    let companion = match codec
-        .companion
-        .as_ref()
-        .map(|c| (c.encode)(model))
-        .transpose()
-    {
+    let companion = match codec.encode_companion(model) {
         Ok(c) => c,
         Err(_) => return Reread::CannotHold,
     };
-    let dec = match (codec.decode)(&enc.value, companion.as_deref()) {
+    let dec = match codec.decode(&enc.value, companion.as_deref()) {
         Ok(d) => d,
         Err(_) => return Reread::Bad("unreadable".into()),
     };

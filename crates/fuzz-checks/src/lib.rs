@@ -27,9 +27,8 @@
 
 pub mod hostile;
 
-use meshfmt::adapters::EncodeOptions;
-use meshfmt::error::CliError;
-use meshfmt::formats::{FORMATS, Format};
+use meshfmt::formats;
+use meshfmt_core::format::{Context, ErrorClass, Format, FormatError};
 use meshfmt_core::{Budget, Limits, Model};
 
 /// The allowance of one checked operation: far above every seed, far below the
@@ -105,133 +104,152 @@ pub fn run_target(target: &str, data: &[u8]) {
 /// Runs every check on `data` as a file of format family `format` (a name in
 /// `meshfmt::formats::FORMATS`). Panics only when a property above is broken.
 pub fn check(format: &str, data: &[u8]) {
-    if format == "gltf" {
-        return check_gltf(data);
-    }
-    if format == "obj" {
-        return check_obj(data);
-    }
-    let Some(f) = FORMATS.iter().find(|f| f.name == format) else {
+    let Some(f) = formats::by_name(format) else {
         panic!("unknown format family {format}");
     };
-    let _ = (f.sniff)(data);
+    let name = format!("input.{}", f.extensions().first().copied().unwrap_or("bin"));
+    let _ = f.sniff(data);
     if format == "m3d" {
         check_m3d_load(data);
     }
-    if let Some(inspect) = f.inspect {
-        let _ = inspect(data, &budget());
-    }
-    if let Some(rewrite) = f.rewrite {
-        if let Ok(once) = rewrite(data, &budget()) {
-            match rewrite(&once, &budget()) {
+    let b = budget();
+    let cx = Context::new(&name).with_budget(b.clone());
+    let Ok(file) = f.read(data, &cx) else {
+        return;
+    };
+    let _ = file.summary(&Context::new(&name).with_budget(budget()));
+    // The faithful rewrite is a fixed point: what we write reads back and writes the
+    // same bytes (formats read straight into meshfmt-core: what we write reads back).
+    let own = Context::new(&name).with_budget(budget());
+    if let Ok(once) = file.write(&own) {
+        let again = Context {
+            side_files: Some(&once),
+            ..Context::new(&name).with_budget(budget())
+        };
+        if !f.rewrites_faithfully() {
+            if let Err(e) = f.read(&once.main, &again).and_then(|g| g.to_core(&again)) {
+                refused(&e, &format!("{format}: our export does not import"));
+            }
+        } else {
+            let again = f
+                .read(&once.main, &Context::new(&name).with_budget(budget()))
+                .and_then(|g| g.write(&Context::new(&name).with_budget(budget())));
+            match again {
                 Ok(twice) => assert!(
-                    twice == once,
+                    twice.main == once.main,
                     "{format}: rewriting our own output changed it"
                 ),
-                Err(e) => panic!("{format}: our rewrite does not read back: {e}"),
+                Err(e) => refused(&e, &format!("{format}: our rewrite does not read back")),
             }
         }
     }
-    let (Some(to_core), Some(from_core)) = (f.to_core, f.from_core) else {
-        return;
-    };
-    let b = budget();
-    let Ok(model) = to_core(data, &b) else { return };
+    let Ok(model) = file.to_core(&cx) else { return };
+    drop(file);
     let _ = meshfmt_core::validate(&model.value);
-    let opts = encode_options(f.extensions.first().copied().unwrap_or_default());
     // The encoder may refuse a model (counts past the format's limits, its budget); what
     // it writes must read back.
-    if let Ok(out) = from_core(&model.value, &opts, &b) {
-        if let Err(e) = to_core(&out.value, &budget()) {
-            refused(
-                &e,
-                &format!("{format}: our encoder's output does not read back"),
-            );
-        }
+    round_trip(f, &model.value, &name, &b, format);
+}
+
+/// `model` through `f`'s encoder as a file named `name`, read back: a panic when our
+/// own output does not read (unless reading it needs more budget than writing did).
+fn round_trip(f: &dyn Format, model: &Model, name: &str, b: &Budget, what: &str) {
+    let cx = Context::new(name).with_budget(b.clone());
+    let Ok(enc) = f.from_core(model, &cx) else {
+        return;
+    };
+    let Ok(out) = enc.value.write(&cx) else {
+        return;
+    };
+    let back = Context::new(name).with_budget(budget());
+    if let Err(e) = f.read(&out.main, &back).and_then(|g| g.to_core(&back)) {
+        refused(
+            &e,
+            &format!("{what} {name}: our encoder's output does not read back"),
+        );
     }
 }
 
 /// Reading back our own output failed: a bug, unless the reader only ran out of budget
 /// (a compact output can legitimately need more memory to read than its writer used).
-fn refused(e: &CliError, what: &str) {
-    if !matches!(e, CliError::OverBudget(_)) {
+fn refused(e: &FormatError, what: &str) {
+    if e.class() != ErrorClass::OverBudget {
         panic!("{what}: {e}");
     }
 }
 
-fn encode_options(extension: &str) -> EncodeOptions {
-    EncodeOptions {
-        quality: None,
-        version: None,
-        extension: extension.to_string(),
-    }
-}
-
-/// Any reader's model, through every writer, read back by that writer's reader: the
-/// conversion paths (`meshfmt convert A B` for every pair) under fuzzing. The input is
-/// taken as whatever the tool would detect it as (glTF and OBJ included); each
-/// conversion runs under one budget, as `meshfmt convert` does.
+/// Any reader's model, through every writer (every version of every format, glTF and
+/// OBJ included), read back by that writer's reader: the conversion paths (`meshfmt
+/// convert A B` for every pair) under fuzzing. The input is taken as whatever the tool
+/// would detect it as; each conversion runs under one budget, as `meshfmt convert` does.
 ///
 /// ```
 /// fuzz_checks::check_convert(b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
 /// ```
 pub fn check_convert(data: &[u8]) {
     let b = budget();
-    let Some(model) = read_any(data, &b) else {
+    // OBJ has no magic: text that no other format recognizes is tried as OBJ.
+    let source = formats::detect(data, "input.obj").ok();
+    let Some(source) = source else { return };
+    let name = format!(
+        "input.{}",
+        source.extensions().first().copied().unwrap_or("bin")
+    );
+    let cx = Context::new(&name).with_budget(b.clone());
+    let Ok(model) = source.read(data, &cx).and_then(|f| f.to_core(&cx)) else {
         return;
     };
-    let _ = meshfmt_core::validate(&model);
-    for f in FORMATS {
-        let (Some(from_core), Some(to_core)) = (f.from_core, f.to_core) else {
-            continue;
-        };
-        for ext in f.extensions {
+    let _ = meshfmt_core::validate(&model.value);
+    for f in formats::FORMATS.iter().filter(|f| f.can_write()) {
+        for (out, version) in targets(*f) {
+            // One budget for the write and the read back, as one conversion has.
             let b = budget();
-            let Ok(out) = from_core(&model, &encode_options(ext), &b) else {
+            let cx = Context {
+                version,
+                ..Context::new(&out).with_budget(b.clone())
+            };
+            let Ok(enc) = f.from_core(&model.value, &cx) else {
                 continue;
             };
-            if let Err(e) = to_core(&out.value, &budget()) {
+            let Ok(w) = enc.value.write(&cx) else {
+                continue;
+            };
+            let back = Context {
+                side_files: Some(&w),
+                ..Context::new(&out).with_budget(b.clone())
+            };
+            if let Err(e) = f.read(&w.main, &back).and_then(|g| g.to_core(&back)) {
                 refused(
                     &e,
-                    &format!("{} .{ext}: our encoder's output does not read back", f.name),
+                    &format!(
+                        "{} {out} {version:?}: our encoder's output does not read back",
+                        f.name()
+                    ),
                 );
             }
         }
     }
-    let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
-    if let Ok(out) = meshfmt::gltf::export(&model, meshfmt::gltf::Container::Glb, &budget()) {
-        if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files, &budget()) {
-            refused(&e, "gltf: our export of a converted model does not import");
-        }
-    }
-    if let Ok(out) = meshfmt::obj::export(&model, "x.mtl", &budget()) {
-        let files = out.value;
-        let mtl = |_: &str| Ok(files.mtl.clone().into_bytes());
-        if let Err(e) = meshfmt::obj::import(files.obj.as_bytes(), &mtl, &budget()) {
-            refused(&e, "obj: our export of a converted model does not import");
-        }
-    }
 }
 
-/// The model any of the tool's readers makes of `data`: a format crate that recognizes
-/// it, else glTF, else OBJ.
-fn read_any(data: &[u8], budget: &Budget) -> Option<Model> {
-    let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
-    if meshfmt::gltf::sniff(data) || data.first() == Some(&b'{') {
-        return meshfmt::gltf::import(data, &no_files, budget)
-            .ok()
-            .map(|m| m.value);
+/// Every output a format writes: each extension (with the version it implies), then
+/// each version no extension implies, under the default extension.
+fn targets(f: &dyn Format) -> Vec<(String, Option<&'static str>)> {
+    let mut out: Vec<(String, Option<&'static str>)> = f
+        .extensions()
+        .iter()
+        .map(|e| (format!("output.{e}"), None))
+        .collect();
+    let default_ext = f.extensions().first().copied().unwrap_or("bin");
+    for (i, v) in f.versions().iter().enumerate() {
+        let implied = f
+            .extensions()
+            .iter()
+            .any(|e| f.version_for_extension(e) == Some(*v));
+        if !implied && i > 0 {
+            out.push((format!("output.{default_ext}"), Some(*v)));
+        }
     }
-    if let Some(f) = FORMATS.iter().find(|f| (f.sniff)(data)) {
-        return to_core_of(f, data, budget);
-    }
-    meshfmt::obj::import(data, &no_files, budget)
-        .ok()
-        .map(|m| m.value)
-}
-
-fn to_core_of(f: &Format, data: &[u8], budget: &Budget) -> Option<Model> {
-    f.to_core?(data, budget).ok().map(|m| m.value)
+    out
 }
 
 /// M3D's post-processing (what m3d_load does after parsing) and posing never panic on
@@ -261,37 +279,4 @@ fn check_m3d_load(data: &[u8]) {
         }
     }
     let _ = l.pose(usize::MAX, 0);
-}
-
-/// glTF import never panics; what it imports exports to a GLB that imports again.
-fn check_gltf(data: &[u8]) {
-    let no_files = |_: &str| Err(meshfmt::error::CliError::Format("no files".into()));
-    let b = budget();
-    let Ok(model) = meshfmt::gltf::import(data, &no_files, &b) else {
-        return;
-    };
-    let _ = meshfmt_core::validate(&model.value);
-    if let Ok(out) = meshfmt::gltf::export(&model.value, meshfmt::gltf::Container::Glb, &b) {
-        if let Err(e) = meshfmt::gltf::import(&out.value.main, &no_files, &budget()) {
-            refused(&e, "gltf: our export does not import");
-        }
-    }
-}
-
-/// OBJ import never panics; what it imports exports to OBJ text that imports again.
-fn check_obj(data: &[u8]) {
-    let mtl = |_: &str| Ok(data.to_vec());
-    let b = budget();
-    let Ok(model) = meshfmt::obj::import(data, &mtl, &b) else {
-        return;
-    };
-    let _ = meshfmt_core::validate(&model.value);
-    let Ok(files) = meshfmt::obj::export(&model.value, "x.mtl", &b) else {
-        return;
-    };
-    let files = files.value;
-    let mtl = |_: &str| Ok(files.mtl.clone().into_bytes());
-    if let Err(e) = meshfmt::obj::import(files.obj.as_bytes(), &mtl, &budget()) {
-        refused(&e, "obj: our export does not import");
-    }
 }

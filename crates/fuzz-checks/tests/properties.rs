@@ -8,8 +8,7 @@
 //! - flipping any single byte gives an error or a value, never a panic (the fuzz checks).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use meshfmt::adapters::EncodeOptions;
-use meshfmt::formats::FORMATS;
+use meshfmt::formats::{self, FORMATS};
 use meshfmt_core::Budget;
 use meshfmt_core::glam::{Vec2, Vec3};
 use meshfmt_core::{Model, Surface};
@@ -71,35 +70,37 @@ proptest! {
     fn every_writer_round_trips(surface in surface()) {
         let model = Model { surfaces: vec![surface], ..Default::default() };
         for f in FORMATS {
-            let (Some(from_core), Some(to_core), Some(rewrite)) = (f.from_core, f.to_core, f.rewrite) else {
+            // glTF and OBJ have no faithful bytes of their own to keep (and OBJ is text:
+            // a prefix of it is a file); the format crates' writers are what is checked.
+            if matches!(f.name(), "gltf" | "obj") {
                 continue;
-            };
-            let opts = EncodeOptions {
-                quality: None,
-                version: None,
-                extension: f.extensions.first().copied().unwrap_or_default().to_string(),
-            };
-            let Ok(out) = from_core(&model, &opts, &Budget::default()) else { continue };
+            }
+            let f = *f;
+            let from_core = |m: &Model, name: &str| formats::encode(f, m, name, &Budget::default());
+            let to_core = |b: &[u8], name: &str| formats::to_core(f, b, name, &Budget::default());
+            let rewrite = |b: &[u8], name: &str| formats::rewrite(f, b, name, &Budget::default());
+            let name = format!("x.{}", f.extensions().first().copied().unwrap_or_default());
+            let Ok(out) = from_core(&model, &name) else { continue };
             let bytes = out.value;
-            prop_assert_eq!(rewrite(&bytes, &Budget::default()).unwrap(), bytes.clone(), "{}: rewrite", f.name);
-            let mut back = to_core(&bytes, &Budget::default()).unwrap().value;
+            prop_assert_eq!(rewrite(&bytes, &name).unwrap(), bytes.clone(), "{}: rewrite", f.name());
+            let mut back = to_core(&bytes, &name).unwrap().value;
             // Animation formats hold no geometry (their from_core says so in its losses).
-            if f.name != "unigine-anim" {
+            if f.name() != "unigine-anim" {
                 back.convert_to(model.coordinate_system);
                 let (want, got) = (corners(&model), corners(&back));
-                prop_assert_eq!(want.len(), got.len(), "{}: corners", f.name);
-                let bound = position_bound(f.name, &model.surfaces[0].positions);
+                prop_assert_eq!(want.len(), got.len(), "{}: corners", f.name());
+                let bound = position_bound(f.name(), &model.surfaces[0].positions);
                 for (a, b) in want.iter().zip(&got) {
-                    prop_assert!((*a - *b).abs().max_element() <= bound, "{}: {a} vs {b} (bound {bound})", f.name);
+                    prop_assert!((*a - *b).abs().max_element() <= bound, "{}: {a} vs {b} (bound {bound})", f.name());
                 }
             }
             for n in 0..bytes.len() {
-                prop_assert!(to_core(&bytes[..n], &Budget::default()).is_err(), "{}: prefix of {n} of {} bytes read", f.name, bytes.len());
+                prop_assert!(to_core(&bytes[..n], &name).is_err(), "{}: prefix of {n} of {} bytes read", f.name(), bytes.len());
             }
             for at in 0..bytes.len() {
                 let mut flipped = bytes.clone();
                 flipped[at] ^= 0x5a;
-                fuzz_checks::check(f.name, &flipped);
+                fuzz_checks::check(f.name(), &flipped);
             }
         }
     }

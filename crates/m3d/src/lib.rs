@@ -116,6 +116,7 @@ mod ascii;
 mod ascii_write;
 mod bones;
 mod check;
+mod contract;
 mod convert;
 mod error;
 mod file;
@@ -130,6 +131,7 @@ mod vertex;
 mod voxel;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
+pub use contract::{FORMAT, Model3d};
 pub use convert::{CoreOptions, ReadFile};
 pub use error::{Error, Result};
 pub use file::{

@@ -17,6 +17,9 @@
 //! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
 //! - [`dump`]: a stable text dump for fixtures and the CLI;
 //! - `canonical` (feature `canonical`): small, fully known models for testing pipelines;
+//! - [`format`](mod@format): the contract every format crate implements ([`format::Format`],
+//!   [`format::FormatFile`], typed [`format::FormatError`]s), and [`Summary`], what
+//!   `info` shows;
 //! - [`Budget`] and [`Limits`] (from parsing-primitives): the memory allowance one
 //!   operation draws on, shared by every step of a pipeline (read, `to_core`,
 //!   `from_core`, write).
@@ -59,6 +62,7 @@ pub mod canonical;
 pub mod coords;
 mod dump;
 mod finite;
+pub mod format;
 mod loss;
 pub mod material;
 pub mod model;
@@ -67,6 +71,7 @@ mod png;
 pub mod quantize;
 pub mod skeleton;
 pub mod skin;
+mod summary;
 mod validate;
 
 pub use animation::{Channel, Clip, Interpolation, Pose, Track, skin_surface};
@@ -78,6 +83,10 @@ pub use material::{Material, RgbaImage, Texture, TextureBinding, TextureRole, Te
 pub use model::{Model, MorphKind, MorphTarget, Surface};
 pub use skeleton::{Bone, Skeleton, Transform};
 pub use skin::{MAX_INFLUENCES, VertexInfluences};
+pub use summary::{
+    Attribute, ClipSummary, Counts, MaterialSummary, SkeletonSummary, Summary, SurfaceSummary,
+    TextureSummary,
+};
 pub use validate::{MAX_PER_ARRAY, Problem, WEIGHT_SUM_TOLERANCE, validate};
 
 #[cfg(doctest)]

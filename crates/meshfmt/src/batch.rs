@@ -36,7 +36,7 @@ fn output_names(inputs: &[String], dir: &Path, ext: &str) -> Vec<PathBuf> {
 
 pub fn run(inputs: &[String], dir: &Path, opts: &ConvertOptions) -> Result<(), CliError> {
     let to = opts.to.as_deref().ok_or_else(|| {
-        CliError::Format("batch mode needs --to FORMAT (a format name, glb, gltf or obj)".into())
+        CliError::Usage("batch mode needs --to FORMAT (a format name, glb, gltf or obj)".into())
     })?;
     let ext = extension_for(to)?;
     std::fs::create_dir_all(dir).map_err(|source| CliError::Io {

@@ -2,30 +2,30 @@
 //! mode share. Nothing is written here; the caller gets the output files' bytes and
 //! the loss report.
 //!
-//! Routes: same format and version (and no `--quality`): the faithful rewrite,
-//! byte-identical for files the reader fully understands; `.glb`/`.gltf` input: glTF
-//! import; `.glb`/`.gltf`/`.obj` output: the exporters; anything else through
-//! meshfmt-core with the target format's encoder.
+//! Every format is a [`Format`] of the registry ([`crate::formats::FORMATS`]), glTF
+//! and OBJ included. Routes: same format and version (and no `--quality`, no
+//! companions): the faithful rewrite, byte-identical for files the reader fully
+//! understands; anything else reads the input's faithful file, converts it to
+//! meshfmt-core and has the target format encode it.
 
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::{Budget, BudgetExceeded, Converted, Limits, Loss, Model};
+use meshfmt_core::format::{Context, Format, FormatError, SideFiles};
+use meshfmt_core::{Budget, BudgetExceeded, Converted, Limits};
 
-use crate::adapters::{EncodeOptions, Quality};
 use crate::error::CliError;
-use crate::formats::{self, Format};
-use crate::gltf::Container;
+use crate::formats;
 
 /// What `convert` was asked for.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertOptions {
     /// Read the input as this format (`--from`).
     pub from: Option<String>,
-    /// Write this format (`--to`): a format name, or `glb`, `gltf`, `obj`.
+    /// Write this format (`--to`): a format name (`glb` for glTF too).
     pub to: Option<String>,
-    /// Quantization quality for formats that quantize.
-    pub quality: Option<Quality>,
-    /// Format version to write (`ms14`, `an10`, ...).
+    /// Quantization quality for formats that quantize (`rounded`, `int16`, ...).
+    pub quality: Option<String>,
+    /// Format version to write (`ms14`, `an10`, `ascii`, ...).
     pub version: Option<String>,
     /// `.gltf`: inline the buffer instead of writing a `.bin` beside it.
     pub embed: bool,
@@ -45,17 +45,14 @@ pub type Outputs = Vec<(PathBuf, Vec<u8>)>;
 
 /// The extension an output gets for `--to` in batch mode (`unigine-mesh` -> `mesh`).
 pub fn extension_for(to: &str) -> Result<String, CliError> {
-    if matches!(to, "glb" | "gltf" | "obj") {
-        return Ok(to.to_string());
+    if to == "glb" {
+        return Ok("glb".into());
     }
     let f = formats::by_name(to).ok_or_else(|| CliError::UnknownFormatName(to.to_string()))?;
-    if f.from_core.is_none() {
-        return Err(CliError::WriteNotSupported {
-            format: f.name,
-            tracking: f.tracking,
-        });
+    if !f.can_write() {
+        return Err(CliError::Usage(format!("{} cannot be written", f.name())));
     }
-    Ok(f.extensions
+    Ok(f.extensions()
         .first()
         .copied()
         .unwrap_or_default()
@@ -67,13 +64,6 @@ fn read(path: &Path) -> Result<Vec<u8>, CliError> {
         path: path.display().to_string(),
         source,
     })
-}
-
-fn not_readable(f: &Format) -> CliError {
-    CliError::NotSupported {
-        format: f.name,
-        tracking: f.tracking,
-    }
 }
 
 /// Converts `input` (already read into `data`) for writing at `output`, under one
@@ -122,6 +112,35 @@ pub fn read_side_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError>
     read(path)
 }
 
+/// Files beside an input, by relative name (never an absolute path or a URI), each
+/// checked against the conversion's budget before it is read.
+pub struct Beside<'a> {
+    /// The input's folder.
+    pub dir: PathBuf,
+    /// The conversion's budget.
+    pub budget: &'a Budget,
+}
+
+impl SideFiles for Beside<'_> {
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError> {
+        if name.contains(':') || name.starts_with('/') || name.starts_with('\\') {
+            return Err(FormatError::Unsupported {
+                format: "meshfmt",
+                message: format!("'{name}' is not a relative file path"),
+            });
+        }
+        let path = self.dir.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        match read_side_file(&path, self.budget) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(CliError::File(e)) => Err(e),
+            Err(e) => Err(FormatError::Io(std::io::Error::other(e.to_string()))),
+        }
+    }
+}
+
 fn convert_lenient(
     input: &Path,
     data: &[u8],
@@ -131,139 +150,59 @@ fn convert_lenient(
 ) -> Result<Converted<Outputs>, CliError> {
     let input_name = input.to_string_lossy();
     let output_name = output.to_string_lossy();
+    let src: &'static dyn Format = match &opts.from {
+        Some(name) => {
+            formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
+        }
+        None => formats::detect(data, &input_name)?,
+    };
+    let dst = formats::for_output(opts.to.as_deref(), &output_name, Some(src))?;
     let out_ext = formats::extension(&output_name);
-    let target = opts.to.clone().unwrap_or_else(|| out_ext.clone());
-    let in_ext = formats::extension(&input_name);
-    let gltf_input =
-        opts.from.is_none() && (crate::gltf::sniff(data) || in_ext == "gltf" || in_ext == "glb");
-    let obj_input = opts.from.is_none() && !gltf_input && in_ext == "obj";
-    // Side files (a .gltf's buffers, an .obj's mtllib, an .m3d's textures) are read from
-    // beside the input.
-    let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
-    let load = |uri: &str| -> Result<Vec<u8>, CliError> {
-        if uri.contains(':') || uri.starts_with('/') || uri.starts_with('\\') {
-            return Err(CliError::Format(format!(
-                "'{uri}' is not a relative file path"
-            )));
-        }
-        read_side_file(&dir.join(uri), budget)
+    let version = match (&opts.version, opts.embed && dst.name() == "gltf") {
+        (Some(v), _) => Some(v.clone()),
+        (None, true) => Some("embedded".to_string()),
+        (None, false) => dst.version_for_extension(&out_ext).map(str::to_string),
     };
-    // Source model, unless this is a faithful rewrite.
-    let mut source = None;
-    let model: Converted<Model> = if gltf_input {
-        crate::gltf::import(data, &load, budget)?
-    } else if obj_input {
-        crate::obj::import(data, &load, budget)?
+    let side = Beside {
+        dir: input.parent().map(Path::to_path_buf).unwrap_or_default(),
+        budget,
+    };
+    let read_cx = Context {
+        side_files: Some(&side),
+        material_library: opts.mtllib.as_deref(),
+        ..Context::new(&input_name).with_budget(budget.clone())
+    };
+    let write_cx = Context {
+        version: version.as_deref(),
+        quality: opts.quality.as_deref(),
+        ..read_cx.for_file(&output_name)
+    };
+    let file = src.read(data, &read_cx)?;
+    // Same format and version, nothing asked to change: the faithful rewrite.
+    let same_version = version.as_deref().is_none_or(|v| v == file.version());
+    let files = if src.name() == dst.name()
+        && same_version
+        && opts.quality.is_none()
+        && opts.mtllib.is_none()
+    {
+        Converted::exact(file.write(&write_cx)?)
     } else {
-        let src = match &opts.from {
-            Some(name) => {
-                formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
-            }
-            None => formats::detect(data, &input_name)?,
-        };
-        if !matches!(target.as_str(), "glb" | "gltf" | "obj") {
-            let dst = formats::for_output(opts.to.as_deref(), &output_name, src)?;
-            let version = opts.version.clone().or_else(|| {
-                dst.extension_version
-                    .and_then(|f| f(&out_ext))
-                    .map(str::to_string)
-            });
-            let same_version = match (dst.version, &version) {
-                (_, None) => true,
-                (Some(v), Some(wanted)) => v(data).as_deref() == Some(wanted.as_str()),
-                (None, Some(_)) => false,
-            };
-            // Same format and version, nothing asked to change: the faithful rewrite.
-            if std::ptr::eq(src, dst)
-                && same_version
-                && opts.quality.is_none()
-                && opts.mtllib.is_none()
-            {
-                if let Some(rewrite) = dst.rewrite {
-                    return Ok(Converted::exact(vec![(
-                        output.to_path_buf(),
-                        rewrite(data, budget)?,
-                    )]));
-                }
-            }
-        }
-        let to_core = src.to_core.ok_or_else(|| not_readable(src))?;
-        source = Some(src);
-        if src.name == "m3d" {
-            // External textures live beside the model, as for a .gltf's buffers.
-            crate::adapters::m3d::to_core_with_files(
-                data,
-                &|name| load(name).ok(),
-                opts.mtllib.as_deref(),
-                budget,
-            )?
-        } else {
-            to_core(data, budget)?
+        let model = file.to_core(&read_cx)?;
+        drop(file);
+        let encoded = dst.from_core(&model.value, &write_cx)?;
+        let mut losses = model.losses;
+        losses.extend(encoded.losses);
+        Converted {
+            value: encoded.value.write(&write_cx)?,
+            losses,
         }
     };
-    let mut losses: Vec<Loss> = model.losses;
-    let files = match target.as_str() {
-        "glb" | "gltf" => {
-            let bin_name = format!(
-                "{}.bin",
-                output.file_stem().unwrap_or_default().to_string_lossy()
-            );
-            let container = match (target == "glb", opts.embed) {
-                (true, _) => Container::Glb,
-                (false, true) => Container::Embedded,
-                (false, false) => Container::Separate(bin_name.clone()),
-            };
-            let g = crate::gltf::export(&model.value, container, budget)?;
-            losses.extend(g.losses);
-            let mut files = vec![(output.to_path_buf(), g.value.main)];
-            if let Some(buffer) = g.value.buffer {
-                files.push((output.with_file_name(bin_name), buffer));
-            }
-            files
-        }
-        "obj" => {
-            let mtl_name = format!(
-                "{}.mtl",
-                output.file_stem().unwrap_or_default().to_string_lossy()
-            );
-            let o = crate::obj::export(&model.value, &mtl_name, budget)?;
-            losses.extend(o.losses);
-            let mut files = vec![(output.to_path_buf(), o.value.obj.into_bytes())];
-            if !o.value.mtl.is_empty() {
-                files.push((output.with_file_name(mtl_name), o.value.mtl.into_bytes()));
-            }
-            files
-        }
-        _ => {
-            let dst = match &opts.to {
-                Some(name) => formats::by_name(name)
-                    .ok_or_else(|| CliError::UnknownFormatName(name.clone()))?,
-                None => match &source {
-                    Some(src) => formats::for_output(None, &output_name, src)?,
-                    None => formats::writer_for(&out_ext)?,
-                },
-            };
-            let from_core = dst.from_core.ok_or(CliError::WriteNotSupported {
-                format: dst.name,
-                tracking: dst.tracking,
-            })?;
-            let version = opts.version.clone().or_else(|| {
-                dst.extension_version
-                    .and_then(|f| f(&out_ext))
-                    .map(str::to_string)
-            });
-            let options = EncodeOptions {
-                quality: opts.quality,
-                version,
-                extension: out_ext,
-            };
-            let encoded = from_core(&model.value, &options, budget)?;
-            losses.extend(encoded.losses);
-            vec![(output.to_path_buf(), encoded.value)]
-        }
-    };
+    let mut outputs = vec![(output.to_path_buf(), files.value.main)];
+    for (name, bytes) in files.value.side {
+        outputs.push((output.with_file_name(name), bytes));
+    }
     Ok(Converted {
-        value: files,
-        losses,
+        value: outputs,
+        losses: files.losses,
     })
 }

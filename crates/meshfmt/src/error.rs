@@ -1,15 +1,11 @@
-//! The tool's errors: one line each, on stderr, exit code 1.
+//! The tool's errors: one line each, on stderr, with an exit code by kind.
 
-impl From<meshfmt_core::BudgetExceeded> for CliError {
-    fn from(e: meshfmt_core::BudgetExceeded) -> Self {
-        CliError::OverBudget(e.to_string())
-    }
-}
+use meshfmt_core::format::{ErrorClass, FormatError};
 
 /// Everything that can go wrong in a command.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    /// The file could not be read or written.
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
         /// The file.
@@ -23,33 +19,16 @@ pub enum CliError {
         /// Why.
         detail: String,
     },
-    /// `--format` named no known format.
+    /// `--format`/`--from`/`--to` named no known format.
     #[error("unknown format name '{0}' (see `meshfmt formats`)")]
     UnknownFormatName(String),
-    /// The format is recognized but its crate cannot read yet.
-    #[error("{format}: reading is not supported yet ({tracking})")]
-    NotSupported {
-        /// Format name.
-        format: &'static str,
-        /// Where the reader is tracked.
-        tracking: &'static str,
-    },
-    /// The format crate rejected the file or the model (the message carries the byte
-    /// offset for decoding errors).
+    /// The arguments do not make a command.
     #[error("{0}")]
-    Format(String),
-    /// The format cannot be written yet.
-    #[error("{format}: writing is not supported yet ({tracking})")]
-    WriteNotSupported {
-        /// Format name.
-        format: &'static str,
-        /// Where the writer is tracked.
-        tracking: &'static str,
-    },
-    /// The conversion would pass its memory budget (`--max-memory`); the message says
-    /// what was being built (and where in the file, for a decoder).
-    #[error("{0}")]
-    OverBudget(String),
+    Usage(String),
+    /// A format crate refused the file or the model: typed, with the byte offset for
+    /// decoding errors.
+    #[error(transparent)]
+    File(#[from] FormatError),
     /// `validate` found problems (already printed).
     #[error("{0} problems found")]
     Invalid(usize),
@@ -64,4 +43,46 @@ pub enum CliError {
         /// Files given.
         total: usize,
     },
+}
+
+impl From<meshfmt_core::BudgetExceeded> for CliError {
+    fn from(e: meshfmt_core::BudgetExceeded) -> Self {
+        CliError::File(FormatError::OverBudget(e))
+    }
+}
+
+impl CliError {
+    /// A format-level error of kind `Invalid` made from a message (the glTF and OBJ code
+    /// report what they cannot read this way).
+    pub fn format(format: &'static str, message: impl Into<String>) -> Self {
+        CliError::File(FormatError::Invalid {
+            format,
+            message: message.into(),
+        })
+    }
+
+    /// True when the operation ran out of memory budget rather than finding the input
+    /// bad (the fuzz checks accept that when reading back a large output).
+    pub fn is_over_budget(&self) -> bool {
+        matches!(self, CliError::File(e) if e.class() == ErrorClass::OverBudget)
+    }
+
+    /// The process exit code: 1 when the input is bad, unsupported, cannot be converted,
+    /// needs more memory than allowed, or fails `validate` / `--strict`; 2 for arguments
+    /// that do not make a command (clap's code too); 3 when a file cannot be read or
+    /// written.
+    ///
+    /// ```
+    /// use meshfmt::error::CliError;
+    /// assert_eq!(CliError::Usage("convert takes IN OUT".into()).exit_code(), 2);
+    /// assert_eq!(CliError::Invalid(3).exit_code(), 1);
+    /// ```
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Io { .. } => 3,
+            CliError::File(e) if e.class() == ErrorClass::Io => 3,
+            CliError::UnknownFormatName(_) | CliError::Usage(_) => 2,
+            _ => 1,
+        }
+    }
 }

@@ -49,6 +49,24 @@ fn json_string(s: &str) -> String {
     out
 }
 
+impl From<&meshfmt_core::Summary> for Info {
+    fn from(s: &meshfmt_core::Summary) -> Self {
+        let c = &s.counts;
+        Info {
+            format: s.format.clone(),
+            version: s.version.clone(),
+            surfaces: c.surfaces,
+            vertices: c.vertices,
+            triangles: c.triangles,
+            bones: c.bones,
+            animations: c.animations,
+            frames: c.frames,
+            materials: c.materials,
+            textures: c.textures,
+        }
+    }
+}
+
 impl Info {
     fn counts(&self) -> [(&'static str, u64); 8] {
         [

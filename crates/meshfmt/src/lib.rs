@@ -11,13 +11,12 @@
 //! repeated names cannot multiply past it.
 //!
 //! ```
-//! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.name);
+//! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.name());
 //! assert_eq!(f.ok(), Some("unigine-mesh"));
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod adapters;
 pub mod convert;
 pub mod error;
 pub mod formats;

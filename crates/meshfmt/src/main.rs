@@ -26,13 +26,43 @@ mod batch;
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use meshfmt_core::format::{Context, Format};
 use meshfmt_core::{Budget, DumpOptions, Limits, Model, dump, validate};
 
-use meshfmt::adapters::Quality;
-use meshfmt::convert::ConvertOptions;
+use meshfmt::convert::{Beside, ConvertOptions};
 use meshfmt::error::CliError;
-use meshfmt::formats::{self, FORMATS, Format};
+use meshfmt::formats::{self, FORMATS};
+
+/// Quantization quality for formats that quantize (passed to the format as its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Quality {
+    /// MeshSerializer2: byte for byte what the original script writes (truncation).
+    Compatible,
+    /// MeshSerializer2: nearest rounding, at most half the original's error.
+    Rounded,
+    /// M3D: int8 coordinates (error up to 0.5/127 of the model's extent).
+    Int8,
+    /// M3D: int16 coordinates (error up to 0.5/32767 of the extent).
+    Int16,
+    /// M3D: f32 coordinates (the default).
+    Float,
+    /// M3D: f64 coordinates.
+    Double,
+}
+
+impl Quality {
+    fn name(self) -> &'static str {
+        match self {
+            Quality::Compatible => "compatible",
+            Quality::Rounded => "rounded",
+            Quality::Int8 => "int8",
+            Quality::Int16 => "int16",
+            Quality::Float => "float",
+            Quality::Double => "double",
+        }
+    }
+}
 
 #[derive(Parser)]
 #[command(
@@ -144,17 +174,10 @@ enum Command {
     Formats,
 }
 
-fn pick(data: &[u8], path: &str, forced: Option<String>) -> Result<&'static Format, CliError> {
+fn pick(data: &[u8], path: &str, forced: Option<String>) -> Result<&'static dyn Format, CliError> {
     match forced {
         Some(name) => formats::by_name(&name).ok_or(CliError::UnknownFormatName(name)),
         None => formats::detect(data, path),
-    }
-}
-
-fn not_readable(f: &Format) -> CliError {
-    CliError::NotSupported {
-        format: f.name,
-        tracking: f.tracking,
     }
 }
 
@@ -166,19 +189,29 @@ fn read_charged(path: &str, limits: &Limits) -> Result<(Vec<u8>, Budget), CliErr
     Ok((data, budget))
 }
 
+/// The model of `path` (side files read from beside it) and its format, with the
+/// conversion's losses; `validate` does not print them (they are not problems of the
+/// file).
 fn load(
     path: &str,
     forced: Option<String>,
     limits: &Limits,
-) -> Result<(Model, &'static Format), CliError> {
+) -> Result<(meshfmt_core::Converted<Model>, &'static dyn Format), CliError> {
     let (data, budget) = read_charged(path, limits)?;
     let f = pick(&data, path, forced)?;
-    let to_core = f.to_core.ok_or_else(|| not_readable(f))?;
-    let conv = to_core(&data, &budget)?;
-    for loss in &conv.losses {
-        eprintln!("meshfmt: note: {loss}");
-    }
-    Ok((conv.value, f))
+    let side = Beside {
+        dir: Path::new(path)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+        budget: &budget,
+    };
+    let cx = Context {
+        side_files: Some(&side),
+        ..Context::new(path).with_budget(budget.clone())
+    };
+    let conv = f.read(&data, &cx)?.to_core(&cx)?;
+    Ok((conv, f))
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -190,8 +223,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Info { file, json, format } => {
             let (data, budget) = read_charged(&file, &limits)?;
             let f = pick(&data, &file, format)?;
-            let inspect = f.inspect.ok_or_else(|| not_readable(f))?;
-            let info = inspect(&data, &budget)?;
+            let side = Beside {
+                dir: Path::new(&file)
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
+                budget: &budget,
+            };
+            let cx = Context {
+                side_files: Some(&side),
+                ..Context::new(&file).with_budget(budget.clone())
+            };
+            let summary = f.read(&data, &cx)?.summary(&cx)?;
+            let info = meshfmt::info::Info::from(&summary);
             if json {
                 println!("{}", info.to_json());
             } else {
@@ -204,22 +248,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
             format,
             max_items,
         } => {
-            let (model, _) = load(&file, format, &limits)?;
+            let (conv, _) = load(&file, format, &limits)?;
+            for loss in &conv.losses {
+                eprintln!("meshfmt: note: {loss}");
+            }
             let opts = DumpOptions {
                 max_items: max_items.unwrap_or(usize::MAX),
             };
-            print!("{}", dump(&model, &opts));
+            print!("{}", dump(&conv.value, &opts));
             Ok(())
         }
         Command::Validate { files, format } => {
             if let [file] = files.as_slice() {
-                let (model, f) = load(file, format, &limits)?;
-                let problems = validate(&model);
+                let (conv, f) = load(file, format, &limits)?;
+                let problems = validate(&conv.value);
                 for p in &problems {
                     println!("{p}");
                 }
                 return if problems.is_empty() {
-                    println!("{file}: valid {} file", f.name);
+                    println!("{file}: valid {} file", f.name());
                     Ok(())
                 } else {
                     Err(CliError::Invalid(problems.len()))
@@ -229,13 +276,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let mut bad = 0;
             for file in &files {
                 match load(file, format.clone(), &limits) {
-                    Ok((model, f)) => {
-                        let problems = validate(&model);
+                    Ok((conv, f)) => {
+                        let problems = validate(&conv.value);
                         for p in &problems {
                             println!("{file}: {p}");
                         }
                         if problems.is_empty() {
-                            println!("{file}: valid {} file", f.name);
+                            println!("{file}: valid {} file", f.name());
                         } else {
                             bad += 1;
                         }
@@ -269,7 +316,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let opts = ConvertOptions {
                 from,
                 to,
-                quality,
+                quality: quality.map(|q| q.name().to_string()),
                 version,
                 embed,
                 strict,
@@ -283,7 +330,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 Some(dir) => batch::run(&paths, Path::new(&dir), &opts),
                 None => match paths.as_slice() {
                     [input, output] => convert_one(Path::new(input), Path::new(output), &opts),
-                    _ => Err(CliError::Format(
+                    _ => Err(CliError::Usage(
                         "convert takes IN OUT, or --out-dir DIR --to FORMAT FILES...".into(),
                     )),
                 },
@@ -291,19 +338,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Formats => {
             println!(
-                "{:<14} {:<14} {:<5} {:<5} description",
+                "{:<14} {:<26} {:<5} {:<5} description",
                 "name", "extensions", "read", "write"
             );
             let yes = |b: bool| if b { "yes" } else { "no" };
             for f in FORMATS {
                 println!(
-                    "{:<14} {:<14} {:<5} {:<5} {}",
-                    f.name,
-                    f.extensions.join(","),
-                    yes(f.to_core.is_some()),
-                    yes(f.from_core.is_some()),
-                    f.description
+                    "{:<14} {:<26} {:<5} {:<5} {}",
+                    f.name(),
+                    f.extensions().join(","),
+                    "yes",
+                    yes(f.can_write()),
+                    f.description()
                 );
+                if !f.versions().is_empty() {
+                    println!("{:<14} versions: {}", "", f.versions().join(", "));
+                }
+                if !f.qualities().is_empty() {
+                    println!("{:<14} qualities: {}", "", f.qualities().join(", "));
+                }
             }
             Ok(())
         }
@@ -332,7 +385,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("meshfmt: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(e.exit_code())
         }
     }
 }

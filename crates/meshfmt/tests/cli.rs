@@ -33,8 +33,14 @@ fn random_bytes(seed: u64, n: usize) -> Vec<u8> {
 }
 
 fn assert_clean_failure(out: &Output, expected: &str) {
+    assert_clean_exit(out, 1, expected);
+}
+
+/// A one-line error with exit code `code`: 1 for a bad or unconvertible file, 2 for
+/// arguments that make no command, 3 for a file that cannot be read or written.
+fn assert_clean_exit(out: &Output, code: i32, expected: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(out.status.code(), Some(code), "stderr: {stderr}");
     assert!(out.stdout.is_empty());
     assert!(stderr.starts_with("meshfmt: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
@@ -65,9 +71,9 @@ fn ambiguous_and_missing_files() {
     let out = meshfmt(&["info", path.to_str().unwrap()]);
     assert_clean_failure(&out, "used by unigine-mesh and niotso-mesh");
     let out = meshfmt(&["info", "/nonexistent/file.mesh"]);
-    assert_clean_failure(&out, "/nonexistent/file.mesh");
+    assert_clean_exit(&out, 3, "/nonexistent/file.mesh");
     let out = meshfmt(&["info", "--format", "nope", path.to_str().unwrap()]);
-    assert_clean_failure(&out, "unknown format name 'nope'");
+    assert_clean_exit(&out, 2, "unknown format name 'nope'");
 }
 
 #[test]
@@ -473,7 +479,7 @@ fn batch_converts_good_files_and_reports_bad_ones() {
     );
     assert!(out_dir.join("cube.mesh").is_file());
     let out = meshfmt(&["convert", "--out-dir", out_dir.to_str().unwrap(), &cube]);
-    assert_clean_failure(&out, "batch mode needs --to");
+    assert_clean_exit(&out, 2, "batch mode needs --to");
 }
 
 #[test]

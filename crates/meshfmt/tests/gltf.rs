@@ -170,7 +170,10 @@ fn containers_and_repairs() {
 }
 
 fn no_files(uri: &str) -> Result<Vec<u8>, meshfmt::error::CliError> {
-    Err(meshfmt::error::CliError::Format(format!("no file {uri}")))
+    Err(meshfmt::error::CliError::format(
+        "test",
+        format!("no file {uri}"),
+    ))
 }
 
 #[test]
@@ -290,18 +293,16 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
         .value;
     let mut checked = 0;
     for f in meshfmt::formats::FORMATS {
-        let (Some(from_core), Some(to_core)) = (f.from_core, f.to_core) else {
+        if matches!(f.name(), "gltf" | "obj") {
+            continue;
+        }
+        let name = format!("x.{}", f.extensions()[0]);
+        let Ok(bytes) = meshfmt::formats::encode(*f, &model, &name, &Budget::default()) else {
             continue;
         };
-        let opts = meshfmt::adapters::EncodeOptions {
-            quality: None,
-            version: None,
-            extension: f.extensions[0].to_string(),
-        };
-        let Ok(bytes) = from_core(&model, &opts, &Budget::default()) else {
-            continue;
-        };
-        let decoded = to_core(&bytes.value, &Budget::default()).unwrap().value;
+        let decoded = meshfmt::formats::to_core(*f, &bytes.value, &name, &Budget::default())
+            .unwrap()
+            .value;
         let again = export(&decoded, Container::Glb, &Budget::default())
             .unwrap()
             .value
@@ -313,7 +314,7 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
             corner_positions(&decoded),
             corner_positions(&back),
             "{}",
-            f.name
+            f.name()
         );
         let names = |m: &Model| {
             m.skeleton
@@ -322,12 +323,12 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
                 .map(|b| b.name.clone())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(names(&decoded), names(&back), "{}", f.name);
+        assert_eq!(names(&decoded), names(&back), "{}", f.name());
         assert_eq!(
             decoded.animations.len(),
             back.animations.len(),
             "{}",
-            f.name
+            f.name()
         );
         checked += 1;
     }

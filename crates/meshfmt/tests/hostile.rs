@@ -63,7 +63,7 @@ fn run(args: &[String], input_len: usize) -> Run {
                 .arg(prlimit)
                 .arg(format!(
                     "--data={}",
-                    MAX_MEMORY + (96 << 20) + 16 * input_len as u64
+                    2 * MAX_MEMORY + (96 << 20) + 16 * input_len as u64
                 ));
             c.arg(exe);
             c

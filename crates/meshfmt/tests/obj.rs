@@ -66,7 +66,7 @@ fn two_surfaces_by_hand() {
 fn mtl_loader(uri: &str) -> Result<Vec<u8>, meshfmt::error::CliError> {
     match uri {
         "m.mtl" => Ok(b"newmtl red\nKd 1 0 0\nd 0.5\nPr 0.25\nmap_Kd -bm 1 tex/red.png\nnewmtl broken\nKd 1 2\n".to_vec()),
-        _ => Err(meshfmt::error::CliError::Format(format!("no {uri}"))),
+        _ => Err(meshfmt::error::CliError::format("test", format!("no {uri}"))),
     }
 }
 

@@ -97,6 +97,7 @@
 
 pub mod anim;
 pub mod companions;
+mod contract;
 pub mod convert;
 mod error;
 pub mod mesh;
@@ -107,6 +108,7 @@ pub mod skinning;
 mod index;
 
 pub use anim::Anim;
+pub use contract::{FORMAT, Vitaboy};
 pub use convert::{CoreOptions, DEFAULT_SKELETON_NAME, FPS, NATIVE, mirror_x};
 pub use error::{Error, Result};
 pub use mesh::Mesh;

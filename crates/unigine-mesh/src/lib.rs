@@ -98,6 +98,7 @@
 #![deny(missing_docs)]
 
 pub mod common;
+mod contract;
 pub mod convert;
 mod error;
 pub mod ms14;
@@ -112,6 +113,7 @@ pub mod tangent;
 use parsing_primitives::{Budget, Limits, Reader};
 
 pub use common::{BindTransform, Bounds};
+pub use contract::{FORMAT, UnigineMesh};
 pub use convert::{COORDINATE_SYSTEM, CoreOptions, FPS, TargetVersion, WriteOptions};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};

@@ -92,6 +92,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod contract;
 mod convert;
 mod error;
 mod file;
@@ -99,6 +100,7 @@ pub mod quantize;
 mod read;
 mod write;
 
+pub use contract::{FORMAT, MeshSerializer2};
 pub use convert::{COORDINATE_SYSTEM, CoreOptions, WriteOptions};
 pub use error::{Error, Result};
 pub use file::{Format, MeshFile, PositionBounds, UvBounds, encoded_len};

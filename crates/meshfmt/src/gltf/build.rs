@@ -336,16 +336,18 @@ fn surface(
         return Ok(None);
     }
     if let Some(bad) = s.indices.iter().find(|&&i| i as usize >= n) {
-        return Err(CliError::Format(format!(
-            "gltf: {path}: index {bad} out of range for {n} vertices"
-        )));
+        return Err(CliError::format(
+            "gltf",
+            format!("{path}: index {bad} out of range for {n} vertices"),
+        ));
     }
     let mut attributes = BTreeMap::new();
     let positions: Vec<[f32; 3]> = s.positions.iter().map(|p| p.to_array()).collect();
     if positions.iter().flatten().any(|f| !f.is_finite()) {
-        return Err(CliError::Format(format!(
-            "gltf: {path}: non-finite position"
-        )));
+        return Err(CliError::format(
+            "gltf",
+            format!("{path}: non-finite position"),
+        ));
     }
     let acc = b.floats(&positions, Type::Vec3, Some(Target::ArrayBuffer), true);
     attributes.insert(Valid(Semantic::Positions), acc);
@@ -784,7 +786,7 @@ fn textures(b: &mut Builder, model: &Model) -> Result<Vec<Option<Index<json::Tex
                 }
                 let png = img
                     .encode_png()
-                    .ok_or_else(|| CliError::Format("gltf: PNG: cannot encode the image".into()))?;
+                    .ok_or_else(|| CliError::format("gltf", "PNG: cannot encode the image"))?;
                 let view = b.view(&png, None);
                 json::Image {
                     buffer_view: Some(view),

@@ -12,7 +12,7 @@ pub fn write(json: &[u8], bin: &[u8]) -> Result<Vec<u8>, CliError> {
     let bin_len = bin.len().next_multiple_of(4);
     let total = 12 + 8 + json_len + if bin.is_empty() { 0 } else { 8 + bin_len };
     let total32 = u32::try_from(total)
-        .map_err(|_| CliError::Format(format!("gltf: {total} bytes do not fit a GLB file")))?;
+        .map_err(|_| CliError::format("gltf", format!("{total} bytes do not fit a GLB file")))?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(b"glTF");
     out.extend_from_slice(&2u32.to_le_bytes());

@@ -20,7 +20,7 @@ use meshfmt_core::{
 use crate::error::CliError;
 
 fn bad(message: impl std::fmt::Display) -> CliError {
-    CliError::Format(format!("gltf: {message}"))
+    CliError::format("gltf", message.to_string())
 }
 
 /// True for a GLB file (`glTF` magic) or a JSON document that names glTF 2.0.

@@ -30,9 +30,11 @@
 //! ```
 
 mod build;
+mod contract;
 mod glb;
 mod import;
 
+pub use contract::{FORMAT, Gltf};
 pub use import::{import, sniff};
 
 use meshfmt_core::{Budget, Converted, Model};
@@ -112,7 +114,7 @@ pub fn export(
 }
 
 fn json_error(e: gltf_json::Error) -> CliError {
-    CliError::Format(format!("gltf: {e}"))
+    CliError::format("gltf", e.to_string())
 }
 
 /// Standard base64 with padding (RFC 4648), for data URIs.

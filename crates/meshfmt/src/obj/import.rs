@@ -21,7 +21,7 @@ use meshfmt_core::{
 use crate::error::CliError;
 
 fn bad(line: usize, message: impl std::fmt::Display) -> CliError {
-    CliError::Format(format!("obj: line {line}: {message}"))
+    CliError::format("obj", format!("line {line}: {message}"))
 }
 
 fn floats<const N: usize>(line: usize, parts: &[&str], min: usize) -> Result<[f32; N], CliError> {
@@ -122,8 +122,9 @@ pub fn import(
     load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
     budget: &Budget,
 ) -> Result<Converted<Model>, CliError> {
-    let text = std::str::from_utf8(data)
-        .map_err(|e| CliError::Format(format!("obj: not UTF-8 text (byte {})", e.valid_up_to())))?;
+    let text = std::str::from_utf8(data).map_err(|e| {
+        CliError::format("obj", format!("not UTF-8 text (byte {})", e.valid_up_to()))
+    })?;
     let mut out = Converted::exact(Model {
         coordinate_system: CoordinateSystem::GLTF,
         ..Default::default()

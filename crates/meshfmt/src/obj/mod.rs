@@ -27,10 +27,12 @@
 //! # Ok::<(), meshfmt::error::CliError>(())
 //! ```
 
+mod contract;
 mod import;
 
 use std::fmt::Write as _;
 
+pub use contract::{FORMAT, Obj};
 pub use import::import;
 
 use meshfmt_core::{

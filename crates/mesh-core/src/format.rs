@@ -1,0 +1,364 @@
+//! The contract every format crate implements, so tools (the `meshfmt` CLI, its
+//! conformance runs, the fuzz checks) iterate one registry instead of knowing each
+//! format: name, extensions, detection, reading to the crate's faithful type, a summary
+//! for `info`, writing, and conversion to and from this crate's [`Model`], all under
+//! one [`Budget`] and with typed errors.
+//!
+//! A format crate provides a unit struct implementing [`Format`] (e.g.
+//! `unigine_mesh::FORMAT`); its faithful file type implements [`FormatFile`]. Nothing
+//! here depends on any format crate.
+//!
+//! ```
+//! use meshfmt_core::format::{Context, Format};
+//! fn describe(formats: &[&dyn Format], data: &[u8]) -> Option<&'static str> {
+//!     formats.iter().find(|f| f.sniff(data)).map(|f| f.name())
+//! }
+//! assert_eq!(describe(&[], b"ms11"), None);
+//! let cx = Context::new("in.mesh");
+//! assert_eq!(cx.extension(), "mesh");
+//! ```
+
+use std::any::Any;
+
+use parsing_primitives::{Budget, BudgetExceeded};
+
+use crate::loss::{Converted, Feature};
+use crate::model::Model;
+use crate::summary::Summary;
+
+/// Why an operation on a file failed, by kind, so a tool can act on it (exit codes, a
+/// check that tells "needs more memory" from "bad file"). `Display` is one line.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The bytes are not a valid file: the inner error names the byte offset, the field
+    /// and what is wrong.
+    #[error(transparent)]
+    Decode(parsing_primitives::Error),
+    /// [`FormatError::Decode`] for data inside the file whose offsets are not the
+    /// file's own (an inflated payload): says so after the message.
+    #[error("{error} (offset within {within})")]
+    DecodeWithin {
+        /// The decoding error, its offset within `within`.
+        error: parsing_primitives::Error,
+        /// What the offset counts in (`the inflated payload`).
+        within: &'static str,
+    },
+    /// The operation's budget cannot pay for what the input asks for.
+    #[error(transparent)]
+    OverBudget(BudgetExceeded),
+    /// A file of the format's family that this crate does not read or write (a version,
+    /// a form, a feature), or an operation the format does not offer.
+    #[error("{format}: {message}")]
+    Unsupported {
+        /// Format name.
+        format: &'static str,
+        /// What is not supported.
+        message: String,
+    },
+    /// The bytes are not this format at all.
+    #[error("{format}: {message}")]
+    NotThisFormat {
+        /// Format name.
+        format: &'static str,
+        /// Why not.
+        message: String,
+    },
+    /// The value cannot be written or converted: it breaks a rule of the format.
+    #[error("{format}: {message}")]
+    Invalid {
+        /// Format name.
+        format: &'static str,
+        /// The rule broken.
+        message: String,
+    },
+    /// Reading a side file or writing the output failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The kind of a [`FormatError`], for exit codes and checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorClass {
+    /// The input is not a valid file (or not of any known format).
+    BadInput,
+    /// The input asks for more memory than the operation's budget.
+    OverBudget,
+    /// A version, form or feature the crate does not handle.
+    Unsupported,
+    /// A value the target format cannot hold.
+    Invalid,
+    /// A file could not be read or written.
+    Io,
+}
+
+impl FormatError {
+    /// What kind of failure this is. A decode error whose cause is the budget counts as
+    /// [`ErrorClass::OverBudget`].
+    ///
+    /// ```
+    /// use meshfmt_core::format::{ErrorClass, FormatError};
+    /// let e = FormatError::Invalid { format: "x", message: "too many bones".into() };
+    /// assert_eq!(e.class(), ErrorClass::Invalid);
+    /// assert_eq!(e.to_string(), "x: too many bones");
+    /// ```
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            FormatError::Decode(d) | FormatError::DecodeWithin { error: d, .. }
+                if matches!(d.kind(), parsing_primitives::ErrorKind::OverBudget(_)) =>
+            {
+                ErrorClass::OverBudget
+            }
+            FormatError::Decode(_)
+            | FormatError::DecodeWithin { .. }
+            | FormatError::NotThisFormat { .. } => ErrorClass::BadInput,
+            FormatError::OverBudget(_) => ErrorClass::OverBudget,
+            FormatError::Unsupported { .. } => ErrorClass::Unsupported,
+            FormatError::Invalid { .. } => ErrorClass::Invalid,
+            FormatError::Io(_) => ErrorClass::Io,
+        }
+    }
+}
+
+impl FormatError {
+    /// An [`FormatError::Invalid`] from a crate error's one-line message, without the
+    /// `format: ` prefix the message may already carry (so it is not printed twice).
+    ///
+    /// ```
+    /// use meshfmt_core::format::FormatError;
+    /// let e = FormatError::invalid("m3d", "m3d: length 9 does not fit".into());
+    /// assert_eq!(e.to_string(), "m3d: length 9 does not fit");
+    /// ```
+    pub fn invalid(format: &'static str, message: String) -> Self {
+        FormatError::Invalid {
+            format,
+            message: strip_prefix(format, message),
+        }
+    }
+
+    /// [`FormatError::Unsupported`] likewise.
+    pub fn unsupported(format: &'static str, message: String) -> Self {
+        FormatError::Unsupported {
+            format,
+            message: strip_prefix(format, message),
+        }
+    }
+
+    /// [`FormatError::NotThisFormat`] likewise.
+    pub fn not_this_format(format: &'static str, message: String) -> Self {
+        FormatError::NotThisFormat {
+            format,
+            message: strip_prefix(format, message),
+        }
+    }
+}
+
+fn strip_prefix(format: &str, message: String) -> String {
+    match message
+        .strip_prefix(format)
+        .and_then(|m| m.strip_prefix(": "))
+    {
+        Some(rest) => rest.to_string(),
+        None => message,
+    }
+}
+
+impl From<parsing_primitives::Error> for FormatError {
+    fn from(e: parsing_primitives::Error) -> Self {
+        FormatError::Decode(e)
+    }
+}
+
+impl From<BudgetExceeded> for FormatError {
+    fn from(e: BudgetExceeded) -> Self {
+        FormatError::OverBudget(e)
+    }
+}
+
+/// Files beside the main one, by the name the main file uses for them (a `.gltf`'s
+/// buffer, an `.obj`'s material library, an `.m3d`'s texture).
+pub trait SideFiles {
+    /// The file's bytes; `Ok(None)` when there is no such file. Implementations check a
+    /// file's size against the operation's budget before reading it.
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError>;
+}
+
+/// What one operation may use and what it was asked for: the budget every step charges,
+/// the file's name (extensions pick versions and kinds), side files, companions named
+/// by the user, and writer choices.
+#[derive(Clone)]
+pub struct Context<'a> {
+    /// The operation's budget (clones share it).
+    pub budget: Budget,
+    /// The file being read, or the output being written (only its name and extension
+    /// are used).
+    pub file_name: &'a str,
+    /// Files beside the input.
+    pub side_files: Option<&'a dyn SideFiles>,
+    /// A skeleton file given with the input (a Vitaboy `.skel` for a `.mesh`).
+    pub skeleton: Option<&'a [u8]>,
+    /// A material library given with the input (M3D's `m3dconv -m`).
+    pub material_library: Option<&'a [u8]>,
+    /// The version (or form) to write (`ms14`, `an10`, `ascii`, `embedded`).
+    pub version: Option<&'a str>,
+    /// The quantization quality to write (`rounded`, `int16`, ...).
+    pub quality: Option<&'a str>,
+}
+
+impl<'a> Context<'a> {
+    /// A context for `file_name` with a fresh default budget and nothing else.
+    pub fn new(file_name: &'a str) -> Self {
+        Context {
+            budget: Budget::default(),
+            file_name,
+            side_files: None,
+            skeleton: None,
+            material_library: None,
+            version: None,
+            quality: None,
+        }
+    }
+
+    /// This context drawing on `budget`.
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// This context for another file (an output), keeping the budget and the rest.
+    pub fn for_file(&self, file_name: &'a str) -> Self {
+        Context {
+            file_name,
+            ..self.clone()
+        }
+    }
+
+    /// The file name's extension, lower case, without the dot (empty when none).
+    pub fn extension(&self) -> String {
+        std::path::Path::new(self.file_name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default()
+    }
+
+    /// The file name without its directory and extension.
+    pub fn stem(&self) -> String {
+        std::path::Path::new(self.file_name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// One file a writer produced: the main output has no name of its own; side files (a
+/// glTF `.bin`, an OBJ `.mtl`) carry the file name they are written under, beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The output file's bytes.
+    pub main: Vec<u8>,
+    /// Side files: name (no directory) and bytes.
+    pub side: Vec<(String, Vec<u8>)>,
+}
+
+impl Written {
+    /// A single output file.
+    pub fn one(main: Vec<u8>) -> Self {
+        Written {
+            main,
+            side: Vec::new(),
+        }
+    }
+}
+
+/// What a writer put beside its output serves as the side files for reading it back.
+impl SideFiles for Written {
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError> {
+        Ok(self
+            .side
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.clone()))
+    }
+}
+
+/// A file format: what tools need to detect, read, convert and write it.
+pub trait Format: Send + Sync {
+    /// Name as tools print it (`unigine-mesh`): the format crate's name without `-format`.
+    fn name(&self) -> &'static str;
+    /// What files it covers, in one line.
+    fn description(&self) -> &'static str;
+    /// File extensions, lower case, without the dot; the first is the default output.
+    fn extensions(&self) -> &'static [&'static str];
+    /// A cheap check of magic or structure; never allocates.
+    fn sniff(&self, data: &[u8]) -> bool;
+    /// True when this format's content check is strong (a magic): formats recognized
+    /// by structure alone are tried after every format with a magic.
+    fn has_magic(&self) -> bool {
+        true
+    }
+    /// The versions (or forms) [`Format::from_core`] can write, the default first;
+    /// empty for a format with one.
+    fn versions(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The version an output extension implies (`.smesh` is ms08), if any.
+    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
+        let _ = ext;
+        None
+    }
+    /// The qualities [`Format::from_core`] accepts, the default first; empty when the
+    /// format does not quantize by choice.
+    fn qualities(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The features a file written as `version` (`None`: the default) can hold.
+    fn holds(&self, version: Option<&str>) -> &'static [Feature];
+    /// Reads the faithful file: everything it holds, as stored.
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError>;
+    /// True when [`Format::from_core`] writes this format.
+    fn can_write(&self) -> bool {
+        true
+    }
+    /// True when reading keeps what the file stores (a faithful type), so writing what
+    /// was read gives the file back (byte for byte for files the reader fully
+    /// understands, and always for our own output); false for formats read straight
+    /// into meshfmt-core (glTF, OBJ), which write a new export.
+    fn rewrites_faithfully(&self) -> bool {
+        true
+    }
+    /// The faithful file for `model`, as `cx.version` (or the version `cx.file_name`'s
+    /// extension implies, or the default) and `cx.quality` ask, with every loss.
+    // `self` is the format (dispatch through the registry), not the value converted.
+    #[allow(clippy::wrong_self_convention)]
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError>;
+}
+
+/// A file as a format crate read or built it (its faithful type behind this trait).
+pub trait FormatFile: Send {
+    /// The format's name.
+    fn format(&self) -> &'static str;
+    /// The version or form (`ms11`, `binary`, `mesh v2`).
+    fn version(&self) -> String;
+    /// What `info` shows: counts, names, attributes as stored, bounds, clips, materials.
+    /// The default converts to meshfmt-core and summarizes that; formats override it
+    /// with what the file stores, without converting.
+    fn summary(&self, cx: &Context<'_>) -> Result<Summary, FormatError> {
+        let m = self.to_core(cx)?;
+        let mut s = Summary::of_model(&m.value);
+        s.format = self.format().to_string();
+        s.version = self.version();
+        Ok(s)
+    }
+    /// The file's bytes (and side files) for the output named in `cx`.
+    fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError>;
+    /// meshfmt-core's model of the file, with what the conversion could not carry.
+    fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError>;
+    /// The faithful value, for callers that know the type (`downcast_ref`).
+    fn as_any(&self) -> &dyn Any;
+}

@@ -1,0 +1,299 @@
+//! What a file holds, for `info`: counts with a stable meaning, and the detail a user looks
+//! for first (surface names and attributes as stored, the skeleton's roots and depth,
+//! clips with their lengths, materials with their textures, bounds).
+
+use crate::bounds::Aabb;
+use crate::material::{TextureRole, TextureSource};
+use crate::model::Model;
+
+/// The counts `info --json` reports under stable keys (0 where a format has no such
+/// thing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Surfaces (meshes, groups).
+    pub surfaces: u64,
+    /// Vertices over all surfaces.
+    pub vertices: u64,
+    /// Triangles over all surfaces.
+    pub triangles: u64,
+    /// Bones.
+    pub bones: u64,
+    /// Animation clips.
+    pub animations: u64,
+    /// Frames (or keys) over all clips.
+    pub frames: u64,
+    /// Materials.
+    pub materials: u64,
+    /// Textures.
+    pub textures: u64,
+}
+
+/// One vertex attribute and how the file stores it (`f32x3`, `u16x2 unorm`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribute {
+    /// What it is: `position`, `normal`, `tangent`, `uv0`, `uv1`, `color`, `skin`,
+    /// `morph targets`.
+    pub name: String,
+    /// How it is stored.
+    pub stored: String,
+}
+
+/// One surface.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SurfaceSummary {
+    /// Its name (may be empty).
+    pub name: String,
+    /// Vertices.
+    pub vertices: u64,
+    /// Triangles.
+    pub triangles: u64,
+    /// Attributes present, as stored.
+    pub attributes: Vec<Attribute>,
+    /// Its material's name, if any.
+    pub material: Option<String>,
+    /// Its positions' box, if it has any finite one.
+    pub bounds: Option<Aabb>,
+}
+
+/// The skeleton.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkeletonSummary {
+    /// Bones.
+    pub bones: u64,
+    /// Names of the root bones.
+    pub roots: Vec<String>,
+    /// Bones on the longest root-to-leaf chain.
+    pub depth: u64,
+}
+
+/// One animation clip.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClipSummary {
+    /// Its name (may be empty).
+    pub name: String,
+    /// Length in seconds.
+    pub duration: f32,
+    /// Frames per second, for frame-based formats.
+    pub fps: Option<f32>,
+    /// Frames (frame-based formats) or keys (the most any track has).
+    pub keys: u64,
+    /// Animated bones.
+    pub channels: u64,
+}
+
+/// One material.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MaterialSummary {
+    /// Its name.
+    pub name: String,
+    /// `role: texture name` per bound texture.
+    pub textures: Vec<String>,
+}
+
+/// One texture.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextureSummary {
+    /// Its name.
+    pub name: String,
+    /// Where its pixels are: `file NAME` or `embedded WxH`.
+    pub source: String,
+}
+
+/// What `info` shows about a file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Format name.
+    pub format: String,
+    /// Version or form.
+    pub version: String,
+    /// The stable counts.
+    pub counts: Counts,
+    /// Every surface.
+    pub surfaces: Vec<SurfaceSummary>,
+    /// The skeleton, when there is one.
+    pub skeleton: Option<SkeletonSummary>,
+    /// Every clip.
+    pub animations: Vec<ClipSummary>,
+    /// Every material.
+    pub materials: Vec<MaterialSummary>,
+    /// Every texture.
+    pub textures: Vec<TextureSummary>,
+    /// The box of every surface's positions.
+    pub bounds: Option<Aabb>,
+}
+
+fn role_name(role: TextureRole) -> &'static str {
+    match role {
+        TextureRole::BaseColor => "base color",
+        TextureRole::Normal => "normal",
+        TextureRole::MetallicRoughness => "metallic-roughness",
+        TextureRole::Emissive => "emissive",
+        TextureRole::Occlusion => "occlusion",
+    }
+}
+
+/// The box of finite points, if any.
+fn finite_box<'a>(points: impl Iterator<Item = &'a glam::Vec3>) -> Option<Aabb> {
+    let mut b: Option<Aabb> = None;
+    for p in points.filter(|p| p.is_finite()) {
+        b = Some(match b {
+            None => Aabb { min: *p, max: *p },
+            Some(a) => Aabb {
+                min: a.min.min(*p),
+                max: a.max.max(*p),
+            },
+        });
+    }
+    b
+}
+
+impl Summary {
+    /// The summary of a meshfmt-core model, attributes given as meshfmt-core holds them
+    /// (`f32x3` ...): what formats without a summary of their own report.
+    ///
+    /// ```
+    /// use meshfmt_core::{glam::Vec3, Model, Summary, Surface};
+    /// let m = Model {
+    ///     surfaces: vec![Surface { name: "tri".into(), positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y], indices: vec![0, 1, 2], ..Default::default() }],
+    ///     ..Default::default()
+    /// };
+    /// let s = Summary::of_model(&m);
+    /// assert_eq!((s.counts.surfaces, s.counts.vertices, s.counts.triangles), (1, 3, 1));
+    /// assert_eq!(s.surfaces[0].attributes[0].name, "position");
+    /// assert_eq!(s.bounds.map(|b| b.max), Some(Vec3::new(1.0, 1.0, 0.0)));
+    /// ```
+    pub fn of_model(model: &Model) -> Summary {
+        let attrs = |s: &crate::Surface| {
+            let mut a = Vec::new();
+            let mut add = |present: bool, name: &str, stored: &str| {
+                if present {
+                    a.push(Attribute {
+                        name: name.into(),
+                        stored: stored.into(),
+                    });
+                }
+            };
+            add(!s.positions.is_empty(), "position", "f32x3");
+            add(!s.normals.is_empty(), "normal", "f32x3");
+            add(!s.tangents.is_empty(), "tangent", "f32x4");
+            add(!s.uv0.is_empty(), "uv0", "f32x2");
+            add(!s.uv1.is_empty(), "uv1", "f32x2");
+            add(!s.colors.is_empty(), "color", "f32x4");
+            add(!s.skin.is_empty(), "skin", "u32x8 + f32x8");
+            add(!s.morph_targets.is_empty(), "morph targets", "f32x3 each");
+            a
+        };
+        let surfaces: Vec<SurfaceSummary> = model
+            .surfaces
+            .iter()
+            .map(|s| SurfaceSummary {
+                name: s.name.clone(),
+                vertices: s.positions.len() as u64,
+                triangles: s.triangle_count() as u64,
+                attributes: attrs(s),
+                material: s
+                    .material
+                    .and_then(|m| model.materials.get(m))
+                    .map(|m| m.name.clone()),
+                bounds: finite_box(s.positions.iter()),
+            })
+            .collect();
+        let skeleton = (!model.skeleton.is_empty()).then(|| {
+            let parents = model.skeleton.forest_parents();
+            let mut depth = vec![0u64; parents.len()];
+            // Depth of each bone, each computed once (parents come before children in
+            // most files, but not in all: walk up until a known depth).
+            let mut chain = Vec::new();
+            for start in 0..parents.len() {
+                chain.clear();
+                let mut at = Some(start);
+                let mut base = 0;
+                while let Some(i) = at {
+                    if depth[i] > 0 {
+                        base = depth[i];
+                        break;
+                    }
+                    chain.push(i);
+                    at = parents[i];
+                }
+                for &i in chain.iter().rev() {
+                    base += 1;
+                    depth[i] = base;
+                }
+            }
+            SkeletonSummary {
+                bones: parents.len() as u64,
+                roots: parents
+                    .iter()
+                    .zip(&model.skeleton.bones)
+                    .filter(|(p, _)| p.is_none())
+                    .map(|(_, b)| b.name.clone())
+                    .collect(),
+                depth: depth.iter().copied().max().unwrap_or(0),
+            }
+        });
+        let animations: Vec<ClipSummary> = model
+            .animations
+            .iter()
+            .map(|c| ClipSummary {
+                name: c.name.clone(),
+                duration: c.duration(),
+                fps: None,
+                keys: c.max_keys() as u64,
+                channels: c.channels.len() as u64,
+            })
+            .collect();
+        let materials = model
+            .materials
+            .iter()
+            .map(|m| MaterialSummary {
+                name: m.name.clone(),
+                textures: m
+                    .textures
+                    .iter()
+                    .map(|b| {
+                        let name = model
+                            .textures
+                            .get(b.texture)
+                            .map_or("(missing)", |t| t.name.as_str());
+                        format!("{}: {name}", role_name(b.role))
+                    })
+                    .collect(),
+            })
+            .collect();
+        let textures = model
+            .textures
+            .iter()
+            .map(|t| TextureSummary {
+                name: t.name.clone(),
+                source: match &t.source {
+                    TextureSource::Path(p) => format!("file {p}"),
+                    TextureSource::Embedded(img) => {
+                        format!("embedded {}x{}", img.width, img.height)
+                    }
+                },
+            })
+            .collect();
+        let bounds = finite_box(model.surfaces.iter().flat_map(|s| s.positions.iter()));
+        Summary {
+            format: String::new(),
+            version: String::new(),
+            counts: Counts {
+                surfaces: surfaces.len() as u64,
+                vertices: model.vertex_count() as u64,
+                triangles: model.triangle_count() as u64,
+                bones: model.skeleton.len() as u64,
+                animations: model.animations.len() as u64,
+                frames: animations.iter().map(|a| a.keys).sum(),
+                materials: model.materials.len() as u64,
+                textures: model.textures.len() as u64,
+            },
+            surfaces,
+            skeleton,
+            animations,
+            materials,
+            textures,
+            bounds,
+        }
+    }
+}

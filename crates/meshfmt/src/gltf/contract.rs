@@ -1,0 +1,148 @@
+//! glTF 2.0 as a meshfmt-core [`Format`], an ordinary member of the registry.
+
+use std::any::Any;
+
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::{Converted, Feature, Model};
+
+use crate::error::CliError;
+use crate::gltf::{Container, Exported, export, import, sniff};
+
+/// glTF 2.0: `.glb`, and `.gltf` with its buffer beside it (or embedded: version
+/// `embedded`). Reading imports into meshfmt-core at once (the faithful value is the
+/// imported model); side files come from the context.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gltf;
+
+/// The format, for registries.
+pub const FORMAT: Gltf = Gltf;
+
+/// A glTF document as imported, or a model exported for an output (the export made
+/// once, in `from_core`, where its losses are reported).
+struct GltfFile {
+    model: Converted<Model>,
+    exported: Option<(Container, Exported)>,
+}
+
+/// The container an output file name (and version) asks for.
+fn container(cx: &Context<'_>) -> Container {
+    match (cx.extension().as_str(), cx.version) {
+        ("gltf", Some("embedded")) => Container::Embedded,
+        ("gltf", _) => Container::Separate(format!("{}.bin", cx.stem())),
+        _ => Container::Glb,
+    }
+}
+
+fn format_error(e: CliError) -> FormatError {
+    match e {
+        CliError::File(f) => f,
+        other => FormatError::Invalid {
+            format: "gltf",
+            message: other.to_string(),
+        },
+    }
+}
+
+impl Format for Gltf {
+    fn name(&self) -> &'static str {
+        "gltf"
+    }
+
+    fn description(&self) -> &'static str {
+        "glTF 2.0: .glb, .gltf with a separate or embedded buffer"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["glb", "gltf"]
+    }
+
+    fn sniff(&self, data: &[u8]) -> bool {
+        sniff(data)
+    }
+
+    fn versions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn rewrites_faithfully(&self) -> bool {
+        false
+    }
+
+    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
+        &Feature::ALL
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let side = cx.side_files;
+        let load = |uri: &str| -> Result<Vec<u8>, CliError> {
+            match side.map(|s| s.read(uri)) {
+                Some(Ok(Some(bytes))) => Ok(bytes),
+                Some(Err(e)) => Err(CliError::File(e)),
+                _ => Err(CliError::Usage(format!(
+                    "'{uri}': no such file beside the input"
+                ))),
+            }
+        };
+        let model = import(data, &load, &cx.budget).map_err(format_error)?;
+        Ok(Box::new(GltfFile {
+            model,
+            exported: None,
+        }))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        let c = container(cx);
+        let g = export(model, c.clone(), &cx.budget).map_err(format_error)?;
+        cx.budget.charge("model copy", model.heap_bytes())?;
+        Ok(Converted {
+            value: Box::new(GltfFile {
+                model: Converted::exact(model.clone()),
+                exported: Some((c, g.value)),
+            }) as Box<dyn FormatFile>,
+            losses: g.losses,
+        })
+    }
+}
+
+impl FormatFile for GltfFile {
+    fn format(&self) -> &'static str {
+        "gltf"
+    }
+
+    fn version(&self) -> String {
+        "2.0".into()
+    }
+
+    /// A `.glb`, or a `.gltf` with its buffer in `STEM.bin` beside it (version
+    /// `embedded`: inlined as a data URI).
+    fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
+        let c = container(cx);
+        let exported = match &self.exported {
+            Some((made_for, e)) if *made_for == c => e.clone(),
+            _ => {
+                export(&self.model.value, c.clone(), &cx.budget)
+                    .map_err(format_error)?
+                    .value
+            }
+        };
+        let mut written = Written::one(exported.main);
+        if let (Container::Separate(bin_name), Some(buffer)) = (c, exported.buffer) {
+            written.side.push((bin_name, buffer));
+        }
+        Ok(written)
+    }
+
+    fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
+        cx.budget
+            .charge("model copy", self.model.value.heap_bytes())?;
+        Ok(self.model.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        &self.model.value
+    }
+}

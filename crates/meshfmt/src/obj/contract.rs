@@ -1,0 +1,147 @@
+//! Wavefront OBJ as a meshfmt-core [`Format`], an ordinary member of the registry.
+
+use std::any::Any;
+
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::{Converted, Feature, Model};
+
+use crate::error::CliError;
+use crate::obj::{ObjFiles, export, import};
+
+/// Wavefront OBJ (+ MTL): static geometry, one UV set, materials by name. OBJ has no
+/// magic: it is recognized by its extension. Reading imports into meshfmt-core at once;
+/// `mtllib` files come from the context's side files. Writing puts the library in
+/// `STEM.mtl` beside the output.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Obj;
+
+/// The format, for registries.
+pub const FORMAT: Obj = Obj;
+
+struct ObjFile {
+    model: Converted<Model>,
+    exported: Option<(String, ObjFiles)>,
+}
+
+fn format_error(e: CliError) -> FormatError {
+    match e {
+        CliError::File(f) => f,
+        other => FormatError::Invalid {
+            format: "obj",
+            message: other.to_string(),
+        },
+    }
+}
+
+fn mtl_name(cx: &Context<'_>) -> String {
+    format!("{}.mtl", cx.stem())
+}
+
+impl Format for Obj {
+    fn name(&self) -> &'static str {
+        "obj"
+    }
+
+    fn description(&self) -> &'static str {
+        "Wavefront OBJ + MTL (static geometry; by extension, no magic)"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["obj"]
+    }
+
+    fn sniff(&self, _: &[u8]) -> bool {
+        false
+    }
+
+    fn has_magic(&self) -> bool {
+        false
+    }
+
+    fn rewrites_faithfully(&self) -> bool {
+        false
+    }
+
+    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
+        &[
+            Feature::Geometry,
+            Feature::Normals,
+            Feature::Uv0,
+            Feature::Materials,
+            Feature::Textures,
+            Feature::Names,
+        ]
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let side = cx.side_files;
+        let load = |name: &str| -> Result<Vec<u8>, CliError> {
+            match side.map(|s| s.read(name)) {
+                Some(Ok(Some(bytes))) => Ok(bytes),
+                Some(Err(e)) => Err(CliError::File(e)),
+                _ => Err(CliError::Usage(format!(
+                    "'{name}': no such file beside the input"
+                ))),
+            }
+        };
+        let model = import(data, &load, &cx.budget).map_err(format_error)?;
+        Ok(Box::new(ObjFile {
+            model,
+            exported: None,
+        }))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        let mtl = mtl_name(cx);
+        let o = export(model, &mtl, &cx.budget).map_err(format_error)?;
+        cx.budget.charge("model copy", model.heap_bytes())?;
+        Ok(Converted {
+            value: Box::new(ObjFile {
+                model: Converted::exact(model.clone()),
+                exported: Some((mtl, o.value)),
+            }) as Box<dyn FormatFile>,
+            losses: o.losses,
+        })
+    }
+}
+
+impl FormatFile for ObjFile {
+    fn format(&self) -> &'static str {
+        "obj"
+    }
+
+    fn version(&self) -> String {
+        "obj".into()
+    }
+
+    fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
+        let mtl = mtl_name(cx);
+        let files = match &self.exported {
+            Some((made_for, f)) if *made_for == mtl => f.clone(),
+            _ => {
+                export(&self.model.value, &mtl, &cx.budget)
+                    .map_err(format_error)?
+                    .value
+            }
+        };
+        let mut written = Written::one(files.obj.into_bytes());
+        if !files.mtl.is_empty() {
+            written.side.push((mtl, files.mtl.into_bytes()));
+        }
+        Ok(written)
+    }
+
+    fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
+        cx.budget
+            .charge("model copy", self.model.value.heap_bytes())?;
+        Ok(self.model.clone())
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        &self.model.value
+    }
+}

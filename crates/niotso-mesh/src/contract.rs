@@ -1,0 +1,195 @@
+//! The meshfmt-core format contract ([`FORMAT`]), for tools that iterate formats.
+
+use std::any::Any;
+
+use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
+use meshfmt_core::{Converted, Counts, Feature, Model, Summary};
+
+use crate::{CoreOptions, Error, Kind, ReadOptions, VitaboyFile};
+
+/// The Sims Online's Vitaboy `.mesh`, `.skel` and `.anim` as one [`Format`]. The kind
+/// comes from the content, else from the file name's extension (these files have no
+/// magic beyond a version number). A `.mesh` converts in bone space unless the context
+/// carries its `.skel` ([`Context::skeleton`]).
+///
+/// ```
+/// use meshfmt_core::format::{Context, Format};
+/// let f = &niotso_mesh::FORMAT;
+/// let model = meshfmt_core::canonical::skinned_arm();
+/// let skel = f.from_core(&model, &Context::new("arm.skel"))?.value.write(&Context::new("arm.skel"))?.main;
+/// let mesh = f.from_core(&model, &Context::new("arm.mesh"))?.value.write(&Context::new("arm.mesh"))?.main;
+/// let cx = Context { skeleton: Some(&skel), ..Context::new("arm.mesh") };
+/// let back = f.read(&mesh, &cx)?.to_core(&cx)?.value;
+/// assert_eq!(back.skeleton.len(), model.skeleton.len());
+/// # Ok::<(), meshfmt_core::format::FormatError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Vitaboy;
+
+/// The format, for registries.
+pub const FORMAT: Vitaboy = Vitaboy;
+
+impl From<Error> for FormatError {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Decode(d) => FormatError::Decode(d),
+            Error::OverBudget(b) => FormatError::OverBudget(b),
+            Error::Io(io) => FormatError::Io(io),
+            other => FormatError::invalid(crate::FORMAT_NAME, other.to_string()),
+        }
+    }
+}
+
+fn core_options(cx: &Context<'_>) -> CoreOptions {
+    CoreOptions {
+        budget: Some(cx.budget.clone()),
+        ..CoreOptions::default()
+    }
+}
+
+impl Format for Vitaboy {
+    fn name(&self) -> &'static str {
+        crate::FORMAT_NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["mesh", "skel", "anim"]
+    }
+
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
+    }
+
+    fn versions(&self) -> &'static [&'static str] {
+        &["mesh", "skel", "anim"]
+    }
+
+    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
+        match ext {
+            "mesh" => Some("mesh"),
+            "skel" => Some("skel"),
+            "anim" => Some("anim"),
+            _ => None,
+        }
+    }
+
+    fn holds(&self, version: Option<&str>) -> &'static [Feature] {
+        use Feature::*;
+        match version.unwrap_or("mesh") {
+            "mesh" => &[Geometry, Normals, Uv0, Skin, Skeleton],
+            "skel" => &[Skeleton, Names],
+            "anim" => &[Animation],
+            _ => &[],
+        }
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let opts = ReadOptions {
+            budget: Some(cx.budget.clone()),
+            ..ReadOptions::default()
+        };
+        let kind = crate::sniff_kind(data).or_else(|| Kind::from_extension(&cx.extension()));
+        Ok(Box::new(crate::read_any_with(data, kind, &opts)?))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        if let Some(q) = cx.quality {
+            return Err(FormatError::Unsupported {
+                format: crate::FORMAT_NAME,
+                message: format!("--quality {q} does not apply (Vitaboy stores floats)"),
+            });
+        }
+        let kind = cx
+            .version
+            .and_then(Kind::from_extension)
+            .or_else(|| Kind::from_extension(&cx.extension()))
+            .unwrap_or(Kind::Mesh);
+        let c = VitaboyFile::from_core_with(model, kind, &core_options(cx))?;
+        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+    }
+}
+
+impl FormatFile for VitaboyFile {
+    fn format(&self) -> &'static str {
+        crate::FORMAT_NAME
+    }
+
+    /// The kind (`mesh`, `skel`, `anim`): what an output extension asks for.
+    fn version(&self) -> String {
+        match self {
+            VitaboyFile::Mesh(_) => "mesh",
+            VitaboyFile::Skel(_) => "skel",
+            VitaboyFile::Anim(_) => "anim",
+        }
+        .into()
+    }
+
+    /// Counts as stored: a mesh has 1 surface, its real vertices, faces and bone names;
+    /// an animation 1 clip, the longest motion's frames and one bone per motion.
+    fn summary(&self, cx: &Context<'_>) -> Result<Summary, FormatError> {
+        let mut s = match FormatFile::to_core(self, cx) {
+            Ok(m) => Summary::of_model(&m.value),
+            Err(e) if e.class() == ErrorClass::OverBudget => return Err(e),
+            Err(_) => Summary::default(),
+        };
+        s.format = crate::FORMAT_NAME.into();
+        s.version = match self {
+            VitaboyFile::Mesh(m) => format!("mesh v{}", m.version),
+            VitaboyFile::Skel(k) => format!("skel v{}", k.version),
+            VitaboyFile::Anim(a) => format!("anim v{}", a.version),
+        };
+        s.counts = match self {
+            VitaboyFile::Mesh(m) => Counts {
+                surfaces: 1,
+                vertices: m.real_vertices.len() as u64,
+                triangles: m.faces.len() as u64,
+                bones: m.bone_names.len() as u64,
+                ..Counts::default()
+            },
+            VitaboyFile::Skel(k) => Counts {
+                bones: k.bones.len() as u64,
+                ..Counts::default()
+            },
+            VitaboyFile::Anim(a) => Counts {
+                animations: 1,
+                frames: u64::from(a.frames()),
+                bones: a.motions.len() as u64,
+                ..Counts::default()
+            },
+        };
+        Ok(s)
+    }
+
+    fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
+        let bytes = VitaboyFile::write(self)?;
+        cx.budget.charge("encoded output", bytes.len() as u64)?;
+        Ok(Written::one(bytes))
+    }
+
+    fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
+        let opts = core_options(cx);
+        let skel = match cx.skeleton {
+            Some(bytes) => Some(crate::skel::read_with_options(
+                bytes,
+                &ReadOptions {
+                    budget: Some(cx.budget.clone()),
+                    ..ReadOptions::default()
+                },
+            )?),
+            None => None,
+        };
+        Ok(self.to_core_with(skel.as_ref(), &opts)?)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

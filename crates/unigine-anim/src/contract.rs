@@ -1,0 +1,200 @@
+//! The meshfmt-core format contract ([`FORMAT`]), for tools that iterate formats.
+
+use std::any::Any;
+
+use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
+use meshfmt_core::{Converted, Counts, Feature, Model, Summary};
+
+use crate::{AnimFile, CoreOptions, Error, ReadOptions, TargetVersion, WriteOptions};
+
+/// UNIGINE animations (every version) as a [`Format`].
+///
+/// ```
+/// use meshfmt_core::format::{Context, Format};
+/// let f = &unigine_anim::FORMAT;
+/// let model = meshfmt_core::canonical::skinned_arm();
+/// let file = f.from_core(&model, &Context::new("bend.anim"))?.value;
+/// assert_eq!(file.version(), "an10");
+/// let bytes = file.write(&Context::new("bend.anim"))?.main;
+/// let back = f.read(&bytes, &Context::new("bend.anim"))?;
+/// assert_eq!(back.summary(&Context::new("bend.anim"))?.counts.animations, 1);
+/// # Ok::<(), meshfmt_core::format::FormatError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UnigineAnim;
+
+/// The format, for registries.
+pub const FORMAT: UnigineAnim = UnigineAnim;
+
+impl From<Error> for FormatError {
+    fn from(e: Error) -> Self {
+        let format = crate::FORMAT_NAME;
+        match e {
+            Error::Decode(d) => FormatError::Decode(d),
+            Error::OverBudget(b) => FormatError::OverBudget(b),
+            Error::Io(io) => FormatError::Io(io),
+            Error::UnsupportedVersion(v) => FormatError::Unsupported {
+                format,
+                message: format!("unsupported UNIGINE animation version {v}"),
+            },
+            Error::NotAnAnimation(_) => FormatError::not_this_format(format, e.to_string()),
+            other => FormatError::invalid(format, other.to_string()),
+        }
+    }
+}
+
+const VERSIONS: &[&str] = &["an10", "as08", "an11", "an12"];
+
+impl Format for UnigineAnim {
+    fn name(&self) -> &'static str {
+        crate::FORMAT_NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "UNIGINE animation (as08 .sanim, an10, an11, an12)"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["anim", "sanim"]
+    }
+
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
+    }
+
+    fn versions(&self) -> &'static [&'static str] {
+        VERSIONS
+    }
+
+    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
+        (ext == "sanim").then_some("as08")
+    }
+
+    fn holds(&self, version: Option<&str>) -> &'static [Feature] {
+        match version.unwrap_or("an10") {
+            "an10" | "an11" => &[Feature::Skeleton, Feature::Animation],
+            "as08" | "an12" => &[Feature::Animation],
+            _ => &[],
+        }
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let opts = ReadOptions {
+            budget: Some(cx.budget.clone()),
+            ..ReadOptions::default()
+        };
+        Ok(Box::new(crate::read_with(data, &opts)?))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        if let Some(q) = cx.quality {
+            return Err(FormatError::Unsupported {
+                format: crate::FORMAT_NAME,
+                message: format!(
+                    "--quality {q} does not apply (UNIGINE animations quantize one way)"
+                ),
+            });
+        }
+        if model.skeleton.is_empty() {
+            return Err(FormatError::Invalid {
+                format: crate::FORMAT_NAME,
+                message: "the model has no skeleton or animation to write".into(),
+            });
+        }
+        let ext = cx.extension();
+        let name = cx
+            .version
+            .or_else(|| self.version_for_extension(&ext))
+            .unwrap_or("an10");
+        let version = match name {
+            "as08" => TargetVersion::As08,
+            "an10" => TargetVersion::An10,
+            "an11" => TargetVersion::An11,
+            "an12" => TargetVersion::An12,
+            v => {
+                return Err(FormatError::Unsupported {
+                    format: crate::FORMAT_NAME,
+                    message: format!(
+                        "cannot write version '{v}' (choose {})",
+                        VERSIONS.join(", ")
+                    ),
+                });
+            }
+        };
+        let opts = WriteOptions {
+            version,
+            budget: Some(cx.budget.clone()),
+            ..WriteOptions::default()
+        };
+        let c = AnimFile::from_core_with(model, &opts)?;
+        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+    }
+}
+
+impl FormatFile for AnimFile {
+    fn format(&self) -> &'static str {
+        crate::FORMAT_NAME
+    }
+
+    fn version(&self) -> String {
+        AnimFile::version(self).to_string()
+    }
+
+    /// Counts as stored: bones, animations, frames summed over animations (an11 and an12
+    /// files hold one clip each).
+    fn summary(&self, cx: &Context<'_>) -> Result<Summary, FormatError> {
+        let mut s = match FormatFile::to_core(self, cx) {
+            Ok(m) => Summary::of_model(&m.value),
+            Err(e) if e.class() == ErrorClass::OverBudget => return Err(e),
+            Err(_) => Summary::default(),
+        };
+        s.format = crate::FORMAT_NAME.into();
+        s.version = AnimFile::version(self).into();
+        let (bones, animations, frames) = match self {
+            AnimFile::An10(a) => (
+                a.bones.len(),
+                a.animations.len() as u64,
+                a.animations.iter().map(|x| u64::from(x.num_frames)).sum(),
+            ),
+            AnimFile::As08(a) => (
+                a.bones.len(),
+                u64::from(a.num_frames > 0),
+                u64::from(a.num_frames),
+            ),
+            AnimFile::An11(a) => (a.bones.len(), 1, u64::from(a.num_frames)),
+            AnimFile::An12(a) => (a.joints.len(), 1, u64::from(a.num_frames)),
+        };
+        s.counts = Counts {
+            bones: bones as u64,
+            animations,
+            frames,
+            ..Counts::default()
+        };
+        for c in &mut s.animations {
+            c.fps = Some(crate::DEFAULT_FPS);
+        }
+        Ok(s)
+    }
+
+    fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
+        let bytes = AnimFile::write(self)?;
+        cx.budget.charge("encoded output", bytes.len() as u64)?;
+        Ok(Written::one(bytes))
+    }
+
+    fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
+        let opts = CoreOptions {
+            budget: Some(cx.budget.clone()),
+            ..CoreOptions::default()
+        };
+        Ok(self.to_core_with(&opts)?)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

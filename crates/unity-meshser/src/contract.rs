@@ -1,0 +1,133 @@
+//! The meshfmt-core format contract ([`FORMAT`]), for tools that iterate formats.
+
+use std::any::Any;
+
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::{Converted, Feature, Model};
+
+use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOptions};
+
+/// Unity MeshSerializer2 as a [`Format`].
+///
+/// ```
+/// use meshfmt_core::format::{Context, Format};
+/// let f = &unity_meshser::FORMAT;
+/// assert_eq!(f.name(), "unity-meshser");
+/// let model = meshfmt_core::canonical::cube();
+/// let file = f.from_core(&model, &Context::new("cube.bytes"))?.value;
+/// let bytes = file.write(&Context::new("cube.bytes"))?.main;
+/// assert!(f.sniff(&bytes));
+/// # Ok::<(), meshfmt_core::format::FormatError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MeshSerializer2;
+
+/// The format, for registries.
+pub const FORMAT: MeshSerializer2 = MeshSerializer2;
+
+impl From<Error> for FormatError {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Decode(d) => FormatError::Decode(d),
+            Error::OverBudget(b) => FormatError::OverBudget(b),
+            Error::Io(io) => FormatError::Io(io),
+            other => FormatError::invalid(crate::FORMAT_NAME, other.to_string()),
+        }
+    }
+}
+
+fn quantization(quality: Option<&str>) -> Result<Quantization, FormatError> {
+    match quality {
+        None | Some("rounded") => Ok(Quantization::Rounded),
+        Some("compatible") => Ok(Quantization::Compatible),
+        Some(q) => Err(FormatError::Unsupported {
+            format: crate::FORMAT_NAME,
+            message: format!("--quality {q} does not apply (use compatible or rounded)"),
+        }),
+    }
+}
+
+impl Format for MeshSerializer2 {
+    fn name(&self) -> &'static str {
+        crate::FORMAT_NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "Unity MeshSerializer2 compact mesh (no magic; exact-length check)"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["bytes", "data"]
+    }
+
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
+    }
+
+    fn has_magic(&self) -> bool {
+        false
+    }
+
+    fn qualities(&self) -> &'static [&'static str] {
+        &["rounded", "compatible"]
+    }
+
+    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
+        &[
+            Feature::Geometry,
+            Feature::Normals,
+            Feature::Tangents,
+            Feature::Uv0,
+        ]
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let opts = ReadOptions {
+            budget: Some(cx.budget.clone()),
+            ..ReadOptions::default()
+        };
+        Ok(Box::new(crate::read_with(data, &opts)?))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        let opts = WriteOptions {
+            quantization: quantization(cx.quality)?,
+            budget: Some(cx.budget.clone()),
+            ..WriteOptions::default()
+        };
+        let c = MeshFile::from_core(model, &opts)?;
+        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+    }
+}
+
+impl FormatFile for MeshFile {
+    fn format(&self) -> &'static str {
+        crate::FORMAT_NAME
+    }
+
+    fn version(&self) -> String {
+        "MeshSerializer2".into()
+    }
+
+    fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
+        cx.budget
+            .charge("encoded output", self.encoded_len() as u64)?;
+        Ok(Written::one(MeshFile::write(self)?))
+    }
+
+    fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
+        let opts = CoreOptions {
+            budget: Some(cx.budget.clone()),
+            ..CoreOptions::default()
+        };
+        Ok(self.to_core_with(&opts)?)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
