@@ -1,11 +1,14 @@
 //! The meshfmt-core format contract ([`FORMAT`]), for tools that iterate formats.
 
 use std::any::Any;
+use std::collections::{HashMap, HashSet};
 
 use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{Converted, Counts, Feature, Model, Summary};
+use meshfmt_core::{Attribute, ClipSummary, Converted, Counts, Feature, Model, Summary};
 
-use crate::{CoreOptions, Error, File, Precision, ReadOptions, Variant, WriteOptions};
+use crate::{
+    Body, CoreOptions, Error, File, Precision, ReadOptions, Str, Types, Variant, WriteOptions,
+};
 
 /// Model 3D, binary and ASCII, as a [`Format`]. Versions are the two forms, `binary`
 /// (`.m3d`, zlib-compressed unless read uncompressed) and `ascii` (`.a3d`); qualities are
@@ -160,9 +163,12 @@ impl FormatFile for Model3dFile {
         if self.ascii { "ascii" } else { "binary" }.into()
     }
 
+    /// Surfaces (one per material run), materials, textures, the skeleton and bounds
+    /// as the conversion to meshfmt-core makes them; attributes with the types the HEAD
+    /// type bits select; clips, texture sources and sizes from the chunks as stored.
     /// Counts as stored (the reference loader's "raw" set): vertices = VRTS records,
     /// triangles = MESH triangles, textures = distinct non-empty map names; surfaces as
-    /// the conversion to meshfmt-core makes them (one per material run).
+    /// the conversion makes them.
     fn summary(&self, cx: &Context<'_>) -> Result<Summary, FormatError> {
         let mut s = match FormatFile::to_core(self, cx) {
             Ok(m) => Summary::of_model(&m.value),
@@ -182,6 +188,21 @@ impl FormatFile for Model3dFile {
             materials: c.materials as u64,
             textures: c.textures as u64,
         };
+        let t = self.file.types;
+        for surface in &mut s.surfaces {
+            for a in &mut surface.attributes {
+                if let Some(stored) = stored_type(t, &a.name) {
+                    a.stored = stored;
+                }
+            }
+            if surface.triangles > 0 {
+                surface
+                    .attributes
+                    .push(Attribute::new("indices", index_types(t)));
+            }
+        }
+        self.clips(&mut s, &cx.budget)?;
+        self.texture_sources(&mut s, &cx.budget)?;
         Ok(s)
     }
 
@@ -223,5 +244,153 @@ impl FormatFile for Model3dFile {
 
     fn as_any(&self) -> &dyn Any {
         &self.file
+    }
+}
+
+/// A coordinate as the type bits store it.
+fn coord(t: Types) -> &'static str {
+    match t.vc() {
+        1 => "i8",
+        2 => "i16",
+        4 => "f32",
+        _ => "f64",
+    }
+}
+
+/// An index of `bytes` bytes (0: the type bits say the field is absent).
+fn index(bytes: usize) -> String {
+    match bytes {
+        0 => "none".into(),
+        b => format!("u{}", b * 8),
+    }
+}
+
+/// How the file stores the attribute meshfmt-core calls `name`, per the type bits.
+fn stored_type(t: Types, name: &str) -> Option<String> {
+    let c = coord(t);
+    // int8 and int16 coordinates are fractions of the model scale.
+    let scaled = match t.vc() {
+        1 => " (/127 x scale)",
+        2 => " (/32767 x scale)",
+        _ => " (x scale)",
+    };
+    Some(match name {
+        "position" => format!("{c}x3{scaled}"),
+        "normal" => format!("{c}x3 (vertex records)"),
+        "uv0" => format!("{c}x2 (TMAP)"),
+        "color" => match t.ci() {
+            4 => "u8x4 (RGBA)".into(),
+            0 => return None,
+            n => format!("{} (CMAP index)", index(n)),
+        },
+        "skin" => match t.nb() {
+            1 => format!("{} skin -> 1 x {} bone", index(t.sk()), index(t.bi())),
+            nb => format!(
+                "{} skin -> {nb} x ({} bone, u8 weight)",
+                index(t.sk()),
+                index(t.bi())
+            ),
+        },
+        _ => return None,
+    })
+}
+
+/// The corner index types of MESH polygons.
+fn index_types(t: Types) -> String {
+    let mut s = format!("{} vertex", index(t.vi()));
+    if t.ti() > 0 {
+        s.push_str(&format!(" + {} uv", index(t.ti())));
+    }
+    s
+}
+
+/// Most bytes of a name read for the summary: a name past it is cut (hostile files
+/// can point every chunk at one huge string).
+const MAX_NAME: usize = 1024;
+
+impl Model3dFile {
+    /// The string at `s`, at most [`MAX_NAME`] bytes.
+    fn name(&self, s: Str) -> Vec<u8> {
+        if s.0 == 0 {
+            return Vec::new();
+        }
+        let Ok(at) = usize::try_from(s.0) else {
+            return Vec::new();
+        };
+        let rest = self.file.strings.get(at..).unwrap_or(&[]);
+        let rest = &rest[..rest.len().min(MAX_NAME)];
+        rest.split(|b| *b == 0).next().unwrap_or(rest).to_vec()
+    }
+
+    /// One clip per ACTN chunk: its stored duration and frame count, and the bones its
+    /// transforms move. Names are the conversion's when it made the clips.
+    fn clips(&self, s: &mut Summary, budget: &meshfmt_core::Budget) -> Result<(), FormatError> {
+        let converted = std::mem::take(&mut s.animations);
+        for (k, a) in self
+            .file
+            .chunks
+            .iter()
+            .filter_map(|c| match &c.body {
+                Body::Actn(a) => Some(a),
+                _ => None,
+            })
+            .enumerate()
+        {
+            let transforms: usize = a.frames.iter().map(|f| f.transforms.len()).sum();
+            budget.charge_items::<u32>("summary bones", transforms)?;
+            let bones: HashSet<u32> = a
+                .frames
+                .iter()
+                .flat_map(|f| f.transforms.iter().filter_map(|t| t.bone.get()))
+                .collect();
+            let name = match converted.get(k) {
+                Some(c) => c.name.clone(),
+                None => String::from_utf8_lossy(&self.name(a.name)).into_owned(),
+            };
+            budget.charge("summary", name.len() as u64 + 64)?;
+            s.animations.push(ClipSummary {
+                name,
+                duration: a.duration_msec as f32 / 1000.0,
+                fps: None,
+                keys: a.frames.len() as u64,
+                channels: bones.len() as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Embedded (ASET) or external, with the embedded image's bytes: a texture read
+    /// from beside the model is still a file the model names.
+    fn texture_sources(
+        &self,
+        s: &mut Summary,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<(), FormatError> {
+        let mut assets: HashMap<Vec<u8>, u64> = HashMap::new();
+        for c in &self.file.chunks {
+            if let Body::Aset { name, data } = &c.body {
+                let name = self.name(*name);
+                budget.charge("summary", name.len() as u64 + 48)?;
+                assets.entry(name).or_insert(data.len() as u64);
+            }
+        }
+        for t in &mut s.textures {
+            match assets.get(t.name.as_bytes()) {
+                Some(&bytes) => {
+                    t.source = "embedded".into();
+                    t.bytes = Some(bytes);
+                }
+                None => {
+                    let has_ext =
+                        t.name.len() > 4 && t.name.as_bytes().get(t.name.len() - 4) == Some(&b'.');
+                    t.source = if has_ext {
+                        format!("file {}", t.name)
+                    } else {
+                        format!("file {}.png", t.name)
+                    };
+                }
+            }
+        }
+        Ok(())
     }
 }

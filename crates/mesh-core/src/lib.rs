@@ -71,7 +71,7 @@ mod png;
 pub mod quantize;
 pub mod skeleton;
 pub mod skin;
-mod summary;
+pub mod summary;
 mod validate;
 
 pub use animation::{Channel, Clip, Interpolation, Pose, Track, skin_surface};

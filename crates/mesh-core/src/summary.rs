@@ -5,6 +5,7 @@
 use crate::bounds::Aabb;
 use crate::material::{TextureRole, TextureSource};
 use crate::model::Model;
+use crate::skeleton::{Bone, Skeleton};
 
 /// The counts `info --json` reports under stable keys (0 where a format has no such
 /// thing).
@@ -28,14 +29,30 @@ pub struct Counts {
     pub textures: u64,
 }
 
-/// One vertex attribute and how the file stores it (`f32x3`, `u16x2 unorm`, ...).
+/// One vertex attribute and how the file stores it (`f32x3`, `u16x2 normalized`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attribute {
     /// What it is: `position`, `normal`, `tangent`, `uv0`, `uv1`, `color`, `skin`,
-    /// `morph targets`.
+    /// `morph targets`, `indices`.
     pub name: String,
-    /// How it is stored.
+    /// How it is stored: component type and count (`f32x3`, `i16x4`, `u16`), with what
+    /// it means when the type alone does not say (`i16x4 tangent-frame quaternion`).
     pub stored: String,
+}
+
+impl Attribute {
+    /// An attribute named `name` stored as `stored`.
+    ///
+    /// ```
+    /// let a = meshfmt_core::Attribute::new("uv0", "f32x2");
+    /// assert_eq!((a.name.as_str(), a.stored.as_str()), ("uv0", "f32x2"));
+    /// ```
+    pub fn new(name: impl Into<String>, stored: impl Into<String>) -> Self {
+        Attribute {
+            name: name.into(),
+            stored: stored.into(),
+        }
+    }
 }
 
 /// One surface.
@@ -66,6 +83,81 @@ pub struct SkeletonSummary {
     pub depth: u64,
 }
 
+impl SkeletonSummary {
+    /// The summary of bones named `names` with parents `parents` (one per bone, as the
+    /// file has them). A parent out of range or the bone itself counts as none, and a
+    /// cycle is cut where it closes (as [`Skeleton::forest_parents`] does), so hostile
+    /// parent lists give a finite depth in linear time.
+    ///
+    /// ```
+    /// use meshfmt_core::SkeletonSummary;
+    /// // root <- a <- b, root2; c names a parent that does not exist.
+    /// let names = ["root", "a", "b", "root2", "c"].map(String::from);
+    /// let s = SkeletonSummary::from_parents(&names, &[None, Some(0), Some(1), None, Some(99)]);
+    /// assert_eq!((s.bones, s.depth), (5, 3));
+    /// assert_eq!(s.roots, ["root", "root2", "c"]);
+    /// ```
+    pub fn from_parents(names: &[String], parents: &[Option<usize>]) -> SkeletonSummary {
+        let skeleton = Skeleton {
+            bones: parents
+                .iter()
+                .map(|&parent| Bone {
+                    parent,
+                    ..Bone::default()
+                })
+                .collect(),
+        };
+        let parents = skeleton.forest_parents();
+        SkeletonSummary {
+            bones: parents.len() as u64,
+            roots: parents
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.is_none())
+                .map(|(i, _)| names.get(i).cloned().unwrap_or_default())
+                .collect(),
+            depth: forest_depth(&parents),
+        }
+    }
+}
+
+/// Bones on the longest root-to-leaf chain of a forest (no cycles: see
+/// [`Skeleton::forest_parents`]), each bone's depth computed once.
+fn forest_depth(parents: &[Option<usize>]) -> u64 {
+    let mut depth = vec![0u64; parents.len()];
+    // Parents come before children in most files, but not in all: walk up until a
+    // known depth.
+    let mut chain = Vec::new();
+    for start in 0..parents.len() {
+        chain.clear();
+        let mut at = Some(start);
+        let mut base = 0;
+        while let Some(i) = at {
+            match depth.get(i) {
+                Some(&d) if d > 0 => {
+                    base = d;
+                    break;
+                }
+                Some(_) => {}
+                None => break,
+            }
+            // A forest has no cycle; the bound keeps a broken one finite all the same.
+            if chain.len() > parents.len() {
+                break;
+            }
+            chain.push(i);
+            at = parents.get(i).copied().flatten();
+        }
+        for &i in chain.iter().rev() {
+            base += 1;
+            if let Some(d) = depth.get_mut(i) {
+                *d = base;
+            }
+        }
+    }
+    depth.iter().copied().max().unwrap_or(0)
+}
+
 /// One animation clip.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClipSummary {
@@ -79,6 +171,30 @@ pub struct ClipSummary {
     pub keys: u64,
     /// Animated bones.
     pub channels: u64,
+}
+
+impl ClipSummary {
+    /// A frame-based clip: `frames` frames at `fps`, frame `f` at `f / fps`, so it lasts
+    /// `(frames - 1) / fps` seconds (0 for fewer than two frames or a non-positive fps).
+    ///
+    /// ```
+    /// let c = meshfmt_core::ClipSummary::frames("bend", 31, 30.0, 2);
+    /// assert_eq!((c.duration, c.fps, c.keys, c.channels), (1.0, Some(30.0), 31, 2));
+    /// ```
+    pub fn frames(name: impl Into<String>, frames: u64, fps: f32, channels: u64) -> Self {
+        let duration = if fps > 0.0 && frames > 1 {
+            (frames - 1) as f32 / fps
+        } else {
+            0.0
+        };
+        ClipSummary {
+            name: name.into(),
+            duration,
+            fps: Some(fps),
+            keys: frames,
+            channels,
+        }
+    }
 }
 
 /// One material.
@@ -95,8 +211,12 @@ pub struct MaterialSummary {
 pub struct TextureSummary {
     /// Its name.
     pub name: String,
-    /// Where its pixels are: `file NAME` or `embedded WxH`.
+    /// Where its pixels are: `file NAME` (a file the model names) or `embedded`.
     pub source: String,
+    /// Width and height in pixels, when decoded.
+    pub pixels: Option<(u32, u32)>,
+    /// Bytes the file spends on the image (embedded images), when known.
+    pub bytes: Option<u64>,
 }
 
 /// What `info` shows about a file.
@@ -120,6 +240,9 @@ pub struct Summary {
     pub textures: Vec<TextureSummary>,
     /// The box of every surface's positions.
     pub bounds: Option<Aabb>,
+    /// True when [`Summary::bounds`] is the box the file stores, false when computed
+    /// from the positions.
+    pub bounds_stored: bool,
 }
 
 fn role_name(role: TextureRole) -> &'static str {
@@ -145,6 +268,56 @@ fn finite_box<'a>(points: impl Iterator<Item = &'a glam::Vec3>) -> Option<Aabb> 
         });
     }
     b
+}
+
+/// The box `min..max` a file stores, when it is one: every value finite and `min <= max`
+/// on each axis (files store an inverted or NaN box for "no vertices").
+///
+/// ```
+/// use meshfmt_core::{glam::Vec3, summary::stored_box};
+/// assert_eq!(stored_box([0.0; 3], [1.0; 3]).map(|b| b.max), Some(Vec3::ONE));
+/// assert_eq!(stored_box([1.0; 3], [-1.0; 3]), None);
+/// assert_eq!(stored_box([f32::NAN; 3], [1.0; 3]), None);
+/// ```
+pub fn stored_box(min: [f32; 3], max: [f32; 3]) -> Option<Aabb> {
+    let (min, max) = (glam::Vec3::from_array(min), glam::Vec3::from_array(max));
+    (min.is_finite() && max.is_finite() && min.cmple(max).all()).then_some(Aabb { min, max })
+}
+
+/// The box of the finite points among `points`, if any (for formats that store no box).
+///
+/// ```
+/// use meshfmt_core::{glam::Vec3, summary::points_box};
+/// let b = points_box([[0.0, 2.0, 0.0], [1.0, -1.0, f32::NAN], [-1.0, 0.0, 3.0]]);
+/// assert_eq!(b.map(|b| (b.min, b.max)), Some((Vec3::new(-1.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 3.0))));
+/// ```
+pub fn points_box(points: impl IntoIterator<Item = [f32; 3]>) -> Option<Aabb> {
+    let mut b: Option<Aabb> = None;
+    for p in points.into_iter().map(glam::Vec3::from_array) {
+        if !p.is_finite() {
+            continue;
+        }
+        b = Some(match b {
+            None => Aabb { min: p, max: p },
+            Some(a) => Aabb {
+                min: a.min.min(p),
+                max: a.max.max(p),
+            },
+        });
+    }
+    b
+}
+
+/// The box around two optional boxes.
+pub fn union(a: Option<Aabb>, b: Option<Aabb>) -> Option<Aabb> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Aabb {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+        }),
+        (a, None) => a,
+        (None, b) => b,
+    }
 }
 
 impl Summary {
@@ -200,27 +373,6 @@ impl Summary {
             .collect();
         let skeleton = (!model.skeleton.is_empty()).then(|| {
             let parents = model.skeleton.forest_parents();
-            let mut depth = vec![0u64; parents.len()];
-            // Depth of each bone, each computed once (parents come before children in
-            // most files, but not in all: walk up until a known depth).
-            let mut chain = Vec::new();
-            for start in 0..parents.len() {
-                chain.clear();
-                let mut at = Some(start);
-                let mut base = 0;
-                while let Some(i) = at {
-                    if depth[i] > 0 {
-                        base = depth[i];
-                        break;
-                    }
-                    chain.push(i);
-                    at = parents[i];
-                }
-                for &i in chain.iter().rev() {
-                    base += 1;
-                    depth[i] = base;
-                }
-            }
             SkeletonSummary {
                 bones: parents.len() as u64,
                 roots: parents
@@ -229,7 +381,7 @@ impl Summary {
                     .filter(|(p, _)| p.is_none())
                     .map(|(_, b)| b.name.clone())
                     .collect(),
-                depth: depth.iter().copied().max().unwrap_or(0),
+                depth: forest_depth(&parents),
             }
         });
         let animations: Vec<ClipSummary> = model
@@ -264,13 +416,17 @@ impl Summary {
         let textures = model
             .textures
             .iter()
-            .map(|t| TextureSummary {
-                name: t.name.clone(),
-                source: match &t.source {
-                    TextureSource::Path(p) => format!("file {p}"),
-                    TextureSource::Embedded(img) => {
-                        format!("embedded {}x{}", img.width, img.height)
-                    }
+            .map(|t| match &t.source {
+                TextureSource::Path(p) => TextureSummary {
+                    name: t.name.clone(),
+                    source: format!("file {p}"),
+                    ..TextureSummary::default()
+                },
+                TextureSource::Embedded(img) => TextureSummary {
+                    name: t.name.clone(),
+                    source: "embedded".into(),
+                    pixels: Some((img.width, img.height)),
+                    bytes: None,
                 },
             })
             .collect();
@@ -294,6 +450,7 @@ impl Summary {
             materials,
             textures,
             bounds,
+            bounds_stored: false,
         }
     }
 }

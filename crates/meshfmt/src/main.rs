@@ -1,7 +1,7 @@
 //! `meshfmt`: inspect, validate and convert game mesh and animation files.
 //!
 //! ```text
-//! meshfmt info FILE [--json] [--format NAME]
+//! meshfmt info FILE... [--json] [--all] [--format NAME]
 //! meshfmt dump FILE [--format NAME] [--max-items N]
 //! meshfmt validate FILE... [--format NAME]
 //! meshfmt convert IN OUT [--to NAME] [--quality Q] [--version V] [--strict]
@@ -105,14 +105,20 @@ fn parse_size(text: &str) -> Result<u64, String> {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Detect a file's format and print what it holds.
+    /// Detect each file's format and print what it holds: an overview, then tables of
+    /// surfaces, skeleton, animations, materials, textures and bounds.
     Info {
-        /// The file to inspect.
-        file: String,
-        /// Print one JSON object with stable keys instead of text.
+        /// The files to inspect.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<String>,
+        /// Print one JSON object per file, one per line: the stable count keys first,
+        /// then `file`, `file_size` and `detail` (every section in full).
         #[arg(long)]
         json: bool,
-        /// Skip detection and read the file as this format (see `meshfmt formats`).
+        /// List every row of every table (by default each shows at most 10).
+        #[arg(long)]
+        all: bool,
+        /// Skip detection and read the files as this format (see `meshfmt formats`).
         #[arg(long, value_name = "NAME")]
         format: Option<String>,
     },
@@ -214,34 +220,70 @@ fn load(
     Ok((conv, f))
 }
 
+/// `FILE: error`, without naming the file twice when the error already starts with it.
+fn per_file(file: &str, e: &CliError) -> String {
+    let message = e.to_string();
+    if message.starts_with(&format!("{file}: ")) {
+        message
+    } else {
+        format!("{file}: {message}")
+    }
+}
+
 fn run(cli: Cli) -> Result<(), CliError> {
     let limits = Limits {
         max_alloc_bytes: cli.max_memory,
         ..Limits::DEFAULT
     };
     match cli.command {
-        Command::Info { file, json, format } => {
-            let (data, budget) = read_charged(&file, &limits)?;
-            let f = pick(&data, &file, format)?;
-            let side = Beside {
-                dir: Path::new(&file)
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default(),
-                budget: &budget,
-            };
-            let cx = Context {
-                side_files: Some(&side),
-                ..Context::new(&file).with_budget(budget.clone())
-            };
-            let summary = f.read(&data, &cx)?.summary(&cx)?;
-            let info = meshfmt::info::Info::from(&summary);
-            if json {
-                println!("{}", info.to_json());
+        Command::Info {
+            files,
+            json,
+            all,
+            format,
+        } => {
+            let opts = if all {
+                meshfmt::info::TextOptions::ALL
             } else {
-                print!("{}", info.to_text());
+                meshfmt::info::TextOptions::default()
+            };
+            let print = |file: &str, size: u64, summary: &meshfmt_core::Summary| {
+                if json {
+                    println!("{}", meshfmt::info::to_json(file, size, summary));
+                } else {
+                    print!("{}", meshfmt::info::to_text(size, summary, &opts));
+                }
+            };
+            if let [file] = files.as_slice() {
+                let (summary, size) = meshfmt::info::inspect(file, format.as_deref(), &limits)?;
+                print(file, size, &summary);
+                return Ok(());
             }
-            Ok(())
+            // Several files: each is reported (text under a header line), errors per
+            // file on stderr, exit 1 at the end when any failed.
+            let mut failed = 0;
+            for (k, file) in files.iter().enumerate() {
+                match meshfmt::info::inspect(file, format.as_deref(), &limits) {
+                    Ok((summary, size)) => {
+                        if !json {
+                            println!("{}== {file} ==", if k > 0 { "\n" } else { "" });
+                        }
+                        print(file, size, &summary);
+                    }
+                    Err(e) => {
+                        eprintln!("meshfmt: {}", per_file(file, &e));
+                        failed += 1;
+                    }
+                }
+            }
+            if failed > 0 {
+                Err(CliError::Batch {
+                    failed,
+                    total: files.len(),
+                })
+            } else {
+                Ok(())
+            }
         }
         Command::Dump {
             file,

@@ -3,7 +3,10 @@
 use std::any::Any;
 
 use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{Converted, Counts, Feature, Model, Summary};
+use meshfmt_core::{
+    Attribute, ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary,
+    SurfaceSummary,
+};
 
 use crate::{CoreOptions, Error, Kind, ReadOptions, VitaboyFile};
 
@@ -132,20 +135,72 @@ impl FormatFile for VitaboyFile {
         .into()
     }
 
-    /// Counts as stored: a mesh has 1 surface, its real vertices, faces and bone names;
-    /// an animation 1 clip, the longest motion's frames and one bone per motion.
+    /// What the file stores, from the faithful types: a mesh's one surface with its
+    /// attributes (bounds only with the `.skel` in the context: the vertices are stored
+    /// bone-local), a skeleton's hierarchy, an animation's clip at 30 fps. Counts: a mesh
+    /// has 1 surface, its real vertices, faces and bone names; an animation 1 clip, the
+    /// longest motion's frames and one bone per motion.
     fn summary(&self, cx: &Context<'_>) -> Result<Summary, FormatError> {
-        let mut s = match FormatFile::to_core(self, cx) {
-            Ok(m) => Summary::of_model(&m.value),
-            Err(e) if e.class() == ErrorClass::OverBudget => return Err(e),
-            Err(_) => Summary::default(),
+        let mut s = Summary {
+            format: crate::FORMAT_NAME.into(),
+            version: match self {
+                VitaboyFile::Mesh(m) => format!("mesh v{}", m.version),
+                VitaboyFile::Skel(k) => format!("skel v{}", k.version),
+                VitaboyFile::Anim(a) => format!("anim v{}", a.version),
+            },
+            ..Summary::default()
         };
-        s.format = crate::FORMAT_NAME.into();
-        s.version = match self {
-            VitaboyFile::Mesh(m) => format!("mesh v{}", m.version),
-            VitaboyFile::Skel(k) => format!("skel v{}", k.version),
-            VitaboyFile::Anim(a) => format!("anim v{}", a.version),
-        };
+        match self {
+            VitaboyFile::Mesh(m) => {
+                let mut a = vec![
+                    Attribute::new("position", "f32x3 (bone-local)"),
+                    Attribute::new("normal", "f32x3 (bone-local)"),
+                ];
+                if !m.uvs.is_empty() {
+                    a.push(Attribute::new("uv0", "f32x2"));
+                }
+                a.push(Attribute::new(
+                    "skin",
+                    format!(
+                        "{} bone ranges + {} blend vertices (f32x6, i32 Q1.15 weight)",
+                        m.bindings.len(),
+                        m.blends.len()
+                    ),
+                ));
+                a.push(Attribute::new("indices", "u32"));
+                // Model-space positions need the skeleton: converted only when given.
+                let bounds = match cx.skeleton {
+                    Some(_) => match FormatFile::to_core(self, cx) {
+                        Ok(c) => Summary::of_model(&c.value).bounds,
+                        Err(e) if e.class() == ErrorClass::OverBudget => return Err(e),
+                        Err(_) => None,
+                    },
+                    None => None,
+                };
+                s.surfaces.push(SurfaceSummary {
+                    name: String::new(),
+                    vertices: m.real_vertices.len() as u64,
+                    triangles: m.faces.len() as u64,
+                    attributes: a,
+                    material: None,
+                    bounds,
+                });
+                s.bounds = bounds;
+            }
+            VitaboyFile::Skel(k) if !k.bones.is_empty() => {
+                let names: Vec<String> = k.bones.iter().map(|b| b.name.to_string_lossy()).collect();
+                cx.budget
+                    .charge("summary", names.iter().map(|n| n.len() as u64 + 24).sum())?;
+                s.skeleton = Some(SkeletonSummary::from_parents(&names, &k.parent_indices()));
+            }
+            VitaboyFile::Skel(_) => {}
+            VitaboyFile::Anim(a) => s.animations.push(ClipSummary::frames(
+                a.name.to_string_lossy(),
+                u64::from(a.frames()),
+                crate::FPS,
+                a.motions.len() as u64,
+            )),
+        }
         s.counts = match self {
             VitaboyFile::Mesh(m) => Counts {
                 surfaces: 1,

@@ -2,8 +2,9 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{Converted, Counts, Feature, Model, Summary};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::{ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary};
+use parsing_primitives::RawString;
 
 use crate::{AnimFile, CoreOptions, Error, ReadOptions, TargetVersion, WriteOptions};
 
@@ -144,16 +145,12 @@ impl FormatFile for AnimFile {
         AnimFile::version(self).to_string()
     }
 
-    /// Counts as stored: bones, animations, frames summed over animations (an11 and an12
-    /// files hold one clip each).
+    /// What the file stores, read from the faithful types (no conversion): the bone
+    /// hierarchy and every clip with its frames at 30 fps (an12: its stored fps). Counts:
+    /// bones, animations, frames summed over animations (an11 and an12 files hold one
+    /// clip each).
     fn summary(&self, cx: &Context<'_>) -> Result<Summary, FormatError> {
-        let mut s = match FormatFile::to_core(self, cx) {
-            Ok(m) => Summary::of_model(&m.value),
-            Err(e) if e.class() == ErrorClass::OverBudget => return Err(e),
-            Err(_) => Summary::default(),
-        };
-        s.format = crate::FORMAT_NAME.into();
-        s.version = AnimFile::version(self).into();
+        let fps = crate::DEFAULT_FPS;
         let (bones, animations, frames) = match self {
             AnimFile::An10(a) => (
                 a.bones.len(),
@@ -168,16 +165,68 @@ impl FormatFile for AnimFile {
             AnimFile::An11(a) => (a.bones.len(), 1, u64::from(a.num_frames)),
             AnimFile::An12(a) => (a.joints.len(), 1, u64::from(a.num_frames)),
         };
-        s.counts = Counts {
-            bones: bones as u64,
-            animations,
-            frames,
-            ..Counts::default()
+        let (skeleton, clips) = match self {
+            AnimFile::An10(a) => (
+                hierarchy(a.bones.iter().map(|b| (&b.name, i32::from(b.parent)))),
+                a.animations
+                    .iter()
+                    .map(|x| {
+                        ClipSummary::frames(
+                            x.name.to_string_lossy(),
+                            u64::from(x.num_frames),
+                            fps,
+                            x.bones.len() as u64,
+                        )
+                    })
+                    .collect(),
+            ),
+            AnimFile::As08(a) => (
+                hierarchy(a.bones.iter().map(|b| (&b.name, b.parent))),
+                (a.num_frames > 0)
+                    .then(|| {
+                        ClipSummary::frames("", u64::from(a.num_frames), fps, a.bones.len() as u64)
+                    })
+                    .into_iter()
+                    .collect(),
+            ),
+            AnimFile::An11(a) => (
+                hierarchy(a.bones.iter().map(|b| (&b.name, i32::from(b.parent)))),
+                vec![ClipSummary::frames(
+                    "",
+                    u64::from(a.num_frames),
+                    fps,
+                    a.anim_bones.len() as u64,
+                )],
+            ),
+            AnimFile::An12(a) => (
+                hierarchy(a.joints.iter().map(|b| (&b.name, i32::from(b.parent)))),
+                vec![ClipSummary::frames(
+                    "",
+                    u64::from(a.num_frames),
+                    a.effective_fps(fps),
+                    a.anim_bones.len() as u64,
+                )],
+            ),
         };
-        for c in &mut s.animations {
-            c.fps = Some(crate::DEFAULT_FPS);
-        }
-        Ok(s)
+        // What the summary holds: the roots' names and a line per clip.
+        let held = skeleton
+            .as_ref()
+            .map_or(0, |k| k.roots.iter().map(|r| r.len() + 24).sum::<usize>())
+            + clips.iter().map(|c| c.name.len() + 64).sum::<usize>();
+        cx.budget.charge("summary", held as u64)?;
+        Ok(Summary {
+            format: crate::FORMAT_NAME.into(),
+            version: AnimFile::version(self).into(),
+            counts: Counts {
+                bones: bones as u64,
+                animations,
+                frames,
+                ..Counts::default()
+            },
+            skeleton,
+            animations: clips,
+            ..Summary::default()
+        })
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
@@ -197,4 +246,13 @@ impl FormatFile for AnimFile {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// The hierarchy of bones given as (name, parent index, negative for a root); `None`
+/// without bones.
+fn hierarchy<'a>(bones: impl Iterator<Item = (&'a RawString, i32)>) -> Option<SkeletonSummary> {
+    let (names, parents): (Vec<String>, Vec<Option<usize>>) = bones
+        .map(|(name, parent)| (name.to_string_lossy(), usize::try_from(parent).ok()))
+        .unzip();
+    (!names.is_empty()).then(|| SkeletonSummary::from_parents(&names, &parents))
 }

@@ -3,7 +3,8 @@
 use std::any::Any;
 
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{Converted, Feature, Model};
+use meshfmt_core::summary::stored_box;
+use meshfmt_core::{Attribute, Converted, Counts, Feature, Model, Summary, SurfaceSummary};
 
 use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOptions};
 
@@ -111,6 +112,49 @@ impl FormatFile for MeshFile {
 
     fn version(&self) -> String {
         "MeshSerializer2".into()
+    }
+
+    /// What the file stores, from the faithful type (no conversion): one surface, its
+    /// arrays' stored types (positions and UVs 16-bit across the stored boxes, normals and
+    /// tangents one biased byte per component) and the stored position box.
+    fn summary(&self, _: &Context<'_>) -> Result<Summary, FormatError> {
+        let mut a = vec![Attribute::new("position", "u16x3 (across the stored box)")];
+        if !self.normals.is_empty() {
+            a.push(Attribute::new("normal", "u8x3 (biased, (b - 128) / 127)"));
+        }
+        if !self.tangents.is_empty() {
+            a.push(Attribute::new("tangent", "u8x4 (biased, (b - 128) / 127)"));
+        }
+        if !self.uvs.is_empty() {
+            a.push(Attribute::new("uv0", "u16x2 (across the stored box)"));
+        }
+        a.push(Attribute::new("indices", "u16"));
+        let [x0, x1, y0, y1, z0, z1] = self.position_bounds;
+        // The box is stored only when there are vertices.
+        let bounds = (!self.positions.is_empty())
+            .then(|| stored_box([x0, y0, z0], [x1, y1, z1]))
+            .flatten();
+        Ok(Summary {
+            format: crate::FORMAT_NAME.into(),
+            version: FormatFile::version(self),
+            counts: Counts {
+                surfaces: 1,
+                vertices: self.positions.len() as u64,
+                triangles: self.triangles.len() as u64,
+                ..Counts::default()
+            },
+            surfaces: vec![SurfaceSummary {
+                name: String::new(),
+                vertices: self.positions.len() as u64,
+                triangles: self.triangles.len() as u64,
+                attributes: a,
+                material: None,
+                bounds,
+            }],
+            bounds,
+            bounds_stored: bounds.is_some(),
+            ..Summary::default()
+        })
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {

@@ -3,10 +3,11 @@
 use std::any::Any;
 
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{Converted, Feature, Model};
+use meshfmt_core::{Converted, Feature, Model, Summary};
 
 use crate::error::CliError;
-use crate::gltf::{Container, Exported, export, import, sniff};
+use crate::gltf::import::{Stored, import_detailed};
+use crate::gltf::{Container, Exported, export, sniff};
 
 /// glTF 2.0: `.glb`, and `.gltf` with its buffer beside it (or embedded: version
 /// `embedded`). Reading imports into meshfmt-core at once (the faithful value is the
@@ -22,6 +23,8 @@ pub const FORMAT: Gltf = Gltf;
 struct GltfFile {
     model: Converted<Model>,
     exported: Option<(Container, Exported)>,
+    /// What a document read from a file stores (none for a model to export).
+    stored: Option<Stored>,
 }
 
 /// The container an output file name (and version) asks for.
@@ -83,10 +86,11 @@ impl Format for Gltf {
                 ))),
             }
         };
-        let model = import(data, &load, &cx.budget).map_err(format_error)?;
+        let (model, stored) = import_detailed(data, &load, &cx.budget).map_err(format_error)?;
         Ok(Box::new(GltfFile {
             model,
             exported: None,
+            stored: Some(stored),
         }))
     }
 
@@ -102,6 +106,7 @@ impl Format for Gltf {
             value: Box::new(GltfFile {
                 model: Converted::exact(model.clone()),
                 exported: Some((c, g.value)),
+                stored: None,
             }) as Box<dyn FormatFile>,
             losses: g.losses,
         })
@@ -115,6 +120,26 @@ impl FormatFile for GltfFile {
 
     fn version(&self) -> String {
         "2.0".into()
+    }
+
+    /// The imported model's surfaces, skeleton, clips, materials, textures and bounds
+    /// (positions placed by their nodes, so bounds are computed, not the accessors'
+    /// local min/max), with each attribute's accessor type and each texture's source and
+    /// image bytes as the document stores them.
+    fn summary(&self, _: &Context<'_>) -> Result<Summary, FormatError> {
+        let mut s = Summary::of_model(&self.model.value);
+        s.format = "gltf".into();
+        s.version = FormatFile::version(self);
+        if let Some(stored) = &self.stored {
+            for (surface, attributes) in s.surfaces.iter_mut().zip(&stored.surfaces) {
+                surface.attributes.clone_from(attributes);
+            }
+            for (texture, (source, bytes)) in s.textures.iter_mut().zip(&stored.textures) {
+                texture.source.clone_from(source);
+                texture.bytes = *bytes;
+            }
+        }
+        Ok(s)
     }
 
     /// A `.glb`, or a `.gltf` with its buffer in `STEM.bin` beside it (version

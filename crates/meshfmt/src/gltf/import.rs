@@ -12,8 +12,8 @@ use json::mesh::{Mode, Semantic};
 use json::validation::Checked::Valid;
 use meshfmt_core::glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Interpolation, LossKind,
-    MAX_INFLUENCES, Material, Model, MorphKind, MorphTarget, RgbaImage, Surface, Texture,
+    Attribute, Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Interpolation,
+    LossKind, MAX_INFLUENCES, Material, Model, MorphKind, MorphTarget, RgbaImage, Surface, Texture,
     TextureBinding, TextureRole, TextureSource, Track, Transform, VertexInfluences,
 };
 
@@ -41,6 +41,26 @@ pub fn import(
     load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
     budget: &Budget,
 ) -> Result<Converted<Model>, CliError> {
+    import_detailed(data, load, budget).map(|(model, _)| model)
+}
+
+/// What the document stores beside what [`import`] makes of it, for `info`: each
+/// imported surface's attributes with their accessor types, and each texture's source
+/// with its image bytes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stored {
+    /// Per imported surface (in the model's order), its primitive's attributes.
+    pub surfaces: Vec<Vec<Attribute>>,
+    /// Per texture: `file URI`, `embedded` or `data URI`, and the image's bytes.
+    pub textures: Vec<(String, Option<u64>)>,
+}
+
+/// [`import`], with what the document stores as [`Stored`].
+pub(crate) fn import_detailed(
+    data: &[u8],
+    load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+    budget: &Budget,
+) -> Result<(Converted<Model>, Stored), CliError> {
     let (json_bytes, glb_bin) = split_glb(data)?;
     let root: json::Root =
         json::deserialize::from_slice(json_bytes).map_err(|e| bad(format!("JSON: {e}")))?;
@@ -95,8 +115,83 @@ pub fn import(
             coordinate_system: CoordinateSystem::GLTF,
             ..Default::default()
         }),
+        stored: Stored::default(),
     }
     .run()
+}
+
+/// An accessor's stored type as `info` prints it: `f32x3`, `u16`, `u8x4 normalized`.
+fn accessor_type(root: &json::Root, index: json::Index<json::Accessor>) -> String {
+    let Some(a) = root.accessors.get(index.value()) else {
+        return "missing accessor".into();
+    };
+    let component = match a.component_type {
+        Valid(json::accessor::GenericComponentType(c)) => match c {
+            ComponentType::I8 => "i8",
+            ComponentType::U8 => "u8",
+            ComponentType::I16 => "i16",
+            ComponentType::U16 => "u16",
+            ComponentType::U32 => "u32",
+            ComponentType::F32 => "f32",
+        },
+        _ => "?",
+    };
+    let count = match a.type_ {
+        Valid(Type::Scalar) => "",
+        Valid(Type::Vec2) => "x2",
+        Valid(Type::Vec3) => "x3",
+        Valid(Type::Vec4) => "x4",
+        Valid(Type::Mat2) => "x2x2",
+        Valid(Type::Mat3) => "x3x3",
+        Valid(Type::Mat4) => "x4x4",
+        _ => "x?",
+    };
+    let normalized = if a.normalized { " normalized" } else { "" };
+    format!("{component}{count}{normalized}")
+}
+
+/// A primitive's attributes as stored, in a fixed order.
+fn primitive_attributes(root: &json::Root, prim: &json::mesh::Primitive) -> Vec<Attribute> {
+    let attr = |s: Semantic| prim.attributes.get(&Valid(s)).copied();
+    let mut out = Vec::new();
+    let mut add = |name: &str, s: Semantic| {
+        if let Some(a) = attr(s) {
+            out.push(Attribute::new(name, accessor_type(root, a)));
+        }
+    };
+    add("position", Semantic::Positions);
+    add("normal", Semantic::Normals);
+    add("tangent", Semantic::Tangents);
+    add("uv0", Semantic::TexCoords(0));
+    add("uv1", Semantic::TexCoords(1));
+    add("color", Semantic::Colors(0));
+    let mut sets = Vec::new();
+    for set in 0.. {
+        let (Some(j), Some(w)) = (attr(Semantic::Joints(set)), attr(Semantic::Weights(set))) else {
+            break;
+        };
+        sets.push(format!(
+            "joints {} + weights {}",
+            accessor_type(root, j),
+            accessor_type(root, w)
+        ));
+    }
+    if !sets.is_empty() {
+        out.push(Attribute::new("skin", sets.join(", ")));
+    }
+    let targets = prim.targets.as_ref().map_or(0, Vec::len);
+    if targets > 0 {
+        out.push(Attribute::new(
+            "morph targets",
+            format!("{targets} targets"),
+        ));
+    }
+    out.push(Attribute::new(
+        "indices",
+        prim.indices
+            .map_or_else(|| "none (implicit)".into(), |i| accessor_type(root, i)),
+    ));
+    out
 }
 
 /// What the parsed document holds in memory, roughly: its arrays of nodes, meshes,
@@ -198,6 +293,7 @@ struct Importer<'a> {
     buffers: Vec<Vec<u8>>,
     budget: &'a Budget,
     out: Converted<Model>,
+    stored: Stored,
 }
 
 impl Importer<'_> {
@@ -355,7 +451,7 @@ impl Importer<'_> {
             .collect())
     }
 
-    fn run(mut self) -> Result<Converted<Model>, CliError> {
+    fn run(mut self) -> Result<(Converted<Model>, Stored), CliError> {
         let root = self.root;
         let parents = parents(root)?;
         let worlds = world_matrices(root, &parents);
@@ -426,12 +522,16 @@ impl Importer<'_> {
                     }
                 }
                 self.out.value.surfaces.push(s);
+                let stored = primitive_attributes(root, prim);
+                self.budget
+                    .charge_items::<Attribute>("stored attribute types", stored.len())?;
+                self.stored.surfaces.push(stored);
             }
         }
         self.animations(&joints)?;
         self.budget
             .charge("converted model", self.out.value.heap_bytes())?;
-        Ok(self.out)
+        Ok((self.out, self.stored))
     }
 
     fn primitive(
@@ -750,6 +850,20 @@ impl Importer<'_> {
                 .and_then(|i| i.name.clone())
                 .or_else(|| tex.name.clone())
                 .unwrap_or_default();
+            let stored = match (image.and_then(|i| i.uri.as_deref()), embedded) {
+                (Some(uri), _) => match uri.strip_prefix("data:") {
+                    // Base64: 3 bytes per 4 characters.
+                    Some(rest) => (
+                        "data URI".into(),
+                        rest.split_once(',')
+                            .map(|(_, b64)| b64.len() as u64 / 4 * 3),
+                    ),
+                    None => (format!("file {uri}"), None),
+                },
+                (None, Some(bytes)) => ("embedded".into(), Some(bytes.len() as u64)),
+                (None, None) => ("missing".into(), None),
+            };
+            self.stored.textures.push(stored);
             self.out.value.textures.push(Texture { name, source });
         }
         Ok(())

@@ -3,7 +3,7 @@
 use std::any::Any;
 
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{Converted, Feature, Model};
+use meshfmt_core::{Attribute, Converted, Feature, Model, Summary};
 
 use crate::error::CliError;
 use crate::obj::{ObjFiles, export, import};
@@ -116,6 +116,33 @@ impl FormatFile for ObjFile {
 
     fn version(&self) -> String {
         "obj".into()
+    }
+
+    /// The imported model's surfaces (one per group and material), materials, textures
+    /// and computed bounds; every attribute is stored as decimal text (`v`, `vt`, `vn`
+    /// lines, `f` corners with 1-based indices).
+    fn summary(&self, _: &Context<'_>) -> Result<Summary, FormatError> {
+        let mut s = Summary::of_model(&self.model.value);
+        s.format = "obj".into();
+        s.version = FormatFile::version(self);
+        for surface in &mut s.surfaces {
+            for a in &mut surface.attributes {
+                a.stored = match a.name.as_str() {
+                    "position" => "text (v x y z)",
+                    "normal" => "text (vn)",
+                    "uv0" => "text (vt)",
+                    "color" => "text (v x y z r g b)",
+                    _ => "text",
+                }
+                .into();
+            }
+            if surface.triangles > 0 {
+                surface
+                    .attributes
+                    .push(Attribute::new("indices", "text (f, 1-based)"));
+            }
+        }
+        Ok(s)
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
