@@ -16,6 +16,9 @@
 //! - [`validate`]: every problem with its path, not just the first;
 //! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
 //! - [`dump`]: a stable text dump for fixtures and the CLI;
+//! - assembling a model from companion files: [`Model::attach_clips`] (an animation
+//!   file's clips) and [`Model::with_skeleton`] (a skeleton file's bones), matched by
+//!   bone name, with what does not match reported;
 //! - `canonical` (feature `canonical`): small, fully known models for testing pipelines;
 //! - [`format`](mod@format): the contract every format crate implements ([`format::Format`],
 //!   [`format::FormatFile`], typed [`format::FormatError`]s), and [`Summary`], what
@@ -56,6 +59,7 @@ pub use glam;
 pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 
 pub mod animation;
+mod assemble;
 pub mod bounds;
 #[cfg(feature = "canonical")]
 pub mod canonical;

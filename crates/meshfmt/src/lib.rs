@@ -17,9 +17,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod companions;
 pub mod convert;
 pub mod error;
 pub mod formats;
 pub mod gltf;
 pub mod info;
 pub mod obj;
+pub mod report;

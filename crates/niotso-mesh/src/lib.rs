@@ -96,6 +96,7 @@
 #![deny(missing_docs)]
 
 pub mod anim;
+pub mod appearance;
 pub mod companions;
 mod contract;
 pub mod convert;
