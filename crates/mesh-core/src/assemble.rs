@@ -148,7 +148,9 @@ impl Model {
         if other.animations.is_empty() {
             return Ok(losses);
         }
-        let conv = other.coordinate_system.conversion_to(&self.coordinate_system);
+        let conv = other
+            .coordinate_system
+            .conversion_to(&self.coordinate_system);
         if self.skeleton.is_empty() {
             if !self.surfaces.is_empty() {
                 for clip in &other.animations {
@@ -337,9 +339,8 @@ impl Model {
                 .saturating_add(map_bytes(skeleton.len()))
                 .saturating_add(
                     // Old and new inverse binds, the index map.
-                    ((self.skeleton.len() + skeleton.len()) as u64).saturating_mul(
-                        (2 * size_of::<glam::Mat4>() + size_of::<usize>()) as u64,
-                    ),
+                    ((self.skeleton.len() + skeleton.len()) as u64)
+                        .saturating_mul((2 * size_of::<glam::Mat4>() + size_of::<usize>()) as u64),
                 ),
         )?;
         let mut bones: Vec<Bone> = skeleton

@@ -30,8 +30,10 @@
 //! # Memory and time
 //! What this crate builds from data it is given and that can grow faster than that data
 //! is charged to a [`Budget`] first: [`Clip::frame_times`] charges the frames a
-//! resampling writer will fill (so a key at 1e20 s is refused, not resampled) and
-//! [`RgbaImage::decode_png_in`] the pixels it decodes. Walks over bones are linear
+//! resampling writer will fill (so a key at 1e20 s is refused, not resampled),
+//! [`RgbaImage::decode_png_in`] the pixels it decodes, and [`Model::attach_clips`] and
+//! [`Model::with_skeleton`] the clips and skeletons they copy (matching bones through a
+//! name map, in time linear in the bones and channels). Walks over bones are linear
 //! ([`Skeleton::world_matrices_for`], [`Skeleton::child_lists`], [`validate`]'s cycle
 //! check), whatever the parents say, and never loop on a cycle.
 //!

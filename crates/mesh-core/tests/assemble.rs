@@ -31,7 +31,11 @@ fn body() -> Model {
             ],
         },
         surfaces: vec![Surface {
-            positions: vec![Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.5, 0.0), Vec3::ZERO],
+            positions: vec![
+                Vec3::new(0.0, 1.0, 0.0),
+                Vec3::new(0.0, 0.5, 0.0),
+                Vec3::ZERO,
+            ],
             indices: vec![0, 1, 2],
             skin: (0..3).map(VertexInfluences::single).collect(),
             ..Surface::default()
@@ -89,8 +93,7 @@ fn clips_follow_bone_names_and_change_frames() {
     assert_eq!(knee.translation.times, [0.0, 1.0]);
     // A rotation about Z (up there) is a rotation about Y (up here) by the same angle.
     assert!(
-        knee.rotation.values[0]
-            .abs_diff_eq(Quat::from_rotation_y(0.5), 1e-6),
+        knee.rotation.values[0].abs_diff_eq(Quat::from_rotation_y(0.5), 1e-6),
         "{:?}",
         knee.rotation.values[0]
     );
@@ -105,7 +108,11 @@ fn clips_follow_bone_names_and_change_frames() {
     assert_eq!(tail.feature, Feature::Animation);
     assert_eq!(tail.kind, LossKind::Dropped);
     assert_eq!(tail.path, "animations[0]");
-    assert!(tail.reason.contains("clip 'walk': 1 of 3 channels"), "{}", tail.reason);
+    assert!(
+        tail.reason.contains("clip 'walk': 1 of 3 channels"),
+        "{}",
+        tail.reason
+    );
     // knee and hip have no parent there but hip and none here: knee is reported moved.
     let moved = losses
         .iter()
@@ -113,7 +120,9 @@ fn clips_follow_bone_names_and_change_frames() {
         .expect("parents reported");
     assert!(
         moved.reason.starts_with("1 bones have another parent")
-            && moved.reason.contains("knee (parent (none) there, hip here)"),
+            && moved
+                .reason
+                .contains("knee (parent (none) there, hip here)"),
         "{}",
         moved.reason
     );
@@ -147,14 +156,21 @@ fn attached_clips_pose_the_body() {
     let (p, _) = skin_surface(&model.surfaces[0], &model.skeleton, &pose);
     assert!(p[0].abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-6));
     assert!(p[1].abs_diff_eq(Vec3::new(0.0, 0.5, 0.0), 1e-6));
-    assert!(p[2].abs_diff_eq(Vec3::new(0.0, 0.5, 0.5), 1e-6), "{:?}", p[2]);
+    assert!(
+        p[2].abs_diff_eq(Vec3::new(0.0, 0.5, 0.5), 1e-6),
+        "{:?}",
+        p[2]
+    );
 }
 
 #[test]
 fn unmatched_clips_and_skeletonless_models() {
     let mut anim = Model {
         skeleton: Skeleton {
-            bones: vec![bone("wing", None, Vec3::ZERO), bone("hip", None, Vec3::ZERO)],
+            bones: vec![
+                bone("wing", None, Vec3::ZERO),
+                bone("hip", None, Vec3::ZERO),
+            ],
         },
         ..Model::default()
     };
@@ -176,12 +192,18 @@ fn unmatched_clips_and_skeletonless_models() {
     assert_eq!(model.animations.len(), 1);
     assert_eq!(model.animations[0].name, "twice");
     assert_eq!(model.animations[0].channels.len(), 1);
-    assert_eq!(model.animations[0].channels[0].translation.values[0], Vec3::X);
+    assert_eq!(
+        model.animations[0].channels[0].translation.values[0],
+        Vec3::X
+    );
     assert!(losses.iter().any(|l| l.path.is_empty()
         && l.reason == "clip 'flap': none of its 1 channels names a bone of the model: 'wing'"));
-    assert!(losses.iter().any(|l| l.path == "animations[0]"
-        && l.reason.contains("clip 'twice': 1 channels name a bone another channel")
-        && l.reason.contains("'hip'")));
+    assert!(losses.iter().any(|l| {
+        l.path == "animations[0]"
+            && l.reason
+                .contains("clip 'twice': 1 channels name a bone another channel")
+            && l.reason.contains("'hip'")
+    }));
 
     // Surfaces but no skeleton: nothing to play the clips on.
     let mut statue = body();
@@ -279,7 +301,12 @@ fn a_given_skeleton_keeps_the_binding() {
     let losses = model
         .with_skeleton(&given, CoordinateSystem::Z_UP_RIGHT, &Budget::default())
         .unwrap();
-    let names: Vec<&str> = model.skeleton.bones.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = model
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     assert_eq!(names, ["root", "hip", "knee", "foot"]);
     // The foot keeps its parent (the knee, now bone 2) and rest pose.
     assert_eq!(model.skeleton.bones[3].parent, Some(2));
@@ -304,11 +331,19 @@ fn a_given_skeleton_keeps_the_binding() {
     let pose = meshfmt_core::Pose::rest(&model.skeleton);
     let (p, _) = skin_surface(&model.surfaces[0], &model.skeleton, &pose);
     assert!(p[0].abs_diff_eq(rest_positions[0], 1e-6));
-    assert!(p[1].abs_diff_eq(Vec3::new(0.0, 0.6, 0.0), 1e-6), "{:?}", p[1]);
+    assert!(
+        p[1].abs_diff_eq(Vec3::new(0.0, 0.6, 0.0), 1e-6),
+        "{:?}",
+        p[1]
+    );
     assert_eq!(losses.len(), 1);
     assert_eq!(losses[0].feature, Feature::Skeleton);
     assert_eq!(losses[0].path, "skeleton");
-    assert!(losses[0].reason.contains("1 bones of the model are not in the given skeleton"));
+    assert!(
+        losses[0]
+            .reason
+            .contains("1 bones of the model are not in the given skeleton")
+    );
     assert!(losses[0].reason.contains("'foot'"));
 
     // A model without bones takes the skeleton as given (converted).
@@ -319,7 +354,10 @@ fn a_given_skeleton_keeps_the_binding() {
             .unwrap()
             .is_empty()
     );
-    assert_eq!(plain.skeleton.bones[1].rest.translation, Vec3::new(0.0, 1.0, 0.0));
+    assert_eq!(
+        plain.skeleton.bones[1].rest.translation,
+        Vec3::new(0.0, 1.0, 0.0)
+    );
     let tight = Budget::new(Limits {
         max_alloc_bytes: 100,
         ..Limits::DEFAULT

@@ -224,9 +224,7 @@ impl<'a> LooseFiles<'a> {
         let kind = match type_id {
             niotso_mesh::appearance::TYPE_MESH => "Meshes",
             niotso_mesh::appearance::TYPE_BINDING => "Bindings",
-            niotso_mesh::appearance::TYPE_TEXTURE | niotso_mesh::appearance::TYPE_PNG => {
-                "Textures"
-            }
+            niotso_mesh::appearance::TYPE_TEXTURE | niotso_mesh::appearance::TYPE_PNG => "Textures",
             niotso_mesh::appearance::TYPE_APPEARANCE => "Appearances",
             _ => return out,
         };
@@ -292,8 +290,7 @@ impl Assets for LooseFiles<'_> {
         let found = self.find_path(asset, extensions).and_then(|p| {
             p.map(|p| {
                 let bytes = crate::convert::read_side_file(&p, self.budget)?;
-                self.budget
-                    .charge("companion file", bytes.len() as u64)?;
+                self.budget.charge("companion file", bytes.len() as u64)?;
                 Ok(Asset {
                     name: p
                         .file_name()

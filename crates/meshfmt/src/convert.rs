@@ -19,9 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use meshfmt_core::format::{Context, Format, FormatError, SideFiles};
-use meshfmt_core::{
-    Budget, BudgetExceeded, Converted, Feature, Limits, Loss, Model,
-};
+use meshfmt_core::{Budget, BudgetExceeded, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::{LooseFiles, clip_file_stems};
 use crate::error::CliError;
@@ -214,7 +212,6 @@ impl SideFiles for Beside<'_> {
     }
 }
 
-
 /// `path`'s folder (empty for a bare file name).
 fn folder(path: &Path) -> PathBuf {
     path.parent().map(Path::to_path_buf).unwrap_or_default()
@@ -222,8 +219,10 @@ fn folder(path: &Path) -> PathBuf {
 
 /// `path`'s file name, for messages.
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// An error about a companion file, naming it.
@@ -308,8 +307,8 @@ fn appearance_model(
         budget: Some(budget.clone()),
         ..niotso_mesh::ReadOptions::default()
     };
-    let apr = niotso_mesh::companions::read_appearance_with(data, &read)
-        .map_err(FormatError::from)?;
+    let apr =
+        niotso_mesh::companions::read_appearance_with(data, &read).map_err(FormatError::from)?;
     let skel = skeleton
         .map(|b| niotso_mesh::skel::read_with_options(b, &read))
         .transpose()
@@ -323,15 +322,14 @@ fn appearance_model(
         .to_core(&assets, skel.as_ref(), &opts)
         .map_err(FormatError::from)?;
     let name = file_name(input);
-    model.value.name = niotso_mesh::appearance::parse_loose_file_name(&name)
-        .map_or_else(
-            || {
-                Path::new(&name)
-                    .file_stem()
-                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
-            },
-            |l| l.name.to_string(),
-        );
+    model.value.name = niotso_mesh::appearance::parse_loose_file_name(&name).map_or_else(
+        || {
+            Path::new(&name)
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+        },
+        |l| l.name.to_string(),
+    );
     Ok(model)
 }
 
@@ -376,8 +374,8 @@ fn convert_in(
     let skeleton_bytes = match &opts.skeleton {
         Some(p) if src.takes_skeleton() => {
             let bytes = read_companion_bytes(p, budget)?;
-            let f = formats::detect(&bytes, &p.to_string_lossy())
-                .map_err(|e| companion_error(p, e))?;
+            let f =
+                formats::detect(&bytes, &p.to_string_lossy()).map_err(|e| companion_error(p, e))?;
             if f.name() != src.name() {
                 return Err(companion_error(
                     p,
@@ -437,7 +435,10 @@ fn convert_in(
         if given.value.skeleton.is_empty() {
             return Err(companion_error(
                 p,
-                CliError::Usage(format!("--skeleton: this {} file holds no skeleton", f.name())),
+                CliError::Usage(format!(
+                    "--skeleton: this {} file holds no skeleton",
+                    f.name()
+                )),
             ));
         }
         let skinned = model.value.surfaces.iter().any(|s| !s.skin.is_empty());
@@ -487,7 +488,7 @@ fn convert_in(
         && clip_files(dst, version.as_deref()).is_some()
     {
         warnings.push(format!(
-            "{} holds no clips: --anims-dir DIR writes the {clips} clips as animation files beside the mesh",
+            "{} holds no clips: --anims-dir DIR writes the {clips} clips as animation files in DIR",
             dst.name()
         ));
     }

@@ -145,7 +145,10 @@ fn anim_patterns_attach_clips_by_bone_name() {
         assert_eq!(got.rotation.values.len(), 31);
         for (t, a) in got.rotation.times.iter().zip(&got.rotation.values) {
             let b = want.rotation.sample(*t).unwrap();
-            assert!(a.dot(b).abs() > 1.0 - AN10_TOLERANCE, "{clip} t={t}: {a} {b}");
+            assert!(
+                a.dot(b).abs() > 1.0 - AN10_TOLERANCE,
+                "{clip} t={t}: {a} {b}"
+            );
         }
     }
     // The tail is named in the note and in the report, at run_a's place.
@@ -181,9 +184,9 @@ fn anim_patterns_attach_clips_by_bone_name() {
     // A file holding no animation is a warning (an error under --strict).
     let cube = fixture("unity-meshser/cube.bytes");
     let out = meshfmt(&["convert", s(&arm), "--anim", s(&cube), s(&glb)]);
-    assert!(
-        ok(&out).contains("meshfmt: warning: --anim cube.bytes: this unity-meshser file holds no animation")
-    );
+    assert!(ok(&out).contains(
+        "meshfmt: warning: --anim cube.bytes: this unity-meshser file holds no animation"
+    ));
     let out = meshfmt(&["convert", "--strict", s(&arm), "--anim", s(&cube), s(&glb)]);
     assert_eq!(out.status.code(), Some(1));
 }
@@ -251,7 +254,10 @@ fn split_outputs_one_an10_per_clip_with_safe_names() {
         .filter(|l| l["kind"] == "quantized" && l["feature"] == "animation")
         .collect();
     assert_eq!(
-        quantized.iter().map(|l| l["path"].as_str().unwrap()).collect::<Vec<_>>(),
+        quantized
+            .iter()
+            .map(|l| l["path"].as_str().unwrap())
+            .collect::<Vec<_>>(),
         ["animations[0]", "animations[1]", "animations[2]"]
     );
     let bound = quantized[2]["bound"].as_f64().unwrap() as f32;
@@ -260,7 +266,10 @@ fn split_outputs_one_an10_per_clip_with_safe_names() {
     let elbow = find_channel(&back, "run_fast", "elbow");
     for q in &elbow.rotation.values {
         // Identity within the bound (sign free).
-        assert!((q.w.abs() - 1.0).abs() <= bound && q.x.abs() <= bound, "{q}");
+        assert!(
+            (q.w.abs() - 1.0).abs() <= bound && q.x.abs() <= bound,
+            "{q}"
+        );
     }
     let back = read_model(&clips.join("Run_Fast.anim"));
     let elbow = find_channel(&back, "Run Fast", "elbow");
@@ -270,21 +279,50 @@ fn split_outputs_one_an10_per_clip_with_safe_names() {
         .conversion_to(&meshfmt_core::CoordinateSystem::Z_UP_RIGHT);
     assert_eq!(elbow.rotation.values.len(), 31);
     for (t, a) in elbow.rotation.times.iter().zip(&elbow.rotation.values) {
-        let b = c.rotation(canonical.animations[0].channels[0].rotation.sample(*t).unwrap());
+        let b = c.rotation(
+            canonical.animations[0].channels[0]
+                .rotation
+                .sample(*t)
+                .unwrap(),
+        );
         assert!(a.dot(b).abs() > 1.0 - AN10_TOLERANCE, "t={t}: {a} {b}");
     }
 
     // Formats that keep their clips (or have no animation files) refuse --anims-dir.
-    let out = meshfmt(&["convert", s(&arm), s(&d.join("x.glb")), "--anims-dir", s(&clips)]);
+    let out = meshfmt(&[
+        "convert",
+        s(&arm),
+        s(&d.join("x.glb")),
+        "--anims-dir",
+        s(&clips),
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("split outputs are for unigine-mesh and niotso-mesh .mesh"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("split outputs are for unigine-mesh and niotso-mesh .mesh")
+    );
     // Without --anims-dir, a clip-less target says how to keep the clips.
-    let out = meshfmt(&["convert", s(&arm), "--version", "ms14", s(&d.join("x.mesh"))]);
+    let out = meshfmt(&[
+        "convert",
+        s(&arm),
+        "--version",
+        "ms14",
+        s(&d.join("x.mesh")),
+    ]);
     assert!(
         ok(&out).contains("meshfmt: warning: unigine-mesh holds no clips: --anims-dir DIR writes the 1 clips as animation files")
     );
     // Batch mode takes neither --anims-dir nor --report.
-    let out = meshfmt(&["convert", "--out-dir", s(&d), "--to", "glb", s(&arm), "--report", s(&json)]);
+    let out = meshfmt(&[
+        "convert",
+        "--out-dir",
+        s(&d),
+        "--to",
+        "glb",
+        s(&arm),
+        "--report",
+        s(&json),
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -305,7 +343,11 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
     let opts = niotso_mesh::CoreOptions::default();
     std::fs::write(
         &mesh,
-        niotso_mesh::Mesh::from_core(&arm, &opts).unwrap().value.write().unwrap(),
+        niotso_mesh::Mesh::from_core(&arm, &opts)
+            .unwrap()
+            .value
+            .write()
+            .unwrap(),
     )
     .unwrap();
     // A clip on the two arm bones and a tail the adult has not, under a name that is
@@ -347,7 +389,10 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
     // Y up): (0, 0, -1/6) m in glTF.
     let l_arm = &m.skeleton.bones[m.skeleton.find("L_ARM").unwrap()];
     assert!(
-        l_arm.rest.translation.abs_diff_eq(Vec3::new(0.0, 0.0, -0.5 / 3.0), 1e-6),
+        l_arm
+            .rest
+            .translation
+            .abs_diff_eq(Vec3::new(0.0, 0.0, -0.5 / 3.0), 1e-6),
         "{}",
         l_arm.rest.translation
     );
@@ -379,7 +424,10 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("--strict") && stderr.contains("--skeleton FILE"), "{stderr}");
+    assert!(
+        stderr.contains("--strict") && stderr.contains("--skeleton FILE"),
+        "{stderr}"
+    );
     assert!(!d.join("strict.glb").exists());
     // A skeleton of another format is refused, naming the file.
     let wrong = fixture("unigine-mesh/skinned_arm.ms11.mesh");
@@ -402,16 +450,28 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
         s(&clips),
     ]);
     ok(&out);
-    let skel_back = niotso_mesh::skel::read(&std::fs::read(d.join("back/body.skel")).unwrap())
-        .unwrap();
+    let skel_back =
+        niotso_mesh::skel::read(&std::fs::read(d.join("back/body.skel")).unwrap()).unwrap();
     let adult = niotso_mesh::skel::read(&std::fs::read(&skel).unwrap()).unwrap();
     assert_eq!(
-        skel_back.bones.iter().map(|b| b.name.to_string()).collect::<Vec<_>>(),
-        adult.bones.iter().map(|b| b.name.to_string()).collect::<Vec<_>>()
+        skel_back
+            .bones
+            .iter()
+            .map(|b| b.name.to_string())
+            .collect::<Vec<_>>(),
+        adult
+            .bones
+            .iter()
+            .map(|b| b.name.to_string())
+            .collect::<Vec<_>>()
     );
     for (a, b) in skel_back.bones.iter().zip(&adult.bones) {
         for k in 0..3 {
-            assert!((a.translation[k] - b.translation[k]).abs() < 1e-5, "{}", a.name);
+            assert!(
+                (a.translation[k] - b.translation[k]).abs() < 1e-5,
+                "{}",
+                a.name
+            );
         }
     }
     let files: Vec<String> = std::fs::read_dir(&clips)
@@ -419,13 +479,16 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(files, ["wave_slow_2.anim"]);
-    let wave = niotso_mesh::anim::read(&std::fs::read(clips.join("wave_slow_2.anim")).unwrap())
-        .unwrap();
+    let wave =
+        niotso_mesh::anim::read(&std::fs::read(clips.join("wave_slow_2.anim")).unwrap()).unwrap();
     assert_eq!(wave.name.to_string(), "wave/slow 2");
     // The elbow's (L_ARM1's) motion, with the original's frames: Vitaboy stores floats,
     // so within float rounding of the unit and frame changes. The tail's is gone.
     assert_eq!(
-        wave.motions.iter().map(|m| m.bone_name.to_string()).collect::<Vec<_>>(),
+        wave.motions
+            .iter()
+            .map(|m| m.bone_name.to_string())
+            .collect::<Vec<_>>(),
         ["L_ARM1"]
     );
     assert_eq!(anim_file.motions[0].bone_name.to_string(), "L_ARM1");
@@ -437,7 +500,11 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
         };
         for f in 0..a.frame_count as usize {
             let (x, y) = (rot(&wave, a, f), rot(&anim_file, b, f));
-            assert!(x.dot(y).abs() > 1.0 - 1e-5, "{} frame {f}: {x} {y}", a.bone_name);
+            assert!(
+                x.dot(y).abs() > 1.0 - 1e-5,
+                "{} frame {f}: {x} {y}",
+                a.bone_name
+            );
         }
     }
     let back_mesh = niotso_mesh::mesh::read(&std::fs::read(&back).unwrap()).unwrap();
@@ -509,7 +576,14 @@ fn strict_refusals_still_write_the_report() {
     let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
     let out_path = d.join("arm.bytes");
     let json = d.join("report.json");
-    let out = meshfmt(&["convert", "--strict", s(&arm), s(&out_path), "--report", s(&json)]);
+    let out = meshfmt(&[
+        "convert",
+        "--strict",
+        s(&arm),
+        s(&out_path),
+        "--report",
+        s(&json),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!out_path.exists());
     let r = report(&json);
@@ -547,7 +621,11 @@ fn validate_prints_problems_not_conversion_notes() {
     // ... which is no problem of the file: validate is silent about it.
     let out = meshfmt(&["validate", s(&mesh)]);
     assert!(out.status.success());
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!("{}: valid niotso-mesh file\n", s(&mesh))
@@ -601,8 +679,14 @@ fn a_freeso_appearance_in_its_folders() {
         .write()
         .unwrap(),
     );
-    w("Bindings/User/sleeve.000000010000000b.bnd", &bnd(0x10, 0x20).write().unwrap());
-    w("Bindings/User/glove.000000020000000b.bnd", &bnd(0x11, 0x21).write().unwrap());
+    w(
+        "Bindings/User/sleeve.000000010000000b.bnd",
+        &bnd(0x10, 0x20).write().unwrap(),
+    );
+    w(
+        "Bindings/User/glove.000000020000000b.bnd",
+        &bnd(0x11, 0x21).write().unwrap(),
+    );
     w("Meshes/sleeve.0000001000000009.mesh", &arm);
     w("Meshes/glove.0000001100000009.mesh", &arm);
     let (img, png) = png();
@@ -645,19 +729,27 @@ fn a_freeso_appearance_in_its_folders() {
         reasons,
         // Files not found while gathering the bindings, then what converting each said.
         [
-            ("bindings[2]", "binding not found (a file named *.000000030000000b.bnd)"),
+            (
+                "bindings[2]",
+                "binding not found (a file named *.000000030000000b.bnd)"
+            ),
             (
                 "bindings[1]",
                 "'glove.0000002100000014.jpg' is kept as a path texture: JPEG pixels are not decoded"
             ),
         ]
     );
-    // Without the skeleton: converted, with the warning.
+    // Without the skeleton: converted, with the warning; refused under --strict.
     let stderr = ok(&meshfmt(&["convert", s(&apr), s(&glb)]));
     assert!(
-        stderr.contains("warning: niotso-mesh appearance converted without its skeleton"),
+        stderr.contains("warning: niotso-mesh appearance converted without its skeleton: bones at the origin, parts left in bone space; give the .skel with --skeleton FILE"),
         "{stderr}"
     );
+    let strict = d.join("strict.glb");
+    let out = meshfmt(&["convert", "--strict", s(&apr), s(&strict)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--skeleton FILE"));
+    assert!(!strict.exists());
 }
 
 /// Decoded an10 frames of a file's first animation, by bone name: per frame,
@@ -697,7 +789,8 @@ fn an10_keys(path: &Path, normalize: bool) -> (Keys, unigine_anim::an10::Animati
 
 /// Half a quantization step of each box axis (an10: `min + size * u / 65535`).
 fn half_steps(b: &unigine_anim::an10::QuantBox) -> [f32; 3] {
-    b.size.map(|s| if s > 0.0 { s / 65535.0 * 0.5 } else { 0.0 })
+    b.size
+        .map(|s| if s > 0.0 { s / 65535.0 * 0.5 } else { 0.0 })
 }
 
 /// A real mesh and its clips into one .glb, then split back: every key of every
@@ -730,7 +823,11 @@ fn real_round_trip(test: &str, mesh: &Path, anims: &[PathBuf], expected_clips: &
     let original = meshfmt(&["info", "--json", s(mesh)]);
     let counts = |o: &Output| {
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-        (v["surfaces"].clone(), v["triangles"].clone(), v["bones"].clone())
+        (
+            v["surfaces"].clone(),
+            v["triangles"].clone(),
+            v["bones"].clone(),
+        )
     };
     assert_eq!(counts(&info), counts(&original));
     for (a, name) in anims.iter().zip(expected_clips) {
@@ -754,13 +851,24 @@ fn real_round_trip(test: &str, mesh: &Path, anims: &[PathBuf], expected_clips: &
             for (f, (k, b)) in keys.iter().zip(back).enumerate() {
                 for i in 0..3 {
                     let tol = t_step[i] + 1e-5 * k.0[i].abs().max(1e-2);
-                    assert!((k.0[i] - b.0[i]).abs() <= tol, "{name} {bone} f{f} t{i}: {k:?} {b:?}");
+                    assert!(
+                        (k.0[i] - b.0[i]).abs() <= tol,
+                        "{name} {bone} f{f} t{i}: {k:?} {b:?}"
+                    );
                     let tol = s_step[i] + 1e-5 * k.2[i].abs().max(1e-2);
-                    assert!((k.2[i] - b.2[i]).abs() <= tol, "{name} {bone} f{f} s{i}: {k:?} {b:?}");
+                    assert!(
+                        (k.2[i] - b.2[i]).abs() <= tol,
+                        "{name} {bone} f{f} s{i}: {k:?} {b:?}"
+                    );
                 }
                 let q = if k.1.dot(b.1) < 0.0 { -b.1 } else { b.1 };
                 for (x, y) in k.1.to_array().iter().zip(q.to_array()) {
-                    assert!((x - y).abs() <= r_step + 1e-6, "{name} {bone} f{f} r: {} {}", k.1, b.1);
+                    assert!(
+                        (x - y).abs() <= r_step + 1e-6,
+                        "{name} {bone} f{f} r: {} {}",
+                        k.1,
+                        b.1
+                    );
                 }
                 compared += 1;
             }
@@ -823,7 +931,10 @@ fn agent_and_its_two_clips_round_trip() {
     real_round_trip(
         "agent",
         &mesh,
-        &[anims.join("agent_walk.anim"), anims.join("agent_punch.anim")],
+        &[
+            anims.join("agent_walk.anim"),
+            anims.join("agent_punch.anim"),
+        ],
         &["agent_walk", "agent_punch"],
     );
 }

@@ -55,13 +55,13 @@ use meshfmt_core::{
 };
 use parsing_primitives::RawString;
 
+use crate::ReadOptions;
 use crate::companions::{Appearance, AssetRef, BindingFile};
 use crate::convert::{CoreOptions, NATIVE};
 use crate::error::{Error, Result, invalid};
 use crate::index::map_bytes;
 use crate::mesh::Mesh;
 use crate::skel::{Skel, SkelBone};
-use crate::ReadOptions;
 
 /// Type id of a `.mesh`.
 pub const TYPE_MESH: u32 = 9;

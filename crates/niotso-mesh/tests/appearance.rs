@@ -5,8 +5,7 @@
 use meshfmt_core::glam::Vec3;
 use meshfmt_core::{Feature, LossKind, Model, TextureSource, canonical};
 use niotso_mesh::appearance::{
-    Asset, Assets, TYPE_BINDING, TYPE_MESH, TYPE_TEXTURE, loose_file_suffix,
-    parse_loose_file_name,
+    Asset, Assets, TYPE_BINDING, TYPE_MESH, TYPE_TEXTURE, loose_file_suffix, parse_loose_file_name,
 };
 use niotso_mesh::companions::{Appearance, AssetRef, BindingFile, TaggedRef};
 use niotso_mesh::{CoreOptions, Mesh, NATIVE, Skel};
@@ -20,9 +19,8 @@ impl Assets for Memory {
             .0
             .iter()
             .find(|a| {
-                parse_loose_file_name(&a.name).is_some_and(|n| {
-                    n.asset == asset && extensions.contains(&n.extension)
-                })
+                parse_loose_file_name(&a.name)
+                    .is_some_and(|n| n.asset == asset && extensions.contains(&n.extension))
             })
             .cloned())
     }
@@ -76,12 +74,11 @@ fn png() -> Vec<u8> {
     // A 1x1 RGBA PNG (one opaque red pixel) made with Python's zlib: signature, IHDR,
     // IDAT (a stored zlib block of filter byte 0 and the pixel), IEND.
     vec![
-        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
-        0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00,
-        0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x10, 0x49, 0x44, 0x41, 0x54, 0x78,
-        0x01, 0x01, 0x05, 0x00, 0xfa, 0xff, 0x00, 0xff, 0x00, 0x00, 0xff, 0x05, 0x00, 0x01,
-        0xff, 0xfa, 0x5c, 0x88, 0xd1, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
-        0x42, 0x60, 0x82,
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x10, 0x49, 0x44, 0x41, 0x54, 0x78, 0x01, 0x01, 0x05,
+        0x00, 0xfa, 0xff, 0x00, 0xff, 0x00, 0x00, 0xff, 0x05, 0x00, 0x01, 0xff, 0xfa, 0x5c, 0x88,
+        0xd1, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
     ]
 }
 
@@ -93,15 +90,45 @@ fn one_surface_per_binding_and_everything_missing_named() {
         .value;
     winged.bone_names[1] = "WING".into();
     let files = Memory(vec![
-        file("sleeve", r(1, TYPE_BINDING), "bnd", binding("shoulder", Some(10), Some(20))),
-        file("glove", r(2, TYPE_BINDING), "bnd", binding("elbow", Some(11), Some(21))),
-        file("wing", r(4, TYPE_BINDING), "bnd", binding("WING", Some(12), None)),
-        file("bare", r(6, TYPE_BINDING), "bnd", binding("elbow", None, None)),
+        file(
+            "sleeve",
+            r(1, TYPE_BINDING),
+            "bnd",
+            binding("shoulder", Some(10), Some(20)),
+        ),
+        file(
+            "glove",
+            r(2, TYPE_BINDING),
+            "bnd",
+            binding("elbow", Some(11), Some(21)),
+        ),
+        file(
+            "wing",
+            r(4, TYPE_BINDING),
+            "bnd",
+            binding("WING", Some(12), None),
+        ),
+        file(
+            "bare",
+            r(6, TYPE_BINDING),
+            "bnd",
+            binding("elbow", None, None),
+        ),
         file("sleeve-mesh", r(10, TYPE_MESH), "mesh", mesh.clone()),
         file("glove-mesh", r(11, TYPE_MESH), "mesh", mesh),
-        file("wing-mesh", r(12, TYPE_MESH), "mesh", winged.write().unwrap()),
+        file(
+            "wing-mesh",
+            r(12, TYPE_MESH),
+            "mesh",
+            winged.write().unwrap(),
+        ),
         file("sleeve-tex", r(20, TYPE_TEXTURE), "png", png()),
-        file("glove-tex", r(21, TYPE_TEXTURE), "jpg", b"\xff\xd8\xff\xe0 not decoded".to_vec()),
+        file(
+            "glove-tex",
+            r(21, TYPE_TEXTURE),
+            "jpg",
+            b"\xff\xd8\xff\xe0 not decoded".to_vec(),
+        ),
     ]);
     let apr = Appearance {
         version: 1,
@@ -115,7 +142,9 @@ fn one_surface_per_binding_and_everything_missing_named() {
             r(6, TYPE_BINDING), // names no mesh
         ],
     };
-    let out = apr.to_core(&files, Some(&skel), &CoreOptions::default()).unwrap();
+    let out = apr
+        .to_core(&files, Some(&skel), &CoreOptions::default())
+        .unwrap();
     let m = &out.value;
     assert_eq!(m.coordinate_system, NATIVE);
     let names: Vec<&str> = m.surfaces.iter().map(|s| s.name.as_str()).collect();
@@ -181,7 +210,11 @@ fn one_surface_per_binding_and_everything_missing_named() {
     );
     let wing = loss("bindings[3]");
     assert_eq!(wing.len(), 2, "{wing:?}");
-    assert!(wing[0].2.contains("the binding's bone 'WING' is not in skeleton 'arm'"));
+    assert!(
+        wing[0]
+            .2
+            .contains("the binding's bone 'WING' is not in skeleton 'arm'")
+    );
     assert_eq!(wing[1].0, Feature::Geometry);
     assert!(
         wing[1].2.starts_with("wing-mesh.0000000c00000009.mesh: ")
@@ -189,13 +222,21 @@ fn one_surface_per_binding_and_everything_missing_named() {
         "{}",
         wing[1].2
     );
-    assert!(loss("bindings[4]")[0].2.contains("has type 9 where a binding (11) belongs"));
+    assert!(
+        loss("bindings[4]")[0]
+            .2
+            .contains("has type 9 where a binding (11) belongs")
+    );
     assert_eq!(loss("bindings[5]")[0].2, "the binding names no mesh");
     let sleeve = loss("bindings[0]");
     if cfg!(feature = "png") {
         assert!(sleeve.is_empty(), "{sleeve:?}");
     } else {
-        assert!(sleeve[0].2.ends_with("is kept as a path texture: its PNG does not decode here"));
+        assert!(
+            sleeve[0]
+                .2
+                .ends_with("is kept as a path texture: its PNG does not decode here")
+        );
     }
 }
 
@@ -203,7 +244,12 @@ fn one_surface_per_binding_and_everything_missing_named() {
 fn without_a_skeleton_bones_sit_at_the_origin() {
     let (_, mesh, _) = arm();
     let files = Memory(vec![
-        file("a", r(1, TYPE_BINDING), "bnd", binding("shoulder", Some(10), None)),
+        file(
+            "a",
+            r(1, TYPE_BINDING),
+            "bnd",
+            binding("shoulder", Some(10), None),
+        ),
         file("m", r(10, TYPE_MESH), "mesh", mesh),
     ]);
     let apr = Appearance {
@@ -235,8 +281,50 @@ fn without_a_skeleton_bones_sit_at_the_origin() {
 }
 
 #[test]
+fn appearances_draw_on_the_options_budget() {
+    let (_, mesh, skel) = arm();
+    let files = Memory(vec![
+        file(
+            "a",
+            r(1, TYPE_BINDING),
+            "bnd",
+            binding("shoulder", Some(10), None),
+        ),
+        file("m", r(10, TYPE_MESH), "mesh", mesh),
+    ]);
+    let apr = Appearance {
+        version: 1,
+        thumbnail: AssetRef::default(),
+        bindings: vec![r(1, TYPE_BINDING)],
+    };
+    let budget = meshfmt_core::Budget::default();
+    let opts = CoreOptions {
+        budget: Some(budget.clone()),
+        ..CoreOptions::default()
+    };
+    apr.to_core(&files, Some(&skel), &opts).unwrap();
+    let needed = budget.used();
+    // The mesh's 20 vertices of positions and normals at least.
+    assert!(needed > 20 * 24, "{needed}");
+    let tight = CoreOptions {
+        limits: meshfmt_core::Limits {
+            max_alloc_bytes: needed / 2,
+            ..meshfmt_core::Limits::DEFAULT
+        },
+        ..CoreOptions::default()
+    };
+    let err = apr.to_core(&files, Some(&skel), &tight).unwrap_err();
+    assert!(matches!(err, niotso_mesh::Error::OverBudget(_)), "{err}");
+}
+
+#[test]
 fn a_companion_that_does_not_decode_is_an_error_naming_it() {
-    let files = Memory(vec![file("bad", r(1, TYPE_BINDING), "bnd", vec![0, 0, 0, 1, 9])]);
+    let files = Memory(vec![file(
+        "bad",
+        r(1, TYPE_BINDING),
+        "bnd",
+        vec![0, 0, 0, 1, 9],
+    )]);
     let apr = Appearance {
         version: 1,
         thumbnail: AssetRef::default(),
@@ -246,7 +334,10 @@ fn a_companion_that_does_not_decode_is_an_error_naming_it() {
         .to_core(&files, None, &CoreOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(err.starts_with("niotso-mesh: bad.000000010000000b.bnd: "), "{err}");
+    assert!(
+        err.starts_with("niotso-mesh: bad.000000010000000b.bnd: "),
+        "{err}"
+    );
 }
 
 #[test]
