@@ -317,6 +317,12 @@ pub trait Format: Send + Sync {
     fn holds(&self, version: Option<&str>) -> &'static [Feature];
     /// Reads the faithful file: everything it holds, as stored.
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError>;
+    /// True when [`FormatFile::to_core`] uses a skeleton file given in
+    /// [`Context::skeleton`] (a Vitaboy `.mesh` is posed by its `.skel`): tools pass a
+    /// user's skeleton there rather than matching bones themselves.
+    fn takes_skeleton(&self) -> bool {
+        false
+    }
     /// True when [`Format::from_core`] writes this format.
     fn can_write(&self) -> bool {
         true

@@ -16,6 +16,9 @@
 //! - [`validate`]: every problem with its path, not just the first;
 //! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
 //! - [`dump`]: a stable text dump for fixtures and the CLI;
+//! - assembling a model from companion files: [`Model::attach_clips`] (an animation
+//!   file's clips) and [`Model::with_skeleton`] (a skeleton file's bones), matched by
+//!   bone name, with what does not match reported;
 //! - `canonical` (feature `canonical`): small, fully known models for testing pipelines;
 //! - [`format`](mod@format): the contract every format crate implements ([`format::Format`],
 //!   [`format::FormatFile`], typed [`format::FormatError`]s), and [`Summary`], what
@@ -27,8 +30,10 @@
 //! # Memory and time
 //! What this crate builds from data it is given and that can grow faster than that data
 //! is charged to a [`Budget`] first: [`Clip::frame_times`] charges the frames a
-//! resampling writer will fill (so a key at 1e20 s is refused, not resampled) and
-//! [`RgbaImage::decode_png_in`] the pixels it decodes. Walks over bones are linear
+//! resampling writer will fill (so a key at 1e20 s is refused, not resampled),
+//! [`RgbaImage::decode_png_in`] the pixels it decodes, and [`Model::attach_clips`] and
+//! [`Model::with_skeleton`] the clips and skeletons they copy (matching bones through a
+//! name map, in time linear in the bones and channels). Walks over bones are linear
 //! ([`Skeleton::world_matrices_for`], [`Skeleton::child_lists`], [`validate`]'s cycle
 //! check), whatever the parents say, and never loop on a cycle.
 //!
@@ -56,6 +61,7 @@ pub use glam;
 pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 
 pub mod animation;
+mod assemble;
 pub mod bounds;
 #[cfg(feature = "canonical")]
 pub mod canonical;

@@ -64,11 +64,11 @@ pub fn run(inputs: &[String], dir: &Path, opts: &ConvertOptions) -> Result<(), C
                         .map_err(|e| format!("{input}: {e}"))
                 })
                 .and_then(|c| {
-                    for (path, bytes) in &c.value {
+                    for (path, bytes) in &c.outputs {
                         std::fs::write(path, bytes)
                             .map_err(|e| format!("{}: {e}", path.display()))?;
                     }
-                    Ok(c.losses.len())
+                    Ok(c.losses.len() + c.warnings.len())
                 });
             bar.inc(1);
             bar.set_message(input.clone());

@@ -1,18 +1,27 @@
 //! `meshfmt convert`: one file to another format, as a function the tool and its batch
-//! mode share. Nothing is written here; the caller gets the output files' bytes and
-//! the loss report.
+//! mode share. Nothing is written here; the caller gets the output files' bytes, the
+//! loss report and the warnings.
 //!
 //! Every format is a [`Format`] of the registry ([`crate::formats::FORMATS`]), glTF
 //! and OBJ included. Routes: same format and version (and no `--quality`, no
 //! companions): the faithful rewrite, byte-identical for files the reader fully
 //! understands; anything else reads the input's faithful file, converts it to
 //! meshfmt-core and has the target format encode it.
+//!
+//! Companions join the model on the way: a skeleton file (`--skeleton`: given to
+//! formats that take one, [`Format::takes_skeleton`], else read through the registry
+//! and put under the model with [`Model::with_skeleton`]), animation files (`--anim`,
+//! any format that yields clips, attached with [`Model::attach_clips`]); a Vitaboy
+//! appearance (`.apr`) is assembled from the bindings, meshes and textures around it
+//! ([`crate::companions::LooseFiles`]). With `--anims-dir`, a mesh format's clips go
+//! to one animation file each ([`split`](ConvertOptions::anims_dir)).
 
 use std::path::{Path, PathBuf};
 
 use meshfmt_core::format::{Context, Format, FormatError, SideFiles};
-use meshfmt_core::{Budget, BudgetExceeded, Converted, Limits};
+use meshfmt_core::{Budget, BudgetExceeded, Converted, Feature, Limits, Loss, Model};
 
+use crate::companions::{LooseFiles, clip_file_stems};
 use crate::error::CliError;
 use crate::formats;
 
@@ -29,15 +38,64 @@ pub struct ConvertOptions {
     pub version: Option<String>,
     /// `.gltf`: inline the buffer instead of writing a `.bin` beside it.
     pub embed: bool,
-    /// Any loss is an error (`--strict`).
+    /// Any loss or warning is an error (`--strict`).
     pub strict: bool,
     /// An M3D material library's bytes (`--mtllib`): models split by `m3dconv -m` find
     /// their materials there.
     pub mtllib: Option<Vec<u8>>,
+    /// A skeleton file (`--skeleton`): a Vitaboy `.skel` for a `.mesh`, `.anim` or
+    /// `.apr`; for other inputs any file with a skeleton, which the model is put on
+    /// (bones matched by name).
+    pub skeleton: Option<PathBuf>,
+    /// Animation files whose clips are attached to the model (`--anim`, patterns
+    /// already expanded: see [`crate::companions::expand`]).
+    pub anims: Vec<PathBuf>,
+    /// Split outputs (`--anims-dir`): a mesh format's output holds no clips; each clip
+    /// is written to its own animation file in this folder (UNIGINE an10 `.anim`,
+    /// Vitaboy `.anim` with the `.skel` beside the mesh), named after the clip
+    /// ([`crate::companions::clip_file_stems`]).
+    pub anims_dir: Option<PathBuf>,
     /// The memory one conversion may use (`--max-memory`): the input, every decoded
-    /// array, side file, model, resampled or generated element and the output are
-    /// charged to one [`Budget`] of `limits.max_alloc_bytes`.
+    /// array, side file, companion, model, resampled or generated element and the output
+    /// are charged to one [`Budget`] of `limits.max_alloc_bytes`.
     pub limits: Limits,
+}
+
+impl ConvertOptions {
+    /// True when companions or split outputs are asked for (they go through
+    /// meshfmt-core, never the faithful rewrite).
+    fn has_companions(&self) -> bool {
+        self.skeleton.is_some() || !self.anims.is_empty() || self.anims_dir.is_some()
+    }
+}
+
+/// What one conversion produced.
+#[derive(Debug, Clone, Default)]
+pub struct Conversion {
+    /// The output files and their bytes: the output itself, its side files (`.bin`,
+    /// `.mtl`), then split files (`.skel`, one animation file per clip).
+    pub outputs: Outputs,
+    /// What the conversion could not carry.
+    pub losses: Vec<Loss>,
+    /// What the user may want to change (a skeleton not given, clips a target drops
+    /// that `--anims-dir` would keep), one line each.
+    pub warnings: Vec<String>,
+}
+
+impl Conversion {
+    /// The `--strict` refusal, when anything was lost or warned about.
+    pub fn strict_error(&self) -> Option<CliError> {
+        if self.losses.is_empty() && self.warnings.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .warnings
+            .iter()
+            .cloned()
+            .chain(self.losses.iter().map(ToString::to_string))
+            .collect();
+        Some(CliError::Strict(list.join("; ")))
+    }
 }
 
 /// The files a conversion produces: the output itself, then side files (`.bin`, `.mtl`).
@@ -67,21 +125,34 @@ fn read(path: &Path) -> Result<Vec<u8>, CliError> {
 }
 
 /// Converts `input` (already read into `data`) for writing at `output`, under one
-/// [`Budget`] of `opts.limits` for the whole conversion (the input's bytes included).
+/// [`Budget`] of `opts.limits` for the whole conversion (the input's bytes and every
+/// companion's included); with `opts.strict`, any loss or warning is an error.
 pub fn convert(
     input: &Path,
     data: &[u8],
     output: &Path,
     opts: &ConvertOptions,
-) -> Result<Converted<Outputs>, CliError> {
-    let budget = Budget::new(opts.limits);
-    budget.charge("input file", data.len() as u64)?;
-    let out = convert_lenient(input, data, output, opts, &budget)?;
-    if opts.strict && !out.losses.is_empty() {
-        let list: Vec<String> = out.losses.iter().map(ToString::to_string).collect();
-        return Err(CliError::Strict(list.join("; ")));
+) -> Result<Conversion, CliError> {
+    let out = convert_lenient(input, data, output, opts)?;
+    if opts.strict {
+        if let Some(e) = out.strict_error() {
+            return Err(e);
+        }
     }
     Ok(out)
+}
+
+/// [`convert`] without the `--strict` check (the caller reports first, then checks
+/// with [`Conversion::strict_error`]).
+pub fn convert_lenient(
+    input: &Path,
+    data: &[u8],
+    output: &Path,
+    opts: &ConvertOptions,
+) -> Result<Conversion, CliError> {
+    let budget = Budget::new(opts.limits);
+    budget.charge("input file", data.len() as u64)?;
+    convert_in(input, data, output, opts, &budget)
 }
 
 /// Reads an input file, refusing one larger than `limits.max_alloc_bytes` before
@@ -141,19 +212,151 @@ impl SideFiles for Beside<'_> {
     }
 }
 
-fn convert_lenient(
+/// `path`'s folder (empty for a bare file name).
+fn folder(path: &Path) -> PathBuf {
+    path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// `path`'s file name, for messages.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// An error about a companion file, naming it.
+fn companion_error(path: &Path, e: impl Into<CliError>) -> CliError {
+    CliError::Companion {
+        path: path.display().to_string(),
+        source: Box::new(e.into()),
+    }
+}
+
+/// A companion's bytes, read and charged to the conversion's budget.
+fn read_companion_bytes(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
+    let data = read_side_file(path, budget).map_err(|e| companion_error(path, e))?;
+    budget
+        .charge("companion file", data.len() as u64)
+        .map_err(|e| companion_error(path, e))?;
+    Ok(data)
+}
+
+/// A companion read through the registry (format by content, then extension), with
+/// its side files, converted to meshfmt-core under the conversion's budget.
+fn read_companion(
+    path: &Path,
+    budget: &Budget,
+) -> Result<(&'static dyn Format, Converted<Model>), CliError> {
+    let data = read_companion_bytes(path, budget)?;
+    let name = path.to_string_lossy();
+    let f = formats::detect(&data, &name).map_err(|e| companion_error(path, e))?;
+    let side = Beside {
+        dir: folder(path),
+        budget,
+    };
+    let cx = Context {
+        side_files: Some(&side),
+        ..Context::new(&name).with_budget(budget.clone())
+    };
+    let model = f
+        .read(&data, &cx)
+        .and_then(|file| file.to_core(&cx))
+        .map_err(|e| companion_error(path, e))?;
+    Ok((f, model))
+}
+
+/// The losses of reading a companion, their paths prefixed with its file name.
+fn companion_losses(path: &Path, losses: Vec<Loss>) -> impl Iterator<Item = Loss> {
+    let name = file_name(path);
+    losses.into_iter().map(move |l| Loss {
+        path: if l.path.is_empty() {
+            name.clone()
+        } else {
+            format!("{name}: {}", l.path)
+        },
+        ..l
+    })
+}
+
+/// True for a Vitaboy appearance input: an `.apr` not read as another format.
+fn is_appearance(input: &Path, opts: &ConvertOptions) -> bool {
+    formats::extension(&input.to_string_lossy()) == "apr"
+        && opts
+            .from
+            .as_deref()
+            .is_none_or(|f| f == niotso_mesh::FORMAT_NAME)
+}
+
+/// The warning for a format that takes a skeleton file, converted without one.
+fn no_skeleton_warning(src: &dyn Format, what: &str) -> String {
+    format!(
+        "{} {what} converted without its skeleton: bones at the origin, parts left in bone space; give the .skel with --skeleton FILE",
+        src.name()
+    )
+}
+
+/// A Vitaboy appearance and the files around it, as one model.
+fn appearance_model(
+    input: &Path,
+    data: &[u8],
+    skeleton: Option<&[u8]>,
+    budget: &Budget,
+) -> Result<Converted<Model>, CliError> {
+    let read = niotso_mesh::ReadOptions {
+        budget: Some(budget.clone()),
+        ..niotso_mesh::ReadOptions::default()
+    };
+    let apr =
+        niotso_mesh::companions::read_appearance_with(data, &read).map_err(FormatError::from)?;
+    let skel = skeleton
+        .map(|b| niotso_mesh::skel::read_with_options(b, &read))
+        .transpose()
+        .map_err(FormatError::from)?;
+    let assets = LooseFiles::around(input, budget);
+    let opts = niotso_mesh::CoreOptions {
+        budget: Some(budget.clone()),
+        ..niotso_mesh::CoreOptions::default()
+    };
+    let mut model = apr
+        .to_core(&assets, skel.as_ref(), &opts)
+        .map_err(FormatError::from)?;
+    let name = file_name(input);
+    model.value.name = niotso_mesh::appearance::parse_loose_file_name(&name).map_or_else(
+        || {
+            Path::new(&name)
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+        },
+        |l| l.name.to_string(),
+    );
+    Ok(model)
+}
+
+/// The outputs of one written file: the file at `output`, its side files beside it.
+fn outputs_of(written: meshfmt_core::format::Written, output: &Path) -> Outputs {
+    let mut outputs = vec![(output.to_path_buf(), written.main)];
+    for (name, bytes) in written.side {
+        outputs.push((output.with_file_name(name), bytes));
+    }
+    outputs
+}
+
+fn convert_in(
     input: &Path,
     data: &[u8],
     output: &Path,
     opts: &ConvertOptions,
     budget: &Budget,
-) -> Result<Converted<Outputs>, CliError> {
+) -> Result<Conversion, CliError> {
     let input_name = input.to_string_lossy();
     let output_name = output.to_string_lossy();
+    let appearance = is_appearance(input, opts);
     let src: &'static dyn Format = match &opts.from {
         Some(name) => {
             formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
         }
+        None if appearance => &niotso_mesh::FORMAT,
         None => formats::detect(data, &input_name)?,
     };
     let dst = formats::for_output(opts.to.as_deref(), &output_name, Some(src))?;
@@ -164,12 +367,33 @@ fn convert_lenient(
         (None, false) => dst.version_for_extension(&out_ext).map(str::to_string),
     };
     let side = Beside {
-        dir: input.parent().map(Path::to_path_buf).unwrap_or_default(),
+        dir: folder(input),
         budget,
+    };
+    // A skeleton file for a format that takes one: its bytes go in the context.
+    let skeleton_bytes = match &opts.skeleton {
+        Some(p) if src.takes_skeleton() => {
+            let bytes = read_companion_bytes(p, budget)?;
+            let f =
+                formats::detect(&bytes, &p.to_string_lossy()).map_err(|e| companion_error(p, e))?;
+            if f.name() != src.name() {
+                return Err(companion_error(
+                    p,
+                    CliError::Usage(format!(
+                        "--skeleton: this is a {} file; {} takes its own skeleton files",
+                        f.name(),
+                        src.name()
+                    )),
+                ));
+            }
+            Some(bytes)
+        }
+        _ => None,
     };
     let read_cx = Context {
         side_files: Some(&side),
         material_library: opts.mtllib.as_deref(),
+        skeleton: skeleton_bytes.as_deref(),
         ..Context::new(&input_name).with_budget(budget.clone())
     };
     let write_cx = Context {
@@ -177,32 +401,236 @@ fn convert_lenient(
         quality: opts.quality.as_deref(),
         ..read_cx.for_file(&output_name)
     };
-    let file = src.read(data, &read_cx)?;
-    // Same format and version, nothing asked to change: the faithful rewrite.
-    let same_version = version.as_deref().is_none_or(|v| v == file.version());
-    let files = if src.name() == dst.name()
-        && same_version
-        && opts.quality.is_none()
-        && opts.mtllib.is_none()
-    {
-        Converted::exact(file.write(&write_cx)?)
+    let mut warnings = Vec::new();
+    let mut model = if appearance {
+        if skeleton_bytes.is_none() {
+            warnings.push(no_skeleton_warning(src, "appearance"));
+        }
+        appearance_model(input, data, skeleton_bytes.as_deref(), budget)?
     } else {
+        let file = src.read(data, &read_cx)?;
+        // Same format and version, nothing asked to change: the faithful rewrite.
+        let same_version = version.as_deref().is_none_or(|v| v == file.version());
+        if src.name() == dst.name()
+            && same_version
+            && opts.quality.is_none()
+            && opts.mtllib.is_none()
+            && !opts.has_companions()
+        {
+            return Ok(Conversion {
+                outputs: outputs_of(file.write(&write_cx)?, output),
+                ..Conversion::default()
+            });
+        }
+        if src.takes_skeleton() && skeleton_bytes.is_none() && file.version() == "mesh" {
+            warnings.push(no_skeleton_warning(src, ".mesh"));
+        }
         let model = file.to_core(&read_cx)?;
         drop(file);
-        let encoded = dst.from_core(&model.value, &write_cx)?;
-        let mut losses = model.losses;
-        losses.extend(encoded.losses);
-        Converted {
-            value: encoded.value.write(&write_cx)?,
-            losses,
-        }
+        model
     };
-    let mut outputs = vec![(output.to_path_buf(), files.value.main)];
-    for (name, bytes) in files.value.side {
-        outputs.push((output.with_file_name(name), bytes));
+    // A skeleton file for any other format: the model is put on its skeleton.
+    if let Some(p) = opts.skeleton.as_deref().filter(|_| !src.takes_skeleton()) {
+        let (f, given) = read_companion(p, budget)?;
+        if given.value.skeleton.is_empty() {
+            return Err(companion_error(
+                p,
+                CliError::Usage(format!(
+                    "--skeleton: this {} file holds no skeleton",
+                    f.name()
+                )),
+            ));
+        }
+        let skinned = model.value.surfaces.iter().any(|s| !s.skin.is_empty());
+        if !skinned && !model.value.surfaces.is_empty() {
+            warnings.push(format!(
+                "--skeleton {}: the model is not skinned, so the skeleton only carries clips",
+                file_name(p)
+            ));
+        }
+        model.losses.extend(companion_losses(p, given.losses));
+        let losses = model.value.with_skeleton(
+            &given.value.skeleton,
+            given.value.coordinate_system,
+            budget,
+        )?;
+        model.losses.extend(losses);
     }
-    Ok(Converted {
-        value: outputs,
-        losses: files.losses,
+    for p in &opts.anims {
+        let (f, anim) = read_companion(p, budget)?;
+        if anim.value.animations.is_empty() {
+            warnings.push(format!(
+                "--anim {}: this {} file holds no animation",
+                file_name(p),
+                f.name()
+            ));
+            continue;
+        }
+        model.losses.extend(companion_losses(p, anim.losses));
+        let losses = model.value.attach_clips(&anim.value, budget)?;
+        model.losses.extend(losses);
+    }
+    if let Some(dir) = &opts.anims_dir {
+        return split(
+            model,
+            dst,
+            &write_cx,
+            output,
+            dir,
+            version.as_deref(),
+            warnings,
+            budget,
+        );
+    }
+    let clips = model.value.animations.len();
+    if clips > 0
+        && !dst.holds(version.as_deref()).contains(&Feature::Animation)
+        && clip_files(dst, version.as_deref()).is_some()
+    {
+        warnings.push(format!(
+            "{} holds no clips: --anims-dir DIR writes the {clips} clips as animation files in DIR",
+            dst.name()
+        ));
+    }
+    let encoded = dst.from_core(&model.value, &write_cx)?;
+    drop(model.value);
+    let mut losses = model.losses;
+    losses.extend(encoded.losses);
+    Ok(Conversion {
+        outputs: outputs_of(encoded.value.write(&write_cx)?, output),
+        losses,
+        warnings,
+    })
+}
+
+/// Where a mesh format's clips go when they are split out: a format, the version it
+/// writes them as, the files' extension, and whether a skeleton file goes beside the
+/// mesh.
+struct ClipFiles {
+    format: &'static dyn Format,
+    version: &'static str,
+    extension: &'static str,
+    skeleton: bool,
+}
+
+/// The animation files of a mesh format written as `version`, if it has any: UNIGINE
+/// meshes (an10 `.anim`), Vitaboy `.mesh` (`.anim`, with a `.skel`).
+fn clip_files(dst: &dyn Format, version: Option<&str>) -> Option<ClipFiles> {
+    match (dst.name(), version) {
+        (unigine_mesh::FORMAT_NAME, v) if v != Some("sn10") => Some(ClipFiles {
+            format: &unigine_anim::FORMAT,
+            version: "an10",
+            extension: "anim",
+            skeleton: false,
+        }),
+        (niotso_mesh::FORMAT_NAME, None | Some("mesh")) => Some(ClipFiles {
+            format: &niotso_mesh::FORMAT,
+            version: "anim",
+            extension: "anim",
+            skeleton: true,
+        }),
+        _ => None,
+    }
+}
+
+/// `path` with a leading `animations[0]` made `animations[index]` (a clip's loss in
+/// its own file, reported at the clip's place in the model).
+fn clip_path(path: &str, index: usize) -> String {
+    match path.strip_prefix("animations[0]") {
+        Some(rest) => format!("animations[{index}]{rest}"),
+        None => path.to_string(),
+    }
+}
+
+/// Split outputs: the mesh without clips at `output` (and for Vitaboy its `.skel`
+/// beside it), then one animation file per clip in `dir`.
+#[allow(clippy::too_many_arguments)]
+fn split(
+    mut model: Converted<Model>,
+    dst: &'static dyn Format,
+    write_cx: &Context<'_>,
+    output: &Path,
+    dir: &Path,
+    version: Option<&str>,
+    warnings: Vec<String>,
+    budget: &Budget,
+) -> Result<Conversion, CliError> {
+    let Some(plan) = clip_files(dst, version) else {
+        return Err(CliError::Usage(format!(
+            "--anims-dir: {} {} keeps its clips itself or has no animation files; split outputs are for unigine-mesh and niotso-mesh .mesh",
+            dst.name(),
+            version.unwrap_or("(default version)")
+        )));
+    };
+    let clips = std::mem::take(&mut model.value.animations);
+    let mut losses = model.losses;
+    let mesh = dst.from_core(&model.value, write_cx)?;
+    losses.extend(mesh.losses);
+    let mut outputs = outputs_of(mesh.value.write(write_cx)?, output);
+    let system = model.value.coordinate_system;
+    let skeleton = std::mem::take(&mut model.value.skeleton);
+    drop(model.value);
+    let skeleton_bytes = Model {
+        skeleton: skeleton.clone(),
+        ..Model::default()
+    }
+    .heap_bytes();
+    if plan.skeleton {
+        let path = output.with_extension("skel");
+        let name = path.to_string_lossy().into_owned();
+        let cx = Context {
+            version: Some("skel"),
+            quality: None,
+            ..write_cx.for_file(&name)
+        };
+        budget.charge("split skeleton", skeleton_bytes)?;
+        let m = Model {
+            coordinate_system: system,
+            skeleton: skeleton.clone(),
+            ..Model::default()
+        };
+        let f = dst.from_core(&m, &cx)?;
+        losses.extend(f.losses);
+        outputs.extend(outputs_of(f.value.write(&cx)?, &path));
+    }
+    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    let stems = clip_file_stems(&names);
+    drop(names);
+    // A loss every clip's file repeats (the skeleton's) is reported once.
+    let mut seen = std::collections::HashSet::new();
+    for (i, (clip, stem)) in clips.into_iter().zip(stems).enumerate() {
+        let path = dir.join(format!("{stem}.{}", plan.extension));
+        let name = path.to_string_lossy().into_owned();
+        let cx = Context {
+            version: Some(plan.version),
+            quality: None,
+            ..write_cx.for_file(&name)
+        };
+        budget.charge("split clip skeleton", skeleton_bytes)?;
+        let m = Model {
+            coordinate_system: system,
+            skeleton: skeleton.clone(),
+            animations: vec![clip],
+            ..Model::default()
+        };
+        let f = plan.format.from_core(&m, &cx)?;
+        drop(m);
+        for l in f.value.write(&cx).map(|w| outputs_of(w, &path))? {
+            outputs.push(l);
+        }
+        for l in f.losses {
+            let l = Loss {
+                path: clip_path(&l.path, i),
+                ..l
+            };
+            if seen.insert(l.to_string()) {
+                losses.push(l);
+            }
+        }
+    }
+    Ok(Conversion {
+        outputs,
+        losses,
+        warnings,
     })
 }

@@ -29,6 +29,15 @@ pub enum CliError {
     /// decoding errors.
     #[error(transparent)]
     File(#[from] FormatError),
+    /// A companion file (`--skeleton`, `--anim`) could not be used: the inner error,
+    /// prefixed with the file.
+    #[error("{path}: {source}")]
+    Companion {
+        /// The companion file.
+        path: String,
+        /// What went wrong with it.
+        source: Box<CliError>,
+    },
     /// `validate` found problems (already printed).
     #[error("{0} problems found")]
     Invalid(usize),
@@ -64,7 +73,11 @@ impl CliError {
     /// True when the operation ran out of memory budget rather than finding the input
     /// bad (the fuzz checks accept that when reading back a large output).
     pub fn is_over_budget(&self) -> bool {
-        matches!(self, CliError::File(e) if e.class() == ErrorClass::OverBudget)
+        match self {
+            CliError::File(e) => e.class() == ErrorClass::OverBudget,
+            CliError::Companion { source, .. } => source.is_over_budget(),
+            _ => false,
+        }
     }
 
     /// The process exit code: 1 when the input is bad, unsupported, cannot be converted,
@@ -79,6 +92,7 @@ impl CliError {
     /// ```
     pub fn exit_code(&self) -> u8 {
         match self {
+            CliError::Companion { source, .. } => source.exit_code(),
             CliError::Io { .. } => 3,
             CliError::File(e) if e.class() == ErrorClass::Io => 3,
             CliError::UnknownFormatName(_) | CliError::Usage(_) => 2,

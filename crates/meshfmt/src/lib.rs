@@ -3,6 +3,12 @@
 //! meshfmt-core and the faithful same-format rewrite. The xtask conformance run uses it
 //! too, so the tool and the checks agree on what each format can do.
 //!
+//! A conversion can assemble its model from companion files ([`convert::ConvertOptions`]:
+//! a skeleton file, animation files found by [`companions::expand`]'s patterns, a Vitaboy
+//! appearance's loose files through [`companions::LooseFiles`]), split a mesh format's
+//! clips into animation files named by [`companions::clip_file_stems`], and describe
+//! everything it lost and wrote as a [`report::Report`].
+//!
 //! Every entry point takes the [`meshfmt_core::Budget`] of the operation it is part of:
 //! [`convert::convert`] makes one per conversion (from `ConvertOptions::limits`, the
 //! tool's `--max-memory`) and charges it the input, every decoded array, side file and
@@ -17,9 +23,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod companions;
 pub mod convert;
 pub mod error;
 pub mod formats;
 pub mod gltf;
 pub mod info;
 pub mod obj;
+pub mod report;

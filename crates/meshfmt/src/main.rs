@@ -7,6 +7,9 @@
 //! meshfmt convert IN OUT [--to NAME] [--quality Q] [--version V] [--strict]
 //!   (Q: compatible|rounded for MeshSerializer2, int8|int16|float|double for M3D)
 //!   [--mtllib LIB.m3d] (M3D input: materials from a shared library)
+//!   [--skeleton FILE] [--anim FILE|'PATTERN']... (companions, bones matched by name)
+//!   [--anims-dir DIR] (split: the mesh, then one animation file per clip)
+//!   [--report REPORT.json] (every loss, warning and file written)
 //! meshfmt convert --out-dir DIR --to NAME FILES...   (batch, in parallel)
 //! meshfmt formats
 //! ```
@@ -23,7 +26,7 @@
 
 mod batch;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -175,6 +178,25 @@ enum Command {
         /// that the input's use-material records refer to.
         #[arg(long, value_name = "FILE")]
         mtllib: Option<String>,
+        /// The skeleton file: a Vitaboy `.skel` for a `.mesh`, `.anim` or `.apr`; for
+        /// other inputs any file with a skeleton, which the model is put on (bones
+        /// matched by name).
+        #[arg(long, value_name = "FILE")]
+        skeleton: Option<String>,
+        /// An animation file whose clips are added to the model (bones matched by name);
+        /// repeatable; `*` and `?` in the file name match files of its folder (quote
+        /// the pattern).
+        #[arg(long = "anim", value_name = "FILE|PATTERN")]
+        anims: Vec<String>,
+        /// Split outputs: write the mesh without clips and each clip to its own
+        /// animation file in DIR, named after the clip (UNIGINE an10 `.anim`; Vitaboy
+        /// `.anim`, with the `.skel` beside the mesh).
+        #[arg(long, value_name = "DIR")]
+        anims_dir: Option<String>,
+        /// Write every loss (feature, kind, bound, path, reason), the warnings and the
+        /// files written to FILE as JSON.
+        #[arg(long, value_name = "FILE")]
+        report: Option<String>,
     },
     /// List the supported formats and what the tool can do with each.
     Formats,
@@ -354,7 +376,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
             embed,
             strict,
             mtllib,
+            skeleton,
+            anims,
+            anims_dir,
+            report,
         } => {
+            let mut anim_files = Vec::new();
+            for pattern in &anims {
+                anim_files.extend(meshfmt::companions::expand(pattern)?);
+            }
             let opts = ConvertOptions {
                 from,
                 to,
@@ -366,12 +396,24 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .as_deref()
                     .map(|p| meshfmt::convert::read_input(Path::new(p), &limits))
                     .transpose()?,
+                skeleton: skeleton.map(PathBuf::from),
+                anims: anim_files,
+                anims_dir: anims_dir.map(PathBuf::from),
                 limits,
             };
             match out_dir {
+                Some(_) if opts.anims_dir.is_some() || report.is_some() => Err(CliError::Usage(
+                    "--anims-dir and --report apply to one conversion (IN OUT), not to --out-dir"
+                        .into(),
+                )),
                 Some(dir) => batch::run(&paths, Path::new(&dir), &opts),
                 None => match paths.as_slice() {
-                    [input, output] => convert_one(Path::new(input), Path::new(output), &opts),
+                    [input, output] => convert_one(
+                        Path::new(input),
+                        Path::new(output),
+                        &opts,
+                        report.as_deref().map(Path::new),
+                    ),
                     _ => Err(CliError::Usage(
                         "convert takes IN OUT, or --out-dir DIR --to FORMAT FILES...".into(),
                     )),
@@ -405,20 +447,63 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-/// One conversion: notes on stderr, then the output files.
-fn convert_one(input: &Path, output: &Path, opts: &ConvertOptions) -> Result<(), CliError> {
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    std::fs::write(path, bytes).map_err(|source| CliError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// One conversion: the output files, then notes and warnings on stderr, then the
+/// report (also when `--strict` refuses, which writes nothing else and prints only the
+/// refusal).
+fn convert_one(
+    input: &Path,
+    output: &Path,
+    opts: &ConvertOptions,
+    report: Option<&Path>,
+) -> Result<(), CliError> {
     let data = meshfmt::convert::read_input(input, &opts.limits)?;
-    let converted = meshfmt::convert::convert(input, &data, output, opts)?;
-    for loss in &converted.losses {
-        eprintln!("meshfmt: note: {loss}");
+    let converted = meshfmt::convert::convert_lenient(input, &data, output, opts)?;
+    let refused = if opts.strict {
+        converted.strict_error()
+    } else {
+        None
+    };
+    let mut written = Vec::new();
+    if refused.is_none() {
+        if let Some(dir) = &opts.anims_dir {
+            std::fs::create_dir_all(dir).map_err(|source| CliError::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        for (path, bytes) in &converted.outputs {
+            write_file(path, bytes)?;
+            written.push(path.clone());
+        }
+        for loss in &converted.losses {
+            eprintln!("meshfmt: note: {loss}");
+        }
+        for warning in &converted.warnings {
+            eprintln!("meshfmt: warning: {warning}");
+        }
     }
-    for (path, bytes) in &converted.value {
-        std::fs::write(path, bytes).map_err(|source| CliError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+    if let Some(report) = report {
+        let r = meshfmt::report::Report {
+            input: input.display().to_string(),
+            output: output.display().to_string(),
+            written: refused.is_none(),
+            files: written,
+            losses: converted.losses,
+            warnings: converted.warnings,
+        };
+        write_file(report, r.to_json().as_bytes())?;
     }
-    Ok(())
+    match refused {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn main() -> ExitCode {

@@ -71,6 +71,11 @@ impl Format for Vitaboy {
         &["mesh", "skel", "anim"]
     }
 
+    /// A `.mesh` is posed by its `.skel`, and an `.anim`'s motions name its bones.
+    fn takes_skeleton(&self) -> bool {
+        true
+    }
+
     fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
         match ext {
             "mesh" => Some("mesh"),

@@ -8,6 +8,7 @@
 //! | `.mesh` v2 | bone names, faces, bindings, UVs, blend weights, real and blend vertices | read/write; every public sample rewrites byte for byte |
 //! | `.skel` v1 | named bone hierarchy with rest transforms, properties | read/write; no public sample: tested with a fixture built from the notes' hierarchy |
 //! | `.anim` v2 | per-bone motions in shared translation/rotation pools, properties | read/write; every public sample rewrites byte for byte |
+//! | `.apr`, `.bnd`, `.oft` | appearances, bindings, outfits ([`companions`]) | read/write; [`appearance`] assembles an appearance, its bindings, meshes and textures into one model |
 //!
 //! - Faithful types keep every field as stored ([`Mesh`], [`Skel`], [`Anim`]); floats are
 //!   copied bit for bit. Lenient where real readers are ([`Mesh::binding_bone`] resolves an
@@ -96,6 +97,7 @@
 #![deny(missing_docs)]
 
 pub mod anim;
+pub mod appearance;
 pub mod companions;
 mod contract;
 pub mod convert;
