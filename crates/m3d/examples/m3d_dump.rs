@@ -1,5 +1,4 @@
 //! Prints a file's counts and chunk list: `cargo run --example m3d_dump -- file.m3d`.
-#![allow(clippy::unwrap_used, missing_docs)]
 fn main() {
     for path in std::env::args().skip(1) {
         let Ok(bytes) = std::fs::read(&path) else {
