@@ -13,9 +13,8 @@ use crate::error::Result;
 use crate::file::{Colours, FORMAT, ReadOptions, read_with, string_at};
 use crate::load::{
     IDENTITY, LoadOptions, Loaded, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex,
-    LoadedVoxelType, MaterialIndex, action_bytes, block_bytes, skin, uv_coord,
+    LoadedVoxelType, MaterialIndex, action_bytes, block_bytes, skin_of, uv_coord,
 };
-use crate::mesh::Corner;
 use crate::types::{Cur, Idx, Str, Types};
 use crate::voxel::VoxelType;
 use crate::{bones, label, material, shape, voxel};
@@ -208,7 +207,7 @@ impl<'a> Payload<'a> {
                 }
                 b"BONE" => self.bones(body, &mut l, budget, &text)?,
                 b"ACTN" => {
-                    let a = bones::read_actn(&mut self.reader(body, budget), t).ok()?;
+                    let a = action(body, t, opts.limits.max_elements)?;
                     let size = action_bytes(&a) + std::mem::size_of::<bones::Action>() as u64;
                     budget.charge("actions", size).ok()?;
                     l.actions.push(a);
@@ -293,31 +292,95 @@ impl<'a> Payload<'a> {
         budget: &Budget,
         text: &dyn Fn(Str) -> Option<String>,
     ) -> Option<()> {
-        let s = bones::read_bone(&mut self.reader(body, budget), self.types).ok()?;
-        let nb = self.types.nb();
-        budget
-            .charge_items::<LoadedSkin>("skins", s.skins.len())
-            .ok()?;
-        l.skins = s.skins.iter().map(|sk| skin(sk, nb)).collect();
-        budget
-            .charge_items::<LoadedBone>("bones", s.bones.len())
-            .ok()?;
-        l.bones = s
-            .bones
-            .iter()
-            .map(|b| {
-                Some(LoadedBone {
-                    name: text(b.name)?,
-                    parent: b.parent,
-                    pos: b.pos,
-                    ori: b.ori,
-                    weights: Vec::new(),
-                    inverse_bind: IDENTITY,
-                })
-            })
-            .collect::<Option<_>>()?;
+        let t = self.types;
+        let max = l.max_elements();
+        let mut c = Cur(body);
+        let bone_size = (t.bi() + t.si() + 2 * t.vi()).max(1);
+        let nbone = counted(&c, Cur(c.0).raw(t.bi())?, t.bi(), bone_size, max)?;
+        c.raw(t.bi())?;
+        let nskin = c.raw(t.sk())? as usize;
+        budget.charge_items::<LoadedBone>("bones", nbone).ok()?;
+        let mut bones = Vec::with_capacity(nbone);
+        for _ in 0..nbone {
+            let parent = c.idx(t.bi())?;
+            let name = Str(c.raw(t.si())?);
+            let (pos, ori) = (c.idx(t.vi())?, c.idx(t.vi())?);
+            bones.push(LoadedBone {
+                name: text(name)?,
+                parent,
+                pos,
+                ori,
+                weights: Vec::new(),
+                inverse_bind: IDENTITY,
+            });
+        }
+        let nb = t.nb();
+        let skin_min = if nb == 1 { t.bi() } else { nb }.max(1);
+        (nskin as u64 <= max && nskin.checked_mul(skin_min)? <= c.0.len()).then_some(())?;
+        budget.charge_items::<LoadedSkin>("skins", nskin).ok()?;
+        let mut skins = Vec::with_capacity(nskin);
+        for _ in 0..nskin {
+            if nb == 1 {
+                let b = c.idx(t.bi())?;
+                skins.push(skin_of(1, &[], std::iter::once(b)));
+                continue;
+            }
+            let mut weights = [0u8; 8];
+            for slot in weights.iter_mut().take(nb) {
+                *slot = c.u8()?;
+            }
+            let (mut ids, mut n) = ([Idx::UNDEF; 8], 0);
+            for w in weights.iter().take(nb) {
+                if *w != 0 {
+                    *ids.get_mut(n)? = c.idx(t.bi())?;
+                    n += 1;
+                }
+            }
+            let stored = weights.get(..nb)?;
+            skins.push(skin_of(nb, stored, ids.into_iter().take(n)));
+        }
+        (l.bones, l.skins) = (bones, skins);
         Some(())
     }
+}
+
+/// A count read at the cursor as the checked reader takes it: at most `max`, and its
+/// elements of `min` bytes fit the bytes after the `width`-byte count field.
+fn counted(c: &Cur<'_>, n: u32, width: usize, min: usize, max: u64) -> Option<usize> {
+    let left = c.0.len().checked_sub(width)?;
+    let n = n as usize;
+    (n as u64 <= max && n.checked_mul(min)? <= left).then_some(n)
+}
+
+/// ACTN straight from its bytes: name, frame count, duration, then per frame its time
+/// and the changed bones (each count checked against the bytes left first).
+fn action(body: &[u8], t: Types, max: u64) -> Option<bones::Action> {
+    let mut c = Cur(body);
+    let name = Str(c.raw(t.si())?);
+    let nframe = c.raw(2)? as usize;
+    let duration_msec = c.raw(4)?;
+    let tsize = (t.bi() + 2 * t.vi()).max(1);
+    (nframe as u64 <= max && nframe * (4 + t.fc()) <= c.0.len()).then_some(())?;
+    let mut frames = Vec::with_capacity(nframe);
+    for _ in 0..nframe {
+        let msec = c.raw(4)?;
+        let n = counted(&c, Cur(c.0).raw(t.fc())?, t.fc(), tsize, max)?;
+        c.raw(t.fc())?;
+        let mut transforms = Vec::with_capacity(n);
+        for _ in 0..n {
+            transforms.push(bones::Transform {
+                bone: c.idx(t.bi())?,
+                pos: c.idx(t.vi())?,
+                ori: c.idx(t.vi())?,
+            });
+        }
+        frames.push(bones::Frame { msec, transforms });
+    }
+    Some(bones::Action {
+        name,
+        duration_msec,
+        frames,
+    })
 }
 
 /// VRTS records in their loaded form, one width dispatch per array (not per field).
@@ -394,25 +457,57 @@ fn scan_mesh(mut b: &[u8], t: Types, refs: &mut Vec<Str>, budget: &Budget) -> Op
 }
 
 /// MESH polygons as loaded triangles (larger polygons as a fan), with the material of
-/// the chunk's last use-material record.
-fn faces(
+/// the chunk's last use-material record. One instance per pair of index widths, so the
+/// corner fields decode at fixed offsets without a width test per field.
+fn faces(b: &[u8], t: Types, materials: &MaterialIndex, out: &mut Vec<LoadedFace>) -> Option<()> {
+    match (t.vi(), t.ti()) {
+        (1, 0) => faces_in::<1, 0>(b, t, materials, out),
+        (1, 1) => faces_in::<1, 1>(b, t, materials, out),
+        (1, 2) => faces_in::<1, 2>(b, t, materials, out),
+        (1, _) => faces_in::<1, 4>(b, t, materials, out),
+        (2, 0) => faces_in::<2, 0>(b, t, materials, out),
+        (2, 1) => faces_in::<2, 1>(b, t, materials, out),
+        (2, 2) => faces_in::<2, 2>(b, t, materials, out),
+        (2, _) => faces_in::<2, 4>(b, t, materials, out),
+        (_, 0) => faces_in::<4, 0>(b, t, materials, out),
+        (_, 1) => faces_in::<4, 1>(b, t, materials, out),
+        (_, 2) => faces_in::<4, 2>(b, t, materials, out),
+        (_, _) => faces_in::<4, 4>(b, t, materials, out),
+    }
+}
+
+/// An index of `W` bytes at `at` (as [`Cur::idx`]); `W` = 0 is absent (-1).
+#[inline(always)]
+fn idx_at<const W: usize>(b: &[u8], at: usize) -> Idx {
+    let byte = |k: usize| b.get(at + k).copied().unwrap_or(0);
+    match W {
+        1 => match byte(0) {
+            255 => Idx::UNDEF,
+            254 => Idx::MAX,
+            v => Idx(u32::from(v)),
+        },
+        2 => match u16::from_le_bytes([byte(0), byte(1)]) {
+            0xFFFF => Idx::UNDEF,
+            0xFFFE => Idx::MAX,
+            v => Idx(u32::from(v)),
+        },
+        4 => Idx(u32::from_le_bytes([byte(0), byte(1), byte(2), byte(3)])),
+        _ => Idx::UNDEF,
+    }
+}
+
+fn faces_in<const VI: usize, const TI: usize>(
     mut b: &[u8],
     t: Types,
     materials: &MaterialIndex,
     out: &mut Vec<LoadedFace>,
 ) -> Option<()> {
     let mut material = Idx::UNDEF;
-    let mut corners = [Corner {
-        vertex: Idx::UNDEF,
-        uv: Idx::UNDEF,
-        normal: Idx::UNDEF,
-        max: Idx::UNDEF,
-    }; 15];
-    let (vi, ti) = (t.vi(), t.ti());
+    let mut corners = [[Idx::UNDEF; 3]; 15];
     while let Some((&m, rest)) = b.split_first() {
         let (n, flags) = (usize::from(m >> 4), m & 15);
-        let mut c = Cur(rest);
         if n == 0 {
+            let mut c = Cur(rest);
             let name = Str(c.raw(t.si())?);
             if flags == 0 {
                 material = materials.find(name);
@@ -420,31 +515,32 @@ fn faces(
             b = c.0;
             continue;
         }
-        for corner in corners.iter_mut().take(n) {
-            corner.vertex = c.idx(vi)?;
-            corner.uv = if flags & 1 != 0 {
-                c.idx(ti)?
+        let (uv, normal, max) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
+        let stride = VI + usize::from(uv) * TI + usize::from(normal) * VI + usize::from(max) * VI;
+        let (record, next) = rest.split_at_checked(n * stride)?;
+        b = next;
+        for (k, corner) in corners.iter_mut().take(n).enumerate() {
+            let at = k * stride;
+            corner[0] = idx_at::<VI>(record, at);
+            corner[1] = if uv {
+                idx_at::<TI>(record, at + VI)
             } else {
                 Idx::UNDEF
             };
-            corner.normal = if flags & 2 != 0 {
-                c.idx(vi)?
+            corner[2] = if normal {
+                idx_at::<VI>(record, at + VI + usize::from(uv) * TI)
             } else {
                 Idx::UNDEF
             };
-            if flags & 4 != 0 {
-                c.idx(vi)?;
-            }
         }
-        b = c.0;
         let first = corners[0];
         for pair in corners.get(1..n).unwrap_or_default().windows(2) {
             let [p, q] = [pair[0], pair[1]];
             out.push(LoadedFace {
                 material,
-                vertex: [first.vertex, p.vertex, q.vertex],
-                uv: [first.uv, p.uv, q.uv],
-                normal: [first.normal, p.normal, q.normal],
+                vertex: [first[0], p[0], q[0]],
+                uv: [first[1], p[1], q[1]],
+                normal: [first[2], p[2], q[2]],
             });
         }
     }

@@ -342,6 +342,11 @@ impl Loaded {
 }
 
 impl Loaded {
+    /// The element cap of the steps (and of the read).
+    pub(crate) fn max_elements(&self) -> u64 {
+        self.limits.max_elements
+    }
+
     /// An empty model whose steps draw on `budget` and keep within `limits`.
     pub(crate) fn empty(limits: Limits, budget: Budget) -> Loaded {
         Loaded {
@@ -1001,19 +1006,24 @@ fn apply(pose: &mut [(Idx, Idx)], f: &crate::bones::Frame) {
 }
 
 pub(crate) fn skin(s: &crate::bones::Skin, nb: usize) -> LoadedSkin {
+    skin_of(nb, &s.weights, s.bones.iter().copied())
+}
+
+/// A skin from its stored weight bytes and the bone ids of its non-zero weights (one id
+/// and no weights when `nb` is 1).
+pub(crate) fn skin_of(nb: usize, weights: &[u8], mut ids: impl Iterator<Item = Idx>) -> LoadedSkin {
     let mut out = LoadedSkin {
         bones: [Idx::UNDEF; 8],
         weights: [0.0; 8],
     };
-    if nb <= 1 || s.weights.is_empty() {
-        out.bones[0] = s.bones.first().copied().unwrap_or(Idx::UNDEF);
+    if nb <= 1 || weights.is_empty() {
+        out.bones[0] = ids.next().unwrap_or(Idx::UNDEF);
         out.weights[0] = 1.0;
         return out;
     }
-    let mut ids = s.bones.iter();
-    for (slot, w) in s.weights.iter().enumerate().take(8) {
+    for (slot, w) in weights.iter().enumerate().take(8) {
         if *w != 0 {
-            out.bones[slot] = ids.next().copied().unwrap_or(Idx::UNDEF);
+            out.bones[slot] = ids.next().unwrap_or(Idx::UNDEF);
             out.weights[slot] = f32::from(*w) / 255.0;
         }
     }
