@@ -337,7 +337,7 @@ impl SpatialTree {
             b.node(&mut tris, 0);
         }
         SpatialTree {
-            edge_flags: edge_flags(tri_count, &corner),
+            edge_flags: edge_flags(cindices, positions, tri_count),
             node_indices: b.order.into_iter().map(|t| 3 * i64::from(t)).collect(),
             nodes: b.nodes,
         }
@@ -426,14 +426,71 @@ impl Builder {
     }
 }
 
-/// An edge by its two end positions' bit patterns, smaller first.
-type EdgeKey = ([u32; 3], [u32; 3]);
-
 /// Edge flags, one byte per triangle: bit `k` for the edge opposite corner `k`, set
 /// unless exactly one other triangle shares the edge and lies in the same plane.
-fn edge_flags(tri_count: usize, corner: &impl Fn(usize, usize) -> [f32; 3]) -> Vec<u8> {
+///
+/// Edges are keyed by their end positions (bit patterns, unordered), since split
+/// vertices share positions but not indices: positions get ids once, then the corners
+/// are grouped by their edge's smaller end (a counting sort) and matched within each
+/// small group, in linear time and sequential memory rather than one hash-table probe
+/// per corner.
+fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec<u8> {
+    let corners = 3 * tri_count;
+    let mut ids: HashMap<[u32; 3], u32> = HashMap::with_capacity(positions.len());
+    let next_id = |p: [f32; 3], ids: &mut HashMap<[u32; 3], u32>| {
+        let n = ids.len() as u32;
+        *ids.entry(p.map(f32::to_bits)).or_insert(n)
+    };
+    let pos_id: Vec<u32> = positions.iter().map(|p| next_id(*p, &mut ids)).collect();
+    // Indices past the positions read as the origin, as `corner` does.
+    let origin = next_id([0.0; 3], &mut ids);
+    let npos = ids.len();
+    drop(ids);
+    let pid = |c: usize| {
+        cindices
+            .get(c)
+            .and_then(|&i| pos_id.get(i as usize))
+            .copied()
+            .unwrap_or(origin)
+    };
+    // The edge opposite corner c, as (smaller, larger) position id.
+    let ends = |c: usize| {
+        let (t, k) = (c / 3, c % 3);
+        let a = pid(3 * t + (k + 1) % 3);
+        let b = pid(3 * t + (k + 2) % 3);
+        if a <= b { (a, b) } else { (b, a) }
+    };
+    let mut start = vec![0usize; npos + 1];
+    for c in 0..corners {
+        if let Some(n) = start.get_mut(ends(c).0 as usize + 1) {
+            *n += 1;
+        }
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut fill = start.clone();
+    let mut by_end = vec![0usize; corners];
+    for c in 0..corners {
+        let lo = ends(c).0 as usize;
+        if let Some(slot) = fill.get_mut(lo).and_then(|f| {
+            let at = *f;
+            *f += 1;
+            by_end.get_mut(at)
+        }) {
+            *slot = c;
+        }
+    }
+    drop(fill);
     let normal = |t: usize| {
-        let [a, b, c] = [0, 1, 2].map(|k| corner(t, k));
+        let corner = |k: usize| {
+            cindices
+                .get(3 * t + k)
+                .and_then(|&i| positions.get(i as usize))
+                .copied()
+                .unwrap_or([0.0; 3])
+        };
+        let [a, b, c] = [0, 1, 2].map(corner);
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
         let n = [
@@ -444,55 +501,120 @@ fn edge_flags(tri_count: usize, corner: &impl Fn(usize, usize) -> [f32; 3]) -> V
         let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
         if l > 0.0 { n.map(|x| x / l) } else { n }
     };
-    // Edges are keyed by their end positions (bit patterns, unordered), since split
-    // vertices share positions but not indices.
-    let edge = |t: usize, k: usize| {
-        let a = corner(t, (k + 1) % 3).map(f32::to_bits);
-        let b = corner(t, (k + 2) % 3).map(f32::to_bits);
-        if a <= b { (a, b) } else { (b, a) }
-    };
-    // Per edge: how many corners face it, and the first two (triangle, corner).
-    let mut edges: HashMap<EdgeKey, (u32, [(usize, usize); 2])> =
-        HashMap::with_capacity(tri_count * 3 / 2);
-    for t in 0..tri_count {
-        for k in 0..3 {
-            let e = edge(t, k);
-            let v = edges.entry(e).or_insert((0, [(t, k); 2]));
-            if v.0 == 1 {
-                v.1[1] = (t, k);
-            }
-            v.0 += 1;
-        }
-    }
     let mut flags = vec![0u8; tri_count];
-    let mut mark = |(t, k): (usize, usize)| {
-        if let Some(f) = flags.get_mut(t) {
-            *f |= 1 << k;
+    let mut mark = |c: usize| {
+        if let Some(f) = flags.get_mut(c / 3) {
+            *f |= 1 << (c % 3);
         }
     };
-    let mut non_manifold = false;
-    for &(users, [a, b]) in edges.values() {
-        match users {
-            1 => mark(a),
-            2 => {
-                let (n1, n2) = (normal(a.0), normal(b.0));
-                if n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] < 1.0 - 1e-6 {
-                    mark(a);
-                    mark(b);
+    let mut group: Vec<(u32, usize)> = Vec::new();
+    for w in start.windows(2) {
+        group.clear();
+        let members = by_end.get(w[0]..w[1]).unwrap_or_default();
+        group.extend(members.iter().map(|&c| (ends(c).1, c)));
+        group.sort_unstable();
+        // A run of one larger end is one edge; its corners in triangle order.
+        for run in group.chunk_by(|a, b| a.0 == b.0) {
+            match run {
+                [(_, a)] => mark(*a),
+                [(_, a), (_, b)] => {
+                    let (n1, n2) = (normal(a / 3), normal(b / 3));
+                    if n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] < 1.0 - 1e-6 {
+                        mark(*a);
+                        mark(*b);
+                    }
                 }
-            }
-            _ => non_manifold = true,
-        }
-    }
-    // Edges of three or more triangles are real edges for all of them.
-    if non_manifold {
-        for t in 0..tri_count {
-            for k in 0..3 {
-                if edges.get(&edge(t, k)).is_some_and(|v| v.0 > 2) {
-                    mark((t, k));
-                }
+                // Edges of three or more triangles are real edges for all of them.
+                _ => run.iter().for_each(|(_, c)| mark(*c)),
             }
         }
     }
     flags
+}
+
+#[cfg(test)]
+mod edge_tests {
+    use std::collections::HashMap;
+
+    /// The rule written the direct way: one hash entry per edge, keyed by the end
+    /// positions' bits, counting the corners facing it.
+    fn by_hash(cind: &[u32], pos: &[[f32; 3]]) -> Vec<u8> {
+        let tris = cind.len() / 3;
+        let corner = |t: usize, k: usize| {
+            cind.get(3 * t + k)
+                .and_then(|&i| pos.get(i as usize))
+                .copied()
+                .unwrap_or([0.0; 3])
+        };
+        let normal = |t: usize| {
+            let [a, b, c] = [0, 1, 2].map(|k| corner(t, k));
+            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+            let n = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            if l > 0.0 { n.map(|x| x / l) } else { n }
+        };
+        let key = |t: usize, k: usize| {
+            let a = corner(t, (k + 1) % 3).map(f32::to_bits);
+            let b = corner(t, (k + 2) % 3).map(f32::to_bits);
+            if a <= b { (a, b) } else { (b, a) }
+        };
+        let mut edges: HashMap<_, Vec<(usize, usize)>> = HashMap::new();
+        for t in 0..tris {
+            for k in 0..3 {
+                edges.entry(key(t, k)).or_default().push((t, k));
+            }
+        }
+        let mut flags = vec![0u8; tris];
+        for users in edges.values() {
+            let flat = match users.as_slice() {
+                [(t1, _), (t2, _)] => {
+                    let (n1, n2) = (normal(*t1), normal(*t2));
+                    n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2] >= 1.0 - 1e-6
+                }
+                _ => false,
+            };
+            if !flat {
+                for (t, k) in users {
+                    flags[*t] |= 1 << k;
+                }
+            }
+        }
+        flags
+    }
+
+    #[test]
+    fn grouped_edges_give_what_a_hash_per_edge_gives() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..200 {
+            // Few distinct positions (so edges are shared, split vertices duplicate
+            // positions, some triangles are degenerate or non-manifold), and some
+            // indices past the positions.
+            // -0.0 and 0.0 are different positions (bit patterns).
+            let values = [0.0, -0.0, 1.0, 2.0, 3.5];
+            let npos = 1 + next(30) as usize;
+            let pos: Vec<[f32; 3]> = (0..npos)
+                .map(|_| [0; 3].map(|_: u8| values[next(values.len() as u64) as usize]))
+                .collect();
+            let ntri = next(60) as usize;
+            let cind: Vec<u32> = (0..3 * ntri)
+                .map(|_| next(npos as u64 + u64::from(round % 3 == 0)) as u32)
+                .collect();
+            assert_eq!(
+                super::edge_flags(&cind, &pos, ntri),
+                by_hash(&cind, &pos),
+                "round {round}: {cind:?} over {pos:?}"
+            );
+        }
+    }
 }
