@@ -342,11 +342,6 @@ impl Loaded {
 }
 
 impl Loaded {
-    /// The element cap of the steps (and of the read).
-    pub(crate) fn max_elements(&self) -> u64 {
-        self.limits.max_elements
-    }
-
     /// An empty model whose steps draw on `budget` and keep within `limits`.
     pub(crate) fn empty(limits: Limits, budget: Budget) -> Loaded {
         Loaded {

@@ -378,3 +378,54 @@ fn one_pass_load_equals_read_then_load_on_fixtures_crafted_files_and_damage() {
         }
     }
 }
+
+/// A model large enough to be inflated on a second thread (and in many pieces) loads
+/// as read-then-load loads it, and refuses what that refuses when cut or damaged.
+#[test]
+fn one_pass_load_of_a_large_model_equals_read_then_load() {
+    use meshfmt_core::glam::{Vec2, Vec3};
+    let n = 300usize;
+    let m = n + 1;
+    let mut s = meshfmt_core::Surface {
+        name: "grid".into(),
+        ..Default::default()
+    };
+    for j in 0..m {
+        for i in 0..m {
+            let (x, y) = (i as f32 / n as f32, j as f32 / n as f32);
+            s.positions
+                .push(Vec3::new(x, (x * 13.0).sin() * (y * 7.0).cos(), y));
+            s.uv0.push(Vec2::new(x, y));
+        }
+    }
+    for j in 0..n {
+        for i in 0..n {
+            let a = (j * m + i) as u32;
+            let (b, c) = (a + 1, a + m as u32);
+            s.indices.extend([a, c, b, b, c, c + 1]);
+        }
+    }
+    let model = meshfmt_core::Model {
+        surfaces: vec![s],
+        ..Default::default()
+    };
+    let bytes = File::from_core(&model, &Default::default())
+        .unwrap()
+        .value
+        .write()
+        .unwrap();
+    assert!(
+        bytes.len() > 300 << 10,
+        "{} bytes: past the threaded size",
+        bytes.len()
+    );
+    same_as_checked("grid", &bytes);
+    let l = m3d_format::load(&bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(l.faces.len(), 2 * n * n);
+    for at in [9, 100, bytes.len() / 2, bytes.len() - 5] {
+        same_as_checked(&format!("grid cut at {at}"), &bytes[..at]);
+        let mut b = bytes.clone();
+        b[at] ^= 0x5a;
+        same_as_checked(&format!("grid byte {at} flipped"), &b);
+    }
+}

@@ -1,0 +1,239 @@
+//! Decoding once: a binary file straight into [`Loaded`], without building the faithful
+//! [`File`](crate::File) or holding the inflated payload: the payload is inflated in
+//! pieces (on a second thread for large files, so parsing overlaps inflating) and parsed
+//! as it comes ([`stream`]), the large arrays record by record into their loaded form
+//! ([`records`]), the small chunks through their own decoders. Whatever this path does
+//! not take (an ASCII file, a chunk that does not decode, a limit or the budget reached)
+//! is left to the checked path, [`read_with`](crate::read_with) then
+//! [`File::load`](crate::File::load), which gives the same model or the typed error with
+//! its offset.
+
+mod records;
+mod stream;
+
+use parsing_primitives::Budget;
+
+use crate::error::Result;
+use crate::file::{ReadOptions, read_with};
+use crate::load::{LoadOptions, Loaded};
+use stream::Parser;
+
+/// A Model 3D file loaded the way m3d.h's `m3d_load` leaves it: what
+/// `read_with(data)?.load(opts)` gives, without keeping the faithful file in between
+/// (faster, and less memory at the peak). Binary files take the one-pass path; ASCII
+/// files, and binary files it refuses, take the checked path, so errors are the same
+/// typed errors with offsets. With a shared budget, a file the one-pass path refuses
+/// is charged twice.
+///
+/// ```
+/// use meshfmt_core::{Model, Surface, glam::Vec3};
+/// let model = Model {
+///     surfaces: vec![Surface {
+///         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+///         indices: vec![0, 1, 2],
+///         ..Surface::default()
+///     }],
+///     ..Model::default()
+/// };
+/// let bytes = m3d_format::File::from_core(&model, &Default::default())?.value.write()?;
+/// let opts = m3d_format::LoadOptions::default();
+/// let loaded = m3d_format::load(&bytes, &opts)?;
+/// assert_eq!(loaded, m3d_format::read(&bytes)?.load(&opts)?);
+/// assert_eq!(loaded.faces.len(), 1);
+/// # Ok::<(), m3d_format::Error>(())
+/// ```
+pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
+    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    if let Some(mut l) = one_pass(data, opts, &budget) {
+        l.run_steps(opts)?;
+        return Ok(l);
+    }
+    let read = ReadOptions {
+        limits: opts.limits,
+        budget: opts.budget.clone(),
+    };
+    read_with(data, &read)?.load(opts)
+}
+
+/// The one-pass load, `None` for anything it leaves to the checked path.
+fn one_pass(data: &[u8], opts: &LoadOptions, budget: &Budget) -> Option<Loaded> {
+    let body = envelope(data)?;
+    let mut parser = Parser::new(opts, budget.clone());
+    if body.starts_with(b"HEAD") {
+        parser.feed(body)?;
+    } else if body.len() < THREADED {
+        // Small files: a window about their inflated size, not a whole piece.
+        let window = body.len().saturating_mul(4).clamp(4 << 10, PIECE);
+        inflate_pieces(body, &mut vec![0u8; window], |piece| parser.feed(piece))?;
+    } else {
+        inflate_beside(body, &mut parser)?;
+    }
+    parser.finish()
+}
+
+/// Bytes per inflated piece: small enough to stay in cache while it is parsed.
+const PIECE: usize = 256 << 10;
+
+/// Compressed inputs from this size on are inflated on a second thread.
+const THREADED: usize = 256 << 10;
+
+/// Inflates the zlib stream `z` into `window` piece by piece, handing each piece to
+/// `sink`; `None` for a corrupt or cut stream (or when `sink` refuses a piece).
+fn inflate_pieces(
+    z: &[u8],
+    window: &mut [u8],
+    mut sink: impl FnMut(&[u8]) -> Option<()>,
+) -> Option<()> {
+    use zlib_rs::{Inflate, InflateFlush, Status};
+    let mut st = Inflate::new(true, 15);
+    loop {
+        let (before_in, before_out) = (st.total_in(), st.total_out());
+        let input = z.get(st.total_in() as usize..)?;
+        let status = st.decompress(input, window, InflateFlush::NoFlush).ok()?;
+        let got = (st.total_out() - before_out) as usize;
+        if got > 0 {
+            sink(window.get(..got)?)?;
+        }
+        match status {
+            Status::StreamEnd => return Some(()),
+            _ if got == 0 && st.total_in() == before_in => return None,
+            _ => {}
+        }
+    }
+}
+
+/// [`inflate_pieces`] on a second thread, the pieces parsed on this one as they come;
+/// their buffers go back to the inflater to be filled again.
+fn inflate_beside(z: &[u8], parser: &mut Parser<'_>) -> Option<()> {
+    use std::sync::mpsc::sync_channel;
+    let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(2);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(4);
+    for _ in 0..3 {
+        empty_tx.send(vec![0u8; PIECE]).ok()?;
+    }
+    std::thread::scope(|s| {
+        let inflater = s.spawn(move || {
+            use zlib_rs::{Inflate, InflateFlush, Status};
+            let mut st = Inflate::new(true, 15);
+            loop {
+                let mut buf = empty_rx.recv().ok()?;
+                let (before_in, before_out) = (st.total_in(), st.total_out());
+                let input = z.get(st.total_in() as usize..)?;
+                let status = st.decompress(input, &mut buf, InflateFlush::NoFlush).ok()?;
+                let got = (st.total_out() - before_out) as usize;
+                if got > 0 {
+                    full_tx.send((buf, got)).ok()?;
+                }
+                match status {
+                    Status::StreamEnd => return Some(()),
+                    _ if got == 0 && st.total_in() == before_in => return None,
+                    _ => {}
+                }
+            }
+        });
+        let mut ok = Some(());
+        while let Ok((buf, got)) = full_rx.recv() {
+            if ok.is_some() {
+                ok = buf.get(..got).and_then(|piece| parser.feed(piece));
+            }
+            if ok.is_none() {
+                break;
+            }
+            // The inflater may have finished and dropped its end: nothing to refill.
+            let _ = empty_tx.send(buf);
+        }
+        drop(full_rx);
+        drop(empty_tx);
+        let inflated = inflater.join().ok().flatten();
+        ok.and(inflated)
+    })
+}
+
+/// The bytes after `3DMO`, its length and any preview: HEAD..OMD3 or its zlib stream.
+fn envelope(data: &[u8]) -> Option<&[u8]> {
+    let total = u32_at(data.strip_prefix(b"3DMO")?, 0)? as usize;
+    if total < 8 || total > data.len() {
+        return None;
+    }
+    let body = data.get(8..total)?;
+    match body.strip_prefix(b"PRVW") {
+        Some(rest) => {
+            let len = u32_at(rest, 0)? as usize;
+            (len >= 8).then_some(())?;
+            body.get(len..)
+        }
+        None => Some(body),
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let bytes = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes(bytes.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every M3D fixture (and sample, when present) parsed from pieces of awkward sizes
+    /// gives what one piece gives: records, headers and the string table cut anywhere.
+    #[test]
+    fn pieces_cut_anywhere_parse_alike() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for dir in ["../../fixtures/m3d-format", "../../../shared/samples/m3d"] {
+            if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
+                files.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
+        files.retain(|p| p.extension().is_some_and(|x| x == "m3d"));
+        assert!(files.len() >= 4);
+        let opts = LoadOptions::default();
+        let mut checked = 0;
+        for p in files {
+            let Ok(data) = std::fs::read(&p) else {
+                continue;
+            };
+            let Some(body) = envelope(&data) else {
+                continue;
+            };
+            let payload = if body.starts_with(b"HEAD") {
+                body.to_vec()
+            } else {
+                match crate::file::inflate(body, &Budget::default()) {
+                    Ok(p) => p,
+                    Err(_) => continue,
+                }
+            };
+            let mut whole = Parser::new(&opts, Budget::default());
+            let whole = whole.feed(&payload).and_then(|()| whole.finish());
+            for sizes in [
+                &[1usize][..],
+                &[2, 3, 7],
+                &[255, 256, 257],
+                &[64, 1, 1000, 13],
+            ] {
+                let mut parser = Parser::new(&opts, Budget::default());
+                let mut rest = payload.as_slice();
+                let mut ok = Some(());
+                for &n in sizes.iter().cycle() {
+                    if rest.is_empty() || ok.is_none() {
+                        break;
+                    }
+                    let (piece, tail) = rest.split_at(n.min(rest.len()));
+                    ok = parser.feed(piece);
+                    rest = tail;
+                }
+                let pieces = ok.and_then(|()| parser.finish());
+                assert_eq!(
+                    format!("{pieces:?}"),
+                    format!("{whole:?}"),
+                    "{} in pieces of {sizes:?}",
+                    p.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 4, "{checked} files");
+    }
+}
