@@ -289,6 +289,20 @@ fn check_m3d_load(data: &[u8]) {
         ..Default::default()
     };
     let Ok(l) = file.load(&opts) else { return };
+    // The same payload cut into 7-byte pieces: records and headers across every boundary.
+    if let Some(pieces) = m3d_format::load_in_pieces(
+        data,
+        &m3d_format::LoadOptions {
+            limits,
+            ..Default::default()
+        },
+        7,
+    ) {
+        assert!(
+            pieces == l || format!("{pieces:?}") == format!("{l:?}"),
+            "m3d: the load in pieces gives another model"
+        );
+    }
     match &one_pass {
         // Compared as text where == fails: NaN coordinates are equal there.
         Ok(one) => assert!(

@@ -136,6 +136,8 @@ pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use contract::{FORMAT, Model3d};
 pub use convert::{CoreOptions, ReadFile};
 pub use direct::load;
+#[doc(hidden)]
+pub use direct::load_in_pieces;
 pub use error::{Error, Result};
 pub use file::{
     Body, Chunk, Counts, File, Precision, ReadOptions, WriteOptions, read, read_payload, read_with,

@@ -71,6 +71,32 @@ fn one_pass(data: &[u8], opts: &LoadOptions, budget: &Budget) -> Option<Loaded> 
     parser.finish()
 }
 
+/// The one-pass load with the payload cut into pieces of `piece` bytes (inflated
+/// without a second thread), then post-processed as [`load`] does: `None` where the
+/// one-pass path leaves the file to the checked one. For fuzzing the piece boundaries.
+#[doc(hidden)]
+pub fn load_in_pieces(data: &[u8], opts: &LoadOptions, piece: usize) -> Option<Loaded> {
+    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    let body = envelope(data)?;
+    let mut parser = Parser::new(opts, budget);
+    let mut feed_all = |mut b: &[u8]| -> Option<()> {
+        while !b.is_empty() {
+            let (head, tail) = b.split_at(piece.max(1).min(b.len()));
+            parser.feed(head)?;
+            b = tail;
+        }
+        Some(())
+    };
+    if body.starts_with(b"HEAD") {
+        feed_all(body)?;
+    } else {
+        inflate_pieces(body, &mut vec![0u8; piece.max(1)], feed_all)?;
+    }
+    let mut l = parser.finish()?;
+    l.run_steps(opts).ok()?;
+    Some(l)
+}
+
 /// Bytes per inflated piece: small enough to stay in cache while it is parsed.
 const PIECE: usize = 256 << 10;
 
