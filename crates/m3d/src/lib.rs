@@ -114,17 +114,20 @@
 
 mod ascii;
 mod ascii_write;
+mod asset;
 mod bones;
 mod check;
 mod contract;
 mod convert;
 mod error;
+mod extra;
 mod file;
 mod from_core;
 mod label;
 mod load;
 mod material;
 mod mesh;
+mod procedural;
 mod shape;
 mod types;
 mod vertex;

@@ -1,5 +1,7 @@
 //! VOXT (voxel types) and VOXD (voxel blocks, run-length coded).
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

@@ -1,5 +1,7 @@
 //! MESH: polygons and use-material / use-parameter records.
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

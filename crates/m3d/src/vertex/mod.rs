@@ -1,5 +1,7 @@
 //! CMAP (colour map), TMAP (texture coordinates) and VRTS (vertex list).
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;

@@ -1,5 +1,7 @@
 //! MTRL: a named material with typed properties.
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;

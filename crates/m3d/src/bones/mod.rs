@@ -1,5 +1,7 @@
 //! BONE (skeleton and skins) and ACTN (animations).
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

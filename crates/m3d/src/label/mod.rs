@@ -1,5 +1,7 @@
 //! LBLS: text labels attached to vertices.
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;
