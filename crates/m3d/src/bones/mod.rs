@@ -1,6 +1,7 @@
 //! BONE (skeleton and skins) and ACTN (animations).
 
 pub(crate) mod ascii;
+pub(crate) mod check;
 
 use parsing_primitives::{Reader, Result as PResult};
 

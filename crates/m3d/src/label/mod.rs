@@ -1,6 +1,7 @@
 //! LBLS: text labels attached to vertices.
 
 pub(crate) mod ascii;
+pub(crate) mod check;
 
 use parsing_primitives::{Reader, Result as PResult};
 

@@ -1,6 +1,7 @@
 //! MTRL: a named material with typed properties.
 
 pub(crate) mod ascii;
+pub(crate) mod check;
 
 use parsing_primitives::{Reader, Result as PResult};
 

@@ -1,6 +1,7 @@
 //! MESH: polygons and use-material / use-parameter records.
 
 pub(crate) mod ascii;
+pub(crate) mod check;
 
 use parsing_primitives::{Reader, Result as PResult};
 

@@ -1,6 +1,7 @@
 //! CMAP (colour map), TMAP (texture coordinates) and VRTS (vertex list).
 
 pub(crate) mod ascii;
+pub(crate) mod check;
 
 use parsing_primitives::{Reader, Result as PResult};
 
