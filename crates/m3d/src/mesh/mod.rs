@@ -2,6 +2,7 @@
 
 pub(crate) mod ascii;
 pub(crate) mod check;
+pub(crate) mod core;
 
 use parsing_primitives::{Reader, Result as PResult};
 

@@ -1,6 +1,8 @@
 //! VOXT (voxel types) and VOXD (voxel blocks, run-length coded).
 
 pub(crate) mod ascii;
+pub(crate) mod core;
+pub(crate) mod meshing;
 
 use parsing_primitives::{Reader, Result as PResult};
 
