@@ -4,12 +4,16 @@
 use meshfmt_core::animation::{Channel, Clip};
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::skeleton::{Bone as CoreBone, Transform as CoreTransform};
+use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Feature, LossKind};
 
-use crate::bones::Action;
+use crate::bones::{Action, Bone, Frame, Skin, Transform};
 use crate::convert::ToCore;
-use crate::error::Result;
-use crate::file::Body;
+use crate::error::{Result, invalid};
+use crate::file::{Body, Chunk};
+use crate::from_core::{FromCore, idx};
+use crate::types::Idx;
+use crate::vertex::Vertex;
 use crate::vertex::core::Points;
 
 /// One animation key: a time and a translation, a time and a rotation.
@@ -239,4 +243,210 @@ fn play(
         }
     }
     Ok(dropped)
+}
+
+/// Bones: a position vertex and an orientation vertex each (bone scale is a loss).
+pub(crate) fn skeleton_from_core(cx: &mut FromCore<'_>) -> Result<()> {
+    let model = cx.model;
+    cx.budget.charge(
+        "bones",
+        (model.skeleton.bones.len() as u64).saturating_mul(
+            2 * std::mem::size_of::<Vertex>() as u64 + std::mem::size_of::<Bone>() as u64,
+        ),
+    )?;
+    for (i, b) in model.skeleton.bones.iter().enumerate() {
+        if (b.rest.scale - Vec3::ONE).abs().max_element() > 1e-6 {
+            cx.out.lose(
+                Feature::Skeleton,
+                LossKind::Dropped,
+                format!("skeleton.bones[{i}]"),
+                "M3D bones have no scale",
+            );
+        }
+        let (pos, ori) = cx.bone_vertex(b.rest.translation, b.rest.rotation)?;
+        let parent = match b.parent {
+            Some(p) if p < i => idx(p)?,
+            Some(_) => {
+                return Err(invalid(format!("bone {i}: its parent must come before it")));
+            }
+            None => Idx::UNDEF,
+        };
+        cx.bones.push(Bone {
+            parent,
+            name: cx.strings.add(&b.name)?,
+            pos,
+            ori,
+        });
+    }
+    Ok(())
+}
+
+/// One action per clip, keyed at every time any channel has a key (times rounded to
+/// whole milliseconds); checked against the 65,535-frame limit and its frames charged
+/// before they are sampled.
+pub(crate) fn actions_from_core(cx: &mut FromCore<'_>) -> Result<()> {
+    let model = cx.model;
+    let b = &cx.budget.clone();
+    for (ci, clip) in model.animations.iter().enumerate() {
+        // Frames at whole milliseconds, each holding the values at the key it stands
+        // for (not at the rounded time: a key keeps its value, only its time moves).
+        let nkeys = clip.channels.iter().fold(0usize, |n, c| {
+            n.saturating_add(c.translation.times.len())
+                .saturating_add(c.rotation.times.len())
+        });
+        b.charge_items::<(u32, f32)>("animation keys", nkeys)?;
+        let mut keys: Vec<(u32, f32)> = clip
+            .channels
+            .iter()
+            .flat_map(|c| c.translation.times.iter().chain(&c.rotation.times))
+            .map(|t| ((t.max(0.0) * 1000.0).round() as u32, *t))
+            .collect();
+        keys.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        keys.dedup_by_key(|k| k.0);
+        if keys
+            .iter()
+            .any(|(ms, t)| (*ms as f32 / 1000.0 - t).abs() > 1e-6)
+        {
+            cx.out.lose(
+                Feature::Animation,
+                LossKind::Reduced,
+                format!("animations[{ci}]"),
+                "key times rounded to whole milliseconds (up to 0.5 ms off)",
+            );
+        }
+        if clip.channels.iter().any(|c| !c.scale.is_empty()) {
+            cx.out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                format!("animations[{ci}]"),
+                "M3D actions have no scale keys",
+            );
+        }
+        // Every frame samples every channel: frames (the distinct key times of all
+        // channels) x channels, quadratic when the channels' times do not meet. The
+        // frame limit is checked and the frames charged before any is built.
+        if keys.len() > usize::from(u16::MAX) {
+            return Err(invalid(format!("animation {ci}: more than 65535 frames")));
+        }
+        let sampled = clip
+            .channels
+            .iter()
+            .filter(|c| c.bone < model.skeleton.bones.len())
+            .count();
+        let per_key = 2 * std::mem::size_of::<Vertex>() + std::mem::size_of::<Transform>();
+        b.charge(
+            "action frames",
+            (keys.len() as u64).saturating_mul(
+                (sampled as u64).saturating_mul(per_key as u64)
+                    + std::mem::size_of::<Frame>() as u64,
+            ),
+        )?;
+        let mut frames = Vec::with_capacity(keys.len());
+        for &(ms, t) in &keys {
+            let mut transforms = Vec::new();
+            for c in &clip.channels {
+                let Some(rest) = model.skeleton.bones.get(c.bone) else {
+                    continue;
+                };
+                let tr = c.translation.sample(t).unwrap_or(rest.rest.translation);
+                let ro = c.rotation.sample(t).unwrap_or(rest.rest.rotation);
+                let (pos, ori) = cx.bone_vertex(tr, ro)?;
+                transforms.push(Transform {
+                    bone: idx(c.bone)?,
+                    pos,
+                    ori,
+                });
+            }
+            frames.push(Frame {
+                msec: ms,
+                transforms,
+            });
+        }
+        let duration_msec = keys.last().map_or(0, |k| k.0);
+        cx.actions.push(Chunk {
+            body: Body::Actn(Action {
+                name: cx.strings.add(&clip.name)?,
+                duration_msec,
+                frames,
+            }),
+            tail: Vec::new(),
+        });
+    }
+    Ok(())
+}
+
+/// A vertex's influences as M3D skin bytes, and the worst difference they make to a
+/// weight once read back. The format wants the bytes of a point to sum to 255 and readers
+/// (m3d.h, ours) divide by 255 and renormalise, so the weights (normalised) are shared
+/// out by largest remainder: each byte is within one step of its share, and the sum is
+/// exactly 255 (rounding each alone can miss it by several steps, which renormalising
+/// then spreads over every weight). A weight whose share rounds to no byte is not
+/// stored (the format keeps no bone for a zero weight).
+pub(crate) fn skin_of(inf: &VertexInfluences) -> (Skin, f32) {
+    let pairs: Vec<(u32, f32)> = inf.pairs().collect();
+    // Negative or non-finite weights count as nothing; all nothing shares equally.
+    let usable = |w: f32| {
+        if w.is_finite() && w > 0.0 {
+            f64::from(w)
+        } else {
+            0.0
+        }
+    };
+    let total: f64 = pairs.iter().map(|p| usable(p.1)).sum();
+    let share = |w: f32| -> f64 {
+        if total > 0.0 && total.is_finite() {
+            usable(w) / total * 255.0
+        } else {
+            255.0 / pairs.len() as f64
+        }
+    };
+    let shares: Vec<f64> = pairs.iter().map(|p| share(p.1)).collect();
+    let mut bytes: Vec<u8> = shares
+        .iter()
+        .map(|s| s.floor().clamp(0.0, 255.0) as u8)
+        .collect();
+    // The steps left go to the largest remainders (ties to the earlier pair).
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    order.sort_by(|&a, &b| {
+        let rem = |i: usize| shares.get(i).copied().unwrap_or(0.0) - bytes_at(&bytes, i);
+        rem(b).total_cmp(&rem(a)).then(a.cmp(&b))
+    });
+    let sum: u32 = bytes.iter().map(|b| u32::from(*b)).sum();
+    let left = 255u32.saturating_sub(sum) as usize;
+    for &i in order.iter().cycle().take(left) {
+        if let Some(b) = bytes.get_mut(i) {
+            *b = b.saturating_add(1);
+        }
+    }
+    let mut weights = vec![0u8; 8];
+    let mut bones = Vec::new();
+    for ((j, _), b) in pairs.iter().zip(&bytes).filter(|(_, b)| **b != 0) {
+        if let Some(slot) = weights.get_mut(bones.len()) {
+            *slot = *b;
+            bones.push(Idx(*j));
+        }
+    }
+    // What the reader makes of them (convert.rs): byte / 255, renormalised.
+    let mut back = VertexInfluences::from_pairs_strongest(
+        bones
+            .iter()
+            .zip(weights.iter().filter(|w| **w != 0))
+            .map(|(b, w)| (b.0, f32::from(*w) / 255.0)),
+    );
+    back.normalize();
+    // Compared joint by joint, a joint missing on one side weighing 0.
+    let weight_of =
+        |v: &[(u32, f32)], j: u32| -> f32 { v.iter().filter(|p| p.0 == j).map(|p| p.1).sum() };
+    let read: Vec<(u32, f32)> = back.pairs().collect();
+    let kept = pairs.iter().map(|&(j, w)| (w - weight_of(&read, j)).abs());
+    let added = read
+        .iter()
+        .filter(|r| !pairs.iter().any(|p| p.0 == r.0))
+        .map(|&(j, _)| weight_of(&read, j));
+    let error = kept.chain(added).fold(0.0f32, f32::max);
+    (Skin { weights, bones }, error)
+}
+
+fn bytes_at(bytes: &[u8], i: usize) -> f64 {
+    bytes.get(i).map_or(0.0, |b| f64::from(*b))
 }

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use meshfmt_core::glam::Vec3;
 use meshfmt_core::material::{
     Material as CoreMaterial, Texture, TextureBinding, TextureRole, TextureSource,
 };
@@ -11,8 +12,9 @@ use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
 use crate::convert::{FileNames, Losses, ReadFile, ToCore, rgba_to_vec4};
 use crate::error::Result;
-use crate::file::{Body, File};
-use crate::material::{Material, PropValue};
+use crate::file::{Body, Chunk, File};
+use crate::from_core::{FromCore, rgba_exact, vec4_to_rgba};
+use crate::material::{Material, PropValue, Property};
 use crate::types::NameKey;
 
 /// Materials by name: the shared library's first (m3d.h lets them win), then the file's
@@ -227,4 +229,106 @@ fn texture_source(
         );
     }
     Ok(TextureSource::Path(file_name))
+}
+
+/// Materials: base colour, roughness, metallic, emissive and the maps M3D has a type
+/// for; a material without a name is given one (MESH records find it by name).
+pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
+    let model = cx.model;
+    for (mi, m) in model.materials.iter().enumerate() {
+        if !rgba_exact(m.base_color) || !rgba_exact(m.emissive.extend(1.0)) {
+            cx.out.lose(
+                Feature::Materials,
+                LossKind::Reduced,
+                format!("materials[{mi}]"),
+                "base and emissive colours are stored as 8-bit RGBA (error <= 1/510)",
+            );
+        }
+        let mut props = vec![
+            Property {
+                kind: 0,
+                value: PropValue::Color(vec4_to_rgba(m.base_color)),
+            },
+            Property {
+                kind: 64,
+                value: PropValue::Float(m.roughness),
+            },
+            Property {
+                kind: 65,
+                value: PropValue::Float(m.metallic),
+            },
+        ];
+        if m.emissive != Vec3::ZERO {
+            props.push(Property {
+                kind: 4,
+                value: PropValue::Color(vec4_to_rgba(m.emissive.extend(1.0))),
+            });
+        }
+        for t in &m.textures {
+            let kind = match t.role {
+                TextureRole::BaseColor => 128,
+                TextureRole::Emissive => 132,
+                TextureRole::Normal => 136,
+                // map_Ka: "ambient occlusion color texture map" in the format document.
+                TextureRole::Occlusion => 129,
+                _ => {
+                    cx.out.lose(
+                        Feature::Textures,
+                        LossKind::Dropped,
+                        format!("materials[{mi}]"),
+                        "a packed metallic-roughness texture has no M3D map type (map_Pr and map_Pm are single-channel)",
+                    );
+                    continue;
+                }
+            };
+            let name = model
+                .textures
+                .get(t.texture)
+                .map(|t| t.name.as_str())
+                .unwrap_or("");
+            if name.is_empty() {
+                // The reader (like m3d.h) takes a map with an empty name for no texture.
+                cx.out.lose(
+                    Feature::Textures,
+                    LossKind::Dropped,
+                    format!("materials[{mi}]"),
+                    "a texture without a name cannot be referenced",
+                );
+                continue;
+            }
+            if t.uv_set != 0 {
+                cx.out.lose(
+                    Feature::Textures,
+                    LossKind::Reduced,
+                    format!("materials[{mi}]"),
+                    "M3D has one UV set: the texture is read back on UV0",
+                );
+            }
+            props.push(Property {
+                kind,
+                value: PropValue::Map(cx.strings.add(name)?),
+            });
+        }
+        // A material needs a name: MESH records find it by name.
+        let name = if m.name.is_empty() {
+            cx.out.lose(
+                Feature::Materials,
+                LossKind::Reduced,
+                format!("materials[{mi}]"),
+                format!("an M3D material needs a name: named 'material{mi}'"),
+            );
+            format!("material{mi}")
+        } else {
+            m.name.clone()
+        };
+        cx.material_names.push(name.clone());
+        cx.materials.push(Chunk {
+            body: Body::Mtrl(Material {
+                name: cx.strings.add(&name)?,
+                props,
+            }),
+            tail: Vec::new(),
+        });
+    }
+    Ok(())
 }

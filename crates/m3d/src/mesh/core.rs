@@ -9,11 +9,14 @@ use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Feature, LossKind};
 
 use crate::bones::Skin;
+use crate::bones::core::skin_of;
 use crate::convert::{ToCore, rgba_to_vec4};
 use crate::error::{Result, invalid};
 use crate::file::Body;
+use crate::from_core::{FromCore, f32s, idx, rgba_exact, vec4_to_rgba};
 use crate::mesh::{Corner, Mesh, MeshRecord};
-use crate::types::Idx;
+use crate::types::{Coord, Idx, Str};
+use crate::vertex::Vertex;
 
 /// A surface being built: the surface, and corner (vertex, uv, normal) → index.
 type SurfaceBuild = (Surface, HashMap<(Idx, Idx, Idx), u32>);
@@ -236,4 +239,210 @@ fn finish(cx: &mut ToCore<'_>, surfaces: Vec<SurfaceBuild>) -> Result<()> {
         cx.out.value.surfaces.push(s);
     }
     Ok(())
+}
+
+/// Surfaces as runs of triangles, each after a use-material record: positions and
+/// normals join the vertex list, UVs the TMAP, skins BONE's skins.
+pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
+    let model = cx.model;
+    let mut colours_quantized = false;
+    // The worst difference the skin bytes make to a weight, as the reader gives it back.
+    let mut skin_error = 0.0f32;
+    for (si, s) in model.surfaces.iter().enumerate() {
+        if !surface_losses(cx, si, s) {
+            continue;
+        }
+        colours_quantized |= s.colors.iter().any(|c| !rgba_exact(*c));
+        let mat = s
+            .material
+            .and_then(|m| cx.materials.get(m))
+            .and_then(|c| match &c.body {
+                Body::Mtrl(m) => Some(m.name),
+                _ => None,
+            });
+        cx.records
+            .push(MeshRecord::UseMaterial(mat.unwrap_or(Str(0))));
+        skin_error = skin_error.max(surface_from_core(cx, s)?);
+    }
+    if colours_quantized {
+        cx.out.lose(
+            Feature::Colors,
+            LossKind::Quantized {
+                // Half a step, plus f32 noise in the decoder's division.
+                max_error: 0.5 / 255.0 + f32::EPSILON,
+            },
+            "",
+            "vertex colours are stored as 8-bit RGBA",
+        );
+    }
+    if skin_error > 0.0 {
+        cx.out.lose(
+            Feature::Skin,
+            LossKind::Quantized {
+                max_error: skin_error,
+            },
+            "",
+            "skin weights are stored as bytes summing to 255 (the worst difference made)",
+        );
+    }
+
+    Ok(())
+}
+
+/// The losses surface `si` makes; false when it cannot be stored at all.
+fn surface_losses(cx: &mut FromCore<'_>, si: usize, s: &Surface) -> bool {
+    if s.indices.is_empty() {
+        // M3D surfaces are runs of faces: one without faces cannot be stored.
+        cx.out.lose(
+            Feature::Geometry,
+            LossKind::Reduced,
+            format!("surfaces[{si}]"),
+            "a surface without triangles has no M3D counterpart",
+        );
+        cx.out.lose(
+            Feature::Names,
+            LossKind::Dropped,
+            format!("surfaces[{si}]"),
+            "dropped with its surface",
+        );
+        return false;
+    }
+    let mat_name = s
+        .material
+        .and_then(|m| cx.material_names.get(m))
+        .map_or("", String::as_str);
+    if s.name != mat_name {
+        cx.out.lose(
+            Feature::Names,
+            LossKind::Dropped,
+            format!("surfaces[{si}]"),
+            "M3D has no surface names: surfaces come back named after their material",
+        );
+    }
+    let mut used = vec![false; s.positions.len()];
+    for &i in &s.indices {
+        if let Some(u) = used.get_mut(i as usize) {
+            *u = true;
+        }
+    }
+    if used.contains(&false) {
+        cx.out.lose(
+            Feature::Geometry,
+            LossKind::Reduced,
+            format!("surfaces[{si}]"),
+            "vertices no triangle uses are written but not read back",
+        );
+    }
+    if !s.tangents.is_empty() {
+        cx.out.lose(
+            Feature::Tangents,
+            LossKind::Dropped,
+            format!("surfaces[{si}]"),
+            "M3D has no tangents",
+        );
+    }
+    if !s.uv1.is_empty() {
+        cx.out.lose(
+            Feature::Uv1,
+            LossKind::Dropped,
+            format!("surfaces[{si}]"),
+            "M3D has one UV set",
+        );
+    }
+    if !s.morph_targets.is_empty() {
+        cx.out.lose(
+            Feature::MorphTargets,
+            LossKind::Dropped,
+            format!("surfaces[{si}]"),
+            "M3D has no morph targets",
+        );
+    }
+    true
+}
+
+/// One surface's vertices, UVs and triangles; the worst skin weight error it makes.
+fn surface_from_core(cx: &mut FromCore<'_>, s: &Surface) -> Result<f32> {
+    let (base, skin_error) = positions(cx, s)?;
+    let nbase = cx.vertices.len();
+    for n in &s.normals {
+        cx.vertices.push(Vertex {
+            coords: f32s([n.x, n.y, n.z, 0.0]),
+            color: 0,
+            skin: Idx::UNDEF,
+        });
+    }
+    let tbase = cx.tmap.len();
+    for uv in &s.uv0 {
+        cx.tmap.push([Coord::F32(uv.x), Coord::F32(uv.y)]);
+    }
+    let has_n = s.normals.len() == s.positions.len();
+    let has_uv = s.uv0.len() == s.positions.len();
+    let flags = u8::from(has_uv) | (u8::from(has_n) << 1);
+    for t in s.triangles() {
+        let mut corners = Vec::with_capacity(3);
+        for v in t {
+            let v = v as usize;
+            corners.push(Corner {
+                vertex: idx(base + v)?,
+                uv: if has_uv { idx(tbase + v)? } else { Idx::UNDEF },
+                normal: if has_n { idx(nbase + v)? } else { Idx::UNDEF },
+                max: Idx::UNDEF,
+            });
+        }
+        cx.records.push(MeshRecord::Polygon {
+            flags,
+            corners: corners.into(),
+        });
+    }
+    Ok(skin_error)
+}
+
+/// A vertex per position (with its colour and skin); the first one's index and the
+/// worst skin weight error.
+fn positions(cx: &mut FromCore<'_>, s: &Surface) -> Result<(usize, f32)> {
+    let b = &cx.budget.clone();
+    let mut skin_error = 0.0f32;
+    // A vertex per position and per normal, a TMAP entry per UV, a record per
+    // triangle.
+    b.charge_items::<Vertex>(
+        "vertices",
+        s.positions.len().saturating_add(s.normals.len()),
+    )?;
+    b.charge_items::<[Coord; 2]>("texture coordinates", s.uv0.len())?;
+    b.charge_items::<MeshRecord>("mesh records", s.triangle_count().saturating_add(1))?;
+    let base = cx.vertices.len();
+    for (i, p) in s.positions.iter().enumerate() {
+        // Colour 0 is "no colour" to the reader (as in real files).
+        let color = s.colors.get(i).map_or(0, |c| vec4_to_rgba(*c));
+        let skin = match s.skin.get(i) {
+            Some(inf) if inf.count() > 0 => {
+                let (sk, error) = skin_of(inf);
+                skin_error = skin_error.max(error);
+                let n = cx.skins.len();
+                let id = match cx.skin_ids.get(&sk) {
+                    Some(id) => *id,
+                    None => {
+                        // The list's copy and the map's.
+                        b.charge(
+                            "skins",
+                            2 * (std::mem::size_of::<Skin>() + 8 + 4 * sk.bones.len()) as u64 + 16,
+                        )?;
+                        cx.skin_ids.insert(sk.clone(), n);
+                        cx.skins.push(sk);
+                        n
+                    }
+                };
+                idx(id)?
+            }
+            _ => Idx::UNDEF,
+        };
+        let q = *p / cx.scale;
+        cx.vertices.push(Vertex {
+            coords: f32s([q.x, q.y, q.z, 1.0]),
+            color,
+            skin,
+        });
+    }
+
+    Ok((base, skin_error))
 }
