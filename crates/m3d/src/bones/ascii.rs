@@ -17,11 +17,11 @@ pub(crate) fn read_bones(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &st
         let depth = l.text.bytes().take_while(|b| *b == b'/').count();
         let rest = l.text.get(depth..).unwrap_or("");
         let mut t = rest.splitn(3, ' ');
-        let pos = idx(&p, at, t.next().unwrap_or(""))?;
-        let ori = idx(&p, at, t.next().unwrap_or(""))?;
+        let pos = idx(p, at, t.next().unwrap_or(""))?;
+        let ori = idx(p, at, t.next().unwrap_or(""))?;
         let name = t.next().unwrap_or("").trim().to_owned();
         if depth > stack.len() {
-            return Err(p.err(at, "bone deeper than its parent + 1").into());
+            return Err(p.err(at, "bone deeper than its parent + 1"));
         }
         stack.truncate(depth);
         let parent = stack.last().map_or(Idx::UNDEF, |b| Idx(*b));
@@ -45,7 +45,7 @@ pub(crate) fn read_bones(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &st
 /// `Action DURATION NAME`: `frame MSEC` lines, each followed by its `bone pos ori` lines.
 pub(crate) fn read_action(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
     let (dur, name) = arg.split_once(' ').unwrap_or((arg, ""));
-    let duration_msec: u32 = num(&p, at, Some(dur), "duration")?;
+    let duration_msec: u32 = num(p, at, Some(dur), "duration")?;
     let name = p.string(at, name.trim())?;
     let mut frames: Vec<Frame> = Vec::new();
     while let Some(l) = p.block_line() {
@@ -55,14 +55,14 @@ pub(crate) fn read_action(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str
         if k == "frame" {
             p.take_items::<Frame>(at, "animation frames", 1)?;
             frames.push(Frame {
-                msec: num(&p, at, t.next(), "msec")?,
+                msec: num(p, at, t.next(), "msec")?,
                 transforms: Vec::new(),
             });
             continue;
         }
-        let bone = idx(&p, at, k)?;
-        let pos = idx(&p, at, t.next().unwrap_or(""))?;
-        let ori = idx(&p, at, t.next().unwrap_or(""))?;
+        let bone = idx(p, at, k)?;
+        let pos = idx(p, at, t.next().unwrap_or(""))?;
+        let ori = idx(p, at, t.next().unwrap_or(""))?;
         p.take_items::<Transform>(at, "animation frames", 1)?;
         let f = frames
             .last_mut()
@@ -70,7 +70,7 @@ pub(crate) fn read_action(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str
         f.transforms.push(Transform { bone, pos, ori });
     }
     if frames.len() > usize::from(u16::MAX) {
-        return Err(p.err(at, "more than 65535 frames").into());
+        return Err(p.err(at, "more than 65535 frames"));
     }
     m.push(Body::Actn(Action {
         name,

@@ -23,10 +23,10 @@ pub(crate) fn read_labels(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str
         let text = line.text;
         let (k, v) = text.split_once(' ').unwrap_or((text, ""));
         match k {
-            "color" => l.color = color(&p, at, v.trim())?,
+            "color" => l.color = color(p, at, v.trim())?,
             "lang" => l.lang = p.string(at, v.trim())?,
             k => {
-                let vi = idx(&p, at, k)?;
+                let vi = idx(p, at, k)?;
                 let s = p.string(at, v)?;
                 p.take_items::<(Idx, Str)>(at, "labels", 1)?;
                 l.labels.push((vi, s));

@@ -52,9 +52,9 @@ pub(crate) fn read_material(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &s
         } else {
             let kind = base(k).ok_or_else(|| p.err(at, format!("unknown property {k:?}")))?;
             let value = match kind {
-                0 | 1 | 2 | 4 | 5 => PropValue::Color(color(&p, at, &v)?),
-                8 => PropValue::Byte(num(&p, at, Some(&v), "il")?),
-                _ => PropValue::Float(num(&p, at, Some(&v), k)?),
+                0 | 1 | 2 | 4 | 5 => PropValue::Color(color(p, at, &v)?),
+                8 => PropValue::Byte(num(p, at, Some(&v), "il")?),
+                _ => PropValue::Float(num(p, at, Some(&v), k)?),
             };
             Property { kind, value }
         };

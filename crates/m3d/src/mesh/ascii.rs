@@ -34,11 +34,11 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
                         normal: Idx::UNDEF,
                         max: Idx::UNDEF,
                     };
-                    c.vertex = idx(&p, at, parts.next().unwrap_or(""))?;
+                    c.vertex = idx(p, at, parts.next().unwrap_or(""))?;
                     for (bit, slot) in [(1u8, &mut c.uv), (2, &mut c.normal), (4, &mut c.max)] {
                         match parts.next() {
                             Some(s) if !s.is_empty() => {
-                                *slot = idx(&p, at, s)?;
+                                *slot = idx(p, at, s)?;
                                 flags |= bit;
                             }
                             _ => {}
@@ -47,7 +47,7 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
                     corners.push(c);
                 }
                 if corners.is_empty() || corners.len() > 15 {
-                    return Err(p.err(at, "a polygon has 1..=15 corners").into());
+                    return Err(p.err(at, "a polygon has 1..=15 corners"));
                 }
                 if corners.len() > 3 {
                     p.take_items::<Corner>(at, "polygon corners", corners.len())?;

@@ -22,7 +22,7 @@ pub(crate) fn read_shape(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
         let mut t = text.split_whitespace();
         let k = t.next().unwrap_or("");
         if k == "group" {
-            group = idx(&p, at, t.next().unwrap_or(""))?;
+            group = idx(p, at, t.next().unwrap_or(""))?;
             continue;
         }
         let (kind, layout) = shape::layout_by_keyword(k)

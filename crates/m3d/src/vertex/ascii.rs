@@ -18,7 +18,7 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &s
         p.take_items::<Vertex>(at, "vertices", 1)?;
         let mut c = [Coord::F64(0.0); 4];
         for (i, c) in c.iter_mut().enumerate() {
-            *c = Coord::F64(num(&p, at, t.next(), ["x", "y", "z", "w"][i])?);
+            *c = Coord::F64(num(p, at, t.next(), ["x", "y", "z", "w"][i])?);
         }
         let mut v = Vertex {
             coords: c,
@@ -28,16 +28,16 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &s
         let mut skin = Vec::new();
         for tok in t {
             if tok.starts_with('#') {
-                v.color = color(&p, at, tok)?;
+                v.color = color(p, at, tok)?;
             } else {
                 let (b, w) = tok.split_once(':').unwrap_or((tok, "1"));
-                let w: f32 = num(&p, at, Some(w), "weight")?;
-                skin.push((idx(&p, at, b)?, w));
+                let w: f32 = num(p, at, Some(w), "weight")?;
+                skin.push((idx(p, at, b)?, w));
             }
         }
         if !skin.is_empty() {
             if skin.len() > 8 {
-                return Err(p.err(at, "more than 8 bones per vertex").into());
+                return Err(p.err(at, "more than 8 bones per vertex"));
             }
             // Weights are kept as written (bytes of 1/255; users renormalise, as
             // to_core and m3d.h do) unless one is above 1: then all are divided by
@@ -96,8 +96,8 @@ pub(crate) fn read_textmap(
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let mut t = l.text.split_whitespace();
-        let u: f64 = num(&p, at, t.next(), "u")?;
-        let v: f64 = num(&p, at, t.next(), "v")?;
+        let u: f64 = num(p, at, t.next(), "u")?;
+        let v: f64 = num(p, at, t.next(), "v")?;
         p.take_items::<[Coord; 2]>(at, "texture coordinates", 1)?;
         m.tmap.push([Coord::F64(u), Coord::F64(v)]);
     }

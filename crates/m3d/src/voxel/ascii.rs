@@ -25,23 +25,23 @@ pub(crate) fn read_voxtypes(
         let mut t = main.split_whitespace();
         let head = t.next().unwrap_or("");
         let mut hp = head.split('/');
-        let color = color(&p, at, hp.next().unwrap_or(""))?;
+        let color = color(p, at, hp.next().unwrap_or(""))?;
         let rotation: u8 = hp
             .next()
-            .map_or(Ok(0), |s| num(&p, at, Some(s), "rotation"))?;
-        let shape: u16 = hp.next().map_or(Ok(0), |s| num(&p, at, Some(s), "shape"))?;
+            .map_or(Ok(0), |s| num(p, at, Some(s), "rotation"))?;
+        let shape: u16 = hp.next().map_or(Ok(0), |s| num(p, at, Some(s), "shape"))?;
         let name = match t.next() {
             None | Some("-") => Str(0),
             Some(n) => p.string(at, n)?,
         };
         let skin = match t.next() {
-            Some(s) => idx(&p, at, s)?,
+            Some(s) => idx(p, at, s)?,
             None => Idx::UNDEF,
         };
         let mut list = Vec::new();
         let mut it = items.trim_end_matches('}').split_whitespace();
         while let Some(c) = it.next() {
-            let c: u16 = num(&p, at, Some(c), "item count")?;
+            let c: u16 = num(p, at, Some(c), "item count")?;
             // "-" is an empty name, as for the type's own name.
             let n = match it.next() {
                 None | Some("-") => "",
@@ -81,17 +81,17 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
         let mut t = l.text.split_whitespace();
         match t.next().unwrap_or("") {
             "uncertain" => {
-                b.uncertain = num(&p, at, t.next(), "uncertain")?;
-                b.group = t.next().map_or(Ok(0), |s| num(&p, at, Some(s), "group"))?;
+                b.uncertain = num(p, at, t.next(), "uncertain")?;
+                b.group = t.next().map_or(Ok(0), |s| num(p, at, Some(s), "group"))?;
             }
             "pos" => {
                 for v in &mut b.pos {
-                    *v = num(&p, at, t.next(), "pos")?;
+                    *v = num(p, at, t.next(), "pos")?;
                 }
             }
             "dim" => {
                 for v in &mut b.size {
-                    *v = num(&p, at, t.next(), "dim")?;
+                    *v = num(p, at, t.next(), "dim")?;
                 }
                 // Each voxel takes at least 2 bytes of text.
                 let n = b
@@ -99,7 +99,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                     .iter()
                     .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
                 if n.is_none_or(|n| n.saturating_mul(2) > m.text_voxels as u64) {
-                    return Err(p.err(at, "voxel block larger than the text").into());
+                    return Err(p.err(at, "voxel block larger than the text"));
                 }
             }
             "layer" => {}
@@ -107,7 +107,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                 for tok in std::iter::once(first).chain(t) {
                     // Kept here, then copied into runs of 128.
                     p.take_items::<Idx>(at, "voxels", 2)?;
-                    values.push(idx(&p, at, tok)?);
+                    values.push(idx(p, at, tok)?);
                 }
             }
         }
