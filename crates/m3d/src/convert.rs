@@ -109,13 +109,18 @@ pub(crate) fn rgba_to_vec4(c: u32) -> Vec4 {
 /// names and use-material references, found in one pass over its string table, and its
 /// ASET chunks by name (the first of a name, as m3d.h finds it).
 pub(crate) struct FileNames<'f> {
+    /// The file.
     pub file: &'f File,
+    /// Its colour map.
     pub colours: Colours<'f>,
+    /// The keys of its names.
     pub names: Names,
+    /// Its ASET chunks by name.
     pub assets: HashMap<NameKey, &'f [u8]>,
 }
 
 impl<'f> FileNames<'f> {
+    /// The names of `file`, the index charged to `budget`.
     pub fn new(file: &'f File, budget: &Budget) -> Result<FileNames<'f>> {
         let refs = file.chunks.iter().flat_map(|c| {
             let (name, props, records): (Option<Str>, &[crate::material::Property], &[MeshRecord]) =
@@ -196,10 +201,11 @@ impl File {
     /// The model as meshfmt-core holds it: one surface per run of faces (each MESH chunk
     /// and each use-material record starts a run; a run without faces makes none), named
     /// after its material, with positions times the header scale, normals, UVs, vertex
-    /// colours and skin; materials, the skeleton with rest poses, and one clip per action. What core cannot hold (shapes, voxels, labels,
-    /// procedural scripts, inlined assets, extra chunks, the preview) is listed in the
-    /// losses (the first 100 of each kind, then a line counting the rest). Y up,
-    /// right-handed, counter-clockwise, as the format requires.
+    /// colours and skin; materials, the skeleton with rest poses, and one clip per
+    /// action. What core cannot hold (shapes, voxels, labels, procedural scripts, inlined
+    /// assets, extra chunks, the preview) is listed in the losses (the first 100 of each
+    /// kind, then a line counting the rest). Y up, right-handed, counter-clockwise, as
+    /// the format requires.
     ///
     /// ```
     /// let f = m3d_format::File::default();
