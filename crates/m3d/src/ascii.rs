@@ -59,6 +59,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn take_items<T>(&self, at: u64, what: &'static str, n: usize) -> PResult<()> {
         self.take(at, what, n.saturating_mul(std::mem::size_of::<T>()))
     }
+    /// An invalid-value error at `at`, in the current block.
     pub(crate) fn err(&self, at: u64, message: impl Into<String>) -> PError {
         PError::new(
             FORMAT,
@@ -78,6 +79,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.lines.get(self.pos - 1)
     }
+    /// The offset of `s` in the string table being built (0 for the empty string).
     pub(crate) fn string(&mut self, at: u64, s: &str) -> PResult<Str> {
         if s.is_empty() {
             return Ok(Str(0));
@@ -98,6 +100,7 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A number token, or an error naming `what`.
 pub(crate) fn num<T: std::str::FromStr>(
     p: &Parser<'_>,
     at: u64,
@@ -109,12 +112,14 @@ pub(crate) fn num<T: std::str::FromStr>(
         .map_err(|_| p.err(at, format!("{what}: {tok:?} is not a number")))
 }
 
+/// A `#AABBGGRR` colour token.
 pub(crate) fn color(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<u32, PError> {
     // `#AABBGGRR`: the little-endian RGBA word printed with %08x.
     let hex = tok.strip_prefix('#').unwrap_or(tok);
     u32::from_str_radix(hex, 16).map_err(|_| p.err(at, format!("{tok:?} is not a colour")))
 }
 
+/// An index token: `.` or empty is -1, `-` is -2.
 pub(crate) fn idx(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<Idx, PError> {
     match tok {
         "" | "." => Ok(Idx::UNDEF),

@@ -38,6 +38,8 @@ pub(crate) struct Check {
 }
 
 impl Check {
+    /// Lists (or, past the cap, counts) a problem of `kind`; the line is made only when
+    /// it is listed.
     pub fn push(&mut self, kind: &'static str, line: impl FnOnce() -> String) {
         let n = match self.kinds.iter_mut().find(|k| k.0 == kind) {
             Some(k) => {
