@@ -2,28 +2,40 @@
 
 use std::fmt::Write as _;
 
+use std::collections::HashSet;
+
+use meshfmt_core::{Feature, Loss, LossKind};
 use parsing_primitives::Budget;
 
-use crate::ascii::PROPS;
-use crate::error::{Result, invalid};
-use crate::file::{Body, File, WriteOptions};
-use crate::material::PropValue;
+use crate::bones::Skin;
+use crate::error::Result;
+use crate::file::{Body, Colours, File, WriteOptions};
 use crate::mesh::MeshRecord;
-use crate::shape::ArgValue;
 use crate::types::{Idx, Str};
+use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
+
+/// The line end m3d.h's exporter writes.
+pub(crate) const NL: &str = "\r\n";
 
 /// The text being written, charged to the budget as it grows: after every line, and
 /// before any part that a few bytes of the model can make long (the slashes of a deep
-/// bone, a voxel grid, a name that is the whole string table).
-struct Text {
+/// bone, a voxel grid, a name that is the whole string table). Each chunk module writes
+/// its blocks through it.
+pub(crate) struct TextWriter<'f> {
+    /// The model written.
+    pub file: &'f File,
     s: String,
-    budget: Budget,
+    pub budget: Budget,
     charged: usize,
+    /// Its colour map, found once.
+    pub colours: Colours<'f>,
+    /// Its skins (written with the vertices).
+    pub skins: &'f [Skin],
 }
 
-impl Text {
+impl TextWriter<'_> {
     /// Charges what was written since the last charge.
-    fn settle(&mut self) -> Result<()> {
+    pub fn settle(&mut self) -> Result<()> {
         let n = self.s.len().saturating_sub(self.charged);
         if n > 0 {
             self.budget.charge("ASCII text", n as u64)?;
@@ -33,26 +45,33 @@ impl Text {
     }
 
     /// Charges `n` bytes about to be written.
-    fn reserve(&mut self, n: usize) -> Result<()> {
+    pub fn reserve(&mut self, n: usize) -> Result<()> {
         self.settle()?;
         self.budget.charge("ASCII text", n as u64)?;
         self.charged = self.charged.saturating_add(n);
         Ok(())
     }
 
-    fn push_str(&mut self, s: &str) {
+    pub fn push_str(&mut self, s: &str) {
         self.s.push_str(s);
+    }
+
+    /// A name as one token ([`File::name_text`]), the copy charged (a name may be the
+    /// whole table, and be referenced by every record).
+    pub fn name(&mut self, s: Str) -> Result<String> {
+        self.reserve(self.file.string(s).map_or(0, <[u8]>::len))?;
+        Ok(self.file.name_text(s))
     }
 }
 
-impl std::fmt::Write for Text {
+impl std::fmt::Write for TextWriter<'_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         self.s.push_str(s);
         Ok(())
     }
 }
 
-fn idx_text(i: Idx) -> String {
+pub(crate) fn idx_text(i: Idx) -> String {
     match i {
         Idx::UNDEF => "-1".into(),
         Idx::MAX => "-2".into(),
@@ -60,18 +79,8 @@ fn idx_text(i: Idx) -> String {
     }
 }
 
-fn voxel_text(o: &mut Text, i: Idx) {
-    match i {
-        Idx::UNDEF => o.push_str("."),
-        Idx::MAX => o.push_str("-"),
-        Idx(v) => {
-            let _ = write!(o, "{v}");
-        }
-    }
-}
-
 /// Names in loss paths are cut here: a name may be the whole string table.
-const PATH_NAME_MAX: usize = 1024;
+pub(crate) const PATH_NAME_MAX: usize = 1024;
 
 /// Losses of one kind listed before the rest are only counted.
 const LOSS_CAP: usize = 100;
@@ -79,24 +88,13 @@ const LOSS_CAP: usize = 100;
 /// Losses listed up to [`LOSS_CAP`] of each kind (feature, kind and reason), then counted.
 #[derive(Default)]
 struct Capped {
-    out: Vec<meshfmt_core::Loss>,
+    out: Vec<Loss>,
     /// Per kind: feature, loss kind, reason, how many.
-    kinds: Vec<(
-        meshfmt_core::Feature,
-        meshfmt_core::LossKind,
-        &'static str,
-        usize,
-    )>,
+    kinds: Vec<(Feature, LossKind, &'static str, usize)>,
 }
 
 impl Capped {
-    fn push(
-        &mut self,
-        feature: meshfmt_core::Feature,
-        kind: meshfmt_core::LossKind,
-        path: String,
-        reason: &'static str,
-    ) {
+    fn push(&mut self, feature: Feature, kind: LossKind, path: String, reason: &'static str) {
         let n = match self
             .kinds
             .iter_mut()
@@ -112,7 +110,7 @@ impl Capped {
             }
         };
         if n <= LOSS_CAP {
-            self.out.push(meshfmt_core::Loss {
+            self.out.push(Loss {
                 feature,
                 kind,
                 path,
@@ -121,10 +119,10 @@ impl Capped {
         }
     }
 
-    fn finish(mut self) -> Vec<meshfmt_core::Loss> {
+    fn finish(mut self) -> Vec<Loss> {
         for (feature, kind, reason, n) in self.kinds {
             if n > LOSS_CAP {
-                self.out.push(meshfmt_core::Loss {
+                self.out.push(Loss {
                     feature,
                     kind,
                     path: String::new(),
@@ -136,16 +134,55 @@ impl Capped {
     }
 }
 
-impl File {
-    /// [`name_text`](Self::name_text), the copy charged (a name may be the whole table,
-    /// and be referenced by every record).
-    fn name_in(&self, s: Str, o: &mut Text) -> Result<String> {
-        o.reserve(self.string(s).map_or(0, <[u8]>::len))?;
-        Ok(self.name_text(s))
+/// A name as its loss path shows it: cut at [`PATH_NAME_MAX`] bytes.
+pub(crate) fn cut(b: &[u8]) -> String {
+    String::from_utf8_lossy(b.get(..PATH_NAME_MAX).unwrap_or(b)).into_owned()
+}
+
+/// Why a name with whitespace changes.
+pub(crate) const TOKEN: &str = "the ASCII form writes a name as one token: whitespace becomes '_'";
+
+/// The losses [`File::ascii_losses`] lists; each chunk module adds its own.
+pub(crate) struct TextLosses<'f> {
+    pub file: &'f File,
+    out: Capped,
+    /// Materials a mesh uses, by name (a record may name it at another offset).
+    used: HashSet<&'f [u8]>,
+}
+
+impl<'f> TextLosses<'f> {
+    /// Lists (or counts) one loss.
+    pub fn push(&mut self, feature: Feature, kind: LossKind, path: String, reason: &'static str) {
+        self.out.push(feature, kind, path, reason);
     }
 
-    fn name_text(&self, s: Str) -> String {
-        // One token per name on a line: spaces would split it, as m3d.h's exporter knows.
+    /// The bytes of a name the text changes, for the path.
+    pub fn changed(&self, s: Str) -> Option<&'f [u8]> {
+        let b = self.file.string(s)?;
+        (self.file.name_text(s) != String::from_utf8_lossy(b)).then_some(b)
+    }
+
+    /// True when a mesh uses the material named `name`.
+    pub fn used(&self, name: &[u8]) -> bool {
+        self.used.contains(name)
+    }
+
+    /// A name (not a material's or a map's) the text changes, under `Names`.
+    pub fn name(&mut self, what: &str, s: Str) {
+        if let Some(b) = self.changed(s) {
+            self.push(
+                Feature::Names,
+                LossKind::Reduced,
+                format!("{what} '{}'", cut(b)),
+                TOKEN,
+            );
+        }
+    }
+}
+
+impl File {
+    /// A name as one token on its line: spaces would split it, as m3d.h's exporter knows.
+    pub(crate) fn name_text(&self, s: Str) -> String {
         self.string(s)
             .map(|b| {
                 // Any whitespace (tabs too: the reader trims them) becomes '_'.
@@ -156,7 +193,6 @@ impl File {
             })
             .unwrap_or_default()
     }
-
     /// The model as an ASCII `3dmodel` text (CRLF lines, as m3d.h's exporter writes).
     /// Coordinates are written as decoded (quantized ones as `v/127` etc.), so reading the
     /// text back gives f64 coordinates with the same values. Inlined assets and the preview
@@ -203,29 +239,9 @@ impl File {
     /// ```
     /// assert!(m3d_format::File::default().ascii_losses().is_empty());
     /// ```
-    pub fn ascii_losses(&self) -> Vec<meshfmt_core::Loss> {
-        use meshfmt_core::{Feature, LossKind};
-        let mut out = Capped::default();
-        let aset = "the ASCII form does not inline assets: the pixels are not written";
-        let token = "the ASCII form writes a name as one token: whitespace becomes '_'";
-        let cut =
-            |b: &[u8]| String::from_utf8_lossy(b.get(..PATH_NAME_MAX).unwrap_or(b)).into_owned();
+    pub fn ascii_losses(&self) -> Vec<Loss> {
         let title = self.header_strings()[0];
-        if title.iter().any(|b| matches!(b, b'\r' | b'\n')) {
-            out.push(
-                Feature::Names,
-                LossKind::Reduced,
-                format!("name '{}'", cut(title)),
-                "the ASCII form's name line cannot hold line breaks: they become spaces",
-            );
-        }
-        // A name that the text changes: its bytes, for the path.
-        let changed = |s: Str| -> Option<&[u8]> {
-            let b = self.string(s)?;
-            (self.name_text(s) != String::from_utf8_lossy(b)).then_some(b)
-        };
-        // Materials a mesh uses, by name (a record may name it at another offset).
-        let used: std::collections::HashSet<&[u8]> = self
+        let used = self
             .chunks
             .iter()
             .filter_map(|c| match &c.body {
@@ -238,96 +254,53 @@ impl File {
                 _ => None,
             })
             .collect();
-        let other = |what: &str, s: Str, out: &mut Capped| {
-            if let Some(b) = changed(s) {
-                out.push(
-                    Feature::Names,
-                    LossKind::Reduced,
-                    format!("{what} '{}'", cut(b)),
-                    token,
-                );
-            }
+        let mut l = TextLosses {
+            file: self,
+            out: Capped::default(),
+            used,
         };
+        if title.iter().any(|b| matches!(b, b'\r' | b'\n')) {
+            l.push(
+                Feature::Names,
+                LossKind::Reduced,
+                format!("name '{}'", cut(title)),
+                "the ASCII form's name line cannot hold line breaks: they become spaces",
+            );
+        }
         for c in &self.chunks {
             match &c.body {
-                Body::Aset { name, .. } => {
-                    let name = self.string(*name).unwrap_or_default();
-                    out.push(
-                        Feature::Textures,
-                        LossKind::Dropped,
-                        format!("ASET '{}'", cut(name)),
-                        aset,
-                    );
-                }
-                Body::Mtrl(m) => {
-                    if let Some(b) = changed(m.name) {
-                        let path = format!("MTRL '{}'", cut(b));
-                        out.push(Feature::Materials, LossKind::Reduced, path.clone(), token);
-                        if used.contains(b) {
-                            out.push(Feature::Names, LossKind::Reduced, path, token);
-                        }
-                    }
-                    for p in &m.props {
-                        if let PropValue::Map(s) = p.value {
-                            if let Some(b) = changed(s) {
-                                let material = self.string(m.name).unwrap_or_default();
-                                out.push(
-                                    Feature::Textures,
-                                    LossKind::Reduced,
-                                    format!("MTRL '{}' map '{}'", cut(material), cut(b)),
-                                    token,
-                                );
-                            }
-                        }
-                    }
-                }
-                Body::Bone(s) => {
-                    for b in &s.bones {
-                        other("BONE", b.name, &mut out);
-                    }
-                }
-                Body::Actn(a) => other("ACTN", a.name, &mut out),
-                Body::Proc(s) => other("PROC", *s, &mut out),
-                Body::Shpe(s) => other("SHPE", s.name, &mut out),
-                Body::Voxd(v) => other("VOXD", v.name, &mut out),
-                Body::Voxt(types) => {
-                    for t in types {
-                        other("VOXT", t.name, &mut out);
-                        for (_, s) in &t.items {
-                            other("VOXT item", *s, &mut out);
-                        }
-                    }
-                }
-                Body::Lbls(l) => {
-                    other("LBLS", l.name, &mut out);
-                    other("LBLS lang", l.lang, &mut out);
-                }
-                Body::Mesh(m) => {
-                    for r in &m.records {
-                        if let MeshRecord::UseParameter { name, .. } = r {
-                            other("MESH parameter", *name, &mut out);
-                        }
-                    }
-                }
-                _ => {}
+                Body::Cmap(_) | Body::Tmap(_) | Body::Vrts(_) | Body::Extra { .. } => {}
+                Body::Bone(s) => bones::ascii::bone_losses(s, &mut l),
+                Body::Mtrl(m) => material::ascii::losses(m, &mut l),
+                Body::Proc(s) => l.name("PROC", *s),
+                Body::Mesh(m) => mesh::ascii::losses(m, &mut l),
+                Body::Shpe(s) => l.name("SHPE", s.name),
+                Body::Voxt(types) => voxel::ascii::voxtype_losses(types, &mut l),
+                Body::Voxd(v) => l.name("VOXD", v.name),
+                Body::Lbls(x) => label::ascii::losses(x, &mut l),
+                Body::Actn(a) => l.name("ACTN", a.name),
+                Body::Aset { name, .. } => asset::ascii_losses(*name, &mut l),
             }
         }
-        out.finish()
+        l.out.finish()
     }
 
     fn write_ascii_text(&self, budget: Budget) -> Result<String> {
-        let mut o = Text {
+        let mut w = TextWriter {
+            file: self,
             s: String::new(),
             budget,
             charged: 0,
+            colours: self.colours(),
+            skins: self.skeleton().map_or(&[][..], |s| s.skins.as_slice()),
         };
-        let nl = "\r\n";
+        let nl = NL;
         let h = self.header_strings();
         // The header lines copy the first strings: charged first.
-        o.reserve(h.iter().map(|l| l.len()).sum::<usize>() * 2)?;
+        w.reserve(h.iter().map(|l| l.len()).sum::<usize>() * 2)?;
         let line = |b: &[u8]| String::from_utf8_lossy(b).replace(['\r', '\n'], " ");
         let _ = write!(
-            o,
+            w,
             "3dmodel {}{nl}{}{nl}{}{nl}{}{nl}",
             self.effective_scale(),
             line(h[0]),
@@ -338,339 +311,31 @@ impl File {
             .split('\n')
             .filter(|l| !l.trim().is_empty())
         {
-            let _ = write!(o, "{}{nl}", d.trim_end_matches('\r'));
+            let _ = write!(w, "{}{nl}", d.trim_end_matches('\r'));
         }
-        o.push_str(nl);
-        o.settle()?;
-        let skins = self.skeleton().map_or(&[][..], |s| s.skins.as_slice());
-        // The colour map found once, not per colour.
-        let colours = self.colours();
+        w.push_str(nl);
+        w.settle()?;
         for c in &self.chunks {
             match &c.body {
-                Body::Cmap(_) => {} // colours are written literally
-                Body::Tmap(t) => {
-                    let _ = write!(o, "Textmap{nl}");
-                    for uv in &t.items {
-                        let _ = write!(o, "{} {}{nl}", uv[0].unsigned(), uv[1].unsigned());
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Vrts(v) => {
-                    let _ = write!(o, "Vertex{nl}");
-                    for v in &v.items {
-                        let c = v.coords.map(|c| c.signed());
-                        let _ = write!(o, "{} {} {} {}", c[0], c[1], c[2], c[3]);
-                        let rgba = colours.rgba(v.color);
-                        if self.types.ci() != 0 && rgba != 0 {
-                            let _ = write!(o, " #{rgba:08x}");
-                        }
-                        if let Some(s) = v.skin.get().and_then(|s| skins.get(s as usize)) {
-                            let single = s.bones.len() == 1
-                                && s.weights.iter().filter(|w| **w != 0).eq([&255u8]);
-                            if s.weights.is_empty() || single {
-                                for b in &s.bones {
-                                    let _ = write!(o, " {}", idx_text(*b));
-                                }
-                            } else {
-                                let ws = s.weights.iter().filter(|w| **w != 0);
-                                for (b, w) in s.bones.iter().zip(ws) {
-                                    let _ =
-                                        write!(o, " {}:{}", idx_text(*b), f32::from(*w) / 255.0);
-                                }
-                            }
-                        }
-                        o.push_str(nl);
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Bone(s) => {
-                    if s.bones.is_empty() {
-                        continue;
-                    }
-                    let _ = write!(o, "Bones{nl}");
-                    o.budget
-                        .charge_items::<usize>("ASCII text", 2 * s.bones.len())?;
-                    let mut depth: Vec<usize> = Vec::with_capacity(s.bones.len());
-                    // The text form gives each bone's parent only by its depth: the
-                    // nearest earlier bone one level up. So bones must be in depth-first
-                    // order (each parent the last bone seen at its depth).
-                    let mut last_at_depth: Vec<usize> = Vec::new();
-                    for (i, b) in s.bones.iter().enumerate() {
-                        let d = match b.parent.get() {
-                            None => 0,
-                            Some(p) if (p as usize) < i => {
-                                depth.get(p as usize).copied().unwrap_or(0) + 1
-                            }
-                            Some(_) => {
-                                return Err(invalid(format!(
-                                    "bone {i}: its parent must come before it"
-                                )));
-                            }
-                        };
-                        if let Some(p) = b.parent.get() {
-                            if last_at_depth.get(d - 1) != Some(&(p as usize)) {
-                                return Err(invalid(format!(
-                                    "bone {i}: the text form needs bones in depth-first order (parent {p} is not the last bone one level up)"
-                                )));
-                            }
-                        }
-                        last_at_depth.truncate(d);
-                        last_at_depth.push(i);
-                        depth.push(d);
-                        // A chain of n bones writes n^2 / 2 slashes: charged first.
-                        o.reserve(d)?;
-                        const SLASHES: &str =
-                            "////////////////////////////////////////////////////////////////";
-                        let mut left = d;
-                        while left > 0 {
-                            let k = left.min(SLASHES.len());
-                            o.push_str(SLASHES.get(..k).unwrap_or_default());
-                            left -= k;
-                        }
-                        let name = self.name_in(b.name, &mut o)?;
-                        let _ = write!(o, "{} {} {name}{nl}", idx_text(b.pos), idx_text(b.ori));
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Mtrl(m) => {
-                    let name = self.name_in(m.name, &mut o)?;
-                    let _ = write!(o, "Material {name}{nl}");
-                    for p in &m.props {
-                        let base = PROPS.iter().find(|x| x.1 == p.kind & 0x7F).map(|x| x.0);
-                        match (&p.value, base) {
-                            (PropValue::Map(s), Some(b)) => {
-                                let name = self.name_in(*s, &mut o)?;
-                                let _ = write!(o, "map_{b} {name}{nl}");
-                            }
-                            (PropValue::Color(c), Some(b)) => {
-                                let _ = write!(o, "{b} #{:08x}{nl}", colours.rgba(*c));
-                            }
-                            (PropValue::Float(f), Some(b)) => {
-                                let _ = write!(o, "{b} {f}{nl}");
-                            }
-                            (PropValue::Byte(v), Some(b)) => {
-                                let _ = write!(o, "{b} {v}{nl}");
-                            }
-                            _ => {
-                                return Err(invalid(format!(
-                                    "material property type {} has no ASCII name",
-                                    p.kind
-                                )));
-                            }
-                        }
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Proc(s) => {
-                    let name = self.name_in(*s, &mut o)?;
-                    let _ = write!(o, "Procedural{nl}{name}{nl}{nl}");
-                }
-                Body::Mesh(m) => {
-                    let _ = write!(o, "Mesh{nl}");
-                    for r in &m.records {
-                        match r {
-                            MeshRecord::UseMaterial(s) => {
-                                let name = self.name_in(*s, &mut o)?;
-                                let _ = write!(o, "use {name}{nl}");
-                            }
-                            MeshRecord::UseParameter { name, .. } => {
-                                let name = self.name_in(*name, &mut o)?;
-                                let _ = write!(o, "par {name}{nl}");
-                            }
-                            MeshRecord::Polygon { corners, .. } => {
-                                let parts: Vec<String> = corners
-                                    .iter()
-                                    .map(|c| {
-                                        let f = |i: Idx| {
-                                            i.get().map(|v| v.to_string()).unwrap_or_default()
-                                        };
-                                        let mut s = idx_text(c.vertex);
-                                        let tail = [f(c.uv), f(c.normal), f(c.max)];
-                                        let keep = tail
-                                            .iter()
-                                            .rposition(|t| !t.is_empty())
-                                            .map_or(0, |k| k + 1);
-                                        for t in tail.iter().take(keep) {
-                                            s.push('/');
-                                            s.push_str(t);
-                                        }
-                                        s
-                                    })
-                                    .collect();
-                                let _ = write!(o, "{}{nl}", parts.join(" "));
-                            }
-                        }
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Shpe(s) => {
-                    let name = self.name_in(s.name, &mut o)?;
-                    let _ = write!(o, "Shape {name}{nl}");
-                    if let Some(g) = s.group.get() {
-                        let _ = write!(o, "group {g}{nl}");
-                    }
-                    for c in &s.commands {
-                        let kw = c
-                            .keyword()
-                            .ok_or_else(|| invalid("unknown shape command"))?;
-                        let mut text = kw.to_owned();
-                        let layout = crate::shape::layout_by_keyword(kw)
-                            .map(|l| l.1)
-                            .unwrap_or(&[]);
-                        let va = layout.iter().position(|a| crate::shape::is_variadic(*a));
-                        for (i, a) in c.args.iter().enumerate() {
-                            let v = match a {
-                                ArgValue::Str(s) => self.name_in(*s, &mut o)?,
-                                ArgValue::Idx(i) => idx_text(*i),
-                                ArgValue::Coord(c) => c.signed().to_string(),
-                                ArgValue::Int(n) => n.to_string(),
-                            };
-                            text.push(' ');
-                            text.push_str(&v);
-                            if Some(i) == va {
-                                text.push('[');
-                            }
-                        }
-                        if va.is_some_and(|k| k < c.args.len()) {
-                            text.push_str(" ]");
-                        }
-                        o.reserve(text.len())?;
-                        let _ = write!(o, "{text}{nl}");
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Voxt(types) => {
-                    let _ = write!(o, "VoxTypes{nl}");
-                    for t in types {
-                        let shape = (u16::from(t.rotation & 0x40) << 2) | u16::from(t.shape_low);
-                        let name = match self.name_in(t.name, &mut o)? {
-                            n if n.is_empty() => "-".to_owned(),
-                            n => n,
-                        };
-                        let _ = write!(
-                            o,
-                            "#{:08x}/{}/{} {name}",
-                            colours.rgba(t.color),
-                            t.rotation & 0xBF,
-                            shape
-                        );
-                        if let Some(s) = t.skin.get() {
-                            let _ = write!(o, " {s}");
-                        }
-                        if !t.items.is_empty() {
-                            o.push_str(" {");
-                            for (n, s) in &t.items {
-                                // An empty name would shift every later count/name pair.
-                                let name = match self.name_in(*s, &mut o)? {
-                                    t if t.is_empty() => "-".to_owned(),
-                                    t => t,
-                                };
-                                let _ = write!(o, " {n} {name}");
-                            }
-                            o.push_str(" }");
-                        }
-                        o.push_str(nl);
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Voxd(b) => {
-                    let name = self.name_in(b.name, &mut o)?;
-                    let _ = write!(o, "Voxel {name}{nl}");
-                    let _ = write!(o, "uncertain {} {}{nl}", b.uncertain, b.group);
-                    let _ = write!(o, "pos {} {} {}{nl}", b.pos[0], b.pos[1], b.pos[2]);
-                    let _ = write!(o, "dim {} {} {}{nl}", b.size[0], b.size[1], b.size[2]);
-                    let n = b
-                        .voxel_count()
-                        .filter(|n| *n <= 1 << 26)
-                        .ok_or_else(|| invalid("voxel block too large for text"))?;
-                    let [w, _, d] = b.size.map(|x| x.max(1) as usize);
-                    // Every voxel of the grid is written (a '.' past the coded ones): a
-                    // few bytes of runs can declare 2^26 of them, so the text is charged
-                    // first: two bytes a voxel, a line end a row, a "layer" line a layer.
-                    let rows = n / w;
-                    o.reserve(
-                        n.saturating_mul(2)
-                            .saturating_add(rows.saturating_mul(2))
-                            .saturating_add((rows / d).saturating_mul(7)),
-                    )?;
-                    let coded = b.coded_voxels(n, &o.budget)?;
-                    for i in 0..rows {
-                        if i % d == 0 {
-                            let _ = write!(o, "layer{nl}");
-                        }
-                        for k in 0..w {
-                            if k > 0 {
-                                o.push_str(" ");
-                            }
-                            let v = coded.get(i * w + k).copied().unwrap_or(Idx::UNDEF);
-                            voxel_text(&mut o, v);
-                        }
-                        o.push_str(nl);
-                    }
-                    o.push_str(nl);
-                    o.settle()?;
-                }
-                Body::Lbls(l) => {
-                    let name = self.name_in(l.name, &mut o)?;
-                    let _ = write!(o, "Labels {name}{nl}");
-                    if self.types.ci() != 0 {
-                        let _ = write!(o, "color #{:08x}{nl}", colours.rgba(l.color));
-                    }
-                    if l.lang.0 != 0 {
-                        let lang = self.name_in(l.lang, &mut o)?;
-                        let _ = write!(o, "lang {lang}{nl}");
-                    }
-                    for (v, s) in &l.labels {
-                        o.reserve(self.string(*s).map_or(0, <[u8]>::len))?;
-                        let text = self
-                            .string(*s)
-                            .map(|b| String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
-                            .unwrap_or_default();
-                        let _ = write!(o, "{} {text}{nl}", idx_text(*v));
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Actn(a) => {
-                    let name = self.name_in(a.name, &mut o)?;
-                    let _ = write!(o, "Action {} {name}{nl}", a.duration_msec);
-                    for f in &a.frames {
-                        let _ = write!(o, "frame {}{nl}", f.msec);
-                        for t in &f.transforms {
-                            let _ = write!(
-                                o,
-                                "{} {} {}{nl}",
-                                idx_text(t.bone),
-                                idx_text(t.pos),
-                                idx_text(t.ori)
-                            );
-                        }
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
-                Body::Aset { .. } => {}
-                Body::Extra { magic, data } => {
-                    let _ = write!(o, "Extra {}{nl}", String::from_utf8_lossy(magic));
-                    for row in data.chunks(16) {
-                        let hex: Vec<String> = row.iter().map(|b| format!("{b:02x}")).collect();
-                        let _ = write!(o, "{}{nl}", hex.join(" "));
-                        o.settle()?;
-                    }
-                    o.push_str(nl);
-                }
+                // Colours are written literally; inlined assets name files in this form.
+                Body::Cmap(_) | Body::Aset { .. } => {}
+                Body::Tmap(t) => vertex::ascii::write_textmap(&mut w, t)?,
+                Body::Vrts(v) => vertex::ascii::write_vertex(&mut w, v)?,
+                Body::Bone(s) => bones::ascii::write_bones(&mut w, s)?,
+                Body::Mtrl(m) => material::ascii::write_material(&mut w, m)?,
+                Body::Proc(s) => procedural::write_ascii(&mut w, s)?,
+                Body::Mesh(m) => mesh::ascii::write_mesh(&mut w, m)?,
+                Body::Shpe(s) => shape::ascii::write_shape(&mut w, s)?,
+                Body::Voxt(t) => voxel::ascii::write_voxtypes(&mut w, t)?,
+                Body::Voxd(b) => voxel::ascii::write_voxel(&mut w, b)?,
+                Body::Lbls(l) => label::ascii::write_labels(&mut w, l)?,
+                Body::Actn(a) => bones::ascii::write_action(&mut w, a)?,
+                Body::Extra { magic, data } => extra::write_ascii(&mut w, magic, data)?,
             }
-            o.settle()?;
+            w.settle()?;
         }
-        let _ = write!(o, "End{nl}");
-        o.settle()?;
-        Ok(o.s)
+        let _ = write!(w, "End{nl}");
+        w.settle()?;
+        Ok(w.s)
     }
 }

@@ -114,18 +114,21 @@
 
 mod ascii;
 mod ascii_write;
+mod asset;
 mod bones;
 mod check;
 mod contract;
 mod convert;
 mod direct;
 mod error;
+mod extra;
 mod file;
 mod from_core;
 mod label;
 mod load;
 mod material;
 mod mesh;
+mod procedural;
 mod shape;
 mod texture;
 mod types;

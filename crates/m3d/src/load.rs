@@ -257,7 +257,7 @@ pub(crate) fn block_bytes(b: &VoxelBlock) -> u64 {
 
 /// `n` as a vertex index, or an error naming `what` (indices are u32 below the
 /// sentinels).
-fn vertex_idx(n: usize, what: &str) -> Result<Idx> {
+pub(crate) fn vertex_idx(n: usize, what: &str) -> Result<Idx> {
     u32::try_from(n)
         .ok()
         .filter(|v| *v < Idx::MAX.0)
@@ -556,154 +556,16 @@ impl Loaded {
         if self.voxel_blocks.is_empty() {
             return Ok(());
         }
-        let budget = self.budget.0.clone();
-        let ntypes = self.voxel_types.len() as u64;
-        let solid = |v: Option<&Idx>| v.is_some_and(|v| u64::from(v.0) < ntypes);
-        let (mut min, mut max) = ([i64::MAX; 3], [-i64::from(i32::MAX); 3]);
-        for b in &self.voxel_blocks {
-            for a in 0..3 {
-                min[a] = min[a].min(i64::from(b.pos[a]));
-                max[a] = max[a].max(i64::from(b.pos[a]) + i64::from(b.size[a]));
-            }
-        }
-        let extent = (0..3)
-            .map(|a| (-min[a]).max(max[a]))
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let w = 1.0 / extent as f32;
-        let max_voxels = usize::try_from(
-            self.limits
-                .max_elements
-                .min(self.limits.max_alloc_bytes / 4),
-        )
-        .unwrap_or(usize::MAX);
-        let enorm = self.vertices.len();
-        let mut vertices = Vec::new();
-        let mut faces = Vec::new();
-        budget.charge_items::<LoadedVertex>("meshed voxels", 6)?;
-        for (l, axis) in [
-            (1, -1.0),
-            (2, -1.0),
-            (0, -1.0),
-            (1, 1.0),
-            (2, 1.0),
-            (0, 1.0),
-        ] {
-            let mut xyzw = [0.0; 4];
-            xyzw[l] = axis;
-            vertices.push(LoadedVertex {
-                xyzw,
-                color: 0,
-                skin: Idx::UNDEF,
-            });
-        }
-        for b in &self.voxel_blocks {
-            let n = b
-                .voxel_count()
-                .filter(|n| *n <= max_voxels)
-                .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
-            // The coded voxels only: past them the grid is empty, as m3d.h fills it.
-            let data = b.coded_voxels(n, &budget)?;
-            let [sx, sy, sz] = b.size.map(|v| v as usize);
-            // Both at most n, which fits.
-            let (row, layer) = (sx.max(1), sx.saturating_mul(sz).max(1));
-            let (drow, dlayer) = (
-                isize::try_from(row).unwrap_or(isize::MAX),
-                isize::try_from(layer).unwrap_or(isize::MAX),
-            );
-            for (j, here) in data.iter().enumerate() {
-                let Some(t) = Some(here)
-                    .filter(|v| solid(Some(v)))
-                    .and_then(|v| self.voxel_types.get(v.0 as usize))
-                else {
-                    continue;
-                };
-                let (x, z, y) = (j % row, (j / row) % sz.max(1), j / layer);
-                let at = |d: isize| j.checked_add_signed(d).and_then(|k| data.get(k));
-                let mut corners = 0u32;
-                let mut sides = 0u32;
-                let open = [
-                    (y == 0 || !solid(at(-dlayer)), 1 | 2 | 4 | 8),
-                    (z == 0 || !solid(at(-drow)), 1 | 2 | 16 | 32),
-                    (x == 0 || !solid(at(-1)), 1 | 4 | 16 | 64),
-                    (y + 1 == sy || !solid(at(dlayer)), 16 | 32 | 64 | 128),
-                    (z + 1 == sz || !solid(at(drow)), 4 | 8 | 64 | 128),
-                    (x + 1 == sx || !solid(at(1)), 2 | 8 | 32 | 128),
-                ];
-                for (side, (is_open, k)) in open.iter().enumerate() {
-                    if *is_open {
-                        sides |= 1 << side;
-                        corners |= k;
-                    }
-                }
-                if corners == 0 {
-                    continue;
-                }
-                let base = enorm.saturating_add(vertices.len());
-                self.room(
-                    "voxels",
-                    base.saturating_add(8),
-                    (self.faces.len() + faces.len()).saturating_add(12),
-                )?;
-                budget.charge(
-                    "meshed voxels",
-                    u64::from(corners.count_ones()) * std::mem::size_of::<LoadedVertex>() as u64
-                        + u64::from(sides.count_ones())
-                            * 2
-                            * std::mem::size_of::<LoadedFace>() as u64,
-                )?;
-                let mut edge = [Idx::UNDEF; 8];
-                let (bx, by, bz) = (
-                    i64::from(b.pos[0]) + x as i64,
-                    i64::from(b.pos[1]) + y as i64,
-                    i64::from(b.pos[2]) + z as i64,
-                );
-                for (bit, e) in edge.iter_mut().enumerate() {
-                    if corners & (1 << bit) == 0 {
-                        continue;
-                    }
-                    *e = vertex_idx(enorm.saturating_add(vertices.len()), "meshed voxels")?;
-                    let (dx, dy, dz) = (bit & 1, (bit >> 2) & 1, (bit >> 1) & 1);
-                    vertices.push(LoadedVertex {
-                        xyzw: [
-                            (bx + dx as i64) as f32 * w,
-                            (by + dy as i64) as f32 * w,
-                            (bz + dz as i64) as f32 * w,
-                            0.0,
-                        ],
-                        color: t.color,
-                        skin: t.skin,
-                    });
-                }
-                // Per side: two triangles (corner bits as in m3d.h's diagram) and
-                // the axis normal it uses.
-                const TRIS: [[[usize; 3]; 2]; 6] = [
-                    [[0, 1, 2], [2, 1, 3]], // bottom (-y)
-                    [[0, 4, 1], [1, 4, 5]], // north (-z)
-                    [[0, 2, 4], [2, 6, 4]], // west (-x)
-                    [[4, 6, 5], [5, 6, 7]], // top (+y)
-                    [[2, 7, 6], [7, 2, 3]], // south (+z)
-                    [[1, 5, 7], [1, 7, 3]], // east (+x)
-                ];
-                for (side, tris) in TRIS.iter().enumerate() {
-                    if sides & (1 << side) == 0 {
-                        continue;
-                    }
-                    let n = vertex_idx(enorm.saturating_add(side), "meshed voxels")?;
-                    for t3 in tris {
-                        faces.push(LoadedFace {
-                            material: t.material,
-                            vertex: t3.map(|c| edge[c]),
-                            uv: [Idx::UNDEF; 3],
-                            normal: [n; 3],
-                        });
-                    }
-                }
-            }
-        }
-        self.vertices.extend(vertices);
-        self.faces.extend(faces);
+        let m = crate::voxel::meshing::mesh(
+            self.voxel_blocks.iter(),
+            &self.voxel_types,
+            self.limits,
+            &self.budget.0,
+            self.vertices.len(),
+            self.faces.len(),
+        )?;
+        self.vertices.extend(m.vertices);
+        self.faces.extend(m.faces);
         Ok(())
     }
 

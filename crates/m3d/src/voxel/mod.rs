@@ -1,5 +1,9 @@
 //! VOXT (voxel types) and VOXD (voxel blocks, run-length coded).
 
+pub(crate) mod ascii;
+pub(crate) mod core;
+pub(crate) mod meshing;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

@@ -1,5 +1,9 @@
 //! CMAP (colour map), TMAP (texture coordinates) and VRTS (vertex list).
 
+pub(crate) mod ascii;
+pub(crate) mod check;
+pub(crate) mod core;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;

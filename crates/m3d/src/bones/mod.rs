@@ -1,5 +1,9 @@
 //! BONE (skeleton and skins) and ACTN (animations).
 
+pub(crate) mod ascii;
+pub(crate) mod check;
+pub(crate) mod core;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

@@ -1,5 +1,9 @@
 //! MTRL: a named material with typed properties.
 
+pub(crate) mod ascii;
+pub(crate) mod check;
+pub(crate) mod core;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;

@@ -1,5 +1,8 @@
 //! LBLS: text labels attached to vertices.
 
+pub(crate) mod ascii;
+pub(crate) mod check;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::Result;

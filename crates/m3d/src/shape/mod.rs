@@ -1,5 +1,7 @@
 //! SHPE: parametric shapes, argument layouts from m3d.h's `m3d_commandtypes` table.
 
+pub(crate) mod ascii;
+
 use parsing_primitives::{ErrorKind, Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

@@ -1,5 +1,9 @@
 //! MESH: polygons and use-material / use-parameter records.
 
+pub(crate) mod ascii;
+pub(crate) mod check;
+pub(crate) mod core;
+
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};

@@ -1,0 +1,74 @@
+//! ASET: an inlined asset (binary form in file.rs). The text form only names files, so
+//! its blocks are skipped and inlined assets are not written; from_core inlines
+//! embedded textures as PNG assets (to_core resolves them with the materials' maps).
+
+use meshfmt_core::{Feature, LossKind, TextureSource};
+
+use crate::ascii::{Blocks, PResult, Parser};
+use crate::ascii_write::{TextLosses, cut};
+use crate::error::Result;
+#[cfg(feature = "png")]
+use crate::file::{Body, Chunk};
+use crate::from_core::FromCore;
+use crate::types::Str;
+
+/// `Preview` and `Assets` blocks name external files this reader does not open: skipped.
+pub(crate) fn skip_ascii(p: &mut Parser<'_>, _m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
+    while p.block_line().is_some() {}
+    Ok(())
+}
+
+/// Each inlined asset (an embedded texture) is dropped by the text form.
+pub(crate) fn ascii_losses(name: Str, l: &mut TextLosses<'_>) {
+    let name = l.file.string(name).unwrap_or_default();
+    l.push(
+        Feature::Textures,
+        LossKind::Dropped,
+        format!("ASET '{}'", cut(name)),
+        "the ASCII form does not inline assets: the pixels are not written",
+    );
+}
+
+/// Textures: map properties name them; embedded pixels are inlined as PNG (ASET). A
+/// path that is not the texture's name is a loss (M3D stores names).
+pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
+    for (ti, t) in cx.model.textures.iter().enumerate() {
+        let path = format!("textures[{ti}]");
+        match &t.source {
+            TextureSource::Path(p) if *p != t.name && *p != format!("{}.png", t.name) => {
+                cx.out.lose(
+                    Feature::Textures,
+                    LossKind::Reduced,
+                    path,
+                    format!(
+                        "M3D stores a texture name, not a path: '{p}' comes back as '{}.png'",
+                        t.name
+                    ),
+                );
+            }
+            TextureSource::Path(_) => {}
+            TextureSource::Embedded(img) => {
+                #[cfg(feature = "png")]
+                if let Some(png) = img.encode_png() {
+                    cx.budget.charge("inlined textures", png.len() as u64)?;
+                    cx.assets.push(Chunk {
+                        body: Body::Aset {
+                            name: cx.strings.add(&t.name)?,
+                            data: png,
+                        },
+                        tail: Vec::new(),
+                    });
+                    continue;
+                }
+                let _ = img;
+                cx.out.lose(
+                    Feature::Textures,
+                    LossKind::Dropped,
+                    path,
+                    "embedded pixels not inlined (not a valid image, or the png feature is off)",
+                );
+            }
+        }
+    }
+    Ok(())
+}

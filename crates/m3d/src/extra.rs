@@ -1,0 +1,39 @@
+//! Unknown chunks (`Extra`), kept verbatim (binary form in file.rs), in the text form.
+
+use std::fmt::Write as _;
+
+use crate::ascii::{Blocks, PResult, Parser};
+use crate::ascii_write::{NL, TextWriter};
+use crate::error::Result;
+use crate::file::Body;
+
+/// `Extra MAGIC`: the chunk bytes as hex, 16 a line.
+pub(crate) fn read_ascii(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+    let magic: [u8; 4] = arg
+        .as_bytes()
+        .try_into()
+        .map_err(|_| p.err(at, "Extra needs a 4-letter magic"))?;
+    let mut data = Vec::new();
+    while let Some(l) = p.block_line() {
+        let at = l.offset;
+        for tok in l.text.split_whitespace() {
+            p.take(at, "chunk bytes", 1)?;
+            data.push(u8::from_str_radix(tok, 16).map_err(|_| p.err(at, "not a hex byte"))?);
+        }
+    }
+    m.push(Body::Extra { magic, data });
+    Ok(())
+}
+
+/// An unknown chunk as an `Extra` block of hex bytes.
+pub(crate) fn write_ascii(w: &mut TextWriter<'_>, magic: &[u8; 4], data: &[u8]) -> Result<()> {
+    let nl = NL;
+    let _ = write!(w, "Extra {}{nl}", String::from_utf8_lossy(magic));
+    for row in data.chunks(16) {
+        let hex: Vec<String> = row.iter().map(|b| format!("{b:02x}")).collect();
+        let _ = write!(w, "{}{nl}", hex.join(" "));
+        w.settle()?;
+    }
+    w.push_str(nl);
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! The `Labels` block.
+
+use std::fmt::Write as _;
+
+use crate::ascii::{Blocks, PResult, Parser, color, idx};
+use crate::ascii_write::{NL, TextLosses, TextWriter, idx_text};
+use crate::error::Result;
+use crate::file::Body;
+use crate::label::Labels;
+use crate::types::{Idx, Str};
+
+/// `Labels NAME`: `color`, `lang` and one `vertex text` a line.
+pub(crate) fn read_labels(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+    let name = p.string(at, arg)?;
+    let mut l = Labels {
+        name,
+        lang: Str(0),
+        color: 0,
+        labels: Vec::new(),
+    };
+    while let Some(line) = p.block_line() {
+        let at = line.offset;
+        let text = line.text;
+        let (k, v) = text.split_once(' ').unwrap_or((text, ""));
+        match k {
+            "color" => l.color = color(p, at, v.trim())?,
+            "lang" => l.lang = p.string(at, v.trim())?,
+            k => {
+                let vi = idx(p, at, k)?;
+                let s = p.string(at, v)?;
+                p.take_items::<(Idx, Str)>(at, "labels", 1)?;
+                l.labels.push((vi, s));
+            }
+        }
+    }
+    m.push(Body::Lbls(l));
+    Ok(())
+}
+
+/// LBLS as a `Labels` block.
+pub(crate) fn write_labels(w: &mut TextWriter<'_>, l: &Labels) -> Result<()> {
+    let nl = NL;
+    let name = w.name(l.name)?;
+    let _ = write!(w, "Labels {name}{nl}");
+    if w.file.types.ci() != 0 {
+        let rgba = w.colours.rgba(l.color);
+        let _ = write!(w, "color #{rgba:08x}{nl}");
+    }
+    if l.lang.0 != 0 {
+        let lang = w.name(l.lang)?;
+        let _ = write!(w, "lang {lang}{nl}");
+    }
+    for (v, s) in &l.labels {
+        w.reserve(w.file.string(*s).map_or(0, <[u8]>::len))?;
+        let text = w
+            .file
+            .string(*s)
+            .map(|b| String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
+            .unwrap_or_default();
+        let _ = write!(w, "{} {text}{nl}", idx_text(*v));
+        w.settle()?;
+    }
+    w.push_str(nl);
+    Ok(())
+}
+
+/// The group name and language the text changes.
+pub(crate) fn losses(x: &Labels, l: &mut TextLosses<'_>) {
+    l.name("LBLS", x.name);
+    l.name("LBLS lang", x.lang);
+}

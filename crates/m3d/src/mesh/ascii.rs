@@ -1,0 +1,114 @@
+//! The `Mesh` block.
+
+use std::fmt::Write as _;
+
+use crate::ascii::{Blocks, PResult, Parser, idx};
+use crate::ascii_write::{NL, TextLosses, TextWriter, idx_text};
+use crate::error::Result;
+use crate::file::Body;
+use crate::mesh::{Corner, Mesh, MeshRecord};
+use crate::types::Idx;
+
+/// `Mesh`: `use NAME`, `par NAME` and polygon lines (`v[/uv[/normal[/max]]] ...`).
+pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
+    let mut records = Vec::new();
+    while let Some(l) = p.block_line() {
+        let at = l.offset;
+        let text = l.text;
+        let (k, v) = text.split_once(' ').unwrap_or((text, ""));
+        p.take_items::<MeshRecord>(at, "mesh records", 1)?;
+        match k {
+            "use" => records.push(MeshRecord::UseMaterial(p.string(at, v.trim())?)),
+            "par" => records.push(MeshRecord::UseParameter {
+                flags: 1,
+                name: p.string(at, v.trim())?,
+            }),
+            _ => {
+                let mut corners = Vec::new();
+                let mut flags = 0u8;
+                for tok in text.split_whitespace() {
+                    let mut parts = tok.split('/');
+                    let mut c = Corner {
+                        vertex: Idx::UNDEF,
+                        uv: Idx::UNDEF,
+                        normal: Idx::UNDEF,
+                        max: Idx::UNDEF,
+                    };
+                    c.vertex = idx(p, at, parts.next().unwrap_or(""))?;
+                    for (bit, slot) in [(1u8, &mut c.uv), (2, &mut c.normal), (4, &mut c.max)] {
+                        match parts.next() {
+                            Some(s) if !s.is_empty() => {
+                                *slot = idx(p, at, s)?;
+                                flags |= bit;
+                            }
+                            _ => {}
+                        }
+                    }
+                    corners.push(c);
+                }
+                if corners.is_empty() || corners.len() > 15 {
+                    return Err(p.err(at, "a polygon has 1..=15 corners"));
+                }
+                if corners.len() > 3 {
+                    p.take_items::<Corner>(at, "polygon corners", corners.len())?;
+                }
+                records.push(MeshRecord::Polygon {
+                    flags,
+                    corners: corners.into(),
+                });
+            }
+        }
+    }
+    m.push(Body::Mesh(Mesh { records }));
+    Ok(())
+}
+
+/// MESH as a `Mesh` block.
+pub(crate) fn write_mesh(w: &mut TextWriter<'_>, m: &Mesh) -> Result<()> {
+    let nl = NL;
+    let _ = write!(w, "Mesh{nl}");
+    for r in &m.records {
+        match r {
+            MeshRecord::UseMaterial(s) => {
+                let name = w.name(*s)?;
+                let _ = write!(w, "use {name}{nl}");
+            }
+            MeshRecord::UseParameter { name, .. } => {
+                let name = w.name(*name)?;
+                let _ = write!(w, "par {name}{nl}");
+            }
+            MeshRecord::Polygon { corners, .. } => {
+                let parts: Vec<String> = corners
+                    .iter()
+                    .map(|c| {
+                        let f = |i: Idx| i.get().map(|v| v.to_string()).unwrap_or_default();
+                        let mut s = idx_text(c.vertex);
+                        let tail = [f(c.uv), f(c.normal), f(c.max)];
+                        let keep = tail
+                            .iter()
+                            .rposition(|t| !t.is_empty())
+                            .map_or(0, |k| k + 1);
+                        for t in tail.iter().take(keep) {
+                            s.push('/');
+                            s.push_str(t);
+                        }
+                        s
+                    })
+                    .collect();
+                let _ = write!(w, "{}{nl}", parts.join(" "));
+            }
+        }
+        w.settle()?;
+    }
+    w.push_str(nl);
+    Ok(())
+}
+
+/// Parameter names the text changes.
+pub(crate) fn losses(m: &Mesh, l: &mut TextLosses<'_>) {
+    for r in &m.records {
+        if let MeshRecord::UseParameter { name, .. } = r {
+            l.name("MESH parameter", *name);
+        }
+    }
+}

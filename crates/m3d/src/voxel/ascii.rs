@@ -1,0 +1,217 @@
+//! The `VoxTypes` and `Voxel` blocks.
+
+use std::fmt::Write as _;
+
+use crate::ascii::{Blocks, PResult, Parser, color, idx, num};
+use crate::ascii_write::{NL, TextLosses, TextWriter};
+use crate::error::{Result, invalid};
+use crate::file::Body;
+use crate::types::{Idx, Str};
+use crate::voxel::{Run, VoxelBlock, VoxelType};
+
+/// `VoxTypes`: one type a line (`#colour/rotation/shape name [skin] [{ count name ... }]`).
+pub(crate) fn read_voxtypes(
+    p: &mut Parser<'_>,
+    m: &mut Blocks,
+    _at: u64,
+    _arg: &str,
+) -> PResult<()> {
+    let mut types = Vec::new();
+    while let Some(l) = p.block_line() {
+        let at = l.offset;
+        let text = l.text;
+        p.take_items::<VoxelType>(at, "voxel types", 1)?;
+        let (main, items) = text.split_once('{').unwrap_or((text, ""));
+        let mut t = main.split_whitespace();
+        let head = t.next().unwrap_or("");
+        let mut hp = head.split('/');
+        let color = color(p, at, hp.next().unwrap_or(""))?;
+        let rotation: u8 = hp
+            .next()
+            .map_or(Ok(0), |s| num(p, at, Some(s), "rotation"))?;
+        let shape: u16 = hp.next().map_or(Ok(0), |s| num(p, at, Some(s), "shape"))?;
+        let name = match t.next() {
+            None | Some("-") => Str(0),
+            Some(n) => p.string(at, n)?,
+        };
+        let skin = match t.next() {
+            Some(s) => idx(p, at, s)?,
+            None => Idx::UNDEF,
+        };
+        let mut list = Vec::new();
+        let mut it = items.trim_end_matches('}').split_whitespace();
+        while let Some(c) = it.next() {
+            let c: u16 = num(p, at, Some(c), "item count")?;
+            // "-" is an empty name, as for the type's own name.
+            let n = match it.next() {
+                None | Some("-") => "",
+                Some(n) => n,
+            };
+            p.take_items::<(u16, Str)>(at, "voxel types", 1)?;
+            list.push((c, p.string(at, n)?));
+        }
+        types.push(VoxelType {
+            color,
+            name,
+            rotation: (rotation & 0xBF) | (((shape >> 8) as u8 & 1) << 6),
+            shape_low: shape as u8,
+            skin,
+            items: list,
+        });
+    }
+    m.push(Body::Voxt(types));
+    Ok(())
+}
+
+/// `Voxel NAME`: `uncertain`, `pos`, `dim`, then `layer` lines and rows of voxel types,
+/// kept as literal runs of 128.
+pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+    let name = p.string(at, arg)?;
+    let mut b = VoxelBlock {
+        name,
+        pos: [0; 3],
+        size: [0; 3],
+        uncertain: 0,
+        group: 0,
+        runs: Vec::new(),
+    };
+    let mut values = Vec::new();
+    while let Some(l) = p.block_line() {
+        let at = l.offset;
+        let mut t = l.text.split_whitespace();
+        match t.next().unwrap_or("") {
+            "uncertain" => {
+                b.uncertain = num(p, at, t.next(), "uncertain")?;
+                b.group = t.next().map_or(Ok(0), |s| num(p, at, Some(s), "group"))?;
+            }
+            "pos" => {
+                for v in &mut b.pos {
+                    *v = num(p, at, t.next(), "pos")?;
+                }
+            }
+            "dim" => {
+                for v in &mut b.size {
+                    *v = num(p, at, t.next(), "dim")?;
+                }
+                // Each voxel takes at least 2 bytes of text.
+                let n = b
+                    .size
+                    .iter()
+                    .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
+                if n.is_none_or(|n| n.saturating_mul(2) > m.text_voxels as u64) {
+                    return Err(p.err(at, "voxel block larger than the text"));
+                }
+            }
+            "layer" => {}
+            first => {
+                for tok in std::iter::once(first).chain(t) {
+                    // Kept here, then copied into runs of 128.
+                    p.take_items::<Idx>(at, "voxels", 2)?;
+                    values.push(idx(p, at, tok)?);
+                }
+            }
+        }
+    }
+    m.text_voxels = m.text_voxels.saturating_sub(values.len());
+    p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
+    for chunk in values.chunks(128) {
+        b.runs.push(Run::Literal(chunk.to_vec()));
+    }
+    m.push(Body::Voxd(b));
+    Ok(())
+}
+
+/// VOXT as a `VoxTypes` block.
+pub(crate) fn write_voxtypes(w: &mut TextWriter<'_>, types: &[VoxelType]) -> Result<()> {
+    let nl = NL;
+    let _ = write!(w, "VoxTypes{nl}");
+    for t in types {
+        let shape = (u16::from(t.rotation & 0x40) << 2) | u16::from(t.shape_low);
+        let name = match w.name(t.name)? {
+            n if n.is_empty() => "-".to_owned(),
+            n => n,
+        };
+        let rgba = w.colours.rgba(t.color);
+        let _ = write!(w, "#{rgba:08x}/{}/{} {name}", t.rotation & 0xBF, shape);
+        if let Some(s) = t.skin.get() {
+            let _ = write!(w, " {s}");
+        }
+        if !t.items.is_empty() {
+            w.push_str(" {");
+            for (n, s) in &t.items {
+                // An empty name would shift every later count/name pair.
+                let name = match w.name(*s)? {
+                    t if t.is_empty() => "-".to_owned(),
+                    t => t,
+                };
+                let _ = write!(w, " {n} {name}");
+            }
+            w.push_str(" }");
+        }
+        w.push_str(nl);
+        w.settle()?;
+    }
+    w.push_str(nl);
+    Ok(())
+}
+
+/// VOXD as a `Voxel` block: every voxel of the grid, a layer at a time.
+pub(crate) fn write_voxel(w: &mut TextWriter<'_>, b: &VoxelBlock) -> Result<()> {
+    let nl = NL;
+    let name = w.name(b.name)?;
+    let _ = write!(w, "Voxel {name}{nl}");
+    let _ = write!(w, "uncertain {} {}{nl}", b.uncertain, b.group);
+    let _ = write!(w, "pos {} {} {}{nl}", b.pos[0], b.pos[1], b.pos[2]);
+    let _ = write!(w, "dim {} {} {}{nl}", b.size[0], b.size[1], b.size[2]);
+    let n = b
+        .voxel_count()
+        .filter(|n| *n <= 1 << 26)
+        .ok_or_else(|| invalid("voxel block too large for text"))?;
+    let [width, _, d] = b.size.map(|x| x.max(1) as usize);
+    // Every voxel of the grid is written (a '.' past the coded ones): a
+    // few bytes of runs can declare 2^26 of them, so the text is charged
+    // first: two bytes a voxel, a line end a row, a "layer" line a layer.
+    let rows = n / width;
+    w.reserve(
+        n.saturating_mul(2)
+            .saturating_add(rows.saturating_mul(2))
+            .saturating_add((rows / d).saturating_mul(7)),
+    )?;
+    let coded = b.coded_voxels(n, &w.budget)?;
+    for i in 0..rows {
+        if i % d == 0 {
+            let _ = write!(w, "layer{nl}");
+        }
+        for k in 0..width {
+            if k > 0 {
+                w.push_str(" ");
+            }
+            let v = coded.get(i * width + k).copied().unwrap_or(Idx::UNDEF);
+            voxel_text(w, v);
+        }
+        w.push_str(nl);
+    }
+    w.push_str(nl);
+    w.settle()?;
+    Ok(())
+}
+
+fn voxel_text(w: &mut TextWriter<'_>, i: Idx) {
+    match i {
+        Idx::UNDEF => w.push_str("."),
+        Idx::MAX => w.push_str("-"),
+        Idx(v) => {
+            let _ = write!(w, "{v}");
+        }
+    }
+}
+
+/// Voxel type and item names the text changes.
+pub(crate) fn voxtype_losses(types: &[VoxelType], l: &mut TextLosses<'_>) {
+    for t in types {
+        l.name("VOXT", t.name);
+        for (_, s) in &t.items {
+            l.name("VOXT item", *s);
+        }
+    }
+}
