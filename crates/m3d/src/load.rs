@@ -596,16 +596,10 @@ impl Loaded {
         budget.charge_items::<[f64; 3]>("generated normals", n)?;
         budget.charge_items::<LoadedVertex>("generated normals", n)?;
         let mut sums = vec![[0.0f64; 3]; n];
-        // Face normals first, in a pass of independent faces (their square roots and
-        // divisions overlap), then added to the vertices.
-        let faces = self
-            .faces
-            .iter()
-            .filter(|f| f.normal[0] == Idx::UNDEF)
-            .count();
-        budget.charge_items::<[f64; 3]>("generated normals", faces)?;
-        let mut unit = Vec::with_capacity(faces);
-        for f in self.faces.iter().filter(|f| f.normal[0] == Idx::UNDEF) {
+        for f in &mut self.faces {
+            if f.normal[0] != Idx::UNDEF {
+                continue;
+            }
             let p = f.vertex.map(|i| {
                 i.get()
                     .and_then(|i| self.vertices.get(i as usize))
@@ -614,18 +608,11 @@ impl Loaded {
             // In f64: a sliver's cross product can underflow f32 when squared.
             let d = |i: usize, k: usize| f64::from(p[i][k]) - f64::from(p[0][k]);
             let (a, b) = ([d(1, 0), d(1, 1), d(1, 2)], [d(2, 0), d(2, 1), d(2, 2)]);
-            unit.push(normalized([
+            let c = normalized([
                 a[1] * b[2] - a[2] * b[1],
                 a[2] * b[0] - a[0] * b[2],
                 a[0] * b[1] - a[1] * b[0],
-            ]));
-        }
-        let mut unit = unit.into_iter();
-        for f in &mut self.faces {
-            if f.normal[0] != Idx::UNDEF {
-                continue;
-            }
-            let c = unit.next().unwrap_or_default();
+            ]);
             for (k, v) in f.vertex.iter().enumerate() {
                 let slot = v.get().filter(|v| (*v as usize) < n);
                 if let Some(s) = slot.and_then(|v| sums.get_mut(v as usize)) {
