@@ -365,17 +365,13 @@ impl Loaded {
     /// ```
     pub fn from_file(file: &File, opts: &LoadOptions) -> Result<Loaded> {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        Loaded::build(file, opts.limits, budget, true)
+        Loaded::build(file, opts.limits, budget)
     }
 
-    /// What [`from_file`](Self::from_file) gives; with `geometry` false only what
-    /// [`mesh_voxels`](Self::mesh_voxels) needs (materials, voxel types and blocks).
-    pub(crate) fn build(
-        file: &File,
-        limits: Limits,
-        budget: Budget,
-        geometry: bool,
-    ) -> Result<Loaded> {
+    /// What [`from_file`](Self::from_file) gives: vertices, then the chunks in file
+    /// order (materials, voxels, texture coordinates, actions, bones), then the faces and
+    /// voxel types, whose materials are found by name.
+    fn build(file: &File, limits: Limits, budget: Budget) -> Result<Loaded> {
         let mut l = Loaded {
             limits,
             budget: StepBudget(budget.clone()),
@@ -383,18 +379,24 @@ impl Loaded {
         };
         let b = &budget;
         let colours = file.colours();
-        if geometry {
-            let stored = file.vertices();
-            b.charge_items::<LoadedVertex>("loaded vertices", stored.len())?;
-            l.vertices = stored
-                .iter()
-                .map(|v| LoadedVertex {
-                    xyzw: v.coords.map(coord),
-                    color: colours.rgba(v.color),
-                    skin: v.skin,
-                })
-                .collect();
-        }
+        let stored = file.vertices();
+        b.charge_items::<LoadedVertex>("loaded vertices", stored.len())?;
+        l.vertices = stored
+            .iter()
+            .map(|v| LoadedVertex {
+                xyzw: v.coords.map(coord),
+                color: colours.rgba(v.color),
+                skin: v.skin,
+            })
+            .collect();
+        l.stored_chunks(file, b)?;
+        l.faces_and_voxel_types(file, colours, b)?;
+        Ok(l)
+    }
+
+    /// Materials, voxel blocks, texture coordinates (the last TMAP), actions and bones
+    /// (the last BONE), as stored.
+    fn stored_chunks(&mut self, file: &File, b: &Budget) -> Result<()> {
         // Every name is a copy of a string the table may hold only once: charged.
         let text = |s: Str| -> Result<String> {
             let bytes = file.string(s).unwrap_or_default();
@@ -406,32 +408,31 @@ impl Loaded {
         };
         for c in &file.chunks {
             match &c.body {
-                Body::Mtrl(m) => l.materials.push(text(m.name)?),
+                Body::Mtrl(m) => self.materials.push(text(m.name)?),
                 Body::Voxd(v) => {
                     b.charge(
                         "voxel blocks",
                         block_bytes(v) + std::mem::size_of::<VoxelBlock>() as u64,
                     )?;
-                    l.voxel_blocks.push(v.clone());
+                    self.voxel_blocks.push(v.clone());
                 }
-                _ if !geometry => {}
                 Body::Tmap(t) => {
                     b.charge_items::<[f32; 2]>("texture coordinates", t.items.len())?;
-                    l.tmap = t.items.iter().map(|uv| uv.map(uv_coord)).collect();
+                    self.tmap = t.items.iter().map(|uv| uv.map(uv_coord)).collect();
                 }
                 Body::Actn(a) => {
                     b.charge(
                         "actions",
                         action_bytes(a) + std::mem::size_of::<Action>() as u64,
                     )?;
-                    l.actions.push(a.clone());
+                    self.actions.push(a.clone());
                 }
                 Body::Bone(s) => {
                     let nb = file.types.nb();
                     b.charge_items::<LoadedSkin>("skins", s.skins.len())?;
-                    l.skins = s.skins.iter().map(|sk| skin(sk, nb)).collect();
+                    self.skins = s.skins.iter().map(|sk| skin(sk, nb)).collect();
                     b.charge_items::<LoadedBone>("bones", s.bones.len())?;
-                    l.bones = s
+                    self.bones = s
                         .bones
                         .iter()
                         .map(|bone| {
@@ -449,10 +450,21 @@ impl Loaded {
                 _ => {}
             }
         }
+        Ok(())
+    }
+
+    /// MESH polygons as triangles (larger ones as a fan) and the voxel types, with the
+    /// materials their names pick.
+    fn faces_and_voxel_types(
+        &mut self,
+        file: &File,
+        colours: crate::file::Colours<'_>,
+        b: &Budget,
+    ) -> Result<()> {
         // The names that pick a material: use-material records and voxel types.
         let refs = file.chunks.iter().flat_map(|c| {
             let (records, types) = match &c.body {
-                Body::Mesh(m) if geometry => (m.records.as_slice(), &[][..]),
+                Body::Mesh(m) => (m.records.as_slice(), &[][..]),
                 Body::Voxt(t) => (&[][..], t.as_slice()),
                 _ => (&[][..], &[][..]),
             };
@@ -464,66 +476,65 @@ impl Loaded {
                 })
                 .chain(types.iter().map(|t| t.name))
         });
-        let materials = MaterialIndex::new(&file.strings, &l.materials, refs, b)?;
-        let triangles: usize = if geometry {
-            file.chunks
-                .iter()
-                .filter_map(|c| match &c.body {
-                    Body::Mesh(m) => Some(
-                        m.polygons()
-                            .map(|(c, _)| c.len().saturating_sub(2))
-                            .fold(0usize, usize::saturating_add),
-                    ),
-                    _ => None,
-                })
-                .fold(0usize, usize::saturating_add)
-        } else {
-            0
-        };
+        let materials = MaterialIndex::new(&file.strings, &self.materials, refs, b)?;
+        let triangles: usize = file
+            .chunks
+            .iter()
+            .filter_map(|c| match &c.body {
+                Body::Mesh(m) => Some(
+                    m.polygons()
+                        .map(|(c, _)| c.len().saturating_sub(2))
+                        .fold(0usize, usize::saturating_add),
+                ),
+                _ => None,
+            })
+            .fold(0usize, usize::saturating_add);
         // Polygons of up to 15 corners fan into up to 13 triangles of 40 bytes each.
         b.charge_items::<LoadedFace>("triangles", triangles)?;
-        let mut faces = Vec::with_capacity(triangles);
+        self.faces.reserve_exact(triangles);
         for c in &file.chunks {
             match &c.body {
                 Body::Voxt(types) => {
                     b.charge_items::<LoadedVoxelType>("voxel types", types.len())?;
-                    for t in types {
-                        l.voxel_types.push(LoadedVoxelType {
+                    self.voxel_types
+                        .extend(types.iter().map(|t| LoadedVoxelType {
                             color: colours.rgba(t.color),
                             skin: t.skin,
                             material: materials.find(t.name),
-                        });
-                    }
+                        }));
                 }
-                Body::Mesh(m) if geometry => {
-                    let mut mat = Idx::UNDEF;
-                    for r in &m.records {
-                        match r {
-                            MeshRecord::UseMaterial(s) => mat = materials.find(*s),
-                            MeshRecord::UseParameter { .. } => {}
-                            MeshRecord::Polygon { corners, .. } => {
-                                // Larger polygons as a fan (m3d.h stops loading at them).
-                                let Some(first) = corners.first() else {
-                                    continue;
-                                };
-                                for pair in corners.get(1..).unwrap_or_default().windows(2) {
-                                    let [b, c] = [&pair[0], &pair[1]];
-                                    faces.push(LoadedFace {
-                                        material: mat,
-                                        vertex: [first.vertex, b.vertex, c.vertex],
-                                        uv: [first.uv, b.uv, c.uv],
-                                        normal: [first.normal, b.normal, c.normal],
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
+                Body::Mesh(m) => self.fan(m, &materials),
                 _ => {}
             }
         }
-        l.faces = faces;
-        Ok(l)
+        Ok(())
+    }
+
+    /// One MESH chunk's polygons as triangles, each with the material of the chunk's
+    /// last use-material record before it.
+    fn fan(&mut self, m: &crate::mesh::Mesh, materials: &MaterialIndex) {
+        let mut mat = Idx::UNDEF;
+        for r in &m.records {
+            match r {
+                MeshRecord::UseMaterial(s) => mat = materials.find(*s),
+                MeshRecord::UseParameter { .. } => {}
+                MeshRecord::Polygon { corners, .. } => {
+                    // Larger polygons as a fan (m3d.h stops loading at them).
+                    let Some(first) = corners.first() else {
+                        continue;
+                    };
+                    for pair in corners.get(1..).unwrap_or_default().windows(2) {
+                        let [b, c] = [&pair[0], &pair[1]];
+                        self.faces.push(LoadedFace {
+                            material: mat,
+                            vertex: [first.vertex, b.vertex, c.vertex],
+                            uv: [first.uv, b.uv, c.uv],
+                            normal: [first.normal, b.normal, c.normal],
+                        });
+                    }
+                }
+            }
+        }
     }
 
     fn vertex(&self, i: Idx) -> Option<&LoadedVertex> {
