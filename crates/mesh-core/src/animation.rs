@@ -249,15 +249,10 @@ impl Clip {
             let Some(local) = locals.get_mut(c.bone) else {
                 continue;
             };
-            if let Some(t) = c.translation.sample(time) {
-                local.translation = t;
-            }
-            if let Some(r) = c.rotation.sample(time) {
-                local.rotation = r.normalize();
-            }
-            if let Some(s) = c.scale.sample(time) {
-                local.scale = s;
-            }
+            *local = local.sampled(
+                (Some(&c.translation), Some(&c.rotation), Some(&c.scale)),
+                time,
+            );
         }
         Pose { locals }
     }

@@ -87,7 +87,7 @@ pub use dump::{DumpOptions, Fnv1a, dump};
 pub use loss::{Converted, Feature, Loss, LossKind};
 pub use material::{Material, RgbaImage, Texture, TextureBinding, TextureRole, TextureSource};
 pub use model::{Model, MorphKind, MorphTarget, Surface};
-pub use skeleton::{Bone, Skeleton, Transform};
+pub use skeleton::{Bone, Skeleton, TrackRefs, Transform, unit_quat_or_identity};
 pub use skin::{MAX_INFLUENCES, VertexInfluences};
 pub use summary::{
     Attribute, ClipSummary, Counts, MaterialSummary, SkeletonSummary, Summary, SurfaceSummary,

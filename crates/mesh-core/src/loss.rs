@@ -164,6 +164,29 @@ impl<T> Converted<T> {
         });
     }
 
+    /// Records [`LossKind::Dropped`] (for the whole model, no path) for each
+    /// `(present, feature, reason)` whose `present` is true: a writer's table of what
+    /// its format cannot hold, each entry saying whether the model has it.
+    ///
+    /// ```
+    /// use meshfmt_core::{Converted, Feature, Model};
+    /// let model = meshfmt_core::Model { name: "arm".into(), ..Model::default() };
+    /// let mut out = Converted::exact(());
+    /// out.drop_present([
+    ///     (!model.skeleton.is_empty(), Feature::Skeleton, "x has no skeleton"),
+    ///     (!model.name.is_empty(), Feature::Names, "x stores no names"),
+    /// ]);
+    /// assert_eq!(out.losses.len(), 1);
+    /// assert_eq!(out.losses[0].to_string(), "names dropped: x stores no names");
+    /// ```
+    pub fn drop_present<'r>(&mut self, table: impl IntoIterator<Item = (bool, Feature, &'r str)>) {
+        for (present, feature, reason) in table {
+            if present {
+                self.lose(feature, LossKind::Dropped, "", reason);
+            }
+        }
+    }
+
     /// Maps the value, keeping the losses.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Converted<U> {
         Converted {

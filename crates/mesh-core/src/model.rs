@@ -81,6 +81,18 @@ impl Model {
         true
     }
 
+    /// True when some surface satisfies `test` (what loss tables ask: "does any
+    /// surface have colors?").
+    ///
+    /// ```
+    /// use meshfmt_core::Model;
+    /// let model = meshfmt_core::Model::default();
+    /// assert!(!model.any_surface(|s| !s.colors.is_empty()));
+    /// ```
+    pub fn any_surface(&self, test: impl FnMut(&Surface) -> bool) -> bool {
+        self.surfaces.iter().any(test)
+    }
+
     /// Total vertices over all surfaces.
     pub fn vertex_count(&self) -> usize {
         self.surfaces.iter().map(|s| s.positions.len()).sum()

@@ -453,8 +453,8 @@ impl Mesh {
     pub fn from_core(model: &Model, options: &CoreOptions) -> Result<Converted<Mesh>> {
         let budget = options.budget();
         let mut out = Converted::exact(());
-        let any = |f: fn(&Surface) -> bool| model.surfaces.iter().any(f);
-        for (present, feature, reason) in [
+        let any = |f: fn(&Surface) -> bool| model.any_surface(f);
+        out.drop_present([
             (
                 any(|s| !s.tangents.is_empty()),
                 Feature::Tangents,
@@ -495,11 +495,7 @@ impl Mesh {
                 Feature::Names,
                 "Vitaboy meshes store no mesh or surface names",
             ),
-        ] {
-            if present {
-                out.lose(feature, LossKind::Dropped, "", reason);
-            }
-        }
+        ]);
         if model.surfaces.len() > 1 {
             out.lose(
                 Feature::Names,

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written, boxed};
 use meshfmt_core::summary::stored_box;
 use meshfmt_core::{Attribute, Converted, Counts, Feature, Model, Summary, SurfaceSummary};
 
@@ -11,7 +11,7 @@ use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOption
 /// Unity MeshSerializer2 as a [`Format`].
 ///
 /// ```
-/// use meshfmt_core::format::{Context, Format};
+/// use meshfmt_core::format::{boxed, Context, Format};
 /// let f = &unity_meshser::FORMAT;
 /// assert_eq!(f.name(), "unity-meshser");
 /// let model = meshfmt_core::canonical::cube();
@@ -26,16 +26,7 @@ pub struct MeshSerializer2;
 /// The format, for registries.
 pub const FORMAT: MeshSerializer2 = MeshSerializer2;
 
-impl From<Error> for FormatError {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Decode(d) => FormatError::Decode(d),
-            Error::OverBudget(b) => FormatError::OverBudget(b),
-            Error::Io(io) => FormatError::Io(io),
-            other => FormatError::invalid(crate::FORMAT_NAME, other.to_string()),
-        }
-    }
-}
+meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 
 fn quantization(quality: Option<&str>) -> Result<Quantization, FormatError> {
     match quality {
@@ -101,7 +92,7 @@ impl Format for MeshSerializer2 {
             ..WriteOptions::default()
         };
         let c = MeshFile::from_core(model, &opts)?;
-        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+        Ok(boxed(c))
     }
 }
 

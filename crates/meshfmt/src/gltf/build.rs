@@ -292,8 +292,8 @@ fn unit_quat(q: Quat) -> Quat {
     // Already unit (to f32 precision): keep the exact bits, so glTF round trips.
     if q.is_finite() && (q.length_squared() - 1.0).abs() <= 1e-6 {
         q
-    } else if q.is_finite() && q.length_squared() > 0.0 {
-        q.normalize()
+    } else if q.is_finite() {
+        meshfmt_core::unit_quat_or_identity(q)
     } else {
         Quat::IDENTITY
     }
