@@ -476,6 +476,17 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
     for (k, v) in info.counts() {
         let _ = writeln!(out, "{:<11} {v}", format!("{k}:"));
     }
+    surfaces_table(&mut out, s, max);
+    skeleton_table(&mut out, s, max);
+    animations_table(&mut out, s, max);
+    materials_table(&mut out, s, max);
+    textures_table(&mut out, s, max);
+    bounds_text(&mut out, s);
+    out
+}
+
+/// The SURFACES table: name, counts, material, stored attributes.
+fn surfaces_table(out: &mut String, s: &Summary, max: usize) {
     if !s.surfaces.is_empty() {
         let rows: Vec<Vec<String>> = s
             .surfaces
@@ -495,7 +506,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "SURFACES",
             &[
                 ("name", Align::Left),
@@ -508,6 +519,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The SKELETON table: bones, depth, roots.
+fn skeleton_table(out: &mut String, s: &Summary, max: usize) {
     if let Some(k) = &s.skeleton {
         let row = vec![
             k.bones.to_string(),
@@ -515,7 +530,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             capped_list(&k.roots, max),
         ];
         table(
-            &mut out,
+            out,
             "SKELETON",
             &[
                 ("bones", Align::Right),
@@ -526,6 +541,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The ANIMATIONS table: name, duration, frames or keys, channels.
+fn animations_table(out: &mut String, s: &Summary, max: usize) {
     if !s.animations.is_empty() {
         let rows: Vec<Vec<String>> = s
             .animations
@@ -543,7 +562,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "ANIMATIONS",
             &[
                 ("name", Align::Left),
@@ -555,6 +574,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The MATERIALS table: name and texture names.
+fn materials_table(out: &mut String, s: &Summary, max: usize) {
     if !s.materials.is_empty() {
         let rows: Vec<Vec<String>> = s
             .materials
@@ -571,13 +594,17 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "MATERIALS",
             &[("name", Align::Left), ("textures", Align::Left)],
             &rows,
             max,
         );
     }
+}
+
+/// The TEXTURES table: name, source, pixels, size.
+fn textures_table(out: &mut String, s: &Summary, max: usize) {
     if !s.textures.is_empty() {
         let rows: Vec<Vec<String>> = s
             .textures
@@ -593,7 +620,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "TEXTURES",
             &[
                 ("name", Align::Left),
@@ -605,6 +632,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The BOUNDS section: min, max and size, stored or computed.
+fn bounds_text(out: &mut String, s: &Summary) {
     if let Some(b) = &s.bounds {
         let v = |v: meshfmt_core::glam::Vec3| format!("{}, {}, {}", num(v.x), num(v.y), num(v.z));
         let _ = writeln!(
@@ -620,7 +651,6 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
         let _ = writeln!(out, "  max   {}", v(b.max));
         let _ = writeln!(out, "  size  {}", v(b.max - b.min));
     }
-    out
 }
 
 #[cfg(test)]
