@@ -176,6 +176,29 @@ impl From<BudgetExceeded> for FormatError {
     }
 }
 
+/// Options that carry an operation's shared budget (a `budget: Option<Budget>` field),
+/// so [`Context::options`] can fill them. Implement it with [`shares_budget!`].
+pub trait SharesBudget: Default {
+    /// Makes these options draw on `budget`.
+    fn share_budget(&mut self, budget: Budget);
+}
+
+/// Implements [`SharesBudget`](crate::format::SharesBudget) for options structs with a
+/// `budget: Option<Budget>` field and a `Default`: `shares_budget!(ReadOptions,
+/// CoreOptions, WriteOptions);` (see [`Context::options`](crate::format::Context::options)).
+#[macro_export]
+macro_rules! shares_budget {
+    ($($options:ty),+ $(,)?) => {
+        $(
+            impl $crate::format::SharesBudget for $options {
+                fn share_budget(&mut self, budget: $crate::Budget) {
+                    self.budget = ::core::option::Option::Some(budget);
+                }
+            }
+        )+
+    };
+}
+
 /// Files beside the main one, by the name the main file uses for them (a `.gltf`'s
 /// buffer, an `.obj`'s material library, an `.m3d`'s texture).
 pub trait SideFiles {
@@ -241,6 +264,24 @@ impl<'a> Context<'a> {
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .unwrap_or_default()
+    }
+
+    /// Options of type `O` drawing on this context's budget, the rest default: what a
+    /// [`Format`] passes to its crate's `read_with`, `to_core_with` or `from_core`.
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits, format::Context};
+    /// #[derive(Default)]
+    /// struct ReadOptions { limits: Limits, budget: Option<Budget>, lenient: bool }
+    /// meshfmt_core::shares_budget!(ReadOptions);
+    /// let cx = Context::new("a.mesh");
+    /// let opts: ReadOptions = cx.options();
+    /// assert!(opts.budget.is_some() && !opts.lenient);
+    /// ```
+    pub fn options<O: SharesBudget>(&self) -> O {
+        let mut options = O::default();
+        options.share_budget(self.budget.clone());
+        options
     }
 
     /// `Ok` when no quality was asked for; else [`FormatError::Unsupported`] saying

@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use meshfmt_core::format::Context;
-use meshfmt_core::{Aabb, Budget, Limits, Summary};
+use meshfmt_core::{Aabb, Budget, Counts, Limits, Summary};
 
 use crate::convert::{Beside, read_input};
 use crate::error::CliError;
@@ -86,22 +86,8 @@ pub struct Info {
     pub format: String,
     /// Version within the family (`ms11`, `an10`, `v2`, ...).
     pub version: String,
-    /// Surfaces (meshes, groups).
-    pub surfaces: u64,
-    /// Vertices over all surfaces.
-    pub vertices: u64,
-    /// Triangles over all surfaces.
-    pub triangles: u64,
-    /// Bones.
-    pub bones: u64,
-    /// Animation clips.
-    pub animations: u64,
-    /// Frames (or keys) over all clips.
-    pub frames: u64,
-    /// Materials.
-    pub materials: u64,
-    /// Textures.
-    pub textures: u64,
+    /// The counts, under their stable keys ([`Counts::named`]).
+    pub counts: Counts,
 }
 
 /// JSON string escaping per RFC 8259.
@@ -163,36 +149,15 @@ fn json_opt_u64(v: Option<u64>) -> String {
 
 impl From<&Summary> for Info {
     fn from(s: &Summary) -> Self {
-        let c = &s.counts;
         Info {
             format: s.format.clone(),
             version: s.version.clone(),
-            surfaces: c.surfaces,
-            vertices: c.vertices,
-            triangles: c.triangles,
-            bones: c.bones,
-            animations: c.animations,
-            frames: c.frames,
-            materials: c.materials,
-            textures: c.textures,
+            counts: s.counts,
         }
     }
 }
 
 impl Info {
-    fn counts(&self) -> [(&'static str, u64); 8] {
-        [
-            ("surfaces", self.surfaces),
-            ("vertices", self.vertices),
-            ("triangles", self.triangles),
-            ("bones", self.bones),
-            ("animations", self.animations),
-            ("frames", self.frames),
-            ("materials", self.materials),
-            ("textures", self.textures),
-        ]
-    }
-
     /// The stable keys in their fixed order, as the start of a JSON object (no closing
     /// brace).
     fn json_fields(&self) -> String {
@@ -201,7 +166,7 @@ impl Info {
             json_string(&self.format),
             json_string(&self.version)
         );
-        for (k, v) in self.counts() {
+        for (k, v) in self.counts.named() {
             let _ = write!(s, ",\"{k}\":{v}");
         }
         s
@@ -220,7 +185,7 @@ impl Info {
             "format:     {}\nversion:    {}\n",
             self.format, self.version
         );
-        for (k, v) in self.counts() {
+        for (k, v) in self.counts.named() {
             let _ = writeln!(s, "{:<11} {v}", format!("{k}:"));
         }
         s
@@ -473,7 +438,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
         cell(&info.version),
         human_size(file_size)
     );
-    for (k, v) in info.counts() {
+    for (k, v) in info.counts.named() {
         let _ = writeln!(out, "{:<11} {v}", format!("{k}:"));
     }
     surfaces_table(&mut out, s, max);
@@ -657,16 +622,18 @@ fn bounds_text(out: &mut String, s: &Summary) {
 mod tests {
     use super::*;
     use meshfmt_core::glam::Vec3;
-    use meshfmt_core::{Attribute, ClipSummary, Counts, SkeletonSummary, SurfaceSummary};
+    use meshfmt_core::{Attribute, ClipSummary, SkeletonSummary, SurfaceSummary};
 
     #[test]
     fn json_is_stable_and_escaped() {
         let i = Info {
             format: "unigine-mesh".into(),
             version: "ms\"1\n1".into(),
-            surfaces: 2,
-            vertices: 3,
-            ..Default::default()
+            counts: Counts {
+                surfaces: 2,
+                vertices: 3,
+                ..Counts::default()
+            },
         };
         assert_eq!(
             i.to_json(),

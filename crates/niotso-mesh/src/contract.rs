@@ -34,12 +34,7 @@ pub const FORMAT: Vitaboy = Vitaboy;
 
 meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 
-fn core_options(cx: &Context<'_>) -> CoreOptions {
-    CoreOptions {
-        budget: Some(cx.budget.clone()),
-        ..CoreOptions::default()
-    }
-}
+meshfmt_core::shares_budget!(ReadOptions, CoreOptions);
 
 impl Format for Vitaboy {
     fn name(&self) -> &'static str {
@@ -87,12 +82,8 @@ impl Format for Vitaboy {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let opts = ReadOptions {
-            budget: Some(cx.budget.clone()),
-            ..ReadOptions::default()
-        };
         let kind = crate::sniff_kind(data).or_else(|| Kind::from_extension(&cx.extension()));
-        Ok(Box::new(crate::read_any_with(data, kind, &opts)?))
+        Ok(Box::new(crate::read_any_with(data, kind, &cx.options())?))
     }
 
     fn from_core(
@@ -106,7 +97,7 @@ impl Format for Vitaboy {
             .and_then(Kind::from_extension)
             .or_else(|| Kind::from_extension(&cx.extension()))
             .unwrap_or(Kind::Mesh);
-        let c = VitaboyFile::from_core_with(model, kind, &core_options(cx))?;
+        let c = VitaboyFile::from_core_with(model, kind, &cx.options())?;
         Ok(boxed(c))
     }
 }
@@ -219,15 +210,9 @@ impl FormatFile for VitaboyFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let opts = core_options(cx);
+        let opts: CoreOptions = cx.options();
         let skel = match cx.skeleton {
-            Some(bytes) => Some(crate::skel::read_with_options(
-                bytes,
-                &ReadOptions {
-                    budget: Some(cx.budget.clone()),
-                    ..ReadOptions::default()
-                },
-            )?),
+            Some(bytes) => Some(crate::skel::read_with_options(bytes, &cx.options())?),
             None => None,
         };
         Ok(self.to_core_with(skel.as_ref(), &opts)?)

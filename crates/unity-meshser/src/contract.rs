@@ -8,6 +8,8 @@ use meshfmt_core::{Attribute, Converted, Counts, Feature, Model, Summary, Surfac
 
 use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOptions};
 
+meshfmt_core::shares_budget!(ReadOptions, CoreOptions, WriteOptions);
+
 /// Unity MeshSerializer2 as a [`Format`].
 ///
 /// ```
@@ -74,11 +76,7 @@ impl Format for MeshSerializer2 {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let opts = ReadOptions {
-            budget: Some(cx.budget.clone()),
-            ..ReadOptions::default()
-        };
-        Ok(Box::new(crate::read_with(data, &opts)?))
+        Ok(Box::new(crate::read_with(data, &cx.options())?))
     }
 
     fn from_core(
@@ -88,8 +86,7 @@ impl Format for MeshSerializer2 {
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
         let opts = WriteOptions {
             quantization: quantization(cx.quality)?,
-            budget: Some(cx.budget.clone()),
-            ..WriteOptions::default()
+            ..cx.options()
         };
         let c = MeshFile::from_core(model, &opts)?;
         Ok(boxed(c))
@@ -155,11 +152,7 @@ impl FormatFile for MeshFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let opts = CoreOptions {
-            budget: Some(cx.budget.clone()),
-            ..CoreOptions::default()
-        };
-        Ok(self.to_core_with(&opts)?)
+        Ok(self.to_core_with(&cx.options())?)
     }
 
     fn as_any(&self) -> &dyn Any {
