@@ -13,7 +13,7 @@ use std::mem::size_of;
 
 use parsing_primitives::{Budget, BudgetExceeded};
 
-use crate::animation::{Channel, Clip, Track};
+use crate::animation::{Channel, Clip};
 use crate::coords::Conversion;
 use crate::coords::CoordinateSystem;
 use crate::loss::{Feature, Loss, LossKind};
@@ -35,25 +35,6 @@ fn name_list(names: &[String]) -> String {
         s.push_str(&format!(" and {} more", names.len() - MAX_NAMES));
     }
     s
-}
-
-fn track_bytes<T>(t: &Track<T>) -> u64 {
-    (t.times.len() as u64)
-        .saturating_mul(4)
-        .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
-}
-
-/// Heap bytes of a clip's copy.
-fn clip_bytes(c: &Clip) -> u64 {
-    c.channels.iter().fold(
-        (c.name.len() as u64)
-            .saturating_add((c.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64)),
-        |n, ch| {
-            n.saturating_add(track_bytes(&ch.translation))
-                .saturating_add(track_bytes(&ch.rotation))
-                .saturating_add(track_bytes(&ch.scale))
-        },
-    )
 }
 
 /// Heap bytes of a skeleton's copy.
@@ -270,7 +251,7 @@ impl Model {
         let mut seen = vec![usize::MAX; ours.len()];
         let mut clips = Vec::with_capacity(other.animations.len());
         for (k, clip) in other.animations.iter().enumerate() {
-            budget.charge("attached clips", clip_bytes(clip))?;
+            budget.charge("attached clips", clip.heap_bytes())?;
             let (channels, missing, twice) =
                 map_channels(clip, k, &other.skeleton, &map, &mut seen, &conv);
             clips.push((clip, channels, missing, twice));

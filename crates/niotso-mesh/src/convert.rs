@@ -19,7 +19,7 @@ use std::mem::size_of;
 use meshfmt_core::glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 use meshfmt_core::{
     Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Limits, Loss,
-    LossKind, Model, Skeleton, Surface, Track, Transform, UpAxis, VertexInfluences,
+    LossKind, Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
@@ -208,7 +208,7 @@ fn native_parts(model: &Model, clip: bool, budget: &Budget) -> Result<Model> {
     let mut bytes = skeleton_bytes(bones.len(), names);
     let first = model.animations.first().filter(|_| clip);
     if let Some(c) = first {
-        bytes = bytes.saturating_add(clip_bytes(c));
+        bytes = bytes.saturating_add(c.heap_bytes());
     }
     budget.charge("native copy", bytes)?;
     let mut m = Model {
@@ -219,24 +219,6 @@ fn native_parts(model: &Model, clip: bool, budget: &Budget) -> Result<Model> {
     };
     m.convert_to(NATIVE);
     Ok(m)
-}
-
-/// Heap bytes of a clip.
-fn clip_bytes(c: &Clip) -> u64 {
-    fn track<T>(t: &Track<T>) -> u64 {
-        (t.times.len() as u64)
-            .saturating_mul(4)
-            .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
-    }
-    c.channels.iter().fold(
-        (c.name.len() as u64)
-            .saturating_add((c.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64)),
-        |n, ch| {
-            n.saturating_add(track(&ch.translation))
-                .saturating_add(track(&ch.rotation))
-                .saturating_add(track(&ch.scale))
-        },
-    )
 }
 
 impl Skel {
@@ -635,14 +617,7 @@ fn merge_native(model: &Model, budget: &Budget) -> Result<Surface> {
             .extend((0..k).map(|i| src.uv0.get(i).copied().unwrap_or(Vec2::ZERO)));
         s.skin
             .extend((0..k).map(|i| src.skin.get(i).copied().unwrap_or_default()));
-        let from = s.indices.len();
-        s.indices
-            .extend(src.indices.iter().map(|i| i.saturating_add(base)));
-        if c.flips_winding() {
-            for tri in s.indices[from..].chunks_exact_mut(3) {
-                tri.swap(1, 2);
-            }
-        }
+        c.append_indices(&mut s.indices, &src.indices, base);
     }
     if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
         return Err(invalid(

@@ -389,14 +389,7 @@ fn merge(model: &Model, out: &mut Converted<()>, budget: &Budget) -> Result<Surf
         if keep_uv0 {
             m.uv0.extend(&s.uv0);
         }
-        let from = m.indices.len();
-        m.indices
-            .extend(s.indices.iter().map(|i| i.saturating_add(base)));
-        if c.flips_winding() {
-            for tri in m.indices[from..].chunks_exact_mut(3) {
-                tri.swap(1, 2);
-            }
-        }
+        c.append_indices(&mut m.indices, &s.indices, base);
     }
     Ok(m)
 }
