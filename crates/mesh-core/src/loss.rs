@@ -180,9 +180,25 @@ impl<T> Converted<T> {
     /// assert_eq!(out.losses[0].to_string(), "names dropped: x stores no names");
     /// ```
     pub fn drop_present<'r>(&mut self, table: impl IntoIterator<Item = (bool, Feature, &'r str)>) {
+        self.drop_present_at("", table);
+    }
+
+    /// [`Converted::drop_present`] for one part of the model (`surfaces[2]`).
+    ///
+    /// ```
+    /// use meshfmt_core::{Converted, Feature};
+    /// let mut out = Converted::exact(());
+    /// out.drop_present_at("surfaces[0]", [(true, Feature::Colors, "no colors")]);
+    /// assert_eq!(out.losses[0].to_string(), "colors dropped at surfaces[0]: no colors");
+    /// ```
+    pub fn drop_present_at<'r>(
+        &mut self,
+        path: &str,
+        table: impl IntoIterator<Item = (bool, Feature, &'r str)>,
+    ) {
         for (present, feature, reason) in table {
             if present {
-                self.lose(feature, LossKind::Dropped, "", reason);
+                self.lose(feature, LossKind::Dropped, path, reason);
             }
         }
     }
