@@ -177,7 +177,7 @@ impl From<BudgetExceeded> for FormatError {
 }
 
 /// Options that carry an operation's shared budget (a `budget: Option<Budget>` field),
-/// so [`Context::options`] can fill them. Implement it with [`shares_budget!`].
+/// so [`Context::options`] can fill them. Implement it with [`shares_budget!`](crate::shares_budget).
 pub trait SharesBudget: Default {
     /// Makes these options draw on `budget`.
     fn share_budget(&mut self, budget: Budget);
