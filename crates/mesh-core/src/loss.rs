@@ -183,6 +183,37 @@ impl<T> Converted<T> {
         self.drop_present_at("", table);
     }
 
+    /// Records [`LossKind::Dropped`] (whole model, no path) for each `(feature,
+    /// reason)` that `model` [has](crate::Model::has): the table of what a format
+    /// cannot hold, when "has" means what [`Model::has`](crate::Model::has) says (use
+    /// [`Converted::drop_present`] for a narrower test).
+    ///
+    /// ```
+    /// use meshfmt_core::{Converted, Feature, Model, Surface, VertexInfluences};
+    /// let arm = Model {
+    ///     surfaces: vec![Surface { skin: vec![VertexInfluences::single(0)], ..Surface::default() }],
+    ///     ..Model::default()
+    /// };
+    /// let mut out = Converted::exact(());
+    /// out.drop_features(&arm, [
+    ///     (Feature::Skin, "OBJ has no skins"),
+    ///     (Feature::Uv1, "OBJ has one UV set"),
+    /// ]);
+    /// assert_eq!(out.losses.len(), 1);
+    /// assert_eq!(out.losses[0].feature, Feature::Skin);
+    /// ```
+    pub fn drop_features<'r>(
+        &mut self,
+        model: &crate::Model,
+        table: impl IntoIterator<Item = (Feature, &'r str)>,
+    ) {
+        self.drop_present(
+            table
+                .into_iter()
+                .map(|(feature, reason)| (model.has(feature), feature, reason)),
+        );
+    }
+
     /// [`Converted::drop_present`] for one part of the model (`surfaces[2]`).
     ///
     /// ```

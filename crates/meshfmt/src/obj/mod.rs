@@ -129,44 +129,18 @@ pub fn export(
 
 /// What OBJ cannot hold, for each part the model has.
 fn report_dropped(model: &Model, out: &mut Converted<ObjFiles>) {
-    let any = |f: &dyn Fn(&meshfmt_core::Surface) -> bool| model.any_surface(f);
-    out.drop_present([
-        (
-            any(&|s| !s.skin.is_empty()),
-            Feature::Skin,
-            "OBJ has no skins",
-        ),
-        (
-            !model.skeleton.is_empty(),
-            Feature::Skeleton,
-            "OBJ has no skeletons",
-        ),
-        (
-            !model.animations.is_empty(),
-            Feature::Animation,
-            "OBJ has no animation",
-        ),
-        (
-            any(&|s| !s.morph_targets.is_empty()),
-            Feature::MorphTargets,
-            "OBJ has no morph targets",
-        ),
-        (
-            any(&|s| !s.tangents.is_empty()),
-            Feature::Tangents,
-            "OBJ has no tangents",
-        ),
-        (
-            any(&|s| !s.uv1.is_empty()),
-            Feature::Uv1,
-            "OBJ has one UV set",
-        ),
-        (
-            any(&|s| !s.colors.is_empty()),
-            Feature::Colors,
-            "OBJ has no standard vertex colors",
-        ),
-    ]);
+    out.drop_features(
+        model,
+        [
+            (Feature::Skin, "OBJ has no skins"),
+            (Feature::Skeleton, "OBJ has no skeletons"),
+            (Feature::Animation, "OBJ has no animation"),
+            (Feature::MorphTargets, "OBJ has no morph targets"),
+            (Feature::Tangents, "OBJ has no tangents"),
+            (Feature::Uv1, "OBJ has one UV set"),
+            (Feature::Colors, "OBJ has no standard vertex colors"),
+        ],
+    );
 }
 
 /// The `.obj` text: one `o` group per surface, its records and faces.
