@@ -203,14 +203,6 @@ fn names_equal(canonical: &Model, decoded: &Model, losses: &[Loss]) -> bool {
             || clips(canonical) == clips(decoded))
 }
 
-fn names(m: &Model) -> Vec<String> {
-    let mut v = vec![m.name.clone()];
-    v.extend(m.surfaces.iter().map(|s| s.name.clone()));
-    v.extend(m.skeleton.bones.iter().map(|b| b.name.clone()));
-    v.extend(m.animations.iter().map(|a| a.name.clone()));
-    v
-}
-
 /// Compares every feature; `decoded` must already be in `canonical`'s frame.
 pub fn compare(canonical: &Model, decoded: &Model, losses: &[Loss]) -> Vec<(Feature, Outcome)> {
     Feature::ALL
@@ -219,25 +211,7 @@ pub fn compare(canonical: &Model, decoded: &Model, losses: &[Loss]) -> Vec<(Feat
             let lost = losses.iter().find(|l| {
                 l.feature == f && matches!(l.kind, LossKind::Dropped | LossKind::Reduced)
             });
-            let present = match f {
-                Feature::Geometry => canonical.vertex_count() > 0,
-                Feature::Normals => canonical.surfaces.iter().any(|s| !s.normals.is_empty()),
-                Feature::Tangents => canonical.surfaces.iter().any(|s| !s.tangents.is_empty()),
-                Feature::Uv0 => canonical.surfaces.iter().any(|s| !s.uv0.is_empty()),
-                Feature::Uv1 => canonical.surfaces.iter().any(|s| !s.uv1.is_empty()),
-                Feature::Colors => canonical.surfaces.iter().any(|s| !s.colors.is_empty()),
-                Feature::Skin => canonical.surfaces.iter().any(|s| !s.skin.is_empty()),
-                Feature::Skeleton => !canonical.skeleton.is_empty(),
-                Feature::Animation => !canonical.animations.is_empty(),
-                Feature::MorphTargets => canonical
-                    .surfaces
-                    .iter()
-                    .any(|s| !s.morph_targets.is_empty()),
-                Feature::Materials => !canonical.materials.is_empty(),
-                Feature::Textures => !canonical.textures.is_empty(),
-                Feature::Names => names(canonical).iter().any(|n| !n.is_empty()),
-                _ => false,
-            };
+            let present = canonical.has(f);
             if !present {
                 return (f, Outcome::Absent);
             }

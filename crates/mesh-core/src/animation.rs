@@ -240,6 +240,33 @@ impl Clip {
         Ok((0..n).map(|f| f as f32 / fps).collect())
     }
 
+    /// Heap bytes of a copy of this clip (name, channels, key times and values), what
+    /// a step that copies or builds it charges to its budget. Saturating.
+    ///
+    /// ```
+    /// use meshfmt_core::{glam::Vec3, Channel, Clip, Track};
+    /// let keys = Track::from_keys([(0.0, Vec3::ZERO), (1.0, Vec3::X)]);
+    /// let clip = Clip { name: "walk".into(), channels: vec![Channel { translation: keys, ..Channel::default() }] };
+    /// assert!(clip.heap_bytes() >= 4 + 2 * 4 + 2 * 12);
+    /// ```
+    pub fn heap_bytes(&self) -> u64 {
+        fn track<T>(t: &Track<T>) -> u64 {
+            (t.times.len() as u64)
+                .saturating_mul(4)
+                .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
+        }
+        self.channels.iter().fold(
+            (self.name.len() as u64).saturating_add(
+                (self.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64),
+            ),
+            |n, ch| {
+                n.saturating_add(track(&ch.translation))
+                    .saturating_add(track(&ch.rotation))
+                    .saturating_add(track(&ch.scale))
+            },
+        )
+    }
+
     /// The pose at `time`: every bone starts at its rest transform and animated
     /// components are replaced by the sampled values. Channels naming bones outside
     /// the skeleton are ignored.
@@ -249,15 +276,10 @@ impl Clip {
             let Some(local) = locals.get_mut(c.bone) else {
                 continue;
             };
-            if let Some(t) = c.translation.sample(time) {
-                local.translation = t;
-            }
-            if let Some(r) = c.rotation.sample(time) {
-                local.rotation = r.normalize();
-            }
-            if let Some(s) = c.scale.sample(time) {
-                local.scale = s;
-            }
+            *local = local.sampled(
+                (Some(&c.translation), Some(&c.rotation), Some(&c.scale)),
+                time,
+            );
         }
         Pose { locals }
     }

@@ -13,7 +13,7 @@ use std::mem::size_of;
 
 use parsing_primitives::{Budget, BudgetExceeded};
 
-use crate::animation::{Channel, Clip, Track};
+use crate::animation::{Channel, Clip};
 use crate::coords::Conversion;
 use crate::coords::CoordinateSystem;
 use crate::loss::{Feature, Loss, LossKind};
@@ -37,25 +37,6 @@ fn name_list(names: &[String]) -> String {
     s
 }
 
-fn track_bytes<T>(t: &Track<T>) -> u64 {
-    (t.times.len() as u64)
-        .saturating_mul(4)
-        .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
-}
-
-/// Heap bytes of a clip's copy.
-fn clip_bytes(c: &Clip) -> u64 {
-    c.channels.iter().fold(
-        (c.name.len() as u64)
-            .saturating_add((c.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64)),
-        |n, ch| {
-            n.saturating_add(track_bytes(&ch.translation))
-                .saturating_add(track_bytes(&ch.rotation))
-                .saturating_add(track_bytes(&ch.scale))
-        },
-    )
-}
-
 /// Heap bytes of a skeleton's copy.
 fn skeleton_bytes(s: &Skeleton) -> u64 {
     s.bones.iter().fold(
@@ -76,6 +57,93 @@ fn names(bones: &[Bone]) -> HashMap<&str, usize> {
         map.entry(b.name.as_str()).or_insert(i);
     }
     map
+}
+
+/// Bone `i` of `other` -> the bone of `ours` with its name, through a name map charged
+/// to `budget` first.
+fn bone_map(
+    ours: &Skeleton,
+    other: &Skeleton,
+    budget: &Budget,
+) -> Result<Vec<Option<usize>>, BudgetExceeded> {
+    budget.charge(
+        "bone name map",
+        map_bytes(ours.len())
+            .saturating_add((other.len() as u64).saturating_mul(size_of::<Option<usize>>() as u64)),
+    )?;
+    let by_name = names(&ours.bones);
+    // Other's bone index -> ours.
+    let map: Vec<Option<usize>> = other
+        .bones
+        .iter()
+        .map(|b| by_name.get(b.name.as_str()).copied())
+        .collect();
+    drop(by_name);
+    Ok(map)
+}
+
+/// The loss for matched bones whose parent differs between the two skeletons.
+fn moved_parents(ours: &Skeleton, other: &Skeleton, map: &[Option<usize>]) -> Option<Loss> {
+    let parent_name = |s: &Skeleton, p: Option<usize>| {
+        p.and_then(|p| s.bones.get(p))
+            .map_or_else(|| "(none)".to_string(), |b| b.name.clone())
+    };
+    let mut moved = Vec::new();
+    for (b, &mapped) in other.bones.iter().zip(map) {
+        let Some(i) = mapped else { continue };
+        let (theirs, mine) = (
+            parent_name(other, b.parent),
+            parent_name(ours, ours.bones.get(i).and_then(|o| o.parent)),
+        );
+        if theirs != mine {
+            moved.push(format!("{} (parent {theirs} there, {mine} here)", b.name));
+        }
+    }
+    (!moved.is_empty()).then(|| Loss {
+            feature: Feature::Animation,
+            kind: LossKind::Reduced,
+            path: String::new(),
+            reason: format!(
+                "{} bones have another parent in the animation's skeleton; their keys apply under the model's parent: {}",
+                moved.len(),
+                name_list(&moved)
+            ),
+        })
+}
+
+/// Clip `k`'s channels on the bones of `map`, and the names of the bones it animates
+/// that the model lacks (`missing`) or that another channel of the clip already
+/// animated (`twice`). `seen[bone]` is the last clip that gave the bone a channel.
+fn map_channels(
+    clip: &Clip,
+    k: usize,
+    other: &Skeleton,
+    map: &[Option<usize>],
+    seen: &mut [usize],
+    conv: &Conversion,
+) -> (Vec<Channel>, Vec<String>, Vec<String>) {
+    let mut channels = Vec::with_capacity(clip.channels.len());
+    let mut missing = Vec::new();
+    let mut twice = Vec::new();
+    for ch in &clip.channels {
+        let name = other.bones.get(ch.bone).map(|b| b.name.as_str());
+        match map.get(ch.bone).copied().flatten() {
+            Some(i) if seen.get(i) == Some(&k) => {
+                twice.push(name.unwrap_or_default().to_string());
+            }
+            Some(i) => {
+                if let Some(s) = seen.get_mut(i) {
+                    *s = k;
+                }
+                channels.push(convert_channel(ch, i, conv));
+            }
+            None => missing.push(match name {
+                Some(n) => n.to_string(),
+                None => format!("#{}", ch.bone),
+            }),
+        }
+    }
+    (channels, missing, twice)
 }
 
 /// A bone re-expressed by `c`.
@@ -177,74 +245,15 @@ impl Model {
             };
         }
         let ours = &self.skeleton;
-        budget.charge(
-            "bone name map",
-            map_bytes(ours.len()).saturating_add(
-                (other.skeleton.len() as u64).saturating_mul(size_of::<Option<usize>>() as u64),
-            ),
-        )?;
-        let by_name = names(&ours.bones);
-        // Other's bone index -> ours.
-        let map: Vec<Option<usize>> = other
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| by_name.get(b.name.as_str()).copied())
-            .collect();
-        drop(by_name);
-        let parent_name = |s: &Skeleton, p: Option<usize>| {
-            p.and_then(|p| s.bones.get(p))
-                .map_or_else(|| "(none)".to_string(), |b| b.name.clone())
-        };
-        let mut moved = Vec::new();
-        for (b, &mapped) in other.skeleton.bones.iter().zip(&map) {
-            let Some(i) = mapped else { continue };
-            let (theirs, mine) = (
-                parent_name(&other.skeleton, b.parent),
-                parent_name(ours, ours.bones.get(i).and_then(|o| o.parent)),
-            );
-            if theirs != mine {
-                moved.push(format!("{} (parent {theirs} there, {mine} here)", b.name));
-            }
-        }
-        if !moved.is_empty() {
-            losses.push(Loss {
-                feature: Feature::Animation,
-                kind: LossKind::Reduced,
-                path: String::new(),
-                reason: format!(
-                    "{} bones have another parent in the animation's skeleton; their keys apply under the model's parent: {}",
-                    moved.len(),
-                    name_list(&moved)
-                ),
-            });
-        }
+        let map = bone_map(ours, &other.skeleton, budget)?;
+        losses.extend(moved_parents(ours, &other.skeleton, &map));
         // seen[bone] = index of the last clip that gave it a channel (one pass per clip).
         let mut seen = vec![usize::MAX; ours.len()];
         let mut clips = Vec::with_capacity(other.animations.len());
         for (k, clip) in other.animations.iter().enumerate() {
-            budget.charge("attached clips", clip_bytes(clip))?;
-            let mut channels = Vec::with_capacity(clip.channels.len());
-            let mut missing = Vec::new();
-            let mut twice = Vec::new();
-            for ch in &clip.channels {
-                let name = other.skeleton.bones.get(ch.bone).map(|b| b.name.as_str());
-                match map.get(ch.bone).copied().flatten() {
-                    Some(i) if seen.get(i) == Some(&k) => {
-                        twice.push(name.unwrap_or_default().to_string());
-                    }
-                    Some(i) => {
-                        if let Some(s) = seen.get_mut(i) {
-                            *s = k;
-                        }
-                        channels.push(convert_channel(ch, i, &conv));
-                    }
-                    None => missing.push(match name {
-                        Some(n) => n.to_string(),
-                        None => format!("#{}", ch.bone),
-                    }),
-                }
-            }
+            budget.charge("attached clips", clip.heap_bytes())?;
+            let (channels, missing, twice) =
+                map_channels(clip, k, &other.skeleton, &map, &mut seen, &conv);
             clips.push((clip, channels, missing, twice));
         }
         for (clip, channels, missing, twice) in clips {

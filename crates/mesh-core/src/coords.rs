@@ -126,6 +126,28 @@ impl Conversion {
         self.basis.determinant() < 0.0
     }
 
+    /// Appends a surface's triangle `indices` to `merged`, offset by `base` (the
+    /// vertices already merged; saturating) and with each whole triangle's winding
+    /// reversed when this conversion [flips it](Conversion::flips_winding): the index
+    /// step of merging surfaces into one mesh in another frame.
+    ///
+    /// ```
+    /// use meshfmt_core::CoordinateSystem;
+    /// let mirror = CoordinateSystem::Y_UP_LEFT.conversion_to(&CoordinateSystem::GLTF);
+    /// let mut merged = vec![0, 1, 2];
+    /// mirror.append_indices(&mut merged, &[0, 1, 2], 3);
+    /// assert_eq!(merged, [0, 1, 2, 3, 5, 4]);
+    /// ```
+    pub fn append_indices(&self, merged: &mut Vec<u32>, indices: &[u32], base: u32) {
+        let from = merged.len();
+        merged.extend(indices.iter().map(|i| i.saturating_add(base)));
+        if self.flips_winding() {
+            for tri in merged[from..].chunks_exact_mut(3) {
+                tri.swap(1, 2);
+            }
+        }
+    }
+
     /// A position or translation.
     pub fn point(&self, p: Vec3) -> Vec3 {
         self.basis * p * self.scale

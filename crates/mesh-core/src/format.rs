@@ -176,6 +176,29 @@ impl From<BudgetExceeded> for FormatError {
     }
 }
 
+/// Options that carry an operation's shared budget (a `budget: Option<Budget>` field),
+/// so [`Context::options`] can fill them. Implement it with [`shares_budget!`](crate::shares_budget).
+pub trait SharesBudget: Default {
+    /// Makes these options draw on `budget`.
+    fn share_budget(&mut self, budget: Budget);
+}
+
+/// Implements [`SharesBudget`](crate::format::SharesBudget) for options structs with a
+/// `budget: Option<Budget>` field and a `Default`: `shares_budget!(ReadOptions,
+/// CoreOptions, WriteOptions);` (see [`Context::options`](crate::format::Context::options)).
+#[macro_export]
+macro_rules! shares_budget {
+    ($($options:ty),+ $(,)?) => {
+        $(
+            impl $crate::format::SharesBudget for $options {
+                fn share_budget(&mut self, budget: $crate::Budget) {
+                    self.budget = ::core::option::Option::Some(budget);
+                }
+            }
+        )+
+    };
+}
+
 /// Files beside the main one, by the name the main file uses for them (a `.gltf`'s
 /// buffer, an `.obj`'s material library, an `.m3d`'s texture).
 pub trait SideFiles {
@@ -243,6 +266,44 @@ impl<'a> Context<'a> {
             .unwrap_or_default()
     }
 
+    /// Options of type `O` drawing on this context's budget, the rest default: what a
+    /// [`Format`] passes to its crate's `read_with`, `to_core_with` or `from_core`.
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits, format::Context};
+    /// #[derive(Default)]
+    /// struct ReadOptions { limits: Limits, budget: Option<Budget>, lenient: bool }
+    /// meshfmt_core::shares_budget!(ReadOptions);
+    /// let cx = Context::new("a.mesh");
+    /// let opts: ReadOptions = cx.options();
+    /// assert!(opts.budget.is_some() && !opts.lenient);
+    /// ```
+    pub fn options<O: SharesBudget>(&self) -> O {
+        let mut options = O::default();
+        options.share_budget(self.budget.clone());
+        options
+    }
+
+    /// `Ok` when no quality was asked for; else [`FormatError::Unsupported`] saying
+    /// `--quality {q} does not apply ({why})`, for formats that do not quantize by choice.
+    ///
+    /// ```
+    /// use meshfmt_core::format::Context;
+    /// assert!(Context::new("a.skel").refuse_quality("vitaboy", "floats").is_ok());
+    /// let cx = Context { quality: Some("int8"), ..Context::new("a.skel") };
+    /// let e = cx.refuse_quality("vitaboy", "Vitaboy stores floats").unwrap_err();
+    /// assert_eq!(e.to_string(), "vitaboy: --quality int8 does not apply (Vitaboy stores floats)");
+    /// ```
+    pub fn refuse_quality(&self, format: &'static str, why: &str) -> Result<(), FormatError> {
+        match self.quality {
+            None => Ok(()),
+            Some(q) => Err(FormatError::Unsupported {
+                format,
+                message: format!("--quality {q} does not apply ({why})"),
+            }),
+        }
+    }
+
     /// The file name without its directory and extension.
     pub fn stem(&self) -> String {
         std::path::Path::new(self.file_name)
@@ -270,6 +331,87 @@ impl Written {
             side: Vec::new(),
         }
     }
+
+    /// A single output file, its length charged to `budget` first (as `encoded
+    /// output`): what a [`FormatFile::write`] that encodes into a `Vec` returns.
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits, format::Written};
+    /// let budget = Budget::new(Limits::default());
+    /// let w = Written::charged(vec![1, 2, 3], &budget)?;
+    /// assert_eq!(w.main, [1, 2, 3]);
+    /// # Ok::<(), meshfmt_core::format::FormatError>(())
+    /// ```
+    pub fn charged(main: Vec<u8>, budget: &Budget) -> Result<Self, FormatError> {
+        budget.charge("encoded output", main.len() as u64)?;
+        Ok(Written::one(main))
+    }
+}
+
+/// A conversion's faithful file behind the [`FormatFile`] trait, losses kept: the last
+/// step of every [`Format::from_core`].
+///
+/// ```
+/// # use meshfmt_core::{Converted, format::{boxed, FormatFile}};
+/// # fn demo<F: FormatFile + 'static>(c: Converted<F>) {
+/// let dynamic = boxed(c);
+/// # let _ = dynamic;
+/// # }
+/// ```
+pub fn boxed<F: FormatFile + 'static>(converted: Converted<F>) -> Converted<Box<dyn FormatFile>> {
+    converted.map(|f| Box::new(f) as Box<dyn FormatFile>)
+}
+
+/// `impl From<$error> for FormatError` for a format crate's error enum with the usual
+/// shared variants: `Decode(parsing_primitives::Error)` becomes
+/// [`FormatError::Decode`], `OverBudget(BudgetExceeded)` [`FormatError::OverBudget`],
+/// `Io(std::io::Error)` [`FormatError::Io`]; extra `pattern => expression` arms (in
+/// order, before those) handle the crate's own kinds; anything else becomes
+/// [`FormatError::invalid`] with the error's message.
+///
+/// ```
+/// mod my_format {
+///     #[derive(Debug, thiserror::Error)]
+///     pub enum Error {
+///         #[error(transparent)]
+///         Decode(#[from] parsing_primitives::Error),
+///         #[error(transparent)]
+///         OverBudget(#[from] meshfmt_core::BudgetExceeded),
+///         #[error("my-format: {0}")]
+///         Io(#[from] std::io::Error),
+///         #[error("my-format: unsupported version {0}")]
+///         UnsupportedVersion(u32),
+///         #[error("my-format: {0}")]
+///         Invalid(String),
+///     }
+///     use meshfmt_core::format::FormatError;
+///     meshfmt_core::format_error_from!(Error, "my-format",
+///         e @ Error::UnsupportedVersion(_) => FormatError::unsupported("my-format", e.to_string()),
+///     );
+/// }
+/// use meshfmt_core::format::{ErrorClass, FormatError};
+/// let e = FormatError::from(my_format::Error::UnsupportedVersion(9));
+/// assert_eq!(e.class(), ErrorClass::Unsupported);
+/// assert_eq!(e.to_string(), "my-format: unsupported version 9");
+/// let e = FormatError::from(my_format::Error::Invalid("too long".into()));
+/// assert_eq!(e.to_string(), "my-format: too long");
+/// ```
+#[macro_export]
+macro_rules! format_error_from {
+    ($($error:ident)::+, $format:expr $(, $pat:pat => $conv:expr)* $(,)?) => {
+        impl ::core::convert::From<$($error)::+> for $crate::format::FormatError {
+            fn from(e: $($error)::+) -> Self {
+                match e {
+                    $($pat => $conv,)*
+                    $($error)::+::Decode(d) => $crate::format::FormatError::Decode(d),
+                    $($error)::+::OverBudget(b) => $crate::format::FormatError::OverBudget(b),
+                    $($error)::+::Io(io) => $crate::format::FormatError::Io(io),
+                    #[allow(unreachable_patterns)]
+                    other => $crate::format::FormatError::invalid($format, other.to_string()),
+                }
+            }
+        }
+    };
 }
 
 /// What a writer put beside its output serves as the side files for reading it back.

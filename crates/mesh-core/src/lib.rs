@@ -15,6 +15,8 @@
 //! - [`quantize`]: the unorm/snorm/box quantizers formats use, with stated error bounds;
 //! - [`validate`]: every problem with its path, not just the first;
 //! - [`Converted`] and [`Loss`]: what a conversion could not carry, never silently;
+//! - [`corners`]: one surface vertex per distinct polygon corner, and fan
+//!   triangulation, for formats that index attributes separately;
 //! - [`dump`]: a stable text dump for fixtures and the CLI;
 //! - assembling a model from companion files: [`Model::attach_clips`] (an animation
 //!   file's clips) and [`Model::with_skeleton`] (a skeleton file's bones), matched by
@@ -66,6 +68,7 @@ pub mod bounds;
 #[cfg(feature = "canonical")]
 pub mod canonical;
 pub mod coords;
+pub mod corners;
 mod dump;
 mod finite;
 pub mod format;
@@ -87,7 +90,7 @@ pub use dump::{DumpOptions, Fnv1a, dump};
 pub use loss::{Converted, Feature, Loss, LossKind};
 pub use material::{Material, RgbaImage, Texture, TextureBinding, TextureRole, TextureSource};
 pub use model::{Model, MorphKind, MorphTarget, Surface};
-pub use skeleton::{Bone, Skeleton, Transform};
+pub use skeleton::{Bone, Skeleton, TrackRefs, Transform, unit_quat_or_identity};
 pub use skin::{MAX_INFLUENCES, VertexInfluences};
 pub use summary::{
     Attribute, ClipSummary, Counts, MaterialSummary, SkeletonSummary, Summary, SurfaceSummary,

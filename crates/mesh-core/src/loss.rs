@@ -164,6 +164,76 @@ impl<T> Converted<T> {
         });
     }
 
+    /// Records [`LossKind::Dropped`] (for the whole model, no path) for each
+    /// `(present, feature, reason)` whose `present` is true: a writer's table of what
+    /// its format cannot hold, each entry saying whether the model has it.
+    ///
+    /// ```
+    /// use meshfmt_core::{Converted, Feature, Model};
+    /// let model = meshfmt_core::Model { name: "arm".into(), ..Model::default() };
+    /// let mut out = Converted::exact(());
+    /// out.drop_present([
+    ///     (!model.skeleton.is_empty(), Feature::Skeleton, "x has no skeleton"),
+    ///     (!model.name.is_empty(), Feature::Names, "x stores no names"),
+    /// ]);
+    /// assert_eq!(out.losses.len(), 1);
+    /// assert_eq!(out.losses[0].to_string(), "names dropped: x stores no names");
+    /// ```
+    pub fn drop_present<'r>(&mut self, table: impl IntoIterator<Item = (bool, Feature, &'r str)>) {
+        self.drop_present_at("", table);
+    }
+
+    /// Records [`LossKind::Dropped`] (whole model, no path) for each `(feature,
+    /// reason)` that `model` [has](crate::Model::has): the table of what a format
+    /// cannot hold, when "has" means what [`Model::has`](crate::Model::has) says (use
+    /// [`Converted::drop_present`] for a narrower test).
+    ///
+    /// ```
+    /// use meshfmt_core::{Converted, Feature, Model, Surface, VertexInfluences};
+    /// let arm = Model {
+    ///     surfaces: vec![Surface { skin: vec![VertexInfluences::single(0)], ..Surface::default() }],
+    ///     ..Model::default()
+    /// };
+    /// let mut out = Converted::exact(());
+    /// out.drop_features(&arm, [
+    ///     (Feature::Skin, "OBJ has no skins"),
+    ///     (Feature::Uv1, "OBJ has one UV set"),
+    /// ]);
+    /// assert_eq!(out.losses.len(), 1);
+    /// assert_eq!(out.losses[0].feature, Feature::Skin);
+    /// ```
+    pub fn drop_features<'r>(
+        &mut self,
+        model: &crate::Model,
+        table: impl IntoIterator<Item = (Feature, &'r str)>,
+    ) {
+        self.drop_present(
+            table
+                .into_iter()
+                .map(|(feature, reason)| (model.has(feature), feature, reason)),
+        );
+    }
+
+    /// [`Converted::drop_present`] for one part of the model (`surfaces[2]`).
+    ///
+    /// ```
+    /// use meshfmt_core::{Converted, Feature};
+    /// let mut out = Converted::exact(());
+    /// out.drop_present_at("surfaces[0]", [(true, Feature::Colors, "no colors")]);
+    /// assert_eq!(out.losses[0].to_string(), "colors dropped at surfaces[0]: no colors");
+    /// ```
+    pub fn drop_present_at<'r>(
+        &mut self,
+        path: &str,
+        table: impl IntoIterator<Item = (bool, Feature, &'r str)>,
+    ) {
+        for (present, feature, reason) in table {
+            if present {
+                self.lose(feature, LossKind::Dropped, path, reason);
+            }
+        }
+    }
+
     /// Maps the value, keeping the losses.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Converted<U> {
         Converted {

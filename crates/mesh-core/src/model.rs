@@ -5,6 +5,7 @@ use glam::{Vec2, Vec3, Vec4};
 use crate::animation::Clip;
 use crate::bounds::Bounds;
 use crate::coords::CoordinateSystem;
+use crate::loss::Feature;
 use crate::material::{Material, Texture};
 use crate::skeleton::Skeleton;
 use crate::skin::VertexInfluences;
@@ -79,6 +80,54 @@ impl Model {
             }
         }
         true
+    }
+
+    /// True when some surface satisfies `test` (what loss tables ask: "does any
+    /// surface have colors?").
+    ///
+    /// ```
+    /// use meshfmt_core::Model;
+    /// let model = meshfmt_core::Model::default();
+    /// assert!(!model.any_surface(|s| !s.colors.is_empty()));
+    /// ```
+    pub fn any_surface(&self, test: impl FnMut(&Surface) -> bool) -> bool {
+        self.surfaces.iter().any(test)
+    }
+
+    /// True when the model has `feature` at all: vertices (geometry), a non-empty
+    /// attribute list on some surface (normals, tangents, UV sets, colors, skin, morph
+    /// targets), bones, clips, materials, textures, or a non-empty name (model,
+    /// surface, bone or clip). What the conformance matrix calls present, and what a
+    /// writer asks before saying its format cannot hold something.
+    ///
+    /// ```
+    /// use meshfmt_core::{Feature, Model};
+    /// let cube = meshfmt_core::Model { name: "cube".into(), ..Model::default() };
+    /// assert!(cube.has(Feature::Names));
+    /// assert!(!cube.has(Feature::Geometry) && !cube.has(Feature::Skin));
+    /// ```
+    pub fn has(&self, feature: Feature) -> bool {
+        let any = |test: fn(&Surface) -> bool| self.any_surface(test);
+        match feature {
+            Feature::Geometry => self.vertex_count() > 0,
+            Feature::Normals => any(|s| !s.normals.is_empty()),
+            Feature::Tangents => any(|s| !s.tangents.is_empty()),
+            Feature::Uv0 => any(|s| !s.uv0.is_empty()),
+            Feature::Uv1 => any(|s| !s.uv1.is_empty()),
+            Feature::Colors => any(|s| !s.colors.is_empty()),
+            Feature::Skin => any(|s| !s.skin.is_empty()),
+            Feature::Skeleton => !self.skeleton.is_empty(),
+            Feature::Animation => !self.animations.is_empty(),
+            Feature::MorphTargets => any(|s| !s.morph_targets.is_empty()),
+            Feature::Materials => !self.materials.is_empty(),
+            Feature::Textures => !self.textures.is_empty(),
+            Feature::Names => {
+                !self.name.is_empty()
+                    || any(|s| !s.name.is_empty())
+                    || self.skeleton.bones.iter().any(|b| !b.name.is_empty())
+                    || self.animations.iter().any(|a| !a.name.is_empty())
+            }
+        }
     }
 
     /// Total vertices over all surfaces.

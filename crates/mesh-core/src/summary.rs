@@ -29,6 +29,27 @@ pub struct Counts {
     pub textures: u64,
 }
 
+impl Counts {
+    /// The counts under their stable `info --json` keys, in the fixed order.
+    ///
+    /// ```
+    /// let c = meshfmt_core::Counts { vertices: 3, ..Default::default() };
+    /// assert_eq!(c.named()[1], ("vertices", 3));
+    /// ```
+    pub fn named(&self) -> [(&'static str, u64); 8] {
+        [
+            ("surfaces", self.surfaces),
+            ("vertices", self.vertices),
+            ("triangles", self.triangles),
+            ("bones", self.bones),
+            ("animations", self.animations),
+            ("frames", self.frames),
+            ("materials", self.materials),
+            ("textures", self.textures),
+        ]
+    }
+}
+
 /// One vertex attribute and how the file stores it (`f32x3`, `u16x2 normalized`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attribute {

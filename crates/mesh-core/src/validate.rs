@@ -98,39 +98,52 @@ pub fn validate(model: &Model) -> Vec<Problem> {
     };
     let bones = model.skeleton.bones.len();
     for (si, s) in model.surfaces.iter().enumerate() {
+        r.surface(model, si, s);
+    }
+    r.bones(model);
+    r.parent_cycles(model);
+    r.animations(model, bones);
+    r.materials_and_textures(model);
+    r.problems
+}
+
+impl Report {
+    /// Surface `si`: attribute lengths and values, indices, material, skin, morphs.
+    fn surface(&mut self, model: &Model, si: usize, s: &crate::model::Surface) {
+        let bones = model.skeleton.bones.len();
         let p = format!("surfaces[{si}]");
         let n = s.positions.len();
-        r.each(&format!("{p}.positions"), &s.positions, |v| {
+        self.each(&format!("{p}.positions"), &s.positions, |v| {
             non_finite(&v.to_array())
         });
-        r.length(format!("{p}.normals"), s.normals.len(), n);
-        r.each(&format!("{p}.normals"), &s.normals, |v| {
+        self.length(format!("{p}.normals"), s.normals.len(), n);
+        self.each(&format!("{p}.normals"), &s.normals, |v| {
             non_finite(&v.to_array())
         });
-        r.length(format!("{p}.tangents"), s.tangents.len(), n);
-        r.each(&format!("{p}.tangents"), &s.tangents, |v| {
+        self.length(format!("{p}.tangents"), s.tangents.len(), n);
+        self.each(&format!("{p}.tangents"), &s.tangents, |v| {
             non_finite(&v.to_array())
         });
-        r.length(format!("{p}.uv0"), s.uv0.len(), n);
-        r.each(&format!("{p}.uv0"), &s.uv0, |v| non_finite(&v.to_array()));
-        r.length(format!("{p}.uv1"), s.uv1.len(), n);
-        r.each(&format!("{p}.uv1"), &s.uv1, |v| non_finite(&v.to_array()));
-        r.length(format!("{p}.colors"), s.colors.len(), n);
-        r.each(&format!("{p}.colors"), &s.colors, |v| {
+        self.length(format!("{p}.uv0"), s.uv0.len(), n);
+        self.each(&format!("{p}.uv0"), &s.uv0, |v| non_finite(&v.to_array()));
+        self.length(format!("{p}.uv1"), s.uv1.len(), n);
+        self.each(&format!("{p}.uv1"), &s.uv1, |v| non_finite(&v.to_array()));
+        self.length(format!("{p}.colors"), s.colors.len(), n);
+        self.each(&format!("{p}.colors"), &s.colors, |v| {
             non_finite(&v.to_array())
         });
         if s.indices.len() % 3 != 0 {
-            r.push(
+            self.push(
                 format!("{p}.indices"),
                 format!("length {} is not a multiple of 3", s.indices.len()),
             );
         }
-        r.each(&format!("{p}.indices"), &s.indices, |&i| {
+        self.each(&format!("{p}.indices"), &s.indices, |&i| {
             (i as usize >= n).then(|| format!("index {i} out of range ({n} vertices)"))
         });
         if let Some(m) = s.material {
             if m >= model.materials.len() {
-                r.push(
+                self.push(
                     format!("{p}.material"),
                     format!(
                         "material {m} out of range ({} materials)",
@@ -139,8 +152,8 @@ pub fn validate(model: &Model) -> Vec<Problem> {
                 );
             }
         }
-        r.length(format!("{p}.skin"), s.skin.len(), n);
-        r.each(&format!("{p}.skin"), &s.skin, |inf| {
+        self.length(format!("{p}.skin"), s.skin.len(), n);
+        self.each(&format!("{p}.skin"), &s.skin, |inf| {
             let mut msgs = Vec::new();
             for (j, w) in inf.pairs() {
                 if j as usize >= bones {
@@ -159,7 +172,7 @@ pub fn validate(model: &Model) -> Vec<Problem> {
         for (mi, m) in s.morph_targets.iter().enumerate() {
             let mp = format!("{p}.morph_targets[{mi}]");
             if m.positions.len() != n {
-                r.push(
+                self.push(
                     format!("{mp}.positions"),
                     format!(
                         "has {} entries but the surface has {n} vertices",
@@ -167,177 +180,189 @@ pub fn validate(model: &Model) -> Vec<Problem> {
                     ),
                 );
             }
-            r.length(format!("{mp}.normals"), m.normals.len(), n);
-            r.each(&format!("{mp}.positions"), &m.positions, |v| {
+            self.length(format!("{mp}.normals"), m.normals.len(), n);
+            self.each(&format!("{mp}.positions"), &m.positions, |v| {
                 non_finite(&v.to_array())
             });
-            r.each(&format!("{mp}.normals"), &m.normals, |v| {
+            self.each(&format!("{mp}.normals"), &m.normals, |v| {
                 non_finite(&v.to_array())
             });
         }
     }
 
-    // Skeleton: parents in range, not self, no cycles; finite transforms.
-    for (bi, b) in model.skeleton.bones.iter().enumerate() {
-        let bp = format!("skeleton.bones[{bi}]");
-        if let Some(parent) = b.parent {
-            if parent >= bones {
-                r.push(
-                    format!("{bp}.parent"),
-                    format!("parent {parent} out of range ({bones} bones)"),
+    /// Skeleton: parents in range and not self; finite transforms, unit rotations.
+    fn bones(&mut self, model: &Model) {
+        let bones = model.skeleton.bones.len();
+        for (bi, b) in model.skeleton.bones.iter().enumerate() {
+            let bp = format!("skeleton.bones[{bi}]");
+            if let Some(parent) = b.parent {
+                if parent >= bones {
+                    self.push(
+                        format!("{bp}.parent"),
+                        format!("parent {parent} out of range ({bones} bones)"),
+                    );
+                } else if parent == bi {
+                    self.push(format!("{bp}.parent"), "bone is its own parent".into());
+                }
+            }
+            let t = &b.rest;
+            let mut vals = t.translation.to_array().to_vec();
+            vals.extend(t.rotation.to_array());
+            vals.extend(t.scale.to_array());
+            if let Some(m) = non_finite(&vals) {
+                self.push(format!("{bp}.rest"), m);
+            } else if (t.rotation.length() - 1.0).abs() > 1e-3 {
+                self.push(
+                    format!("{bp}.rest.rotation"),
+                    format!("quaternion length {} is not 1", t.rotation.length()),
                 );
-            } else if parent == bi {
-                r.push(format!("{bp}.parent"), "bone is its own parent".into());
+            }
+            if let Some(ib) = &b.inverse_bind {
+                if let Some(m) = non_finite(&ib.to_cols_array()) {
+                    self.push(format!("{bp}.inverse_bind"), m);
+                }
             }
         }
-        let t = &b.rest;
-        let mut vals = t.translation.to_array().to_vec();
-        vals.extend(t.rotation.to_array());
-        vals.extend(t.scale.to_array());
-        if let Some(m) = non_finite(&vals) {
-            r.push(format!("{bp}.rest"), m);
-        } else if (t.rotation.length() - 1.0).abs() > 1e-3 {
-            r.push(
-                format!("{bp}.rest.rotation"),
-                format!("quaternion length {} is not 1", t.rotation.length()),
+    }
+
+    /// Parent cycles, each reported once at its smallest member.
+    fn parent_cycles(&mut self, model: &Model) {
+        let bones = model.skeleton.bones.len();
+        // Every bone is walked once (0 new, 1 on the walk in progress, 2 finished), so this is linear.
+        let mut state = vec![0u8; bones];
+        let mut walk = Vec::new();
+        let mut cycles: Vec<Vec<usize>> = Vec::new();
+        for start in 0..bones {
+            walk.clear();
+            let mut cur = start;
+            while state[cur] == 0 {
+                state[cur] = 1;
+                walk.push(cur);
+                match model.skeleton.bones[cur].parent {
+                    Some(p) if p < bones && p != cur => cur = p,
+                    _ => break,
+                }
+            }
+            // Back on this walk: a cycle (a walk that just ended stops at its own last bone,
+            // and a bone that is its own parent is not counted as one).
+            if let Some(at) = walk.iter().position(|&b| b == cur) {
+                if state[cur] == 1 && walk.len() - at > 1 {
+                    let mut members = walk[at..].to_vec();
+                    members.sort_unstable();
+                    cycles.push(members);
+                }
+            }
+            for &b in &walk {
+                state[b] = 2;
+            }
+        }
+        cycles.sort_unstable();
+        for members in cycles {
+            self.push(
+                format!("skeleton.bones[{}].parent", members[0]),
+                format!("parent cycle through bones {members:?}"),
             );
         }
-        if let Some(ib) = &b.inverse_bind {
-            if let Some(m) = non_finite(&ib.to_cols_array()) {
-                r.push(format!("{bp}.inverse_bind"), m);
-            }
-        }
-    }
-    // Parent cycles, each reported once at its smallest member. Every bone is walked
-    // once (0 new, 1 on the walk in progress, 2 finished), so this is linear.
-    let mut state = vec![0u8; bones];
-    let mut walk = Vec::new();
-    let mut cycles: Vec<Vec<usize>> = Vec::new();
-    for start in 0..bones {
-        walk.clear();
-        let mut cur = start;
-        while state[cur] == 0 {
-            state[cur] = 1;
-            walk.push(cur);
-            match model.skeleton.bones[cur].parent {
-                Some(p) if p < bones && p != cur => cur = p,
-                _ => break,
-            }
-        }
-        // Back on this walk: a cycle (a walk that just ended stops at its own last bone,
-        // and a bone that is its own parent is not counted as one).
-        if let Some(at) = walk.iter().position(|&b| b == cur) {
-            if state[cur] == 1 && walk.len() - at > 1 {
-                let mut members = walk[at..].to_vec();
-                members.sort_unstable();
-                cycles.push(members);
-            }
-        }
-        for &b in &walk {
-            state[b] = 2;
-        }
-    }
-    cycles.sort_unstable();
-    for members in cycles {
-        r.push(
-            format!("skeleton.bones[{}].parent", members[0]),
-            format!("parent cycle through bones {members:?}"),
-        );
     }
 
-    for (ci, clip) in model.animations.iter().enumerate() {
-        for (chi, ch) in clip.channels.iter().enumerate() {
-            let cp = format!("animations[{ci}].channels[{chi}]");
-            if ch.bone >= bones {
-                r.push(
-                    format!("{cp}.bone"),
-                    format!("bone {} out of range ({bones} bones)", ch.bone),
-                );
-            }
-            let tracks: [(&str, &[f32], usize, Vec<f32>); 3] = [
-                (
-                    "translation",
-                    &ch.translation.times,
-                    ch.translation.values.len(),
-                    ch.translation
-                        .values
-                        .iter()
-                        .flat_map(|v| v.to_array())
-                        .collect(),
-                ),
-                (
-                    "rotation",
-                    &ch.rotation.times,
-                    ch.rotation.values.len(),
-                    ch.rotation
-                        .values
-                        .iter()
-                        .flat_map(|v| v.to_array())
-                        .collect(),
-                ),
-                (
-                    "scale",
-                    &ch.scale.times,
-                    ch.scale.values.len(),
-                    ch.scale.values.iter().flat_map(|v| v.to_array()).collect(),
-                ),
-            ];
-            for (name, times, nvalues, flat) in tracks {
-                let tp = format!("{cp}.{name}");
-                if times.len() != nvalues {
-                    r.push(
-                        tp.clone(),
-                        format!("{} times but {nvalues} values", times.len()),
+    /// Animation channels: bones in range, key counts, finite and ordered times.
+    fn animations(&mut self, model: &Model, bones: usize) {
+        for (ci, clip) in model.animations.iter().enumerate() {
+            for (chi, ch) in clip.channels.iter().enumerate() {
+                let cp = format!("animations[{ci}].channels[{chi}]");
+                if ch.bone >= bones {
+                    self.push(
+                        format!("{cp}.bone"),
+                        format!("bone {} out of range ({bones} bones)", ch.bone),
                     );
                 }
-                if let Some(m) = non_finite(times) {
-                    r.push(format!("{tp}.times"), m);
-                } else if let Some(i) = times.windows(2).position(|w| w[1] < w[0]) {
-                    r.push(
-                        format!("{tp}.times[{}]", i + 1),
-                        format!("time {} is before {}", times[i + 1], times[i]),
-                    );
-                }
-                if let Some(m) = non_finite(&flat) {
-                    r.push(format!("{tp}.values"), m);
+                let tracks: [(&str, &[f32], usize, Vec<f32>); 3] = [
+                    (
+                        "translation",
+                        &ch.translation.times,
+                        ch.translation.values.len(),
+                        ch.translation
+                            .values
+                            .iter()
+                            .flat_map(|v| v.to_array())
+                            .collect(),
+                    ),
+                    (
+                        "rotation",
+                        &ch.rotation.times,
+                        ch.rotation.values.len(),
+                        ch.rotation
+                            .values
+                            .iter()
+                            .flat_map(|v| v.to_array())
+                            .collect(),
+                    ),
+                    (
+                        "scale",
+                        &ch.scale.times,
+                        ch.scale.values.len(),
+                        ch.scale.values.iter().flat_map(|v| v.to_array()).collect(),
+                    ),
+                ];
+                for (name, times, nvalues, flat) in tracks {
+                    let tp = format!("{cp}.{name}");
+                    if times.len() != nvalues {
+                        self.push(
+                            tp.clone(),
+                            format!("{} times but {nvalues} values", times.len()),
+                        );
+                    }
+                    if let Some(m) = non_finite(times) {
+                        self.push(format!("{tp}.times"), m);
+                    } else if let Some(i) = times.windows(2).position(|w| w[1] < w[0]) {
+                        self.push(
+                            format!("{tp}.times[{}]", i + 1),
+                            format!("time {} is before {}", times[i + 1], times[i]),
+                        );
+                    }
+                    if let Some(m) = non_finite(&flat) {
+                        self.push(format!("{tp}.values"), m);
+                    }
                 }
             }
         }
     }
 
-    for (mi, m) in model.materials.iter().enumerate() {
-        for (ti, t) in m.textures.iter().enumerate() {
-            if t.texture >= model.textures.len() {
-                r.push(
-                    format!("materials[{mi}].textures[{ti}]"),
-                    format!(
-                        "texture {} out of range ({} textures)",
-                        t.texture,
-                        model.textures.len()
-                    ),
-                );
+    /// Material texture references in range; embedded pixel sizes.
+    fn materials_and_textures(&mut self, model: &Model) {
+        for (mi, m) in model.materials.iter().enumerate() {
+            for (ti, t) in m.textures.iter().enumerate() {
+                if t.texture >= model.textures.len() {
+                    self.push(
+                        format!("materials[{mi}].textures[{ti}]"),
+                        format!(
+                            "texture {} out of range ({} textures)",
+                            t.texture,
+                            model.textures.len()
+                        ),
+                    );
+                }
+            }
+        }
+        for (ti, t) in model.textures.iter().enumerate() {
+            if let crate::material::TextureSource::Embedded(img) = &t.source {
+                let expected = u64::from(img.width)
+                    .saturating_mul(u64::from(img.height))
+                    .saturating_mul(4);
+                if img.pixels.len() as u64 != expected {
+                    self.push(
+                        format!("textures[{ti}].pixels"),
+                        format!(
+                            "{} bytes for a {}x{} RGBA image ({expected} expected)",
+                            img.pixels.len(),
+                            img.width,
+                            img.height
+                        ),
+                    );
+                }
             }
         }
     }
-    for (ti, t) in model.textures.iter().enumerate() {
-        if let crate::material::TextureSource::Embedded(img) = &t.source {
-            let expected = u64::from(img.width)
-                .saturating_mul(u64::from(img.height))
-                .saturating_mul(4);
-            if img.pixels.len() as u64 != expected {
-                r.push(
-                    format!("textures[{ti}].pixels"),
-                    format!(
-                        "{} bytes for a {}x{} RGBA image ({expected} expected)",
-                        img.pixels.len(),
-                        img.width,
-                        img.height
-                    ),
-                );
-            }
-        }
-    }
-    r.problems
 }
 
 #[cfg(test)]

@@ -352,13 +352,7 @@ fn convert_in(
     let input_name = input.to_string_lossy();
     let output_name = output.to_string_lossy();
     let appearance = is_appearance(input, opts);
-    let src: &'static dyn Format = match &opts.from {
-        Some(name) => {
-            formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
-        }
-        None if appearance => &niotso_mesh::FORMAT,
-        None => formats::detect(data, &input_name)?,
-    };
+    let src = source_format(data, &input_name, opts, appearance)?;
     let dst = formats::for_output(opts.to.as_deref(), &output_name, Some(src))?;
     let out_ext = formats::extension(&output_name);
     let version = match (&opts.version, opts.embed && dst.name() == "gltf") {
@@ -371,25 +365,7 @@ fn convert_in(
         budget,
     };
     // A skeleton file for a format that takes one: its bytes go in the context.
-    let skeleton_bytes = match &opts.skeleton {
-        Some(p) if src.takes_skeleton() => {
-            let bytes = read_companion_bytes(p, budget)?;
-            let f =
-                formats::detect(&bytes, &p.to_string_lossy()).map_err(|e| companion_error(p, e))?;
-            if f.name() != src.name() {
-                return Err(companion_error(
-                    p,
-                    CliError::Usage(format!(
-                        "--skeleton: this is a {} file; {} takes its own skeleton files",
-                        f.name(),
-                        src.name()
-                    )),
-                ));
-            }
-            Some(bytes)
-        }
-        _ => None,
-    };
+    let skeleton_bytes = skeleton_for_context(src, opts, budget)?;
     let read_cx = Context {
         side_files: Some(&side),
         material_library: opts.mtllib.as_deref(),
@@ -429,7 +405,93 @@ fn convert_in(
         drop(file);
         model
     };
-    // A skeleton file for any other format: the model is put on its skeleton.
+    attach_companions(&mut model, src, opts, budget, &mut warnings)?;
+    if let Some(dir) = &opts.anims_dir {
+        return split(
+            model,
+            dst,
+            &write_cx,
+            output,
+            dir,
+            version.as_deref(),
+            warnings,
+            budget,
+        );
+    }
+    let clips = model.value.animations.len();
+    if clips > 0
+        && !dst.holds(version.as_deref()).contains(&Feature::Animation)
+        && clip_files(dst, version.as_deref()).is_some()
+    {
+        warnings.push(format!(
+            "{} holds no clips: --anims-dir DIR writes the {clips} clips as animation files in DIR",
+            dst.name()
+        ));
+    }
+    let encoded = dst.from_core(&model.value, &write_cx)?;
+    drop(model.value);
+    let mut losses = model.losses;
+    losses.extend(encoded.losses);
+    Ok(Conversion {
+        outputs: outputs_of(encoded.value.write(&write_cx)?, output),
+        losses,
+        warnings,
+    })
+}
+
+/// The input's format: `--from`, else Vitaboy for an appearance, else detected.
+fn source_format(
+    data: &[u8],
+    input_name: &str,
+    opts: &ConvertOptions,
+    appearance: bool,
+) -> Result<&'static dyn Format, CliError> {
+    Ok(match &opts.from {
+        Some(name) => {
+            formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
+        }
+        None if appearance => &niotso_mesh::FORMAT,
+        None => formats::detect(data, input_name)?,
+    })
+}
+
+/// The bytes of `--skeleton` when the source format takes its own skeleton files
+/// (checked to be of that format).
+fn skeleton_for_context(
+    src: &'static dyn Format,
+    opts: &ConvertOptions,
+    budget: &Budget,
+) -> Result<Option<Vec<u8>>, CliError> {
+    Ok(match &opts.skeleton {
+        Some(p) if src.takes_skeleton() => {
+            let bytes = read_companion_bytes(p, budget)?;
+            let f =
+                formats::detect(&bytes, &p.to_string_lossy()).map_err(|e| companion_error(p, e))?;
+            if f.name() != src.name() {
+                return Err(companion_error(
+                    p,
+                    CliError::Usage(format!(
+                        "--skeleton: this is a {} file; {} takes its own skeleton files",
+                        f.name(),
+                        src.name()
+                    )),
+                ));
+            }
+            Some(bytes)
+        }
+        _ => None,
+    })
+}
+
+/// The companions on the command line: `--skeleton` for a format that does not take
+/// its own (the model is put on it), then each `--anim`'s clips attached.
+fn attach_companions(
+    model: &mut Converted<Model>,
+    src: &'static dyn Format,
+    opts: &ConvertOptions,
+    budget: &Budget,
+    warnings: &mut Vec<String>,
+) -> Result<(), CliError> {
     if let Some(p) = opts.skeleton.as_deref().filter(|_| !src.takes_skeleton()) {
         let (f, given) = read_companion(p, budget)?;
         if given.value.skeleton.is_empty() {
@@ -470,37 +532,7 @@ fn convert_in(
         let losses = model.value.attach_clips(&anim.value, budget)?;
         model.losses.extend(losses);
     }
-    if let Some(dir) = &opts.anims_dir {
-        return split(
-            model,
-            dst,
-            &write_cx,
-            output,
-            dir,
-            version.as_deref(),
-            warnings,
-            budget,
-        );
-    }
-    let clips = model.value.animations.len();
-    if clips > 0
-        && !dst.holds(version.as_deref()).contains(&Feature::Animation)
-        && clip_files(dst, version.as_deref()).is_some()
-    {
-        warnings.push(format!(
-            "{} holds no clips: --anims-dir DIR writes the {clips} clips as animation files in DIR",
-            dst.name()
-        ));
-    }
-    let encoded = dst.from_core(&model.value, &write_cx)?;
-    drop(model.value);
-    let mut losses = model.losses;
-    losses.extend(encoded.losses);
-    Ok(Conversion {
-        outputs: outputs_of(encoded.value.write(&write_cx)?, output),
-        losses,
-        warnings,
-    })
+    Ok(())
 }
 
 /// Where a mesh format's clips go when they are split out: a format, the version it

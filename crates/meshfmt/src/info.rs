@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use meshfmt_core::format::Context;
-use meshfmt_core::{Aabb, Budget, Limits, Summary};
+use meshfmt_core::{Aabb, Budget, Counts, Limits, Summary};
 
 use crate::convert::{Beside, read_input};
 use crate::error::CliError;
@@ -86,22 +86,8 @@ pub struct Info {
     pub format: String,
     /// Version within the family (`ms11`, `an10`, `v2`, ...).
     pub version: String,
-    /// Surfaces (meshes, groups).
-    pub surfaces: u64,
-    /// Vertices over all surfaces.
-    pub vertices: u64,
-    /// Triangles over all surfaces.
-    pub triangles: u64,
-    /// Bones.
-    pub bones: u64,
-    /// Animation clips.
-    pub animations: u64,
-    /// Frames (or keys) over all clips.
-    pub frames: u64,
-    /// Materials.
-    pub materials: u64,
-    /// Textures.
-    pub textures: u64,
+    /// The counts, under their stable keys ([`Counts::named`]).
+    pub counts: Counts,
 }
 
 /// JSON string escaping per RFC 8259.
@@ -163,36 +149,15 @@ fn json_opt_u64(v: Option<u64>) -> String {
 
 impl From<&Summary> for Info {
     fn from(s: &Summary) -> Self {
-        let c = &s.counts;
         Info {
             format: s.format.clone(),
             version: s.version.clone(),
-            surfaces: c.surfaces,
-            vertices: c.vertices,
-            triangles: c.triangles,
-            bones: c.bones,
-            animations: c.animations,
-            frames: c.frames,
-            materials: c.materials,
-            textures: c.textures,
+            counts: s.counts,
         }
     }
 }
 
 impl Info {
-    fn counts(&self) -> [(&'static str, u64); 8] {
-        [
-            ("surfaces", self.surfaces),
-            ("vertices", self.vertices),
-            ("triangles", self.triangles),
-            ("bones", self.bones),
-            ("animations", self.animations),
-            ("frames", self.frames),
-            ("materials", self.materials),
-            ("textures", self.textures),
-        ]
-    }
-
     /// The stable keys in their fixed order, as the start of a JSON object (no closing
     /// brace).
     fn json_fields(&self) -> String {
@@ -201,7 +166,7 @@ impl Info {
             json_string(&self.format),
             json_string(&self.version)
         );
-        for (k, v) in self.counts() {
+        for (k, v) in self.counts.named() {
             let _ = write!(s, ",\"{k}\":{v}");
         }
         s
@@ -220,7 +185,7 @@ impl Info {
             "format:     {}\nversion:    {}\n",
             self.format, self.version
         );
-        for (k, v) in self.counts() {
+        for (k, v) in self.counts.named() {
             let _ = writeln!(s, "{:<11} {v}", format!("{k}:"));
         }
         s
@@ -473,9 +438,20 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
         cell(&info.version),
         human_size(file_size)
     );
-    for (k, v) in info.counts() {
+    for (k, v) in info.counts.named() {
         let _ = writeln!(out, "{:<11} {v}", format!("{k}:"));
     }
+    surfaces_table(&mut out, s, max);
+    skeleton_table(&mut out, s, max);
+    animations_table(&mut out, s, max);
+    materials_table(&mut out, s, max);
+    textures_table(&mut out, s, max);
+    bounds_text(&mut out, s);
+    out
+}
+
+/// The SURFACES table: name, counts, material, stored attributes.
+fn surfaces_table(out: &mut String, s: &Summary, max: usize) {
     if !s.surfaces.is_empty() {
         let rows: Vec<Vec<String>> = s
             .surfaces
@@ -495,7 +471,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "SURFACES",
             &[
                 ("name", Align::Left),
@@ -508,6 +484,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The SKELETON table: bones, depth, roots.
+fn skeleton_table(out: &mut String, s: &Summary, max: usize) {
     if let Some(k) = &s.skeleton {
         let row = vec![
             k.bones.to_string(),
@@ -515,7 +495,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             capped_list(&k.roots, max),
         ];
         table(
-            &mut out,
+            out,
             "SKELETON",
             &[
                 ("bones", Align::Right),
@@ -526,6 +506,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The ANIMATIONS table: name, duration, frames or keys, channels.
+fn animations_table(out: &mut String, s: &Summary, max: usize) {
     if !s.animations.is_empty() {
         let rows: Vec<Vec<String>> = s
             .animations
@@ -543,7 +527,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "ANIMATIONS",
             &[
                 ("name", Align::Left),
@@ -555,6 +539,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The MATERIALS table: name and texture names.
+fn materials_table(out: &mut String, s: &Summary, max: usize) {
     if !s.materials.is_empty() {
         let rows: Vec<Vec<String>> = s
             .materials
@@ -571,13 +559,17 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "MATERIALS",
             &[("name", Align::Left), ("textures", Align::Left)],
             &rows,
             max,
         );
     }
+}
+
+/// The TEXTURES table: name, source, pixels, size.
+fn textures_table(out: &mut String, s: &Summary, max: usize) {
     if !s.textures.is_empty() {
         let rows: Vec<Vec<String>> = s
             .textures
@@ -593,7 +585,7 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             })
             .collect();
         table(
-            &mut out,
+            out,
             "TEXTURES",
             &[
                 ("name", Align::Left),
@@ -605,6 +597,10 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
             max,
         );
     }
+}
+
+/// The BOUNDS section: min, max and size, stored or computed.
+fn bounds_text(out: &mut String, s: &Summary) {
     if let Some(b) = &s.bounds {
         let v = |v: meshfmt_core::glam::Vec3| format!("{}, {}, {}", num(v.x), num(v.y), num(v.z));
         let _ = writeln!(
@@ -620,23 +616,24 @@ pub fn to_text(file_size: u64, s: &Summary, opts: &TextOptions) -> String {
         let _ = writeln!(out, "  max   {}", v(b.max));
         let _ = writeln!(out, "  size  {}", v(b.max - b.min));
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use meshfmt_core::glam::Vec3;
-    use meshfmt_core::{Attribute, ClipSummary, Counts, SkeletonSummary, SurfaceSummary};
+    use meshfmt_core::{Attribute, ClipSummary, SkeletonSummary, SurfaceSummary};
 
     #[test]
     fn json_is_stable_and_escaped() {
         let i = Info {
             format: "unigine-mesh".into(),
             version: "ms\"1\n1".into(),
-            surfaces: 2,
-            vertices: 3,
-            ..Default::default()
+            counts: Counts {
+                surfaces: 2,
+                vertices: 3,
+                ..Counts::default()
+            },
         };
         assert_eq!(
             i.to_json(),

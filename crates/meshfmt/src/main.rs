@@ -263,50 +263,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             json,
             all,
             format,
-        } => {
-            let opts = if all {
-                meshfmt::info::TextOptions::ALL
-            } else {
-                meshfmt::info::TextOptions::default()
-            };
-            let print = |file: &str, size: u64, summary: &meshfmt_core::Summary| {
-                if json {
-                    println!("{}", meshfmt::info::to_json(file, size, summary));
-                } else {
-                    print!("{}", meshfmt::info::to_text(size, summary, &opts));
-                }
-            };
-            if let [file] = files.as_slice() {
-                let (summary, size) = meshfmt::info::inspect(file, format.as_deref(), &limits)?;
-                print(file, size, &summary);
-                return Ok(());
-            }
-            // Several files: each is reported (text under a header line), errors per
-            // file on stderr, exit 1 at the end when any failed.
-            let mut failed = 0;
-            for (k, file) in files.iter().enumerate() {
-                match meshfmt::info::inspect(file, format.as_deref(), &limits) {
-                    Ok((summary, size)) => {
-                        if !json {
-                            println!("{}== {file} ==", if k > 0 { "\n" } else { "" });
-                        }
-                        print(file, size, &summary);
-                    }
-                    Err(e) => {
-                        eprintln!("meshfmt: {}", per_file(file, &e));
-                        failed += 1;
-                    }
-                }
-            }
-            if failed > 0 {
-                Err(CliError::Batch {
-                    failed,
-                    total: files.len(),
-                })
-            } else {
-                Ok(())
-            }
-        }
+        } => info(&files, json, all, format.as_deref(), &limits),
         Command::Dump {
             file,
             format,
@@ -322,50 +279,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             print!("{}", dump(&conv.value, &opts));
             Ok(())
         }
-        Command::Validate { files, format } => {
-            if let [file] = files.as_slice() {
-                let (conv, f) = load(file, format, &limits)?;
-                let problems = validate(&conv.value);
-                for p in &problems {
-                    println!("{p}");
-                }
-                return if problems.is_empty() {
-                    println!("{file}: valid {} file", f.name());
-                    Ok(())
-                } else {
-                    Err(CliError::Invalid(problems.len()))
-                };
-            }
-            // Several files: every one is checked, problems are prefixed with the file.
-            let mut bad = 0;
-            for file in &files {
-                match load(file, format.clone(), &limits) {
-                    Ok((conv, f)) => {
-                        let problems = validate(&conv.value);
-                        for p in &problems {
-                            println!("{file}: {p}");
-                        }
-                        if problems.is_empty() {
-                            println!("{file}: valid {} file", f.name());
-                        } else {
-                            bad += 1;
-                        }
-                    }
-                    Err(e) => {
-                        eprintln!("meshfmt: {file}: {e}");
-                        bad += 1;
-                    }
-                }
-            }
-            if bad > 0 {
-                Err(CliError::Batch {
-                    failed: bad,
-                    total: files.len(),
-                })
-            } else {
-                Ok(())
-            }
-        }
+        Command::Validate { files, format } => validate_files(&files, format, &limits),
         Command::Convert {
             paths,
             out_dir,
@@ -401,48 +315,166 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 anims_dir: anims_dir.map(PathBuf::from),
                 limits,
             };
-            match out_dir {
-                Some(_) if opts.anims_dir.is_some() || report.is_some() => Err(CliError::Usage(
-                    "--anims-dir and --report apply to one conversion (IN OUT), not to --out-dir"
-                        .into(),
-                )),
-                Some(dir) => batch::run(&paths, Path::new(&dir), &opts),
-                None => match paths.as_slice() {
-                    [input, output] => convert_one(
-                        Path::new(input),
-                        Path::new(output),
-                        &opts,
-                        report.as_deref().map(Path::new),
-                    ),
-                    _ => Err(CliError::Usage(
-                        "convert takes IN OUT, or --out-dir DIR --to FORMAT FILES...".into(),
-                    )),
-                },
-            }
+            convert_paths(&paths, out_dir, report, &opts)
         }
         Command::Formats => {
-            println!(
-                "{:<14} {:<26} {:<5} {:<5} description",
-                "name", "extensions", "read", "write"
-            );
-            let yes = |b: bool| if b { "yes" } else { "no" };
-            for f in FORMATS {
-                println!(
-                    "{:<14} {:<26} {:<5} {:<5} {}",
-                    f.name(),
-                    f.extensions().join(","),
-                    "yes",
-                    yes(f.can_write()),
-                    f.description()
-                );
-                if !f.versions().is_empty() {
-                    println!("{:<14} versions: {}", "", f.versions().join(", "));
+            print_formats();
+            Ok(())
+        }
+    }
+}
+
+/// `meshfmt info FILES`: one summary, or several each under a header line with errors
+/// per file on stderr (exit 1 at the end when any failed).
+fn info(
+    files: &[String],
+    json: bool,
+    all: bool,
+    format: Option<&str>,
+    limits: &Limits,
+) -> Result<(), CliError> {
+    let opts = if all {
+        meshfmt::info::TextOptions::ALL
+    } else {
+        meshfmt::info::TextOptions::default()
+    };
+    let print = |file: &str, size: u64, summary: &meshfmt_core::Summary| {
+        if json {
+            println!("{}", meshfmt::info::to_json(file, size, summary));
+        } else {
+            print!("{}", meshfmt::info::to_text(size, summary, &opts));
+        }
+    };
+    if let [file] = files {
+        let (summary, size) = meshfmt::info::inspect(file, format, limits)?;
+        print(file, size, &summary);
+        return Ok(());
+    }
+    // Several files: each is reported (text under a header line), errors per
+    // file on stderr, exit 1 at the end when any failed.
+    let mut failed = 0;
+    for (k, file) in files.iter().enumerate() {
+        match meshfmt::info::inspect(file, format, limits) {
+            Ok((summary, size)) => {
+                if !json {
+                    println!("{}== {file} ==", if k > 0 { "\n" } else { "" });
                 }
-                if !f.qualities().is_empty() {
-                    println!("{:<14} qualities: {}", "", f.qualities().join(", "));
+                print(file, size, &summary);
+            }
+            Err(e) => {
+                eprintln!("meshfmt: {}", per_file(file, &e));
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        Err(CliError::Batch {
+            failed,
+            total: files.len(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// `meshfmt validate FILES`: every problem of each file (prefixed with the file when
+/// there are several).
+fn validate_files(
+    files: &[String],
+    format: Option<String>,
+    limits: &Limits,
+) -> Result<(), CliError> {
+    if let [file] = files {
+        let (conv, f) = load(file, format, limits)?;
+        let problems = validate(&conv.value);
+        for p in &problems {
+            println!("{p}");
+        }
+        return if problems.is_empty() {
+            println!("{file}: valid {} file", f.name());
+            Ok(())
+        } else {
+            Err(CliError::Invalid(problems.len()))
+        };
+    }
+    // Several files: every one is checked, problems are prefixed with the file.
+    let mut bad = 0;
+    for file in files {
+        match load(file, format.clone(), limits) {
+            Ok((conv, f)) => {
+                let problems = validate(&conv.value);
+                for p in &problems {
+                    println!("{file}: {p}");
+                }
+                if problems.is_empty() {
+                    println!("{file}: valid {} file", f.name());
+                } else {
+                    bad += 1;
                 }
             }
-            Ok(())
+            Err(e) => {
+                eprintln!("meshfmt: {file}: {e}");
+                bad += 1;
+            }
+        }
+    }
+    if bad > 0 {
+        Err(CliError::Batch {
+            failed: bad,
+            total: files.len(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// `meshfmt convert`: IN OUT, or FILES into `--out-dir`.
+fn convert_paths(
+    paths: &[String],
+    out_dir: Option<String>,
+    report: Option<String>,
+    opts: &ConvertOptions,
+) -> Result<(), CliError> {
+    match out_dir {
+        Some(_) if opts.anims_dir.is_some() || report.is_some() => Err(CliError::Usage(
+            "--anims-dir and --report apply to one conversion (IN OUT), not to --out-dir".into(),
+        )),
+        Some(dir) => batch::run(paths, Path::new(&dir), opts),
+        None => match paths {
+            [input, output] => convert_one(
+                Path::new(input),
+                Path::new(output),
+                opts,
+                report.as_deref().map(Path::new),
+            ),
+            _ => Err(CliError::Usage(
+                "convert takes IN OUT, or --out-dir DIR --to FORMAT FILES...".into(),
+            )),
+        },
+    }
+}
+
+/// `meshfmt formats`: the registry as a table.
+fn print_formats() {
+    println!(
+        "{:<14} {:<26} {:<5} {:<5} description",
+        "name", "extensions", "read", "write"
+    );
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    for f in FORMATS {
+        println!(
+            "{:<14} {:<26} {:<5} {:<5} {}",
+            f.name(),
+            f.extensions().join(","),
+            "yes",
+            yes(f.can_write()),
+            f.description()
+        );
+        if !f.versions().is_empty() {
+            println!("{:<14} versions: {}", "", f.versions().join(", "));
+        }
+        if !f.qualities().is_empty() {
+            println!("{:<14} qualities: {}", "", f.qualities().join(", "));
         }
     }
 }

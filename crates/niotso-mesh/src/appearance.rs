@@ -236,94 +236,12 @@ impl Appearance {
             ..options.clone()
         };
         let mut out = Converted::exact(());
-        let mut parts = Vec::with_capacity(self.bindings.len());
-        for (index, &r) in self.bindings.iter().enumerate() {
-            let path = format!("bindings[{index}]");
-            if r.type_id != TYPE_BINDING {
-                out.lose(
-                    Feature::Geometry,
-                    LossKind::Dropped,
-                    path,
-                    format!(
-                        "reference {} has type {} where a binding (11) belongs",
-                        reference(r),
-                        r.type_id
-                    ),
-                );
-                continue;
-            }
-            let Some(bnd) = assets.find(r, &["bnd"])? else {
-                out.lose(
-                    Feature::Geometry,
-                    LossKind::Dropped,
-                    path,
-                    format!(
-                        "binding not found (a file named *{})",
-                        loose_file_suffix(r, "bnd")
-                    ),
-                );
-                continue;
-            };
-            let binding = decoded(
-                &bnd.name,
-                crate::companions::read_binding_with(&bnd.bytes, &read),
-            )?;
-            drop(bnd);
-            let Some((_, mesh_ref)) = binding.mesh.asset else {
-                out.lose(
-                    Feature::Geometry,
-                    LossKind::Dropped,
-                    path,
-                    "the binding names no mesh",
-                );
-                continue;
-            };
-            let Some(found) = assets.find(mesh_ref, &["mesh"])? else {
-                out.lose(
-                    Feature::Geometry,
-                    LossKind::Dropped,
-                    path,
-                    format!(
-                        "mesh not found (a file named *{})",
-                        loose_file_suffix(mesh_ref, "mesh")
-                    ),
-                );
-                continue;
-            };
-            let mesh = decoded(&found.name, crate::mesh::read_with(&found.bytes, &read))?;
-            parts.push(Part {
-                index,
-                binding,
-                mesh_name: found.name,
-                mesh,
-            });
-        }
+        let parts = self.find_parts(assets, &read, &mut out)?;
         let owned;
         let skel = match skel {
             Some(s) => s,
             None => {
-                let names: u64 = parts
-                    .iter()
-                    .flat_map(|p| &p.mesh.bone_names)
-                    .map(|n| n.len() as u64)
-                    .sum();
-                let count: usize = parts.iter().map(|p| p.mesh.bone_names.len()).sum();
-                budget.charge(
-                    "skeleton",
-                    (count as u64)
-                        .saturating_mul(std::mem::size_of::<SkelBone>() as u64)
-                        .saturating_add(map_bytes(count, 24))
-                        .saturating_add(names),
-                )?;
-                owned = flat_skel(parts.iter().flat_map(|p| &p.mesh.bone_names));
-                if !parts.is_empty() {
-                    out.lose(
-                        Feature::Skeleton,
-                        LossKind::Reduced,
-                        "",
-                        "no .skel given: bones at the origin, vertices left in bone-local space",
-                    );
-                }
+                owned = flat_skel_of(&parts, &budget, &mut out)?;
                 &owned
             }
         };
@@ -389,6 +307,111 @@ impl Appearance {
         }
         Ok(out.map(|()| model))
     }
+
+    /// The bindings whose `.bnd` and mesh are found, read; every reference that is not
+    /// found is reported at `bindings[i]`.
+    fn find_parts(
+        &self,
+        assets: &dyn Assets,
+        read: &ReadOptions,
+        out: &mut Converted<()>,
+    ) -> Result<Vec<Part>> {
+        let mut parts = Vec::with_capacity(self.bindings.len());
+        for (index, &r) in self.bindings.iter().enumerate() {
+            let path = format!("bindings[{index}]");
+            if r.type_id != TYPE_BINDING {
+                out.lose(
+                    Feature::Geometry,
+                    LossKind::Dropped,
+                    path,
+                    format!(
+                        "reference {} has type {} where a binding (11) belongs",
+                        reference(r),
+                        r.type_id
+                    ),
+                );
+                continue;
+            }
+            let Some(bnd) = assets.find(r, &["bnd"])? else {
+                out.lose(
+                    Feature::Geometry,
+                    LossKind::Dropped,
+                    path,
+                    format!(
+                        "binding not found (a file named *{})",
+                        loose_file_suffix(r, "bnd")
+                    ),
+                );
+                continue;
+            };
+            let binding = decoded(
+                &bnd.name,
+                crate::companions::read_binding_with(&bnd.bytes, read),
+            )?;
+            drop(bnd);
+            let Some((_, mesh_ref)) = binding.mesh.asset else {
+                out.lose(
+                    Feature::Geometry,
+                    LossKind::Dropped,
+                    path,
+                    "the binding names no mesh",
+                );
+                continue;
+            };
+            let Some(found) = assets.find(mesh_ref, &["mesh"])? else {
+                out.lose(
+                    Feature::Geometry,
+                    LossKind::Dropped,
+                    path,
+                    format!(
+                        "mesh not found (a file named *{})",
+                        loose_file_suffix(mesh_ref, "mesh")
+                    ),
+                );
+                continue;
+            };
+            let mesh = decoded(&found.name, crate::mesh::read_with(&found.bytes, read))?;
+            parts.push(Part {
+                index,
+                binding,
+                mesh_name: found.name,
+                mesh,
+            });
+        }
+        Ok(parts)
+    }
+}
+
+/// Without a `.skel`: one skeleton of every part's bone names, roots at the origin
+/// (charged first; the loss says so).
+fn flat_skel_of(
+    parts: &[Part],
+    budget: &meshfmt_core::Budget,
+    out: &mut Converted<()>,
+) -> Result<Skel> {
+    let names: u64 = parts
+        .iter()
+        .flat_map(|p| &p.mesh.bone_names)
+        .map(|n| n.len() as u64)
+        .sum();
+    let count: usize = parts.iter().map(|p| p.mesh.bone_names.len()).sum();
+    budget.charge(
+        "skeleton",
+        (count as u64)
+            .saturating_mul(std::mem::size_of::<SkelBone>() as u64)
+            .saturating_add(map_bytes(count, 24))
+            .saturating_add(names),
+    )?;
+    let owned = flat_skel(parts.iter().flat_map(|p| &p.mesh.bone_names));
+    if !parts.is_empty() {
+        out.lose(
+            Feature::Skeleton,
+            LossKind::Reduced,
+            "",
+            "no .skel given: bones at the origin, vertices left in bone-local space",
+        );
+    }
+    Ok(owned)
 }
 
 /// The material of a binding's texture (added to `model` with its texture), or `None`

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written, boxed};
 use meshfmt_core::{
     Attribute, ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary,
     SurfaceSummary,
@@ -16,7 +16,7 @@ use crate::{CoreOptions, Error, Kind, ReadOptions, VitaboyFile};
 /// carries its `.skel` ([`Context::skeleton`]).
 ///
 /// ```
-/// use meshfmt_core::format::{Context, Format};
+/// use meshfmt_core::format::{boxed, Context, Format};
 /// let f = &niotso_mesh::FORMAT;
 /// let model = meshfmt_core::canonical::skinned_arm();
 /// let skel = f.from_core(&model, &Context::new("arm.skel"))?.value.write(&Context::new("arm.skel"))?.main;
@@ -32,23 +32,9 @@ pub struct Vitaboy;
 /// The format, for registries.
 pub const FORMAT: Vitaboy = Vitaboy;
 
-impl From<Error> for FormatError {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Decode(d) => FormatError::Decode(d),
-            Error::OverBudget(b) => FormatError::OverBudget(b),
-            Error::Io(io) => FormatError::Io(io),
-            other => FormatError::invalid(crate::FORMAT_NAME, other.to_string()),
-        }
-    }
-}
+meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 
-fn core_options(cx: &Context<'_>) -> CoreOptions {
-    CoreOptions {
-        budget: Some(cx.budget.clone()),
-        ..CoreOptions::default()
-    }
-}
+meshfmt_core::shares_budget!(ReadOptions, CoreOptions);
 
 impl Format for Vitaboy {
     fn name(&self) -> &'static str {
@@ -96,12 +82,8 @@ impl Format for Vitaboy {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let opts = ReadOptions {
-            budget: Some(cx.budget.clone()),
-            ..ReadOptions::default()
-        };
         let kind = crate::sniff_kind(data).or_else(|| Kind::from_extension(&cx.extension()));
-        Ok(Box::new(crate::read_any_with(data, kind, &opts)?))
+        Ok(Box::new(crate::read_any_with(data, kind, &cx.options())?))
     }
 
     fn from_core(
@@ -109,19 +91,14 @@ impl Format for Vitaboy {
         model: &Model,
         cx: &Context<'_>,
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
-        if let Some(q) = cx.quality {
-            return Err(FormatError::Unsupported {
-                format: crate::FORMAT_NAME,
-                message: format!("--quality {q} does not apply (Vitaboy stores floats)"),
-            });
-        }
+        cx.refuse_quality(crate::FORMAT_NAME, "Vitaboy stores floats")?;
         let kind = cx
             .version
             .and_then(Kind::from_extension)
             .or_else(|| Kind::from_extension(&cx.extension()))
             .unwrap_or(Kind::Mesh);
-        let c = VitaboyFile::from_core_with(model, kind, &core_options(cx))?;
-        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+        let c = VitaboyFile::from_core_with(model, kind, &cx.options())?;
+        Ok(boxed(c))
     }
 }
 
@@ -229,21 +206,13 @@ impl FormatFile for VitaboyFile {
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
-        let bytes = VitaboyFile::write(self)?;
-        cx.budget.charge("encoded output", bytes.len() as u64)?;
-        Ok(Written::one(bytes))
+        Written::charged(VitaboyFile::write(self)?, &cx.budget)
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let opts = core_options(cx);
+        let opts: CoreOptions = cx.options();
         let skel = match cx.skeleton {
-            Some(bytes) => Some(crate::skel::read_with_options(
-                bytes,
-                &ReadOptions {
-                    budget: Some(cx.budget.clone()),
-                    ..ReadOptions::default()
-                },
-            )?),
+            Some(bytes) => Some(crate::skel::read_with_options(bytes, &cx.options())?),
             None => None,
         };
         Ok(self.to_core_with(skel.as_ref(), &opts)?)

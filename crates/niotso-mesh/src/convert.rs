@@ -19,7 +19,7 @@ use std::mem::size_of;
 use meshfmt_core::glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 use meshfmt_core::{
     Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Limits, Loss,
-    LossKind, Model, Skeleton, Surface, Track, Transform, UpAxis, VertexInfluences,
+    LossKind, Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
@@ -208,7 +208,7 @@ fn native_parts(model: &Model, clip: bool, budget: &Budget) -> Result<Model> {
     let mut bytes = skeleton_bytes(bones.len(), names);
     let first = model.animations.first().filter(|_| clip);
     if let Some(c) = first {
-        bytes = bytes.saturating_add(clip_bytes(c));
+        bytes = bytes.saturating_add(c.heap_bytes());
     }
     budget.charge("native copy", bytes)?;
     let mut m = Model {
@@ -219,24 +219,6 @@ fn native_parts(model: &Model, clip: bool, budget: &Budget) -> Result<Model> {
     };
     m.convert_to(NATIVE);
     Ok(m)
-}
-
-/// Heap bytes of a clip.
-fn clip_bytes(c: &Clip) -> u64 {
-    fn track<T>(t: &Track<T>) -> u64 {
-        (t.times.len() as u64)
-            .saturating_mul(4)
-            .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
-    }
-    c.channels.iter().fold(
-        (c.name.len() as u64)
-            .saturating_add((c.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64)),
-        |n, ch| {
-            n.saturating_add(track(&ch.translation))
-                .saturating_add(track(&ch.rotation))
-                .saturating_add(track(&ch.scale))
-        },
-    )
 }
 
 impl Skel {
@@ -453,217 +435,13 @@ impl Mesh {
     pub fn from_core(model: &Model, options: &CoreOptions) -> Result<Converted<Mesh>> {
         let budget = options.budget();
         let mut out = Converted::exact(());
-        let any = |f: fn(&Surface) -> bool| model.surfaces.iter().any(f);
-        for (present, feature, reason) in [
-            (
-                any(|s| !s.tangents.is_empty()),
-                Feature::Tangents,
-                "Vitaboy meshes store no tangents",
-            ),
-            (
-                any(|s| !s.uv1.is_empty()),
-                Feature::Uv1,
-                "Vitaboy meshes have one UV set",
-            ),
-            (
-                any(|s| !s.colors.is_empty()),
-                Feature::Colors,
-                "Vitaboy meshes store no colors",
-            ),
-            (
-                any(|s| !s.morph_targets.is_empty()),
-                Feature::MorphTargets,
-                "Vitaboy meshes have no morph targets",
-            ),
-            (
-                !model.materials.is_empty() || any(|s| s.material.is_some()),
-                Feature::Materials,
-                "Vitaboy materials live in .bnd/.apr files",
-            ),
-            (
-                !model.textures.is_empty(),
-                Feature::Textures,
-                "Vitaboy textures live in separate files",
-            ),
-            (
-                !model.animations.is_empty(),
-                Feature::Animation,
-                "animations belong in .anim files",
-            ),
-            (
-                !model.name.is_empty() || any(|s| !s.name.is_empty()),
-                Feature::Names,
-                "Vitaboy meshes store no mesh or surface names",
-            ),
-        ] {
-            if present {
-                out.lose(feature, LossKind::Dropped, "", reason);
-            }
-        }
-        if model.surfaces.len() > 1 {
-            out.lose(
-                Feature::Names,
-                LossKind::Reduced,
-                "",
-                format!("{} surfaces merged into one mesh", model.surfaces.len()),
-            );
-        }
-        // Counts first: binding ranges are i32, and the merge is charged before it runs.
-        let (n, ni) = model
-            .surfaces
-            .iter()
-            .try_fold((0usize, 0usize), |(n, ni), s| {
-                Some((
-                    n.checked_add(s.positions.len())?,
-                    ni.checked_add(s.indices.len())?,
-                ))
-            })
-            .ok_or_else(|| invalid("the surfaces' sizes overflow"))?;
-        to_i32(n, "vertex count")?;
-        let merged_vertex =
-            size_of::<Vec3>() * 2 + size_of::<Vec2>() + size_of::<VertexInfluences>();
-        budget.charge(
-            "merged surface",
-            (n as u64)
-                .saturating_mul(merged_vertex as u64)
-                .saturating_add((ni as u64).saturating_mul(4)),
-        )?;
-        // Merge surfaces, converting each to NATIVE as Model::convert_to would.
-        let c = model.coordinate_system.conversion_to(&NATIVE);
-        let mut s = Surface {
-            positions: Vec::with_capacity(n),
-            normals: Vec::with_capacity(n),
-            uv0: Vec::with_capacity(n),
-            skin: Vec::with_capacity(n),
-            indices: Vec::with_capacity(ni),
-            ..Surface::default()
-        };
-        for src in &model.surfaces {
-            // Below n, which fits an i32.
-            let base = u32::try_from(s.positions.len()).unwrap_or(u32::MAX);
-            let k = src.positions.len();
-            s.positions
-                .extend(src.positions.iter().map(|&p| c.point(p)));
-            s.normals
-                .extend((0..k).map(|i| src.normals.get(i).map_or(Vec3::ZERO, |&d| c.direction(d))));
-            s.uv0
-                .extend((0..k).map(|i| src.uv0.get(i).copied().unwrap_or(Vec2::ZERO)));
-            s.skin
-                .extend((0..k).map(|i| src.skin.get(i).copied().unwrap_or_default()));
-            let from = s.indices.len();
-            s.indices
-                .extend(src.indices.iter().map(|i| i.saturating_add(base)));
-            if c.flips_winding() {
-                for tri in s.indices[from..].chunks_exact_mut(3) {
-                    tri.swap(1, 2);
-                }
-            }
-        }
-        if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
-            return Err(invalid(
-                "indices must be whole triangles within the vertices",
-            ));
-        }
-        // Bones: the model's skeleton, or one ROOT bone for static models.
-        let parts = native_parts(model, false, &budget)?;
-        let skeleton = if parts.skeleton.is_empty() {
-            Skeleton {
-                bones: vec![Bone {
-                    name: "ROOT".into(),
-                    ..Bone::default()
-                }],
-            }
-        } else {
-            parts.skeleton
-        };
+        report_mesh_drops(model, &mut out);
+        let s = merge_native(model, &budget)?;
+        let n = s.positions.len();
+        let (skeleton, inverse) = mesh_skeleton(model, &budget)?;
         let nb = skeleton.len();
-        // Inverse binds, and the rest world matrices they come from.
-        charge::<[Mat4; 3]>(&budget, "bone matrices", nb)?;
-        // Vertices are stored in the space of each bone as the .skel will hold it, which
-        // is how readers put them back: its rest pose, without scale (a .skel has none)
-        // and without a separate inverse bind.
-        let inverse = Skeleton {
-            bones: skeleton
-                .bones
-                .iter()
-                .map(|b| Bone {
-                    rest: Transform {
-                        scale: Vec3::ONE,
-                        ..b.rest
-                    },
-                    inverse_bind: None,
-                    ..b.clone()
-                })
-                .collect(),
-        }
-        .inverse_bind_matrices();
-        // Per vertex: its assignment, place in the order (and the sort's scratch), new
-        // index, real or blend record, UV and blend; per bone: counts and a binding.
-        let records = size_of::<(usize, Option<(usize, f32)>)>()
-            + size_of::<usize>() * 2
-            + size_of::<u32>()
-            + size_of::<(usize, usize, f32)>()
-            + size_of::<[f32; 6]>() * 2
-            + size_of::<[f32; 2]>()
-            + size_of::<Blend>();
-        let names: u64 = skeleton.bones.iter().map(|b| b.name.len() as u64).sum();
-        budget.charge(
-            "mesh records",
-            (n as u64)
-                .saturating_mul(records as u64)
-                .saturating_add((nb as u64).saturating_mul(
-                    (size_of::<usize>() * 2 + size_of::<Binding>() + size_of::<RawString>()) as u64,
-                ))
-                .saturating_add(names),
-        )?;
-        // Each vertex: primary bone, optional second bone with weight.
-        let mut reduced = false;
-        // Every Vitaboy vertex belongs to a bone: one without influences goes to bone 0.
-        let unbound = if model.skeleton.is_empty() {
-            0
-        } else {
-            s.skin.iter().filter(|v| v.count() == 0).count()
-        };
-        if unbound > 0 {
-            out.lose(
-                Feature::Skin,
-                LossKind::Reduced,
-                "",
-                format!("{unbound} vertices without influences bound to bone 0 (every Vitaboy vertex has a bone)"),
-            );
-        }
-        let mut assign: Vec<(usize, Option<(usize, f32)>)> = Vec::with_capacity(n);
-        for skin in &s.skin {
-            let inf = VertexInfluences::from_pairs_strongest(skin.pairs());
-            let mut p = inf.pairs().filter(|&(j, _)| (j as usize) < nb);
-            let (first, second) = (p.next(), p.next());
-            if p.next().is_some() {
-                reduced = true;
-            }
-            assign.push(match (first, second) {
-                (None, _) => (0, None),
-                (Some(a), None) => (a.0 as usize, None),
-                (Some(a), Some(b)) => (a.0 as usize, Some((b.0 as usize, b.1 / (a.1 + b.1)))),
-            });
-        }
-        if reduced {
-            out.lose(
-                Feature::Skin,
-                LossKind::Reduced,
-                "",
-                "more than 2 bones on a vertex: the 2 strongest kept",
-            );
-        }
-        if s.skin.iter().any(|v| v.count() > 1) {
-            out.lose(
-                Feature::Skin,
-                LossKind::Quantized {
-                    max_error: 1.0 / 32768.0,
-                },
-                "",
-                "blend weights stored as Q1.15, truncated",
-            );
-        }
+        charge_mesh_records(n, &skeleton, &budget)?;
+        let assign = assign_bones(model, &s, nb, &mut out);
         // Real vertices grouped by bone (stable), then blend vertices grouped by bone.
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&v| assign[v].0);
@@ -707,41 +485,7 @@ impl Mesh {
                 other_vertex: i32::try_from(new_index[v]).unwrap_or(i32::MAX),
             })
             .collect();
-        // Bindings: one per bone with real or blend vertices, in bone order. Both lists
-        // are sorted by bone, so each bone's range starts where the previous one ended.
-        let (mut reals_of, mut blends_of) = (vec![0usize; nb], vec![0usize; nb]);
-        for a in &assign {
-            reals_of[a.0] += 1; // a.0 < nb: filtered above, or 0 with nb >= 1
-        }
-        for b in &blends {
-            blends_of[b.0] += 1;
-        }
-        let mut bone_names = Vec::new();
-        let mut bindings = Vec::new();
-        let (mut next_real, mut next_blend) = (0usize, 0usize);
-        for (bone, (&reals, &blended)) in reals_of.iter().zip(&blends_of).enumerate() {
-            if reals == 0 && blended == 0 {
-                continue;
-            }
-            bindings.push(Binding {
-                bone_index: to_i32(bone_names.len(), "bone count")?,
-                first_real: if reals == 0 {
-                    0
-                } else {
-                    to_i32(next_real, "vertex")?
-                },
-                real_count: to_i32(reals, "vertex count")?,
-                first_blend: if blended == 0 {
-                    -1
-                } else {
-                    to_i32(next_blend, "blend vertex")?
-                },
-                blend_count: to_i32(blended, "blend vertex count")?,
-            });
-            bone_names.push(RawString::from(skeleton.bones[bone].name.as_str()));
-            next_real += reals;
-            next_blend += blended;
-        }
+        let (bone_names, bindings) = bindings(&assign, &blends, &skeleton)?;
         let faces = s
             .indices
             .chunks_exact(3)
@@ -770,6 +514,287 @@ impl Mesh {
         };
         Ok(out.map(|()| mesh))
     }
+}
+
+/// What a Vitaboy mesh cannot hold, for each part the model has, and the merge of
+/// several surfaces into one.
+fn report_mesh_drops(model: &Model, out: &mut Converted<()>) {
+    let any = |f: fn(&Surface) -> bool| model.any_surface(f);
+    out.drop_present([
+        (
+            any(|s| !s.tangents.is_empty()),
+            Feature::Tangents,
+            "Vitaboy meshes store no tangents",
+        ),
+        (
+            any(|s| !s.uv1.is_empty()),
+            Feature::Uv1,
+            "Vitaboy meshes have one UV set",
+        ),
+        (
+            any(|s| !s.colors.is_empty()),
+            Feature::Colors,
+            "Vitaboy meshes store no colors",
+        ),
+        (
+            any(|s| !s.morph_targets.is_empty()),
+            Feature::MorphTargets,
+            "Vitaboy meshes have no morph targets",
+        ),
+        (
+            !model.materials.is_empty() || any(|s| s.material.is_some()),
+            Feature::Materials,
+            "Vitaboy materials live in .bnd/.apr files",
+        ),
+        (
+            !model.textures.is_empty(),
+            Feature::Textures,
+            "Vitaboy textures live in separate files",
+        ),
+        (
+            !model.animations.is_empty(),
+            Feature::Animation,
+            "animations belong in .anim files",
+        ),
+        (
+            !model.name.is_empty() || any(|s| !s.name.is_empty()),
+            Feature::Names,
+            "Vitaboy meshes store no mesh or surface names",
+        ),
+    ]);
+    if model.surfaces.len() > 1 {
+        out.lose(
+            Feature::Names,
+            LossKind::Reduced,
+            "",
+            format!("{} surfaces merged into one mesh", model.surfaces.len()),
+        );
+    }
+}
+
+/// The model's surfaces merged into one in [`NATIVE`] (as `Model::convert_to` would
+/// convert them), every attribute filled to the vertex count; the counts are checked
+/// and the merge charged before it runs.
+fn merge_native(model: &Model, budget: &Budget) -> Result<Surface> {
+    // Counts first: binding ranges are i32, and the merge is charged before it runs.
+    let (n, ni) = model
+        .surfaces
+        .iter()
+        .try_fold((0usize, 0usize), |(n, ni), s| {
+            Some((
+                n.checked_add(s.positions.len())?,
+                ni.checked_add(s.indices.len())?,
+            ))
+        })
+        .ok_or_else(|| invalid("the surfaces' sizes overflow"))?;
+    to_i32(n, "vertex count")?;
+    let merged_vertex = size_of::<Vec3>() * 2 + size_of::<Vec2>() + size_of::<VertexInfluences>();
+    budget.charge(
+        "merged surface",
+        (n as u64)
+            .saturating_mul(merged_vertex as u64)
+            .saturating_add((ni as u64).saturating_mul(4)),
+    )?;
+    // Merge surfaces, converting each to NATIVE as Model::convert_to would.
+    let c = model.coordinate_system.conversion_to(&NATIVE);
+    let mut s = Surface {
+        positions: Vec::with_capacity(n),
+        normals: Vec::with_capacity(n),
+        uv0: Vec::with_capacity(n),
+        skin: Vec::with_capacity(n),
+        indices: Vec::with_capacity(ni),
+        ..Surface::default()
+    };
+    for src in &model.surfaces {
+        // Below n, which fits an i32.
+        let base = u32::try_from(s.positions.len()).unwrap_or(u32::MAX);
+        let k = src.positions.len();
+        s.positions
+            .extend(src.positions.iter().map(|&p| c.point(p)));
+        s.normals
+            .extend((0..k).map(|i| src.normals.get(i).map_or(Vec3::ZERO, |&d| c.direction(d))));
+        s.uv0
+            .extend((0..k).map(|i| src.uv0.get(i).copied().unwrap_or(Vec2::ZERO)));
+        s.skin
+            .extend((0..k).map(|i| src.skin.get(i).copied().unwrap_or_default()));
+        c.append_indices(&mut s.indices, &src.indices, base);
+    }
+    if s.indices.len() % 3 != 0 || s.indices.iter().any(|&i| i as usize >= n) {
+        return Err(invalid(
+            "indices must be whole triangles within the vertices",
+        ));
+    }
+    Ok(s)
+}
+
+/// The bones (the model's skeleton in [`NATIVE`], or one ROOT bone for a static model)
+/// and the inverse matrices of their rest poses.
+fn mesh_skeleton(model: &Model, budget: &Budget) -> Result<(Skeleton, Vec<Mat4>)> {
+    // Bones: the model's skeleton, or one ROOT bone for static models.
+    let parts = native_parts(model, false, budget)?;
+    let skeleton = if parts.skeleton.is_empty() {
+        Skeleton {
+            bones: vec![Bone {
+                name: "ROOT".into(),
+                ..Bone::default()
+            }],
+        }
+    } else {
+        parts.skeleton
+    };
+    let nb = skeleton.len();
+    // Inverse binds, and the rest world matrices they come from.
+    charge::<[Mat4; 3]>(budget, "bone matrices", nb)?;
+    // Vertices are stored in the space of each bone as the .skel will hold it, which
+    // is how readers put them back: its rest pose, without scale (a .skel has none)
+    // and without a separate inverse bind.
+    let inverse = Skeleton {
+        bones: skeleton
+            .bones
+            .iter()
+            .map(|b| Bone {
+                rest: Transform {
+                    scale: Vec3::ONE,
+                    ..b.rest
+                },
+                inverse_bind: None,
+                ..b.clone()
+            })
+            .collect(),
+    }
+    .inverse_bind_matrices();
+    Ok((skeleton, inverse))
+}
+
+/// Charges the per-vertex and per-bone records [`Mesh::from_core`] builds.
+fn charge_mesh_records(n: usize, skeleton: &Skeleton, budget: &Budget) -> Result<()> {
+    let nb = skeleton.len();
+    // Per vertex: its assignment, place in the order (and the sort's scratch), new
+    // index, real or blend record, UV and blend; per bone: counts and a binding.
+    let records = size_of::<(usize, Option<(usize, f32)>)>()
+        + size_of::<usize>() * 2
+        + size_of::<u32>()
+        + size_of::<(usize, usize, f32)>()
+        + size_of::<[f32; 6]>() * 2
+        + size_of::<[f32; 2]>()
+        + size_of::<Blend>();
+    let names: u64 = skeleton.bones.iter().map(|b| b.name.len() as u64).sum();
+    budget.charge(
+        "mesh records",
+        (n as u64)
+            .saturating_mul(records as u64)
+            .saturating_add((nb as u64).saturating_mul(
+                (size_of::<usize>() * 2 + size_of::<Binding>() + size_of::<RawString>()) as u64,
+            ))
+            .saturating_add(names),
+    )?;
+    Ok(())
+}
+
+/// Each vertex's primary bone and optional second bone with its share of the weight,
+/// with what that loses reported.
+fn assign_bones(
+    model: &Model,
+    s: &Surface,
+    nb: usize,
+    out: &mut Converted<()>,
+) -> Vec<(usize, Option<(usize, f32)>)> {
+    // Each vertex: primary bone, optional second bone with weight.
+    let mut reduced = false;
+    // Every Vitaboy vertex belongs to a bone: one without influences goes to bone 0.
+    let unbound = if model.skeleton.is_empty() {
+        0
+    } else {
+        s.skin.iter().filter(|v| v.count() == 0).count()
+    };
+    if unbound > 0 {
+        out.lose(
+            Feature::Skin,
+            LossKind::Reduced,
+            "",
+            format!("{unbound} vertices without influences bound to bone 0 (every Vitaboy vertex has a bone)"),
+        );
+    }
+    let mut assign: Vec<(usize, Option<(usize, f32)>)> = Vec::with_capacity(s.skin.len());
+    for skin in &s.skin {
+        let inf = VertexInfluences::from_pairs_strongest(skin.pairs());
+        let mut p = inf.pairs().filter(|&(j, _)| (j as usize) < nb);
+        let (first, second) = (p.next(), p.next());
+        if p.next().is_some() {
+            reduced = true;
+        }
+        assign.push(match (first, second) {
+            (None, _) => (0, None),
+            (Some(a), None) => (a.0 as usize, None),
+            (Some(a), Some(b)) => (a.0 as usize, Some((b.0 as usize, b.1 / (a.1 + b.1)))),
+        });
+    }
+    if reduced {
+        out.lose(
+            Feature::Skin,
+            LossKind::Reduced,
+            "",
+            "more than 2 bones on a vertex: the 2 strongest kept",
+        );
+    }
+    if s.skin.iter().any(|v| v.count() > 1) {
+        out.lose(
+            Feature::Skin,
+            LossKind::Quantized {
+                max_error: 1.0 / 32768.0,
+            },
+            "",
+            "blend weights stored as Q1.15, truncated",
+        );
+    }
+    assign
+}
+
+/// One binding per bone with real or blend vertices, in bone order, and the names of
+/// those bones. Both lists are sorted by bone, so each bone's range starts where the
+/// previous one ended.
+fn bindings(
+    assign: &[(usize, Option<(usize, f32)>)],
+    blends: &[(usize, usize, f32)],
+    skeleton: &Skeleton,
+) -> Result<(Vec<RawString>, Vec<Binding>)> {
+    let nb = skeleton.len();
+    // Bindings: one per bone with real or blend vertices, in bone order. Both lists
+    // are sorted by bone, so each bone's range starts where the previous one ended.
+    let (mut reals_of, mut blends_of) = (vec![0usize; nb], vec![0usize; nb]);
+    for a in assign {
+        reals_of[a.0] += 1; // a.0 < nb: filtered above, or 0 with nb >= 1
+    }
+    for b in blends {
+        blends_of[b.0] += 1;
+    }
+    let mut bone_names = Vec::new();
+    let mut bindings = Vec::new();
+    let (mut next_real, mut next_blend) = (0usize, 0usize);
+    for (bone, (&reals, &blended)) in reals_of.iter().zip(&blends_of).enumerate() {
+        if reals == 0 && blended == 0 {
+            continue;
+        }
+        bindings.push(Binding {
+            bone_index: to_i32(bone_names.len(), "bone count")?,
+            first_real: if reals == 0 {
+                0
+            } else {
+                to_i32(next_real, "vertex")?
+            },
+            real_count: to_i32(reals, "vertex count")?,
+            first_blend: if blended == 0 {
+                -1
+            } else {
+                to_i32(next_blend, "blend vertex")?
+            },
+            blend_count: to_i32(blended, "blend vertex count")?,
+        });
+        bone_names.push(RawString::from(skeleton.bones[bone].name.as_str()));
+        next_real += reals;
+        next_blend += blended;
+    }
+    Ok((bone_names, bindings))
 }
 
 /// Blend vertices tug the real vertices they name, in file order: what a vertex has is

@@ -141,7 +141,7 @@ pub const FORMAT_NAME: &str = "niotso-mesh";
 /// assert!(read_any_with(&long, Some(Kind::Skel), &lenient).is_ok());
 /// # Ok::<(), niotso_mesh::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
     /// Allocation caps: the budget of a read that is given none.
     pub limits: Limits,
@@ -153,17 +153,6 @@ pub struct ReadOptions {
     /// Accept a version other than the kind's (2 for `.mesh` and `.anim`, 1 for
     /// `.skel`; some readers ignore it). The companions never check theirs.
     pub any_version: bool,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            limits: Limits::DEFAULT,
-            budget: None,
-            allow_trailing_bytes: false,
-            any_version: false,
-        }
-    }
 }
 
 impl ReadOptions {
@@ -310,6 +299,26 @@ impl VitaboyFile {
             Kind::Anim => Anim::from_core_with(model, options)?.map(VitaboyFile::Anim),
         })
     }
+}
+
+/// Reads a `.mesh`, `.skel` or `.anim`, of the kind [`sniff_kind`] guesses (a mesh
+/// when it guesses none): the crate-level entry every meshfmt format crate has. Callers
+/// that know the kind (from the extension) use [`read_any`].
+///
+/// ```
+/// // version 1, skeleton "adult", 0 bones
+/// let file = niotso_mesh::read(b"\x00\x00\x00\x01\x05adult\x00\x00")?;
+/// assert_eq!(file.kind(), niotso_mesh::Kind::Skel);
+/// # Ok::<(), niotso_mesh::Error>(())
+/// ```
+pub fn read(data: &[u8]) -> Result<VitaboyFile> {
+    read_any_with(data, None, &ReadOptions::default())
+}
+
+/// [`read`] with reading choices (limits or a shared budget, trailing bytes, other
+/// versions).
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<VitaboyFile> {
+    read_any_with(data, None, options)
 }
 
 /// Reads a file of the given kind, or of the kind [`sniff_kind`] guesses (these files

@@ -15,13 +15,7 @@ use crate::skel::{BoneNames, Skel};
 
 /// The rotation a stored quaternion applies: its conjugate (`Rot(q)^T`).
 pub fn stored_rotation(q: [f32; 4]) -> Quat {
-    let q = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
-    let q = if q.length_squared() > 0.0 {
-        q.normalize()
-    } else {
-        Quat::IDENTITY
-    };
-    q.conjugate()
+    meshfmt_core::unit_quat_or_identity(Quat::from_xyzw(q[0], q[1], q[2], q[3])).conjugate()
 }
 
 /// The quaternion to store for a rotation (inverse of [`stored_rotation`]).

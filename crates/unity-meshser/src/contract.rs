@@ -2,16 +2,18 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written, boxed};
 use meshfmt_core::summary::stored_box;
 use meshfmt_core::{Attribute, Converted, Counts, Feature, Model, Summary, SurfaceSummary};
 
 use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOptions};
 
+meshfmt_core::shares_budget!(ReadOptions, CoreOptions, WriteOptions);
+
 /// Unity MeshSerializer2 as a [`Format`].
 ///
 /// ```
-/// use meshfmt_core::format::{Context, Format};
+/// use meshfmt_core::format::{boxed, Context, Format};
 /// let f = &unity_meshser::FORMAT;
 /// assert_eq!(f.name(), "unity-meshser");
 /// let model = meshfmt_core::canonical::cube();
@@ -26,16 +28,7 @@ pub struct MeshSerializer2;
 /// The format, for registries.
 pub const FORMAT: MeshSerializer2 = MeshSerializer2;
 
-impl From<Error> for FormatError {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Decode(d) => FormatError::Decode(d),
-            Error::OverBudget(b) => FormatError::OverBudget(b),
-            Error::Io(io) => FormatError::Io(io),
-            other => FormatError::invalid(crate::FORMAT_NAME, other.to_string()),
-        }
-    }
-}
+meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 
 fn quantization(quality: Option<&str>) -> Result<Quantization, FormatError> {
     match quality {
@@ -83,11 +76,7 @@ impl Format for MeshSerializer2 {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let opts = ReadOptions {
-            budget: Some(cx.budget.clone()),
-            ..ReadOptions::default()
-        };
-        Ok(Box::new(crate::read_with(data, &opts)?))
+        Ok(Box::new(crate::read_with(data, &cx.options())?))
     }
 
     fn from_core(
@@ -97,11 +86,10 @@ impl Format for MeshSerializer2 {
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
         let opts = WriteOptions {
             quantization: quantization(cx.quality)?,
-            budget: Some(cx.budget.clone()),
-            ..WriteOptions::default()
+            ..cx.options()
         };
         let c = MeshFile::from_core(model, &opts)?;
-        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+        Ok(boxed(c))
     }
 }
 
@@ -164,11 +152,7 @@ impl FormatFile for MeshFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let opts = CoreOptions {
-            budget: Some(cx.budget.clone()),
-            ..CoreOptions::default()
-        };
-        Ok(self.to_core_with(&opts)?)
+        Ok(self.to_core_with(&cx.options())?)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -65,22 +65,13 @@ impl WriteOptions {
 /// assert_eq!(file.to_core_with(&opts)?.value.vertex_count(), 0);
 /// # Ok::<(), unity_meshser::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CoreOptions {
     /// Allocation caps: the budget of a conversion that is given none.
     pub limits: Limits,
     /// The operation's budget, shared with the caller's other steps (`None`: a fresh
     /// one of `limits` per conversion).
     pub budget: Option<Budget>,
-}
-
-impl Default for CoreOptions {
-    fn default() -> Self {
-        CoreOptions {
-            limits: Limits::DEFAULT,
-            budget: None,
-        }
-    }
 }
 
 /// Bytes of `count` values of `T`.
@@ -398,14 +389,7 @@ fn merge(model: &Model, out: &mut Converted<()>, budget: &Budget) -> Result<Surf
         if keep_uv0 {
             m.uv0.extend(&s.uv0);
         }
-        let from = m.indices.len();
-        m.indices
-            .extend(s.indices.iter().map(|i| i.saturating_add(base)));
-        if c.flips_winding() {
-            for tri in m.indices[from..].chunks_exact_mut(3) {
-                tri.swap(1, 2);
-            }
-        }
+        c.append_indices(&mut m.indices, &s.indices, base);
     }
     Ok(m)
 }
@@ -416,8 +400,8 @@ fn report_dropped(
     options: &WriteOptions,
     out: &mut Converted<()>,
 ) {
-    let any = |f: fn(&Surface) -> bool| model.surfaces.iter().any(f);
-    let checks: [(bool, Feature, &str); 8] = [
+    let any = |f: fn(&Surface) -> bool| model.any_surface(f);
+    out.drop_present([
         (
             any(|s| !s.uv1.is_empty()),
             Feature::Uv1,
@@ -458,12 +442,7 @@ fn report_dropped(
             Feature::Textures,
             "unity-meshser has no textures",
         ),
-    ];
-    for (present, feature, reason) in checks {
-        if present {
-            out.lose(feature, LossKind::Dropped, "", reason);
-        }
-    }
+    ]);
     if !options.tangents && !merged.tangents.is_empty() {
         out.lose(
             Feature::Tangents,

@@ -19,7 +19,7 @@ use crate::{FORMAT_NAME, MAX_COUNT};
 /// assert_eq!(budget.used(), 6); // the one quantized position
 /// # Ok::<(), unity_meshser::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
     /// Allocation caps: the budget of a read that is given none.
     pub limits: Limits,
@@ -29,16 +29,6 @@ pub struct ReadOptions {
     /// Accept bytes after the triangle array (the original reader ignores them; by
     /// default we report them, since they mean the file is not what it claims).
     pub allow_trailing_bytes: bool,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            limits: Limits::DEFAULT,
-            budget: None,
-            allow_trailing_bytes: false,
-        }
-    }
 }
 
 /// Reads a file with default options. See [`read_with`].

@@ -292,8 +292,8 @@ fn unit_quat(q: Quat) -> Quat {
     // Already unit (to f32 precision): keep the exact bits, so glTF round trips.
     if q.is_finite() && (q.length_squared() - 1.0).abs() <= 1e-6 {
         q
-    } else if q.is_finite() && q.length_squared() > 0.0 {
-        q.normalize()
+    } else if q.is_finite() {
+        meshfmt_core::unit_quat_or_identity(q)
     } else {
         Quat::IDENTITY
     }
@@ -341,6 +341,53 @@ fn surface(
             format!("{path}: index {bad} out of range for {n} vertices"),
         ));
     }
+    let attributes = vertex_attributes(b, s, bones, &path)?;
+    let indices = index_accessor(b, s, n, triangles);
+    let targets = morph_targets(b, s, &path);
+    let material = s
+        .material
+        .filter(|&m| m < model.materials.len())
+        .map(|m| Index::new(m as u32));
+    let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
+    let primitive = json::mesh::Primitive {
+        attributes,
+        indices: Some(indices),
+        material,
+        mode: Valid(Mode::Triangles),
+        targets: (!targets.is_empty()).then_some(targets),
+        extensions: None,
+        extras: Default::default(),
+    };
+    if s.indices.len() % 3 != 0 {
+        lose(
+            &mut b.losses,
+            Feature::Geometry,
+            LossKind::Reduced,
+            path,
+            "index count is not a multiple of 3: the incomplete last triangle is left out",
+        );
+    }
+    Ok(Some(b.root.push(json::Mesh {
+        name: (!s.name.is_empty()).then(|| s.name.clone()),
+        primitives: vec![primitive],
+        weights,
+        extensions: None,
+        extras: Default::default(),
+    })))
+}
+
+/// A primitive's attributes, by semantic.
+type Attributes = BTreeMap<json::validation::Checked<Semantic>, Index<json::Accessor>>;
+
+/// The accessors of a surface's vertex attributes (positions, normals, tangents, UV
+/// sets, colors, skin), in that order, with what glTF cannot take reported.
+fn vertex_attributes(
+    b: &mut Builder,
+    s: &Surface,
+    bones: usize,
+    path: &str,
+) -> Result<Attributes, CliError> {
+    let n = s.positions.len();
     let mut attributes = BTreeMap::new();
     let positions: Vec<[f32; 3]> = s.positions.iter().map(|p| p.to_array()).collect();
     if positions.iter().flatten().any(|f| !f.is_finite()) {
@@ -363,7 +410,7 @@ fn surface(
                 &mut b.losses,
                 Feature::Normals,
                 LossKind::Reduced,
-                path.clone(),
+                path.to_string(),
                 &format!(
                     "{fixed} normals were not unit length; glTF requires unit normals, so they were normalized (zero ones set to +Y)"
                 ),
@@ -387,7 +434,7 @@ fn surface(
                 &mut b.losses,
                 Feature::Tangents,
                 LossKind::Reduced,
-                path.clone(),
+                path.to_string(),
                 &format!(
                     "{fixed} tangents were not unit length and were normalized (zero ones set to +X)"
                 ),
@@ -400,7 +447,7 @@ fn surface(
             &mut b.losses,
             Feature::Tangents,
             LossKind::Dropped,
-            path.clone(),
+            path.to_string(),
             "glTF tangents need normals, and this surface has none",
         );
     }
@@ -421,17 +468,27 @@ fn surface(
         attributes.insert(Valid(Semantic::Colors(0)), acc);
     }
     if s.skin.len() == n && bones > 0 {
-        skin_attributes(b, s, bones, &path, &mut attributes);
+        skin_attributes(b, s, bones, path, &mut attributes);
     } else if !s.skin.is_empty() {
         lose(
             &mut b.losses,
             Feature::Skin,
             LossKind::Dropped,
-            path.clone(),
+            path.to_string(),
             "skin without a skeleton or with a count other than the vertex count",
         );
     }
-    let indices = if n <= usize::from(u16::MAX) {
+    Ok(attributes)
+}
+
+/// The index accessor: 16-bit when every vertex fits, else 32-bit; whole triangles.
+fn index_accessor(
+    b: &mut Builder,
+    s: &Surface,
+    n: usize,
+    triangles: usize,
+) -> Index<json::Accessor> {
+    if n <= usize::from(u16::MAX) {
         let bytes: Vec<u8> = s.indices[..triangles * 3]
             .iter()
             .flat_map(|&i| (i as u16).to_le_bytes())
@@ -457,7 +514,13 @@ fn surface(
             Some(Target::ElementArrayBuffer),
             None,
         )
-    };
+    }
+}
+
+/// Morph targets as glTF position (and normal) deltas; a target whose count differs
+/// from the vertex count is left out and reported.
+fn morph_targets(b: &mut Builder, s: &Surface, path: &str) -> Vec<json::mesh::MorphTarget> {
+    let n = s.positions.len();
     let mut targets = Vec::new();
     for (t, m) in s.morph_targets.iter().enumerate() {
         if m.positions.len() != n {
@@ -494,36 +557,7 @@ fn surface(
             tangents: None,
         });
     }
-    let material = s
-        .material
-        .filter(|&m| m < model.materials.len())
-        .map(|m| Index::new(m as u32));
-    let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
-    let primitive = json::mesh::Primitive {
-        attributes,
-        indices: Some(indices),
-        material,
-        mode: Valid(Mode::Triangles),
-        targets: (!targets.is_empty()).then_some(targets),
-        extensions: None,
-        extras: Default::default(),
-    };
-    if s.indices.len() % 3 != 0 {
-        lose(
-            &mut b.losses,
-            Feature::Geometry,
-            LossKind::Reduced,
-            path,
-            "index count is not a multiple of 3: the incomplete last triangle is left out",
-        );
-    }
-    Ok(Some(b.root.push(json::Mesh {
-        name: (!s.name.is_empty()).then(|| s.name.clone()),
-        primitives: vec![primitive],
-        weights,
-        extensions: None,
-        extras: Default::default(),
-    })))
+    targets
 }
 
 /// JOINTS_k (u16) and WEIGHTS_k (f32) sets of four, weights normalized to sum to one.

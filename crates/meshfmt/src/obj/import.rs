@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use meshfmt_core::corners::{Corner, CornerMap, push_fan};
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Feature, LossKind, Material, Model, Surface, Texture,
@@ -74,7 +75,7 @@ struct SurfaceBuilder {
     /// turns out to have faces: a long name followed by many `usemtl` lines is not
     /// copied once per line.
     group: Rc<str>,
-    map: HashMap<[Option<usize>; 3], u32>,
+    map: CornerMap<[Option<usize>; 3]>,
     uses_uv: bool,
     uses_normal: bool,
 }
@@ -87,7 +88,7 @@ impl SurfaceBuilder {
                 ..Default::default()
             },
             group,
-            map: HashMap::new(),
+            map: CornerMap::new(),
             uses_uv: false,
             uses_normal: false,
         }
@@ -172,9 +173,11 @@ pub fn import(
                 for token in rest {
                     let c = corner(line, token, [v.len(), vt.len(), vn.len()])?;
                     let s = &mut current;
-                    let next = s.surface.positions.len() as u32;
-                    let id = *s.map.entry(c).or_insert(next);
-                    if id == next {
+                    let corner = s
+                        .map
+                        .vertex(c, s.surface.positions.len())
+                        .ok_or_else(|| bad(line, "a surface of over 2^32 vertices"))?;
+                    if let Corner::New(_) = corner {
                         budget.charge("OBJ vertices", VERTEX_BYTES)?;
                         let [pv, pt, pn] = c;
                         let pv = pv.unwrap_or(0);
@@ -187,11 +190,9 @@ pub fn import(
                         s.uses_uv |= pt.is_some();
                         s.uses_normal |= pn.is_some();
                     }
-                    ids.push(id);
+                    ids.push(corner.index());
                 }
-                for k in 1..ids.len() - 1 {
-                    current.surface.indices.extend([ids[0], ids[k], ids[k + 1]]);
-                }
+                push_fan(&mut current.surface.indices, &ids);
             }
             "o" | "g" | "usemtl" => {
                 let name = rest.join(" ");

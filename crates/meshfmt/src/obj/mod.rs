@@ -114,63 +114,39 @@ pub fn export(
         obj: String::new(),
         mtl: String::new(),
     });
-    let drop = |out: &mut Converted<ObjFiles>, feature, present: bool, why: &str| {
-        if present {
-            out.lose(feature, LossKind::Dropped, "", why);
-        }
-    };
-    let any = |f: &dyn Fn(&meshfmt_core::Surface) -> bool| model.surfaces.iter().any(f);
-    drop(
-        &mut out,
-        Feature::Skin,
-        any(&|s| !s.skin.is_empty()),
-        "OBJ has no skins",
-    );
-    drop(
-        &mut out,
-        Feature::Skeleton,
-        !model.skeleton.is_empty(),
-        "OBJ has no skeletons",
-    );
-    drop(
-        &mut out,
-        Feature::Animation,
-        !model.animations.is_empty(),
-        "OBJ has no animation",
-    );
-    drop(
-        &mut out,
-        Feature::MorphTargets,
-        any(&|s| !s.morph_targets.is_empty()),
-        "OBJ has no morph targets",
-    );
-    drop(
-        &mut out,
-        Feature::Tangents,
-        any(&|s| !s.tangents.is_empty()),
-        "OBJ has no tangents",
-    );
-    drop(
-        &mut out,
-        Feature::Uv1,
-        any(&|s| !s.uv1.is_empty()),
-        "OBJ has one UV set",
-    );
-    drop(
-        &mut out,
-        Feature::Colors,
-        any(&|s| !s.colors.is_empty()),
-        "OBJ has no standard vertex colors",
-    );
-
-    let mut obj = String::new();
-    let _ = writeln!(obj, "# meshfmt {}", env!("CARGO_PKG_VERSION"));
+    report_dropped(&model, &mut out);
     let material_names: Vec<String> = model
         .materials
         .iter()
         .enumerate()
         .map(|(i, m)| name(&m.name, format!("material{i}")))
         .collect();
+    let obj = obj_text(&model, mtl_name, &material_names);
+    let mtl = mtl_text(&model, &material_names, &mut out);
+    out.value = ObjFiles { obj, mtl };
+    Ok(out)
+}
+
+/// What OBJ cannot hold, for each part the model has.
+fn report_dropped(model: &Model, out: &mut Converted<ObjFiles>) {
+    out.drop_features(
+        model,
+        [
+            (Feature::Skin, "OBJ has no skins"),
+            (Feature::Skeleton, "OBJ has no skeletons"),
+            (Feature::Animation, "OBJ has no animation"),
+            (Feature::MorphTargets, "OBJ has no morph targets"),
+            (Feature::Tangents, "OBJ has no tangents"),
+            (Feature::Uv1, "OBJ has one UV set"),
+            (Feature::Colors, "OBJ has no standard vertex colors"),
+        ],
+    );
+}
+
+/// The `.obj` text: one `o` group per surface, its records and faces.
+fn obj_text(model: &Model, mtl_name: &str, material_names: &[String]) -> String {
+    let mut obj = String::new();
+    let _ = writeln!(obj, "# meshfmt {}", env!("CARGO_PKG_VERSION"));
     if !model.materials.is_empty() {
         let _ = writeln!(obj, "mtllib {mtl_name}");
     }
@@ -214,7 +190,11 @@ pub fn export(
         vt_base += if uv { n } else { 0 };
         vn_base += if normals { n } else { 0 };
     }
+    obj
+}
 
+/// The `.mtl` text, with the texture bindings OBJ cannot hold reported.
+fn mtl_text(model: &Model, material_names: &[String], out: &mut Converted<ObjFiles>) -> String {
     let mut mtl = String::new();
     for (m, mat) in model.materials.iter().enumerate() {
         let c = mat.base_color;
@@ -257,6 +237,5 @@ pub fn export(
         }
         mtl.push('\n');
     }
-    out.value = ObjFiles { obj, mtl };
-    Ok(out)
+    mtl
 }

@@ -1,0 +1,118 @@
+//! Building a surface from polygon corners that index attribute lists separately
+//! (OBJ's `v/vt/vn`, M3D's vertex/UV/normal, UNIGINE 1.x's coordinate and tangent
+//! indices): one surface vertex per distinct corner, then polygons fanned into
+//! triangles.
+
+use std::collections::HashMap;
+use std::collections::hash_map::{Entry, RandomState};
+use std::hash::{BuildHasher, Hash};
+
+/// Where a corner's vertex is, from [`CornerMap::vertex`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corner {
+    /// An earlier corner with the same key made this vertex.
+    Seen(u32),
+    /// The key is new: the caller pushes the vertex's attributes, which land at this
+    /// index (the surface's vertex count).
+    New(u32),
+}
+
+impl Corner {
+    /// The vertex index, seen or new.
+    pub fn index(self) -> u32 {
+        match self {
+            Corner::Seen(i) | Corner::New(i) => i,
+        }
+    }
+}
+
+/// One surface vertex per distinct corner key.
+///
+/// ```
+/// use meshfmt_core::corners::{Corner, CornerMap, push_fan};
+/// // Two triangles of a quad, corners as (position, uv) index pairs.
+/// let mut map = CornerMap::new();
+/// let mut positions = Vec::new();
+/// let mut indices = Vec::new();
+/// let quad = [(0, 0), (1, 1), (2, 2), (3, 3)];
+/// let mut ids = Vec::new();
+/// for key in quad.iter().chain(&quad[..2]) {
+///     let c = map.vertex(*key, positions.len()).unwrap();
+///     if let Corner::New(_) = c {
+///         positions.push(key.0);
+///     }
+///     ids.push(c.index());
+/// }
+/// assert_eq!(positions, [0, 1, 2, 3]);
+/// push_fan(&mut indices, &ids[..4]);
+/// assert_eq!(indices, [0, 1, 2, 0, 2, 3]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct CornerMap<K, S = RandomState> {
+    seen: HashMap<K, u32, S>,
+}
+
+impl<K: Hash + Eq> CornerMap<K> {
+    /// An empty map.
+    pub fn new() -> Self {
+        CornerMap {
+            seen: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Hash + Eq> Default for CornerMap<K> {
+    fn default() -> Self {
+        CornerMap::new()
+    }
+}
+
+impl<K: Hash + Eq, S: BuildHasher> CornerMap<K, S> {
+    /// An empty map hashing with `hasher` (keys that are already well mixed can skip
+    /// the default SipHash).
+    pub fn with_hasher(hasher: S) -> Self {
+        CornerMap {
+            seen: HashMap::with_hasher(hasher),
+        }
+    }
+
+    /// The vertex of corner `key`: [`Corner::Seen`] with the index an earlier corner
+    /// got, or [`Corner::New`] with `vertex_count` (the surface's vertices so far),
+    /// recorded for the key. `None` when `vertex_count` does not fit a `u32` index.
+    pub fn vertex(&mut self, key: K, vertex_count: usize) -> Option<Corner> {
+        match self.seen.entry(key) {
+            Entry::Occupied(e) => Some(Corner::Seen(*e.get())),
+            Entry::Vacant(e) => {
+                let index = u32::try_from(vertex_count).ok()?;
+                e.insert(index);
+                Some(Corner::New(index))
+            }
+        }
+    }
+
+    /// Distinct corners so far.
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// True before the first corner.
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+}
+
+/// Appends the fan triangulation of a convex polygon's vertex indices to `indices`:
+/// `(0, k, k + 1)` for every `k`; nothing for fewer than three.
+///
+/// ```
+/// let mut indices = Vec::new();
+/// meshfmt_core::corners::push_fan(&mut indices, &[7, 8, 9, 10, 11]);
+/// assert_eq!(indices, [7, 8, 9, 7, 9, 10, 7, 10, 11]);
+/// ```
+pub fn push_fan(indices: &mut Vec<u32>, polygon: &[u32]) {
+    if let Some((&first, rest)) = polygon.split_first() {
+        for pair in rest.windows(2) {
+            indices.extend([first, pair[0], pair[1]]);
+        }
+    }
+}
