@@ -33,23 +33,15 @@ pub struct Model3d;
 /// The format, for registries.
 pub const FORMAT: Model3d = Model3d;
 
-impl From<Error> for FormatError {
-    fn from(e: Error) -> Self {
-        match e {
-            Error::Decode(d) => FormatError::Decode(d),
-            Error::Payload(error) => FormatError::DecodeWithin {
-                error,
-                within: "the inflated payload",
-            },
-            Error::OverBudget(b) => FormatError::OverBudget(b),
-            Error::Io(io) => FormatError::Io(io),
-            Error::Inflate { .. } => {
-                FormatError::not_this_format(crate::file::FORMAT, e.to_string())
-            }
-            other => FormatError::invalid(crate::file::FORMAT, other.to_string()),
-        }
-    }
-}
+meshfmt_core::format_error_from!(
+    Error,
+    crate::file::FORMAT,
+    Error::Payload(error) => FormatError::DecodeWithin {
+        error,
+        within: "the inflated payload",
+    },
+    e @ Error::Inflate { .. } => FormatError::not_this_format(crate::file::FORMAT, e.to_string()),
+);
 
 /// A Model 3D file and the form it was read in or is to be written in.
 struct Model3dFile {
@@ -150,7 +142,9 @@ impl Format for Model3d {
         if ascii {
             c.losses.extend(c.value.ascii_losses());
         }
-        Ok(c.map(|file| Box::new(Model3dFile { file, ascii }) as Box<dyn FormatFile>))
+        Ok(meshfmt_core::format::boxed(
+            c.map(|file| Model3dFile { file, ascii }),
+        ))
     }
 }
 

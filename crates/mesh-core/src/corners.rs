@@ -90,6 +90,18 @@ impl<K: Hash + Eq, S: BuildHasher> CornerMap<K, S> {
         }
     }
 
+    /// Every distinct corner key with its vertex index (in no particular order).
+    ///
+    /// ```
+    /// let mut map = meshfmt_core::corners::CornerMap::new();
+    /// map.vertex("a", 0);
+    /// map.vertex("a", 1);
+    /// assert_eq!(map.iter().collect::<Vec<_>>(), [(&"a", 0)]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (&K, u32)> + '_ {
+        self.seen.iter().map(|(k, v)| (k, *v))
+    }
+
     /// Distinct corners so far.
     pub fn len(&self) -> usize {
         self.seen.len()

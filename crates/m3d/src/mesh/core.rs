@@ -1,7 +1,7 @@
 //! MESH to and from meshfmt-core: runs of polygons as surfaces (one per run of faces
 //! after a use-material record), surfaces as runs of triangles.
 
-use std::collections::HashMap;
+use meshfmt_core::corners::{Corner as CornerKind, CornerMap, push_fan};
 
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::model::Surface;
@@ -19,7 +19,7 @@ use crate::types::{Coord, Idx, Str};
 use crate::vertex::Vertex;
 
 /// A surface being built: the surface, and corner (vertex, uv, normal) → index.
-type SurfaceBuild = (Surface, HashMap<(Idx, Idx, Idx), u32>);
+type SurfaceBuild = (Surface, CornerMap<(Idx, Idx, Idx)>);
 
 /// What one new corner of a surface holds: position, normal, UV, colour, skin and its
 /// entry in the corner map.
@@ -114,7 +114,7 @@ fn add_mesh(
                         material,
                         ..Surface::default()
                     },
-                    HashMap::new(),
+                    CornerMap::new(),
                 ));
                 current = Some(surfaces.len() - 1);
                 surfaces.len() - 1
@@ -132,7 +132,7 @@ fn add_mesh(
 fn add_polygon(
     cx: &ToCore<'_>,
     surf: &mut Surface,
-    seen: &mut HashMap<(Idx, Idx, Idx), u32>,
+    seen: &mut CornerMap<(Idx, Idx, Idx)>,
     corners: &[Corner],
 ) -> Result<()> {
     let b = &cx.budget;
@@ -140,24 +140,18 @@ fn add_polygon(
     let mut ids = Vec::with_capacity(corners.len());
     for c in corners {
         let key = (c.vertex, c.uv, c.normal);
-        if let Some(i) = seen.get(&key) {
-            ids.push(*i);
-            continue;
+        let corner = seen
+            .vertex(key, surf.positions.len())
+            .ok_or_else(|| invalid("a surface of over 2^32 vertices"))?;
+        if let CornerKind::New(_) = corner {
+            // 1 to 3 bytes of input make a corner of ~110 bytes.
+            b.charge("surface vertices", CORNER_BYTES)?;
+            push_corner(cx, surf, c);
         }
-        // 1 to 3 bytes of input make a corner of ~110 bytes.
-        b.charge("surface vertices", CORNER_BYTES)?;
-        let id = u32::try_from(surf.positions.len())
-            .map_err(|_| invalid("a surface of over 2^32 vertices"))?;
-        seen.insert(key, id);
-        ids.push(id);
-        push_corner(cx, surf, c);
+        ids.push(corner.index());
     }
     // Fan triangulation (only triangles exist in practice).
-    for k in 1..ids.len() - 1 {
-        if let (Some(a), Some(b), Some(c)) = (ids.first(), ids.get(k), ids.get(k + 1)) {
-            surf.indices.extend_from_slice(&[*a, *b, *c]);
-        }
-    }
+    push_fan(&mut surf.indices, &ids);
     Ok(())
 }
 
@@ -218,14 +212,14 @@ fn finish(cx: &mut ToCore<'_>, surfaces: Vec<SurfaceBuild>) -> Result<()> {
             "reordered vertices",
             (seen.len() as u64).saturating_mul(CORNER_BYTES + 24),
         )?;
-        let mut keys: Vec<((Idx, Idx, Idx), u32)> = seen.iter().map(|(k, v)| (*k, *v)).collect();
+        let mut keys: Vec<((Idx, Idx, Idx), u32)> = seen.iter().map(|(k, v)| (*k, v)).collect();
         keys.sort_unstable();
         let order: Vec<usize> = keys.iter().map(|(_, v)| *v as usize).collect();
         s.reorder_vertices(&order);
-        if seen.keys().any(|k| k.2.get().is_none()) {
+        if seen.iter().any(|(k, _)| k.2.get().is_none()) {
             s.normals.clear();
         }
-        if seen.keys().any(|k| k.1.get().is_none()) || cx.tmap.is_empty() {
+        if seen.iter().any(|(k, _)| k.1.get().is_none()) || cx.tmap.is_empty() {
             s.uv0.clear();
         }
         // Colour 0 (transparent black) is what a vertex without a colour holds (the

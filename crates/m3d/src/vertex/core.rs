@@ -27,11 +27,7 @@ impl Points<'_> {
         let c = v.coords.map(|c| c.signed() as f32);
         let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
         // Quantized quaternions are slightly off unit length; m3d.h uses them as stored.
-        Some(if q.length_squared() > 0.0 {
-            q.normalize()
-        } else {
-            Quat::IDENTITY
-        })
+        Some(meshfmt_core::unit_quat_or_identity(q))
     }
 }
 

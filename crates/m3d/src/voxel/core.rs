@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use meshfmt_core::corners::{Corner, CornerMap};
 use meshfmt_core::glam::Vec3;
 use meshfmt_core::model::Surface;
 use meshfmt_core::{Budget, Feature, Limits, LossKind};
@@ -108,7 +109,7 @@ fn surfaces(cx: &mut ToCore<'_>, l: &Meshed, coloured: bool) -> Result<()> {
     let budget = &cx.budget;
     let out = &mut cx.out;
     // Per voxel material: its surface and the (vertex, normal) corners it has.
-    type Building = (Surface, HashMap<(Idx, Idx), u32>);
+    type Building = (Surface, CornerMap<(Idx, Idx)>);
     let mut by_material: Vec<Building> = Vec::new();
     let mut surface_of: HashMap<Idx, usize> = HashMap::new();
     for f in &l.faces {
@@ -129,7 +130,7 @@ fn surfaces(cx: &mut ToCore<'_>, l: &Meshed, coloured: bool) -> Result<()> {
                         material: material.filter(|m| *m < out.value.materials.len()),
                         ..Surface::default()
                     },
-                    HashMap::new(),
+                    CornerMap::new(),
                 ));
                 surface_of.insert(f.material, by_material.len() - 1);
                 by_material.len() - 1
@@ -154,15 +155,14 @@ fn surfaces(cx: &mut ToCore<'_>, l: &Meshed, coloured: bool) -> Result<()> {
                 continue;
             };
             // A corner shared by faces of one side is one vertex; sides differ in normal.
-            if let Some(&id) = seen.get(&(*vi, ni)) {
-                s.indices.push(id);
+            let corner = seen
+                .vertex((*vi, ni), s.positions.len())
+                .ok_or_else(|| invalid("a surface of over 2^32 vertices"))?;
+            s.indices.push(corner.index());
+            if let Corner::Seen(_) = corner {
                 continue;
             }
             budget.charge("voxel surfaces", CORNER_BYTES)?;
-            let id = u32::try_from(s.positions.len())
-                .map_err(|_| invalid("a surface of over 2^32 vertices"))?;
-            seen.insert((*vi, ni), id);
-            s.indices.push(id);
             s.positions
                 .push(Vec3::new(v.xyzw[0], v.xyzw[1], v.xyzw[2]) * scale);
             s.normals.push(Vec3::new(n.xyzw[0], n.xyzw[1], n.xyzw[2]));
