@@ -62,6 +62,10 @@ fn ascii_wanted(cx: &Context<'_>, default: bool) -> bool {
 }
 
 impl Format for Model3d {
+    fn compresses(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         crate::file::FORMAT
     }
@@ -201,9 +205,12 @@ impl FormatFile for Model3dFile {
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
-        let o = WriteOptions::default()
+        let mut o = WriteOptions::default()
             .with_compression(self.file.compressed)
             .with_budget(cx.budget.clone());
+        if let Some(level) = cx.compression {
+            o = o.with_level(level);
+        }
         Ok(Written::one(if ascii_wanted(cx, self.ascii) {
             self.file.write_ascii_with(&o)?.into_bytes()
         } else {

@@ -227,6 +227,9 @@ pub struct Context<'a> {
     pub version: Option<&'a str>,
     /// The quantization quality to write (`rounded`, `int16`, ...).
     pub quality: Option<&'a str>,
+    /// The deflate level to write (0-9), for formats that compress with zlib
+    /// ([`Format::compresses`]); `None`: the format's default.
+    pub compression: Option<u8>,
 }
 
 impl<'a> Context<'a> {
@@ -240,6 +243,7 @@ impl<'a> Context<'a> {
             material_library: None,
             version: None,
             quality: None,
+            compression: None,
         }
     }
 
@@ -463,6 +467,10 @@ pub trait Format: Send + Sync {
     /// [`Context::skeleton`] (a Vitaboy `.mesh` is posed by its `.skel`): tools pass a
     /// user's skeleton there rather than matching bones themselves.
     fn takes_skeleton(&self) -> bool {
+        false
+    }
+    /// True when the writer takes a deflate level ([`Context::compression`]).
+    fn compresses(&self) -> bool {
         false
     }
     /// True when [`Format::from_core`] writes this format.

@@ -36,6 +36,9 @@ pub struct ConvertOptions {
     pub quality: Option<String>,
     /// Format version to write (`ms14`, `an10`, `ascii`, ...).
     pub version: Option<String>,
+    /// Deflate level to write (`--compression`, 0-9), for formats that compress with
+    /// zlib (M3D).
+    pub compression: Option<u8>,
     /// `.gltf`: inline the buffer instead of writing a `.bin` beside it.
     pub embed: bool,
     /// Any loss or warning is an error (`--strict`).
@@ -354,6 +357,12 @@ fn convert_in(
     let appearance = is_appearance(input, opts);
     let src = source_format(data, &input_name, opts, appearance)?;
     let dst = formats::for_output(opts.to.as_deref(), &output_name, Some(src))?;
+    if opts.compression.is_some() && !dst.compresses() {
+        return Err(CliError::Usage(format!(
+            "--compression applies to formats that deflate (m3d), not {}",
+            dst.name()
+        )));
+    }
     let out_ext = formats::extension(&output_name);
     let version = match (&opts.version, opts.embed && dst.name() == "gltf") {
         (Some(v), _) => Some(v.clone()),
@@ -375,6 +384,7 @@ fn convert_in(
     let write_cx = Context {
         version: version.as_deref(),
         quality: opts.quality.as_deref(),
+        compression: opts.compression,
         ..read_cx.for_file(&output_name)
     };
     let mut warnings = Vec::new();

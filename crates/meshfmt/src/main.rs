@@ -167,6 +167,9 @@ enum Command {
         /// Format version to write (e.g. ms10, ms14 for unigine-mesh).
         #[arg(long, value_name = "VERSION")]
         version: Option<String>,
+        /// Deflate level 0-9 for formats that compress with zlib (M3D; default 6).
+        #[arg(long, value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=9))]
+        compression: Option<u8>,
         /// For `.gltf` output: inline the buffer as a data URI instead of writing a
         /// `.bin` file beside it.
         #[arg(long)]
@@ -287,6 +290,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             to,
             quality,
             version,
+            compression,
             embed,
             strict,
             mtllib,
@@ -304,6 +308,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 to,
                 quality: quality.map(|q| q.name().to_string()),
                 version,
+                compression,
                 embed,
                 strict,
                 mtllib: mtllib

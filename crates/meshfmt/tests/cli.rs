@@ -657,3 +657,51 @@ fn max_memory_bounds_every_command() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
     }
 }
+
+#[test]
+fn compression_levels_for_m3d_and_a_usage_error_elsewhere() {
+    let input = fixture("m3d-format/skinned_arm.m3d");
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-z-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sizes = Vec::new();
+    for level in ["0", "1", "9"] {
+        let out = dir.join(format!("l{level}.m3d"));
+        let o = meshfmt(&[
+            "convert",
+            &input,
+            out.to_str().unwrap(),
+            "--compression",
+            level,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let bytes = std::fs::read(&out).unwrap();
+        // Every level holds the same payload.
+        let a = m3d_format::read(&bytes).unwrap();
+        let b = m3d_format::read(&std::fs::read(&input).unwrap()).unwrap();
+        assert_eq!(a.payload().unwrap(), b.payload().unwrap(), "level {level}");
+        sizes.push(bytes.len());
+    }
+    // Stored (level 0) is larger than the fastest deflate, which is no smaller than the best.
+    assert!(sizes[0] > sizes[1] && sizes[1] >= sizes[2], "{sizes:?}");
+    let glb = dir.join("x.glb");
+    let o = meshfmt(&[
+        "convert",
+        &input,
+        glb.to_str().unwrap(),
+        "--compression",
+        "3",
+    ]);
+    assert_clean_exit(
+        &o,
+        2,
+        "--compression applies to formats that deflate (m3d), not gltf",
+    );
+    let o = meshfmt(&[
+        "convert",
+        &input,
+        glb.to_str().unwrap(),
+        "--compression",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
