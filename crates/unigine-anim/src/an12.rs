@@ -42,9 +42,11 @@
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
-use crate::an10::{BoneInfo, MAX_NAME, read_bone_entries};
 use crate::an11::{An11Key, check_anim, read_anim_bones, read_frames, write_frames};
 use crate::error::{Result, invalid};
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
+use unigine_common::keys::frame_keys;
+use unigine_common::{BoneInfo, MAX_NAME};
 
 /// An an12 file.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +107,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
 impl An12 {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[An11Key] {
-        crate::an10::frame_keys(&self.keys, f, self.anim_bones.len())
+        frame_keys(&self.keys, f, self.anim_bones.len())
     }
 
     /// Checks what [`An12::write`] relies on.
@@ -121,10 +123,7 @@ impl An12 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an12");
         w.i32_le(nj);
-        for b in &self.joints {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bone_entries(&mut w, &self.joints)?;
         w.i32_nul_string(self.skeleton_guid.as_bytes())?;
         w.i32_nul_string(self.skeleton_path.as_bytes())?;
         w.compact_count(self.anim_bones.len())?;

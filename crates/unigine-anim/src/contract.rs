@@ -3,8 +3,8 @@
 use std::any::Any;
 
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary};
-use parsing_primitives::RawString;
+use meshfmt_core::{ClipSummary, Converted, Counts, Feature, Model, Summary};
+use unigine_common::summary::hierarchy;
 
 use crate::{AnimFile, CoreOptions, Error, ReadOptions, TargetVersion, WriteOptions};
 
@@ -246,13 +246,4 @@ impl FormatFile for AnimFile {
     fn as_any(&self) -> &dyn Any {
         self
     }
-}
-
-/// The hierarchy of bones given as (name, parent index, negative for a root); `None`
-/// without bones.
-fn hierarchy<'a>(bones: impl Iterator<Item = (&'a RawString, i32)>) -> Option<SkeletonSummary> {
-    let (names, parents): (Vec<String>, Vec<Option<usize>>) = bones
-        .map(|(name, parent)| (name.to_string_lossy(), usize::try_from(parent).ok()))
-        .unzip();
-    (!names.is_empty()).then(|| SkeletonSummary::from_parents(&names, &parents))
 }

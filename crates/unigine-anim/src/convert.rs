@@ -3,10 +3,11 @@
 //! The files store no frame rate; every function takes `fps` (use [`crate::DEFAULT_FPS`],
 //! 30, when nothing better is known). Frame `f` is at time `f / fps`.
 
+use meshfmt_core::bone_tracks::BoneTracks;
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{
     Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind, Model,
-    Skeleton, Track, Transform,
+    Skeleton, Transform,
 };
 use parsing_primitives::RawString;
 
@@ -208,52 +209,6 @@ fn clip_from_frames(
     Ok(Clip { name, channels })
 }
 
-/// Per bone, the tracks [`Clip::sample`] would apply: for each kind, the last channel's
-/// non-empty track (later channels override earlier ones); channels for bones outside
-/// the skeleton are ignored, as `sample` ignores them. Sampling through these costs one
-/// step per bone and frame, however many channels the clip has.
-type BoneTracks<'a> = (
-    Option<&'a Track<Vec3>>,
-    Option<&'a Track<Quat>>,
-    Option<&'a Track<Vec3>>,
-);
-
-fn bone_tracks(clip: &Clip, bones: usize) -> Vec<BoneTracks<'_>> {
-    fn used<T>(t: &Track<T>) -> bool {
-        t.times.len().min(t.values.len()) > 0
-    }
-    let mut out: Vec<BoneTracks<'_>> = vec![(None, None, None); bones];
-    for c in &clip.channels {
-        if let Some(b) = out.get_mut(c.bone) {
-            if used(&c.translation) {
-                b.0 = Some(&c.translation);
-            }
-            if used(&c.rotation) {
-                b.1 = Some(&c.rotation);
-            }
-            if used(&c.scale) {
-                b.2 = Some(&c.scale);
-            }
-        }
-    }
-    out
-}
-
-/// [`Clip::sample`] for one bone through its [`bone_tracks`].
-fn sample_bone(tracks: &BoneTracks<'_>, rest: Transform, time: f32) -> Transform {
-    let mut local = rest;
-    if let Some(t) = tracks.0.and_then(|t| t.sample(time)) {
-        local.translation = t;
-    }
-    if let Some(r) = tracks.1.and_then(|t| t.sample(time)) {
-        local.rotation = r.normalize();
-    }
-    if let Some(s) = tracks.2.and_then(|t| t.sample(time)) {
-        local.scale = s;
-    }
-    local
-}
-
 /// Samples a clip on the frame grid into per-frame values for the given bones. Each
 /// frame's values and the `key_bytes` the caller encodes them into are charged to
 /// `budget` first (through [`Clip::frame_times`]).
@@ -282,7 +237,7 @@ fn frames_from_clip(
     if bones.is_empty() {
         return Ok(out);
     }
-    let tracks = bone_tracks(clip, skeleton.len());
+    let tracks = BoneTracks::of_clip(clip, skeleton.len());
     let total = times.len().saturating_mul(bones.len());
     out.translation.reserve_exact(total);
     out.rotation.reserve_exact(total);
@@ -290,7 +245,7 @@ fn frames_from_clip(
     for &t in &times {
         for &b in bones {
             let l = match (tracks.get(b), skeleton.bones.get(b)) {
-                (Some(tr), Some(bone)) => sample_bone(tr, bone.rest, t),
+                (Some(tr), Some(bone)) => tr.sample(bone.rest, t),
                 _ => Transform::IDENTITY,
             };
             out.translation.push(l.translation.to_array());

@@ -82,7 +82,10 @@ pub mod convert;
 mod error;
 pub mod values;
 
-use parsing_primitives::{Budget, Limits, Reader};
+use parsing_primitives::{Budget, Reader};
+use unigine_common::magic::{self, Dispatch};
+
+pub use unigine_common::ReadOptions;
 
 pub use an10::An10;
 pub use an12::An12;
@@ -103,25 +106,12 @@ pub const MAGICS: [&[u8; 4]; 4] = [b"as08", b"an10", b"an11", b"an12"];
 
 /// True when `data` starts with a UNIGINE animation magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
-    data.get(..4)
-        .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
+    magic::sniff(data, &MAGICS)
 }
 
-/// True for a magic of a known family with an unknown version number (`an13`): such
-/// files are rejected as unsupported versions rather than as non-animations.
-fn looks_versioned(m: &[u8; 4]) -> bool {
-    (&m[..2] == b"an" || &m[..2] == b"as") && m[2].is_ascii_digit() && m[3].is_ascii_digit()
-}
-
-/// Reading choices.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOptions {
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
-    /// write of a whole conversion); `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
-}
+/// The families whose unknown versions (`an13`) are rejected as unsupported versions
+/// rather than as non-animations.
+const FAMILIES: [&[u8; 2]; 2] = [b"an", b"as"];
 
 /// An animation file of any supported version.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,20 +164,19 @@ pub fn read(data: &[u8]) -> Result<AnimFile> {
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
-    let magic: [u8; 4] = r
-        .peek(4)
-        .map_err(Error::Decode)?
-        .try_into()
-        .unwrap_or([0; 4]);
-    match &magic {
-        b"an10" => Ok(AnimFile::An10(an10::read(&mut r)?)),
-        b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
-        b"an11" => Ok(AnimFile::An11(an11::read(&mut r)?)),
-        b"an12" => Ok(AnimFile::An12(an12::read(&mut r)?)),
-        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
-            String::from_utf8_lossy(m).into_owned(),
+    let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
+    let table: [(&[u8; 4], fn(&mut Reader<'_>) -> Result<AnimFile>); 4] = [
+        (b"as08", |r| Ok(AnimFile::As08(as08::read(r)?))),
+        (b"an10", |r| Ok(AnimFile::An10(an10::read(r)?))),
+        (b"an11", |r| Ok(AnimFile::An11(an11::read(r)?))),
+        (b"an12", |r| Ok(AnimFile::An12(an12::read(r)?))),
+    ];
+    match magic::dispatch(&magic, &table, &FAMILIES) {
+        Dispatch::Known(read) => read(&mut r),
+        Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(&magic).into_owned(),
         )),
-        _ => Err(Error::NotAnAnimation(magic)),
+        Dispatch::Foreign => Err(Error::NotAnAnimation(magic)),
     }
 }
 

@@ -5,10 +5,11 @@ use std::any::Any;
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
 use meshfmt_core::summary::{points_box, stored_box, union};
 use meshfmt_core::{
-    Attribute, ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary,
-    SurfaceSummary,
+    Attribute, ClipSummary, Converted, Counts, Feature, Model, Summary, SurfaceSummary,
 };
 use parsing_primitives::RawString;
+
+use unigine_common::summary::hierarchy;
 
 use crate::ms14::{StoredBlock, SurfaceBlocks};
 
@@ -208,12 +209,9 @@ impl FormatFile for MeshFile {
                 let blocks: Vec<&StoredBlock> = k.blocks.iter().collect();
                 ms1x_detail(&k.mesh, &blocks, &mut s);
             }
-            MeshFile::Sn10(n) if !n.joints.is_empty() => {
-                s.skeleton = Some(skeleton(
-                    n.joints.iter().map(|j| (&j.name, i32::from(j.parent))),
-                ));
+            MeshFile::Sn10(n) => {
+                s.skeleton = hierarchy(n.joints.iter().map(|j| (&j.name, i32::from(j.parent))));
             }
-            MeshFile::Sn10(_) => {}
             MeshFile::Mi08(m) => old_detail(
                 m.surfaces.iter().map(|x| OldSurface {
                     name: &x.name,
@@ -237,9 +235,7 @@ impl FormatFile for MeshFile {
                     }),
                     &mut s,
                 );
-                if !m.bones.is_empty() {
-                    s.skeleton = Some(skeleton(m.bones.iter().map(|b| (&b.name, b.parent))));
-                }
+                s.skeleton = hierarchy(m.bones.iter().map(|b| (&b.name, b.parent)));
                 // Frame 0 is the bind pose; the rest form the one animation.
                 if m.num_frames > 1 {
                     s.animations.push(ClipSummary::frames(
@@ -327,14 +323,6 @@ impl FormatFile for MeshFile {
     }
 }
 
-/// The hierarchy of bones given as (name, parent index, negative for a root).
-fn skeleton<'a>(bones: impl Iterator<Item = (&'a RawString, i32)>) -> SkeletonSummary {
-    let (names, parents): (Vec<String>, Vec<Option<usize>>) = bones
-        .map(|(name, parent)| (name.to_string_lossy(), usize::try_from(parent).ok()))
-        .unzip();
-    SkeletonSummary::from_parents(&names, &parents)
-}
-
 /// `u8`, `u16` or `u32`: the index type of an array addressing `count` elements.
 fn index_type(count: usize) -> &'static str {
     match crate::common::index_width(count) {
@@ -419,11 +407,7 @@ fn ms1x_detail(m: &crate::Ms1x, blocks: &[&StoredBlock], s: &mut Summary) {
                 .flat_map(|t| t.vertices.iter().copied()),
         );
     }
-    if !m.bones.is_empty() {
-        s.skeleton = Some(skeleton(
-            m.bones.iter().map(|b| (&b.name, i32::from(b.parent))),
-        ));
-    }
+    s.skeleton = hierarchy(m.bones.iter().map(|b| (&b.name, i32::from(b.parent))));
     s.animations = m
         .animations
         .iter()

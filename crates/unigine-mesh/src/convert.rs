@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+use meshfmt_core::bone_tracks::BoneTracks;
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
     Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind,
@@ -1305,52 +1306,6 @@ impl Mi08 {
     }
 }
 
-/// Per bone, the tracks [`Clip::sample`] would apply: for each kind, the last channel's
-/// non-empty track (later channels override earlier ones). Channels for bones outside
-/// the skeleton are ignored, as `sample` ignores them. Sampling through this costs one
-/// step per bone and frame however many channels the clip has.
-type BoneTracks<'a> = (
-    Option<&'a Track<Vec3>>,
-    Option<&'a Track<Quat>>,
-    Option<&'a Track<Vec3>>,
-);
-
-fn bone_tracks(clip: &Clip, bones: usize) -> Vec<BoneTracks<'_>> {
-    fn used<T>(t: &Track<T>) -> bool {
-        t.times.len().min(t.values.len()) > 0
-    }
-    let mut out: Vec<BoneTracks<'_>> = vec![(None, None, None); bones];
-    for c in &clip.channels {
-        if let Some(b) = out.get_mut(c.bone) {
-            if used(&c.translation) {
-                b.0 = Some(&c.translation);
-            }
-            if used(&c.rotation) {
-                b.1 = Some(&c.rotation);
-            }
-            if used(&c.scale) {
-                b.2 = Some(&c.scale);
-            }
-        }
-    }
-    out
-}
-
-/// [`Clip::sample`] for one bone through its [`bone_tracks`].
-fn sample_bone(tracks: &BoneTracks<'_>, rest: Transform, time: f32) -> Transform {
-    let mut local = rest;
-    if let Some(t) = tracks.0.and_then(|t| t.sample(time)) {
-        local.translation = t;
-    }
-    if let Some(r) = tracks.1.and_then(|t| t.sample(time)) {
-        local.rotation = r.normalize();
-    }
-    if let Some(s) = tracks.2.and_then(|t| t.sample(time)) {
-        local.scale = s;
-    }
-    local
-}
-
 impl Ms08 {
     /// The file as a meshfmt-core model: frame 0 is the bind pose (the bones' rest
     /// transforms); frames 1.. become one clip, [`FPS`] apart. Weights are /255 and
@@ -1547,10 +1502,10 @@ impl Ms08 {
                 })?;
             // Without bones a frame is nothing but a count.
             if nb > 0 {
-                let tracks = bone_tracks(clip, nb);
+                let tracks = BoneTracks::of_clip(clip, nb);
                 for time in times {
                     for (b, t) in m.skeleton.bones.iter().zip(&tracks) {
-                        let pose = sample_bone(t, b.rest, time);
+                        let pose = t.sample(b.rest, time);
                         let off = off_x(&pose);
                         if off != 0.0 {
                             animated_non_uniform += 1;

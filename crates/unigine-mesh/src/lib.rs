@@ -110,7 +110,10 @@ pub mod sn10;
 pub mod spatial;
 pub mod tangent;
 
-use parsing_primitives::{Budget, Limits, Reader};
+use parsing_primitives::{Budget, Reader};
+use unigine_common::magic::{self, Dispatch};
+
+pub use unigine_common::ReadOptions;
 
 pub use common::{BindTransform, Bounds};
 pub use contract::{FORMAT, UnigineMesh};
@@ -129,27 +132,12 @@ pub const MAGICS: [&[u8; 4]; 9] = [
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
-    data.get(..4)
-        .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
+    magic::sniff(data, &MAGICS)
 }
 
-/// True for a magic of a known family with an unknown version number (`ms16`): such
-/// files are rejected as unsupported versions rather than as non-meshes.
-fn looks_versioned(m: &[u8; 4]) -> bool {
-    [&b"mi"[..], b"ms", b"sk", b"sn"].contains(&&m[..2])
-        && m[2].is_ascii_digit()
-        && m[3].is_ascii_digit()
-}
-
-/// Reading choices.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOptions {
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
-    /// write of a whole conversion); `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
-}
+/// The families whose unknown versions (`ms16`) are rejected as unsupported versions
+/// rather than as non-meshes.
+const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
 
 /// A mesh file of any supported version.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,25 +207,31 @@ pub fn read(data: &[u8]) -> Result<MeshFile> {
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
-    let magic: [u8; 4] = r
-        .peek(4)
-        .map_err(Error::Decode)?
-        .try_into()
-        .unwrap_or([0; 4]);
-    match &magic {
-        b"mi08" => Ok(MeshFile::Mi08(old::read_mi08(&mut r)?)),
-        b"ms08" => Ok(MeshFile::Ms08(old::read_ms08(&mut r)?)),
-        b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
-        b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
-        b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
-        b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
-        b"ms15" => Ok(MeshFile::Ms15(ms15::read(&mut r)?)),
-        b"sk10" => Ok(MeshFile::Sk10(sk10::read(&mut r)?)),
-        b"sn10" => Ok(MeshFile::Sn10(sn10::read(&mut r)?)),
-        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
-            String::from_utf8_lossy(m).into_owned(),
+    let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
+    type ReadFn = fn(&mut Reader<'_>) -> Result<MeshFile>;
+    let table: [(&[u8; 4], ReadFn); 9] = [
+        (b"mi08", |r| Ok(MeshFile::Mi08(old::read_mi08(r)?))),
+        (b"ms08", |r| Ok(MeshFile::Ms08(old::read_ms08(r)?))),
+        (b"ms10", |r| {
+            Ok(MeshFile::Ms1x(ms1x::read(r, Ms1xVersion::Ms10)?))
+        }),
+        (b"ms11", |r| {
+            Ok(MeshFile::Ms1x(ms1x::read(r, Ms1xVersion::Ms11)?))
+        }),
+        (b"ms13", |r| {
+            Ok(MeshFile::Ms1x(ms1x::read(r, Ms1xVersion::Ms13)?))
+        }),
+        (b"ms14", |r| Ok(MeshFile::Ms14(ms14::read(r)?))),
+        (b"ms15", |r| Ok(MeshFile::Ms15(ms15::read(r)?))),
+        (b"sk10", |r| Ok(MeshFile::Sk10(sk10::read(r)?))),
+        (b"sn10", |r| Ok(MeshFile::Sn10(sn10::read(r)?))),
+    ];
+    match magic::dispatch(&magic, &table, &FAMILIES) {
+        Dispatch::Known(read) => read(&mut r),
+        Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(&magic).into_owned(),
         )),
-        _ => Err(Error::NotAMesh(magic)),
+        Dispatch::Foreign => Err(Error::NotAMesh(magic)),
     }
 }
 

@@ -17,11 +17,12 @@
 use parsing_primitives::{Budget, RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
+use unigine_common::bones::{read_bones, write_bones};
+
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
-    HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_bones, read_geometry,
-    write_geometry_with,
+    HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_geometry, write_geometry_with,
 };
 use crate::spatial::SpatialTree;
 
@@ -622,11 +623,7 @@ impl Ms14 {
         w.compact_u32(stt.unsigned_abs());
         w.le_slice(&bounds.to_array());
         if layout == Layout::Ms14 {
-            w.compact_count(m.bones.len())?;
-            for b in &m.bones {
-                w.compact_nul_string(b.name.as_bytes())?;
-                w.i16_le(b.parent);
-            }
+            write_bones(&mut w, &m.bones)?;
         }
         write_surface_headers(&mut w, &m.surfaces, &surface_bounds, layout)?;
         w.i64_le(estimate);

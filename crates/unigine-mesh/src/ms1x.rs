@@ -8,6 +8,10 @@
 use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
 
+pub use unigine_common::BoneInfo;
+use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
+use unigine_common::keys::{RotationRange, frame_keys, key_flags, read_key, write_key};
+
 use crate::FORMAT_NAME;
 use crate::common::{
     BindTransform, Bounds, MAX_NAME, first_out_of_range, index_width, read_bounds, read_indices,
@@ -45,45 +49,9 @@ impl Ms1xVersion {
     }
 }
 
-/// A bone of the hierarchy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoneInfo {
-    /// Name.
-    pub name: RawString,
-    /// Parent index, -1 for a root.
-    pub parent: i16,
-}
-
-/// One bone's key in one frame of an embedded animation. A component is `Some` when
-/// the frame stores it (its flag bit is set); the flag byte is derived from these.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct FrameKey {
-    /// Translation x, y, z (flag bits 0, 1, 2).
-    pub translation: [Option<f32>; 3],
-    /// Rotation quaternion x, y, z, w in units of 1/32767 (flag bit 3).
-    pub rotation: Option<[i16; 4]>,
-    /// Scale x, y, z (flag bits 4, 5, 6).
-    pub scale: [Option<f32>; 3],
-}
-
-impl FrameKey {
-    /// The flag byte: bit 0..2 translation, 3 rotation, 4..6 scale.
-    pub fn flags(&self) -> u8 {
-        let mut f = 0u8;
-        for k in 0..3 {
-            if self.translation[k].is_some() {
-                f |= 1 << k;
-            }
-            if self.scale[k].is_some() {
-                f |= 0x10 << k;
-            }
-        }
-        if self.rotation.is_some() {
-            f |= 0x08;
-        }
-        f
-    }
-}
+/// One bone's key in one frame of an embedded animation: translation and scale as
+/// `f32`, rotation in units of 1/32767 (flag bits in [`unigine_common::keys`]).
+pub type FrameKey = unigine_common::Key<f32>;
 
 /// An animation stored inside the mesh (float translation and scale, i16 rotation,
 /// no bounding boxes).
@@ -106,22 +74,13 @@ pub struct EmbeddedAnimation {
 impl EmbeddedAnimation {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[FrameKey] {
-        let n = self.bones.len();
-        frame_range(f, n)
-            .and_then(|r| self.keys.get(r))
-            .unwrap_or(&[])
+        frame_keys(&self.keys, f, self.bones.len())
     }
 
     /// The flag byte the writer stores: the OR of every key's flags.
     pub fn key_flags(&self) -> u8 {
-        self.keys.iter().fold(0, |f, k| f | k.flags())
+        key_flags(&self.keys)
     }
-}
-
-/// Keys `f * n .. (f + 1) * n` of a frame-major table; `None` when that overflows.
-pub(crate) fn frame_range(f: usize, n: usize) -> Option<std::ops::Range<usize>> {
-    let start = f.checked_mul(n)?;
-    Some(start..start.checked_add(n)?)
 }
 
 /// One morph target's geometry: coordinate vertices and tangent vertices.
@@ -208,32 +167,6 @@ fn read_name<'a>(r: &mut Reader<'a>) -> parsing_primitives::Result<&'a [u8]> {
     r.compact_nul_string(MAX_NAME)
 }
 
-fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<FrameKey> {
-    let at = r.offset();
-    let flags = r.u8()?;
-    if flags & 0x80 != 0 {
-        return Err(r.invalid_at(
-            at,
-            format!("frame flags {flags:#04x} use the undefined bit 7"),
-        ));
-    }
-    let mut k = FrameKey::default();
-    for i in 0..3 {
-        if flags & (1 << i) != 0 {
-            k.translation[i] = Some(r.f32_le()?);
-        }
-    }
-    if flags & 0x08 != 0 {
-        k.rotation = Some(r.le::<[i16; 4]>()?);
-    }
-    for i in 0..3 {
-        if flags & (0x10 << i) != 0 {
-            k.scale[i] = Some(r.f32_le()?);
-        }
-    }
-    Ok(k)
-}
-
 /// A count that must be 0 or `expected`.
 fn count_zero_or(
     r: &mut Reader<'_>,
@@ -251,35 +184,6 @@ fn count_zero_or(
         ));
     }
     Ok(n)
-}
-
-/// The bone list: compact count, then each bone's name and `i16` parent (-1 or an
-/// index into the list, which may point to a later bone).
-pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
-    let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
-    read_bone_entries(r, num_bones)
-}
-
-/// `num_bones` bone entries (`str name; i16 parent`) after a count read by the caller
-/// (compact in ms1x/ms14, `i32` in sk10/sn10) and checked at 3 bytes per bone.
-pub(crate) fn read_bone_entries(
-    r: &mut Reader<'_>,
-    num_bones: usize,
-) -> parsing_primitives::Result<Vec<BoneInfo>> {
-    r.field("bones", |r| {
-        r.array(num_bones as u64, 3, |r| {
-            let name = RawString::from(read_name(r)?);
-            let at = r.offset();
-            let parent = r.i16_le()?;
-            if parent < -1 || parent as isize >= num_bones as isize {
-                return Err(r.invalid_at(
-                    at,
-                    format!("parent {parent} out of range ({num_bones} bones)"),
-                ));
-            }
-            Ok(BoneInfo { name, parent })
-        })
-    })
 }
 
 /// Reads an ms10/ms11 file (after [`crate::read`] chose the version by magic).
@@ -345,7 +249,9 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
                 let at = r.offset();
                 let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
                 let total = (num_frames as u64).saturating_mul(n as u64);
-                let keys = r.field("frames", |r| r.array(total, 1, read_key))?;
+                let keys = r.field("frames", |r| {
+                    r.array(total, 1, |r| read_key(r, RotationRange::AsStored))
+                })?;
                 let num_frames =
                     u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
                 Ok(EmbeddedAnimation {
@@ -579,25 +485,7 @@ impl Ms1x {
     /// binormal signs that fit a byte.
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        if nb > i16::MAX as usize {
-            return Err(invalid(format!(
-                "{nb} bones exceed the i16 bone index range"
-            )));
-        }
-        if self.bind_pose.len() != nb {
-            return Err(invalid(format!(
-                "{} bind transforms for {nb} bones",
-                self.bind_pose.len()
-            )));
-        }
-        for (i, b) in self.bones.iter().enumerate() {
-            if b.parent < -1 || b.parent as isize >= nb as isize {
-                return Err(invalid(format!(
-                    "bone {i}: parent {} out of range",
-                    b.parent
-                )));
-            }
-        }
+        check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
         if self.version == Ms1xVersion::Ms13 && !self.animations.is_empty() {
             return Err(invalid("ms13 has no embedded animations"));
         }
@@ -758,11 +646,7 @@ impl Ms1x {
         let magic = self.version.magic();
         w.bytes(magic);
         w.le_slice(&bounds.to_array());
-        w.compact_count(self.bones.len())?;
-        for b in &self.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bones(&mut w, &self.bones)?;
         let has_animations = self.version != Ms1xVersion::Ms13;
         if has_animations {
             w.compact_count(self.animations.len())?;
@@ -791,16 +675,7 @@ impl Ms1x {
             w.u8(a.key_flags());
             w.compact_u32(a.num_frames);
             for k in &a.keys {
-                w.u8(k.flags());
-                for t in k.translation.iter().flatten() {
-                    w.f32_le(*t);
-                }
-                if let Some(q) = &k.rotation {
-                    w.le_slice(q);
-                }
-                for s in k.scale.iter().flatten() {
-                    w.f32_le(*s);
-                }
+                write_key(&mut w, k);
             }
         }
         for s in &self.surfaces {

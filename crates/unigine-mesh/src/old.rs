@@ -9,6 +9,8 @@
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;
+use unigine_common::bones::{check_bone1x_parents, read_bone1x_entries, write_bone1x_entries};
+
 use crate::common::{Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 
@@ -58,14 +60,8 @@ pub struct Mi08 {
     pub surfaces: Vec<Mi08Surface>,
 }
 
-/// A bone of an ms08 file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ms08Bone {
-    /// Name.
-    pub name: RawString,
-    /// Parent index, -1 for a root.
-    pub parent: i32,
-}
+/// A bone of an ms08 file (`i32`-length name, `i32` parent; shared with as08).
+pub type Ms08Bone = unigine_common::bones::Bone1x;
 
 /// One bone's transform in one ms08 frame: position, uniform scale, rotation.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -151,10 +147,7 @@ pub struct Ms08 {
 impl Ms08 {
     /// The transforms of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[BoneFrame] {
-        let n = self.bones.len();
-        crate::ms1x::frame_range(f, n)
-            .and_then(|r| self.frames.get(r))
-            .unwrap_or(&[])
+        unigine_common::keys::frame_keys(&self.frames, f, self.bones.len())
     }
 }
 
@@ -262,17 +255,7 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
 pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
     r.field("magic", |r| r.magic(b"ms08"))?;
     let nb = r.field("num_bones", |r| r.i32_count(9))?;
-    let bones = r.field("bones", |r| {
-        r.array(nb as u64, 9, |r| {
-            let n = name(r)?;
-            let at = r.offset();
-            let parent = r.i32_le()?;
-            if parent < -1 || parent as i64 >= nb as i64 {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
-            }
-            Ok(Ms08Bone { name: n, parent })
-        })
-    })?;
+    let bones = read_bone1x_entries(r, nb, 9)?;
     let at = r.offset();
     let num_frames = r.field("num_frames", |r| {
         let n = r.i32_le()?;
@@ -489,14 +472,7 @@ impl Ms08 {
     /// Checks what [`Ms08::write`] relies on.
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        for (i, b) in self.bones.iter().enumerate() {
-            if b.parent < -1 || b.parent as i64 >= nb as i64 {
-                return Err(invalid(format!(
-                    "bone {i}: parent {} out of range",
-                    b.parent
-                )));
-            }
-        }
+        check_bone1x_parents(&self.bones).map_err(invalid)?;
         if self.frames.len() as u64 != u64::from(self.num_frames) * nb as u64 {
             return Err(invalid(format!(
                 "{} bone frames for {} frames of {nb} bones",
@@ -537,10 +513,7 @@ impl Ms08 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"ms08");
         write_count(&mut w, self.bones.len())?;
-        for b in &self.bones {
-            w.i32_nul_string(b.name.as_bytes())?;
-            w.i32_le(b.parent);
-        }
+        write_bone1x_entries(&mut w, &self.bones)?;
         let n = i32::try_from(self.num_frames).map_err(|_| invalid("too many frames"))?;
         w.i32_le(n);
         for f in &self.frames {

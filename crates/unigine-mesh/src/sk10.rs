@@ -39,7 +39,9 @@ use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
-use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len, read_bone_entries};
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
+
+use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len};
 use crate::ms14::{
     Layout, StoredBlock, decode_surfaces, geometry_contents, memory_estimate_for,
     read_geometry_blocks, read_offsets, read_surface_headers, write_geometry_blocks,
@@ -165,10 +167,7 @@ impl Sk10 {
         // check() bounds the joint count by i16::MAX.
         let nj = m.bones.len() as i32;
         w.i32_le(nj);
-        for b in &m.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bone_entries(&mut w, &m.bones)?;
         for pose in [&m.bind_pose, &self.rest_pose] {
             w.i32_le(nj);
             let a: Vec<[f32; 10]> = pose.iter().map(BindTransform::to_array).collect();

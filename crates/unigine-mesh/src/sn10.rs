@@ -32,7 +32,10 @@ use parsing_primitives::{RawString, Reader, Writer};
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, Bounds, MAX_NAME};
 use crate::error::{Result, invalid};
-use crate::ms1x::{BoneInfo, Ms1x, Ms1xVersion, read_bone_entries};
+use unigine_common::BoneInfo;
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
+
+use crate::ms1x::{Ms1x, Ms1xVersion};
 
 /// A named list of per-joint values (blend mask, blend time or weight profile).
 #[derive(Debug, Clone, PartialEq)]
@@ -178,10 +181,7 @@ impl Sn10 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"sn10");
         w.i32_le(count32(self.joints.len(), "joints")?);
-        for b in &self.joints {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bone_entries(&mut w, &self.joints)?;
         let pose: Vec<[f32; 10]> = self.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
         w.bytes(b"sn10");

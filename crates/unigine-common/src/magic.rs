@@ -1,0 +1,50 @@
+//! Magic sniffing and version-family dispatch: every UNIGINE file starts with a
+//! four-byte magic of a two-letter family and a two-digit version (`ms11`, `an10`).
+
+use parsing_primitives::Reader;
+
+/// True when `data` starts with one of `magics`. Never allocates.
+pub fn sniff(data: &[u8], magics: &[&[u8; 4]]) -> bool {
+    data.get(..4)
+        .is_some_and(|head| magics.iter().any(|m| head == &m[..]))
+}
+
+/// True for a magic of one of `families` (`b"ms"`) followed by two digits: a file of
+/// a known family whose version may be unknown (`ms16`), which readers reject as an
+/// unsupported version rather than as another format.
+pub fn looks_versioned(magic: &[u8; 4], families: &[&[u8; 2]]) -> bool {
+    families.iter().any(|f| magic[..2] == f[..])
+        && magic[2].is_ascii_digit()
+        && magic[3].is_ascii_digit()
+}
+
+/// The first four bytes without consuming them (zeros when the reader holds four
+/// bytes, which [`Reader::peek`] guarantees on success).
+pub fn peek_magic(r: &Reader<'_>) -> parsing_primitives::Result<[u8; 4]> {
+    Ok(r.peek(4)?.try_into().unwrap_or([0; 4]))
+}
+
+/// What a magic is to a reader of one family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch<V> {
+    /// A known version.
+    Known(V),
+    /// A known family with an unknown version number (the magic as text).
+    UnsupportedVersion,
+    /// Not this family at all.
+    Foreign,
+}
+
+/// Looks `magic` up in `(magic, version)` pairs, telling unknown versions of the
+/// `families` apart from other formats.
+pub fn dispatch<V: Copy>(
+    magic: &[u8; 4],
+    table: &[(&[u8; 4], V)],
+    families: &[&[u8; 2]],
+) -> Dispatch<V> {
+    match table.iter().find(|(m, _)| *m == magic) {
+        Some((_, v)) => Dispatch::Known(*v),
+        None if looks_versioned(magic, families) => Dispatch::UnsupportedVersion,
+        None => Dispatch::Foreign,
+    }
+}
