@@ -51,24 +51,7 @@ impl From<Error> for FormatError {
     }
 }
 
-const VERSIONS: &[&str] = &[
-    "ms11", "mi08", "ms08", "ms10", "ms13", "ms14", "ms15", "sk10", "sn10",
-];
-
-fn target(version: &str) -> Option<TargetVersion> {
-    Some(match version {
-        "mi08" => TargetVersion::Mi08,
-        "ms08" => TargetVersion::Ms08,
-        "ms10" => TargetVersion::Ms10,
-        "ms11" => TargetVersion::Ms11,
-        "ms13" => TargetVersion::Ms13,
-        "ms14" => TargetVersion::Ms14,
-        "ms15" => TargetVersion::Ms15,
-        "sk10" => TargetVersion::Sk10,
-        "sn10" => TargetVersion::Sn10,
-        _ => return None,
-    })
-}
+const VERSIONS: &[&str] = &crate::versions::NAMES;
 
 impl Format for UnigineMesh {
     fn name(&self) -> &'static str {
@@ -92,50 +75,11 @@ impl Format for UnigineMesh {
     }
 
     fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        match ext {
-            "smesh" => Some("ms08"),
-            "mesh_skinned" => Some("sk10"),
-            "skeleton" => Some("sn10"),
-            _ => None,
-        }
+        crate::versions::version_for_extension(ext)
     }
 
     fn holds(&self, version: Option<&str>) -> &'static [Feature] {
-        use Feature::*;
-        match version.unwrap_or("ms11") {
-            "ms10" | "ms11" => &[
-                Geometry,
-                Normals,
-                Tangents,
-                Uv0,
-                Uv1,
-                Colors,
-                Skin,
-                Skeleton,
-                Animation,
-                MorphTargets,
-                Names,
-            ],
-            "ms13" | "ms14" | "sk10" => &[
-                Geometry,
-                Normals,
-                Tangents,
-                Uv0,
-                Uv1,
-                Colors,
-                Skin,
-                Skeleton,
-                MorphTargets,
-                Names,
-            ],
-            "ms15" => &[Geometry, Normals, Tangents, Uv0, Uv1, Colors, Names],
-            "ms08" => &[
-                Geometry, Normals, Uv0, Uv1, Skin, Skeleton, Animation, Names,
-            ],
-            "mi08" => &[Geometry, Normals, Uv0, Uv1, Names],
-            "sn10" => &[Skeleton, Names],
-            _ => &[],
-        }
+        crate::versions::holds(version.unwrap_or(TargetVersion::default().name()))
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
@@ -163,8 +107,8 @@ impl Format for UnigineMesh {
         let name = cx
             .version
             .or_else(|| self.version_for_extension(&ext))
-            .unwrap_or("ms11");
-        let version = target(name).ok_or_else(|| FormatError::Unsupported {
+            .unwrap_or(TargetVersion::default().name());
+        let version = TargetVersion::from_name(name).ok_or_else(|| FormatError::Unsupported {
             format: crate::FORMAT_NAME,
             message: format!(
                 "cannot write version '{name}' (choose {})",

@@ -109,130 +109,29 @@ pub mod sk10;
 pub mod sn10;
 pub mod spatial;
 pub mod tangent;
+mod versions;
 
-use parsing_primitives::{Budget, Reader};
-use unigine_common::magic::{self, Dispatch};
+use unigine_common::magic;
 
 pub use unigine_common::ReadOptions;
 
 pub use common::{BindTransform, Bounds};
 pub use contract::{FORMAT, UnigineMesh};
-pub use convert::{COORDINATE_SYSTEM, CoreOptions, FPS, TargetVersion, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, FPS};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};
+pub use versions::{CoreOptions, MeshFile, TargetVersion, WriteOptions, read, read_with};
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 9] = [
-    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15", b"sk10", b"sn10",
-];
+pub const MAGICS: [&[u8; 4]; 9] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
     magic::sniff(data, &MAGICS)
-}
-
-/// The families whose unknown versions (`ms16`) are rejected as unsupported versions
-/// rather than as non-meshes.
-const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
-
-/// A mesh file of any supported version.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeshFile {
-    /// mi08 static mesh (UNIGINE 1.x).
-    Mi08(Mi08),
-    /// ms08 skinned mesh (UNIGINE 1.x).
-    Ms08(Ms08),
-    /// ms10, ms11 or ms13.
-    Ms1x(Ms1x),
-    /// ms14 (LZ4 blocks).
-    Ms14(ms14::Ms14),
-    /// ms15 (static, LZ4 blocks; from the documentation only).
-    Ms15(ms15::Ms15),
-    /// sk10 `.mesh_skinned` (LZ4 blocks, joints, bind and rest transforms; from the
-    /// documentation only).
-    Sk10(sk10::Sk10),
-    /// sn10 `.skeleton` (joints, bind pose, blend profiles; from the documentation only).
-    Sn10(sn10::Sn10),
-}
-
-impl MeshFile {
-    /// The version's magic as text (`"ms11"`).
-    pub fn version(&self) -> &'static str {
-        match self {
-            MeshFile::Mi08(_) => "mi08",
-            MeshFile::Ms14(_) => "ms14",
-            MeshFile::Ms15(_) => "ms15",
-            MeshFile::Sk10(_) => "sk10",
-            MeshFile::Sn10(_) => "sn10",
-            MeshFile::Ms08(_) => "ms08",
-            MeshFile::Ms1x(m) => match m.version {
-                Ms1xVersion::Ms10 => "ms10",
-                Ms1xVersion::Ms11 => "ms11",
-                Ms1xVersion::Ms13 => "ms13",
-            },
-        }
-    }
-
-    /// The file's bytes.
-    pub fn write(&self) -> Result<Vec<u8>> {
-        match self {
-            MeshFile::Mi08(m) => m.write(),
-            MeshFile::Ms08(m) => m.write(),
-            MeshFile::Ms1x(m) => m.write(),
-            MeshFile::Ms14(m) => m.write(),
-            MeshFile::Ms15(m) => m.write(),
-            MeshFile::Sk10(m) => m.write(),
-            MeshFile::Sn10(m) => m.write(),
-        }
-    }
-
-    /// Writes the file's bytes to `out`.
-    pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
-        out.write_all(&self.write()?)?;
-        Ok(())
-    }
-}
-
-/// Reads a mesh of any supported version with default options.
-pub fn read(data: &[u8]) -> Result<MeshFile> {
-    read_with(data, &ReadOptions::default())
-}
-
-/// Reads a mesh of any supported version.
-pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
-    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
-    let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    type ReadFn = fn(&mut Reader<'_>) -> Result<MeshFile>;
-    let table: [(&[u8; 4], ReadFn); 9] = [
-        (b"mi08", |r| Ok(MeshFile::Mi08(old::read_mi08(r)?))),
-        (b"ms08", |r| Ok(MeshFile::Ms08(old::read_ms08(r)?))),
-        (b"ms10", |r| {
-            Ok(MeshFile::Ms1x(ms1x::read(r, Ms1xVersion::Ms10)?))
-        }),
-        (b"ms11", |r| {
-            Ok(MeshFile::Ms1x(ms1x::read(r, Ms1xVersion::Ms11)?))
-        }),
-        (b"ms13", |r| {
-            Ok(MeshFile::Ms1x(ms1x::read(r, Ms1xVersion::Ms13)?))
-        }),
-        (b"ms14", |r| Ok(MeshFile::Ms14(ms14::read(r)?))),
-        (b"ms15", |r| Ok(MeshFile::Ms15(ms15::read(r)?))),
-        (b"sk10", |r| Ok(MeshFile::Sk10(sk10::read(r)?))),
-        (b"sn10", |r| Ok(MeshFile::Sn10(sn10::read(r)?))),
-    ];
-    match magic::dispatch(&magic, &table, &FAMILIES) {
-        Dispatch::Known(read) => read(&mut r),
-        Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
-            String::from_utf8_lossy(&magic).into_owned(),
-        )),
-        Dispatch::Foreign => Err(Error::NotAMesh(magic)),
-    }
 }
 
 #[cfg(test)]

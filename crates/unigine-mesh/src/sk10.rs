@@ -48,6 +48,16 @@ use crate::ms14::{
     write_surface_headers,
 };
 
+/// sk10: surface headers without lightmap bytes; joints, bind and rest poses and the
+/// skeleton reference are read and written here.
+pub(crate) const LAYOUT: Layout = Layout {
+    magic: b"sk10",
+    lightmap: false,
+    skinned: true,
+    compact_bones: false,
+    whole_file: false,
+};
+
 /// An sk10 file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sk10 {
@@ -101,7 +111,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     let skeleton_path = r.field("skeleton_path", |r| {
         r.i32_nul_string(MAX_NAME).map(RawString::from)
     })?;
-    let headers = read_surface_headers(r, Layout::Sk10)?;
+    let headers = read_surface_headers(r, LAYOUT)?;
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
     r.field("marker2", |r| r.magic(b"sk10"))?;
     let (positions, blocks) = read_geometry_blocks(r, headers.len())?;
@@ -175,7 +185,7 @@ impl Sk10 {
         }
         w.i32_nul_string(self.skeleton_guid.as_bytes())?;
         w.i32_nul_string(self.skeleton_path.as_bytes())?;
-        write_surface_headers(&mut w, &m.surfaces, &surface_bounds, Layout::Sk10)?;
+        write_surface_headers(&mut w, &m.surfaces, &surface_bounds, LAYOUT)?;
         w.i64_le(estimate);
         w.bytes(b"sk10");
         let offsets = write_geometry_blocks(&mut w, &geometry, |i| self.blocks.get(i));

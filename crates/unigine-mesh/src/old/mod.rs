@@ -6,6 +6,8 @@
 //! [`compress_normal`]; triangle indices are `u16` when the surface has fewer than
 //! 65,536 vertices, else `i32`.
 
+mod convert;
+
 use parsing_primitives::{RawString, Reader, Writer};
 
 use crate::FORMAT_NAME;

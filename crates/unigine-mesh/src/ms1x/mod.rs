@@ -5,6 +5,8 @@
 //! quaternion as `i16[4]`, the binormal sign being the sign of `w` (notes 5). Every
 //! count and string length is a compact int; only the three magics are raw.
 
+mod convert;
+
 use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
 

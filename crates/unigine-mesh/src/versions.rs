@@ -1,0 +1,414 @@
+//! The version list: every version this crate reads and writes, in one table
+//! ([`VERSIONS`]) that drives reading (by magic), writing and conversion (by
+//! [`TargetVersion`]), and the format contract's version names, extensions and
+//! feature lists; and [`MeshFile`], the file of any version.
+//!
+//! Each row names its version module's `read` and `from_core_in`; to add a version,
+//! see docs/ARCHITECTURE-unigine.md.
+
+use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
+use parsing_primitives::Reader;
+use unigine_common::ReadOptions;
+use unigine_common::magic::{self, Dispatch};
+
+use crate::error::{Error, Result};
+use crate::ms1x::{Ms1x, Ms1xVersion};
+use crate::old::{Mi08, Ms08};
+use crate::{FORMAT_NAME, ms14, ms15, sk10, sn10};
+
+/// Which version [`MeshFile::from_core`] writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// mi08 (static, UNIGINE 1.x).
+    Mi08,
+    /// ms08 (skinned, UNIGINE 1.x).
+    Ms08,
+    /// ms10 (UNIGINE 2.0, 7-byte tangents).
+    Ms10,
+    /// ms11 (UNIGINE 2.x).
+    #[default]
+    Ms11,
+    /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
+    Ms13,
+    /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
+    Ms14,
+    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
+    /// bones, weights and morph targets beyond the base geometry.
+    Ms15,
+    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
+    /// ms13 content in LZ4 blocks, with bind and rest transforms.
+    Sk10,
+    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
+    /// skeleton alone.
+    Sn10,
+}
+
+/// Writing choices for [`MeshFile::from_core`].
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// The version to write.
+    pub version: TargetVersion,
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget; `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+/// Conversion choices for [`MeshFile::to_core_with`].
+#[derive(Debug, Clone, Default)]
+pub struct CoreOptions {
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget (e.g. the one the file was read with);
+    /// `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+/// One supported version: what reading, writing, conversion and the format contract
+/// need to know about it.
+pub(crate) struct Version {
+    /// The magic (also the version's name).
+    pub magic: &'static [u8; 4],
+    /// What [`MeshFile::from_core`] is asked for.
+    pub target: TargetVersion,
+    /// A file extension that implies this version (`.smesh` is ms08).
+    pub extension: Option<&'static str>,
+    /// What the version can hold, for the format contract.
+    pub holds: &'static [Feature],
+    /// Reads a file whose magic matched.
+    pub read: fn(&mut Reader<'_>) -> Result<MeshFile>,
+    /// Encodes a meshfmt-core model in this version.
+    pub from_core: fn(&Model, &Budget) -> Result<Converted<MeshFile>>,
+}
+
+use Feature::{
+    Animation, Colors, Geometry, MorphTargets, Names, Normals, Skeleton, Skin, Tangents, Uv0, Uv1,
+};
+
+/// ms13 content: ms11 without embedded animations.
+const MS13_HOLDS: &[Feature] = &[
+    Geometry,
+    Normals,
+    Tangents,
+    Uv0,
+    Uv1,
+    Colors,
+    Skin,
+    Skeleton,
+    MorphTargets,
+    Names,
+];
+const MS11_HOLDS: &[Feature] = &[
+    Geometry,
+    Normals,
+    Tangents,
+    Uv0,
+    Uv1,
+    Colors,
+    Skin,
+    Skeleton,
+    Animation,
+    MorphTargets,
+    Names,
+];
+
+/// Every version, in file order (oldest first); the one list.
+pub(crate) const VERSIONS: [Version; 9] = [
+    Version {
+        magic: b"mi08",
+        target: TargetVersion::Mi08,
+        extension: None,
+        holds: &[Geometry, Normals, Uv0, Uv1, Names],
+        read: |r| Ok(MeshFile::Mi08(crate::old::read_mi08(r)?)),
+        from_core: |m, b| Ok(Mi08::from_core_in(m, b)?.map(MeshFile::Mi08)),
+    },
+    Version {
+        magic: b"ms08",
+        target: TargetVersion::Ms08,
+        extension: Some("smesh"),
+        holds: &[
+            Geometry, Normals, Uv0, Uv1, Skin, Skeleton, Animation, Names,
+        ],
+        read: |r| Ok(MeshFile::Ms08(crate::old::read_ms08(r)?)),
+        from_core: |m, b| Ok(Ms08::from_core_in(m, b)?.map(MeshFile::Ms08)),
+    },
+    Version {
+        magic: b"ms10",
+        target: TargetVersion::Ms10,
+        extension: None,
+        holds: MS11_HOLDS,
+        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms10)?)),
+        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms10, b)?.map(MeshFile::Ms1x)),
+    },
+    Version {
+        magic: b"ms11",
+        target: TargetVersion::Ms11,
+        extension: None,
+        holds: MS11_HOLDS,
+        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms11)?)),
+        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms11, b)?.map(MeshFile::Ms1x)),
+    },
+    Version {
+        magic: b"ms13",
+        target: TargetVersion::Ms13,
+        extension: None,
+        holds: MS13_HOLDS,
+        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms13)?)),
+        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms13, b)?.map(MeshFile::Ms1x)),
+    },
+    Version {
+        magic: b"ms14",
+        target: TargetVersion::Ms14,
+        extension: None,
+        holds: MS13_HOLDS,
+        read: |r| Ok(MeshFile::Ms14(ms14::read(r)?)),
+        from_core: |m, b| Ok(ms14::Ms14::from_core_in(m, b)?.map(MeshFile::Ms14)),
+    },
+    Version {
+        magic: b"ms15",
+        target: TargetVersion::Ms15,
+        extension: None,
+        holds: &[Geometry, Normals, Tangents, Uv0, Uv1, Colors, Names],
+        read: |r| Ok(MeshFile::Ms15(ms15::read(r)?)),
+        from_core: |m, b| Ok(ms15::Ms15::from_core_in(m, b)?.map(MeshFile::Ms15)),
+    },
+    Version {
+        magic: b"sk10",
+        target: TargetVersion::Sk10,
+        extension: Some("mesh_skinned"),
+        holds: MS13_HOLDS,
+        read: |r| Ok(MeshFile::Sk10(sk10::read(r)?)),
+        from_core: |m, b| Ok(sk10::Sk10::from_core_in(m, b)?.map(MeshFile::Sk10)),
+    },
+    Version {
+        magic: b"sn10",
+        target: TargetVersion::Sn10,
+        extension: Some("skeleton"),
+        holds: &[Skeleton, Names],
+        read: |r| Ok(MeshFile::Sn10(sn10::read(r)?)),
+        from_core: |m, b| Ok(sn10::Sn10::from_core_in(m, b)?.map(MeshFile::Sn10)),
+    },
+];
+
+/// The magic as text (every magic is ASCII).
+const fn magic_name(magic: &'static [u8; 4]) -> &'static str {
+    match std::str::from_utf8(magic) {
+        Ok(s) => s,
+        Err(_) => "",
+    }
+}
+
+/// Every magic, in [`VERSIONS`] order.
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = {
+    let mut out = [b"\0\0\0\0"; VERSIONS.len()];
+    let mut i = 0;
+    while i < VERSIONS.len() {
+        out[i] = VERSIONS[i].magic;
+        i += 1;
+    }
+    out
+};
+
+/// Every version's name, the default ([`TargetVersion::default`]) first: the format
+/// contract's list.
+pub(crate) const NAMES: [&str; VERSIONS.len()] = {
+    let mut out = [""; VERSIONS.len()];
+    let mut n = 1;
+    let mut i = 0;
+    while i < VERSIONS.len() {
+        let name = magic_name(VERSIONS[i].magic);
+        if matches!(VERSIONS[i].target, TargetVersion::Ms11) {
+            out[0] = name;
+        } else {
+            out[n] = name;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// The families whose unknown versions (`ms16`) are rejected as unsupported versions
+/// rather than as non-meshes.
+const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
+
+impl TargetVersion {
+    /// This version's row of [`VERSIONS`].
+    pub(crate) fn entry(self) -> &'static Version {
+        // Every variant has a row (tests/versions check it); ms11 is the fallback.
+        VERSIONS
+            .iter()
+            .find(|v| v.target == self)
+            .unwrap_or(&VERSIONS[3])
+    }
+
+    /// The version's magic as text (`"ms11"`).
+    pub fn name(self) -> &'static str {
+        magic_name(self.entry().magic)
+    }
+
+    /// The version called `name` (`"ms14"`).
+    pub fn from_name(name: &str) -> Option<TargetVersion> {
+        VERSIONS
+            .iter()
+            .find(|v| v.magic == name.as_bytes())
+            .map(|v| v.target)
+    }
+}
+
+/// The version a file extension implies (`smesh`: ms08), if any.
+pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
+    VERSIONS
+        .iter()
+        .find(|v| v.extension == Some(ext))
+        .map(|v| magic_name(v.magic))
+}
+
+/// What `version` can hold (nothing for an unknown name).
+pub(crate) fn holds(version: &str) -> &'static [Feature] {
+    TargetVersion::from_name(version).map_or(&[], |t| t.entry().holds)
+}
+
+/// A mesh file of any supported version.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum MeshFile {
+    /// mi08 static mesh (UNIGINE 1.x).
+    Mi08(Mi08),
+    /// ms08 skinned mesh (UNIGINE 1.x).
+    Ms08(Ms08),
+    /// ms10, ms11 or ms13.
+    Ms1x(Ms1x),
+    /// ms14 (LZ4 blocks).
+    Ms14(ms14::Ms14),
+    /// ms15 (static, LZ4 blocks; from the documentation only).
+    Ms15(ms15::Ms15),
+    /// sk10 `.mesh_skinned` (LZ4 blocks, joints, bind and rest transforms; from the
+    /// documentation only).
+    Sk10(sk10::Sk10),
+    /// sn10 `.skeleton` (joints, bind pose, blend profiles; from the documentation only).
+    Sn10(sn10::Sn10),
+}
+
+impl MeshFile {
+    /// The version's magic as text (`"ms11"`).
+    pub fn version(&self) -> &'static str {
+        self.target().name()
+    }
+
+    /// The version, as [`MeshFile::from_core`] would be asked for it.
+    pub fn target(&self) -> TargetVersion {
+        match self {
+            MeshFile::Mi08(_) => TargetVersion::Mi08,
+            MeshFile::Ms08(_) => TargetVersion::Ms08,
+            MeshFile::Ms1x(m) => match m.version {
+                Ms1xVersion::Ms10 => TargetVersion::Ms10,
+                Ms1xVersion::Ms11 => TargetVersion::Ms11,
+                Ms1xVersion::Ms13 => TargetVersion::Ms13,
+            },
+            MeshFile::Ms14(_) => TargetVersion::Ms14,
+            MeshFile::Ms15(_) => TargetVersion::Ms15,
+            MeshFile::Sk10(_) => TargetVersion::Sk10,
+            MeshFile::Sn10(_) => TargetVersion::Sn10,
+        }
+    }
+
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        match self {
+            MeshFile::Mi08(m) => m.write(),
+            MeshFile::Ms08(m) => m.write(),
+            MeshFile::Ms1x(m) => m.write(),
+            MeshFile::Ms14(m) => m.write(),
+            MeshFile::Ms15(m) => m.write(),
+            MeshFile::Sk10(m) => m.write(),
+            MeshFile::Sn10(m) => m.write(),
+        }
+    }
+
+    /// Writes the file's bytes to `out`.
+    pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
+        out.write_all(&self.write()?)?;
+        Ok(())
+    }
+}
+
+/// Reads a mesh of any supported version with default options.
+pub fn read(data: &[u8]) -> Result<MeshFile> {
+    read_with(data, &ReadOptions::default())
+}
+
+/// Reads a mesh of any supported version.
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
+    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
+    let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
+    let table = VERSIONS.each_ref().map(|v| (v.magic, v.read));
+    match magic::dispatch(&magic, &table, &FAMILIES) {
+        Dispatch::Known(read) => read(&mut r),
+        Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(&magic).into_owned(),
+        )),
+        Dispatch::Foreign => Err(Error::NotAMesh(magic)),
+    }
+}
+
+impl MeshFile {
+    /// The file as a meshfmt-core model, under a fresh default budget.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// The file as a meshfmt-core model, charging what it builds to the options'
+    /// budget (shared with the read when the caller passes the same one).
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits};
+    /// use unigine_mesh::{CoreOptions, MeshFile, ReadOptions, WriteOptions};
+    /// # let model = meshfmt_core::canonical::cube();
+    /// # let bytes = MeshFile::from_core(&model, &WriteOptions::default())?.value.write()?;
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// let file = unigine_mesh::read_with(&bytes, &ReadOptions {
+    ///     budget: Some(budget.clone()),
+    ///     ..Default::default()
+    /// })?;
+    /// let read = budget.used();
+    /// let model = file.to_core_with(&CoreOptions { budget: Some(budget.clone()), ..Default::default() })?;
+    /// assert!(budget.used() > read); // one budget for both steps
+    /// assert_eq!(model.value.surfaces.len(), 1);
+    /// # Ok::<(), unigine_mesh::Error>(())
+    /// ```
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        match self {
+            MeshFile::Mi08(m) => m.to_core_in(&budget),
+            MeshFile::Ms08(m) => m.to_core_in(&budget),
+            MeshFile::Ms1x(m) => m.to_core_in(&budget),
+            MeshFile::Ms14(m) => m.mesh.to_core_in(&budget),
+            MeshFile::Ms15(m) => m.to_core_in(&budget),
+            MeshFile::Sk10(m) => m.to_core_in(&budget),
+            MeshFile::Sn10(m) => m.to_core_in(&budget),
+        }
+    }
+
+    /// Encodes a meshfmt-core model in the chosen version, reporting every loss and
+    /// charging what it builds to the options' budget.
+    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        (options.version.entry().from_core)(model, budget)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_has_its_row() {
+        for v in &VERSIONS {
+            assert_eq!(v.target.entry().magic, v.magic);
+            assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
+        }
+        assert_eq!(NAMES[0], TargetVersion::default().name());
+    }
+}
