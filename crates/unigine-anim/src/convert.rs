@@ -580,50 +580,7 @@ impl As08 {
                 parent: b.parent.map_or(-1, |p| p as i32),
             })
             .collect();
-        let all: Vec<usize> = (0..nb).collect();
-        let frames = match m.animations.first() {
-            Some(clip) => {
-                if !clip.is_on_grid(fps) {
-                    out.lose(
-                        Feature::Animation,
-                        LossKind::Reduced,
-                        "animations[0]",
-                        format!("keys resampled at {fps} frames per second"),
-                    );
-                }
-                frames_from_clip(
-                    clip,
-                    &m.skeleton,
-                    &all,
-                    fps,
-                    size_of::<As08Key>() as u64,
-                    budget,
-                )?
-            }
-            None => Frames {
-                // Not used by as08 (its bones are i32-indexed).
-                bones: Vec::new(),
-                num_frames: 1,
-                translation: m
-                    .skeleton
-                    .bones
-                    .iter()
-                    .map(|b| b.rest.translation.to_array())
-                    .collect(),
-                rotation: m
-                    .skeleton
-                    .bones
-                    .iter()
-                    .map(|b| b.rest.rotation.to_array())
-                    .collect(),
-                scale: m
-                    .skeleton
-                    .bones
-                    .iter()
-                    .map(|b| b.rest.scale.to_array())
-                    .collect(),
-            },
-        };
+        let frames = as08_frames(&m, fps, &mut out, budget)?;
         if m.animations.len() > 1 {
             out.lose(
                 Feature::Animation,
@@ -651,44 +608,7 @@ impl As08 {
                 "as08 scale is uniform: x kept",
             );
         }
-        let mut min = [f32::INFINITY; 4];
-        let mut max = [f32::NEG_INFINITY; 4];
-        for (t, s) in frames.translation.iter().zip(&frames.scale) {
-            for (i, v) in [t[0], t[1], t[2], s[0]].into_iter().enumerate() {
-                min[i] = min[i].min(v);
-                max[i] = max[i].max(v);
-            }
-        }
-        if frames.translation.is_empty() {
-            min = [0.0; 4];
-            max = [0.0; 4];
-        }
-        let size = [0, 1, 2, 3].map(|i| max[i] - min[i]);
-        let q16 = |v: f32, lo: f32, size: f32| -> u16 {
-            if size.is_nan() || size <= 0.0 {
-                0
-            } else {
-                (((v - lo) / size).clamp(0.0, 1.0) * 65535.0).round() as u16
-            }
-        };
-        let keys = frames
-            .translation
-            .iter()
-            .zip(&frames.rotation)
-            .zip(&frames.scale)
-            .map(|((t, q), s)| {
-                let q = unit(Quat::from_array(*q));
-                let c = [t[0], t[1], t[2], s[0]];
-                let mut values = [None; 8];
-                for i in 0..4 {
-                    values[i] = Some(q16(c[i], min[i], size[i]));
-                }
-                for (i, v) in q.to_array().into_iter().enumerate() {
-                    values[4 + i] = Some(q16(v, -1.0, 2.0));
-                }
-                As08Key { values }
-            })
-            .collect();
+        let (min, size, keys) = as08_keys(&frames);
         // Half a step of the box: translations (0..3) measured in UNIGINE's meters, but
         // the caller compares in the model's units; the scale (3) is unitless.
         let back = COORDINATE_SYSTEM
@@ -729,6 +649,100 @@ impl As08 {
             keys,
         }))
     }
+}
+
+/// The frames an as08 file stores: the first clip sampled at `fps` (every bone), or
+/// the rest pose as one frame without a clip.
+fn as08_frames(m: &Model, fps: f32, out: &mut Converted<()>, budget: &Budget) -> Result<Frames> {
+    let nb = m.skeleton.len();
+    let all: Vec<usize> = (0..nb).collect();
+    Ok(match m.animations.first() {
+        Some(clip) => {
+            if !clip.is_on_grid(fps) {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    "animations[0]",
+                    format!("keys resampled at {fps} frames per second"),
+                );
+            }
+            frames_from_clip(
+                clip,
+                &m.skeleton,
+                &all,
+                fps,
+                size_of::<As08Key>() as u64,
+                budget,
+            )?
+        }
+        None => Frames {
+            // Not used by as08 (its bones are i32-indexed).
+            bones: Vec::new(),
+            num_frames: 1,
+            translation: m
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.rest.translation.to_array())
+                .collect(),
+            rotation: m
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.rest.rotation.to_array())
+                .collect(),
+            scale: m
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.rest.scale.to_array())
+                .collect(),
+        },
+    })
+}
+
+/// One quantization box (translation xyz, scale in w) over all frames, and every
+/// component of every key in it (rotations across -1..1).
+fn as08_keys(frames: &Frames) -> ([f32; 4], [f32; 4], Vec<As08Key>) {
+    let mut min = [f32::INFINITY; 4];
+    let mut max = [f32::NEG_INFINITY; 4];
+    for (t, s) in frames.translation.iter().zip(&frames.scale) {
+        for (i, v) in [t[0], t[1], t[2], s[0]].into_iter().enumerate() {
+            min[i] = min[i].min(v);
+            max[i] = max[i].max(v);
+        }
+    }
+    if frames.translation.is_empty() {
+        min = [0.0; 4];
+        max = [0.0; 4];
+    }
+    let size = [0, 1, 2, 3].map(|i| max[i] - min[i]);
+    let q16 = |v: f32, lo: f32, size: f32| -> u16 {
+        if size.is_nan() || size <= 0.0 {
+            0
+        } else {
+            (((v - lo) / size).clamp(0.0, 1.0) * 65535.0).round() as u16
+        }
+    };
+    let keys = frames
+        .translation
+        .iter()
+        .zip(&frames.rotation)
+        .zip(&frames.scale)
+        .map(|((t, q), s)| {
+            let q = unit(Quat::from_array(*q));
+            let c = [t[0], t[1], t[2], s[0]];
+            let mut values = [None; 8];
+            for i in 0..4 {
+                values[i] = Some(q16(c[i], min[i], size[i]));
+            }
+            for (i, v) in q.to_array().into_iter().enumerate() {
+                values[4 + i] = Some(q16(v, -1.0, 2.0));
+            }
+            As08Key { values }
+        })
+        .collect();
+    (min, size, keys)
 }
 
 /// The one clip of an an11/an12 key table; unflagged components are the defaults.

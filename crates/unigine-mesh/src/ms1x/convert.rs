@@ -583,6 +583,9 @@ fn bits3(v: Vec3) -> [u32; 3] {
     v.to_array().map(f32::to_bits)
 }
 
+/// The core surface as ms1x content: checks, the normals and tangents to store
+/// (generated when absent), the loss report, and the split into coordinate and tangent
+/// vertices (see the module docs of [`crate::convert`]).
 fn surface_from_core(
     index: usize,
     s: &CoreSurface,
@@ -591,9 +594,41 @@ fn surface_from_core(
     out: &mut Converted<()>,
     budget: &Budget,
 ) -> Result<Surface> {
-    let n = s.positions.len();
-    let n64 = n as u64;
     let path = format!("surfaces[{index}]");
+    check_core_surface(index, s)?;
+    let (normals, tangents) = frames_to_store(s, budget)?;
+    report_skin_and_color_losses(s, &path, out);
+    charge_vertex_split(s, budget)?;
+    let morph_normals = morph_normals(index, s, &normals)?;
+    let split = split_vertices(s, version, bones, &normals, &tangents, &morph_normals)?;
+    let Split {
+        mut out_surface,
+        base,
+        extra,
+        cmap,
+        tmap,
+    } = split;
+    report_frame_losses(
+        s,
+        version,
+        &normals,
+        &tangents,
+        &base.tangents,
+        &tmap,
+        &path,
+        out,
+    );
+    out_surface.cindices = s.indices.iter().map(|&i| cmap[i as usize]).collect();
+    out_surface.tindices = s.indices.iter().map(|&i| tmap[i as usize]).collect();
+    out_surface.bounds = Bounds::of_points(base.vertices.iter());
+    out_surface.morph_targets.push(base);
+    out_surface.morph_targets.extend(extra);
+    Ok(out_surface)
+}
+
+/// Whole triangles, indices in range, and every attribute per vertex or absent.
+fn check_core_surface(index: usize, s: &CoreSurface) -> Result<()> {
+    let n = s.positions.len();
     if s.indices.len() % 3 != 0 {
         return Err(invalid(format!(
             "surface {index} '{}': {} indices is not whole triangles",
@@ -622,6 +657,13 @@ fn surface_from_core(
             )));
         }
     }
+    Ok(())
+}
+
+/// The normals and tangents to store: the surface's own, or generated ones (normals
+/// from the faces, tangents orthogonal to them), charged first.
+fn frames_to_store(s: &CoreSurface, budget: &Budget) -> Result<(Vec<Vec3>, Vec<Vec4>)> {
+    let n64 = s.positions.len() as u64;
     let generate =
         |given: bool, made: &'static str, copied: &'static str| if given { copied } else { made };
     budget.charge(
@@ -645,11 +687,16 @@ fn surface_from_core(
     } else {
         s.tangents.clone()
     };
+    Ok((normals, tangents))
+}
+
+/// What storing skin weights (four, u16) and colors (u8) loses.
+fn report_skin_and_color_losses(s: &CoreSurface, path: &str, out: &mut Converted<()>) {
     if !s.skin.is_empty() && s.skin.iter().any(|v| v.count() > 4) {
         out.lose(
             Feature::Skin,
             LossKind::Reduced,
-            path.clone(),
+            path,
             "more than 4 influences: the 4 strongest kept, renormalized",
         );
     }
@@ -659,7 +706,7 @@ fn surface_from_core(
             LossKind::Quantized {
                 max_error: 4.0 / 65535.0,
             },
-            path.clone(),
+            path,
             "weights stored as u16 / 65535, truncated",
         );
     }
@@ -677,10 +724,15 @@ fn surface_from_core(
         out.lose(
             Feature::Colors,
             LossKind::Quantized { max_error: e },
-            path.clone(),
+            path,
             "colors stored as u8",
         );
     }
+}
+
+/// Charges the morph targets and the vertex split to `budget` before they are built.
+fn charge_vertex_split(s: &CoreSurface, budget: &Budget) -> Result<()> {
+    let n64 = s.positions.len() as u64;
     // Each morph target becomes absolute positions and normals per vertex (its own or
     // the base normals), whatever it stores.
     let nm = s.morph_targets.len() as u64;
@@ -707,7 +759,12 @@ fn surface_from_core(
         n64.saturating_mul(key_words * 4 * 2 + 64 + 16 + 8 + output)
             .saturating_add((s.indices.len() as u64).saturating_mul(8)),
     )?;
-    let mut morphs: Vec<Vec<Vec3>> = Vec::new();
+    Ok(())
+}
+
+/// Each morph target's normals per vertex, absolute (its own or the base normals).
+fn morph_normals(index: usize, s: &CoreSurface, normals: &[Vec3]) -> Result<Vec<Vec<Vec3>>> {
+    let n = s.positions.len();
     let mut morph_normals: Vec<Vec<Vec3>> = Vec::new();
     for mt in &s.morph_targets {
         if mt.positions.len() != n || (!mt.normals.is_empty() && mt.normals.len() != n) {
@@ -716,19 +773,46 @@ fn surface_from_core(
                 s.name, mt.name
             )));
         }
-        morphs.push(mt.absolute_positions(&s.positions));
         morph_normals.push(match (mt.kind, mt.normals.is_empty()) {
-            (_, true) => normals.clone(),
+            (_, true) => normals.to_vec(),
             (MorphKind::Absolute, false) => mt.normals.clone(),
             (MorphKind::Delta, false) => mt
                 .normals
                 .iter()
-                .zip(&normals)
+                .zip(normals)
                 .map(|(d, b)| (*d + *b).normalize_or(*b))
                 .collect(),
         });
     }
-    // Split core vertices into coordinate and tangent vertices.
+    Ok(morph_normals)
+}
+
+/// A surface split into coordinate and tangent vertices, with each core vertex's
+/// coordinate (`cmap`) and tangent (`tmap`) index.
+struct Split {
+    out_surface: Surface,
+    base: MorphTarget,
+    extra: Vec<MorphTarget>,
+    cmap: Vec<u32>,
+    tmap: Vec<u32>,
+}
+
+/// Splits core vertices: bit-identical position, skin and morph positions share a
+/// coordinate vertex; the same quantized frames, UVs and color share a tangent vertex.
+fn split_vertices(
+    s: &CoreSurface,
+    version: Ms1xVersion,
+    bones: usize,
+    normals: &[Vec3],
+    tangents: &[Vec4],
+    morph_normals: &[Vec<Vec3>],
+) -> Result<Split> {
+    let n = s.positions.len();
+    let morphs: Vec<Vec<Vec3>> = s
+        .morph_targets
+        .iter()
+        .map(|mt| mt.absolute_positions(&s.positions))
+        .collect();
     let skin: Vec<VertexWeights> = s
         .skin
         .iter()
@@ -838,11 +922,33 @@ fn surface_from_core(
         cmap.push(c);
         tmap.push(t);
     }
+    Ok(Split {
+        out_surface,
+        base,
+        extra,
+        cmap,
+        tmap,
+    })
+}
+
+/// What the i16 tangent-frame quaternion loses of the normals and tangents.
+#[allow(clippy::too_many_arguments)]
+fn report_frame_losses(
+    s: &CoreSurface,
+    version: Ms1xVersion,
+    normals: &[Vec3],
+    tangents: &[Vec4],
+    stored: &[[i16; 4]],
+    tmap: &[u32],
+    path: &str,
+    out: &mut Converted<()>,
+) {
+    let n = s.positions.len();
     // The quaternion's error depends on the frame (ms10 rebuilds w from x, y, z, which
     // is coarse when w is small), so report what it actually is for this data.
     let (mut normal_err, mut tangent_err) = (0.0f32, 0.0f32);
     for v in 0..n {
-        let (dn, dt) = tangent::to_normal_tangent(version, base.tangents[tmap[v] as usize]);
+        let (dn, dt) = tangent::to_normal_tangent(version, stored[tmap[v] as usize]);
         let nv = normals[v].normalize_or(Vec3::Z);
         normal_err = normal_err.max((dn - nv).abs().max_element());
         let t = tangents[v].truncate();
@@ -861,7 +967,7 @@ fn surface_from_core(
             LossKind::Quantized {
                 max_error: normal_err,
             },
-            path.clone(),
+            path,
             "normals stored as an i16 tangent-frame quaternion",
         );
     }
@@ -871,16 +977,10 @@ fn surface_from_core(
             LossKind::Quantized {
                 max_error: tangent_err,
             },
-            path.clone(),
+            path,
             "tangents stored as an i16 tangent-frame quaternion (made orthogonal to the normal)",
         );
     }
-    out_surface.cindices = s.indices.iter().map(|&i| cmap[i as usize]).collect();
-    out_surface.tindices = s.indices.iter().map(|&i| tmap[i as usize]).collect();
-    out_surface.bounds = Bounds::of_points(base.vertices.iter());
-    out_surface.morph_targets.push(base);
-    out_surface.morph_targets.extend(extra);
-    Ok(out_surface)
 }
 
 fn weights_from_core(v: &VertexInfluences, bones: usize) -> Result<VertexWeights> {

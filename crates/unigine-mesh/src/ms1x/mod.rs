@@ -314,6 +314,92 @@ pub(crate) struct HeaderCounts {
     pub weights: bool,
 }
 
+/// `nw` vertex weights (count already read): up to four (bone, weight) pairs each,
+/// bones checked against `num_bones`.
+fn read_weights(
+    r: &mut Reader<'_>,
+    nw: usize,
+    num_bones: usize,
+) -> parsing_primitives::Result<Vec<VertexWeights>> {
+    r.field("weights", |r| {
+        r.array(nw as u64, 1, |r| {
+            let at = r.offset();
+            let count = r.u8()?;
+            if count > 4 {
+                return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
+            }
+            let mut w = VertexWeights {
+                count,
+                ..VertexWeights::default()
+            };
+            for k in 0..usize::from(count) {
+                let at = r.offset();
+                let bone = r.i16_le()?;
+                if bone < 0 || bone as usize >= num_bones {
+                    return Err(r.invalid_at(
+                        at,
+                        format!("weight bone {bone} out of range ({num_bones} bones)"),
+                    ));
+                }
+                w.bones[k] = bone;
+                w.weights[k] = r.u16_le()?;
+            }
+            Ok(w)
+        })
+    })
+}
+
+/// The coordinate and triangle (tangent) index lists: counts from the ms14 header or
+/// compact in the file, whole triangles, equal lengths, every index in range.
+fn read_corner_indices(
+    r: &mut Reader<'_>,
+    header: Option<&HeaderCounts>,
+    nv0: usize,
+    nt0: usize,
+) -> parsing_primitives::Result<(Vec<u32>, Vec<u32>)> {
+    let cw = index_width(nv0);
+    let tw = index_width(nt0);
+    let at = r.offset();
+    let nci = match header {
+        Some(h) => r.count(h.cindices as u64, cw)?,
+        None => r.field("num_cindices", |r| r.compact_count(cw))?,
+    };
+    if nci % 3 != 0 {
+        return Err(r.invalid_at(
+            at,
+            format!("{nci} coordinate indices is not a whole number of triangles"),
+        ));
+    }
+    let at = r.offset();
+    let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
+    if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
+        return Err(r.invalid_at(
+            at + (k * cw) as u64,
+            format!("cindex {i} out of range ({nv0} coordinate vertices)"),
+        ));
+    }
+    let at = r.offset();
+    let nti = match header {
+        Some(h) => r.count(h.tindices as u64, tw)?,
+        None => r.field("num_tindices", |r| r.compact_count(tw))?,
+    };
+    if nti != nci {
+        return Err(r.invalid_at(
+            at,
+            format!("{nti} triangle indices but {nci} coordinate indices"),
+        ));
+    }
+    let at = r.offset();
+    let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
+    if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
+        return Err(r.invalid_at(
+            at + (k * tw) as u64,
+            format!("tindex {i} out of range ({nt0} tangent vertices)"),
+        ));
+    }
+    Ok((cindices, tindices))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn read_geometry(
     r: &mut Reader<'_>,
@@ -376,32 +462,7 @@ pub(crate) fn read_geometry(
     } else {
         0
     };
-    let weights = r.field("weights", |r| {
-        r.array(nw as u64, 1, |r| {
-            let at = r.offset();
-            let count = r.u8()?;
-            if count > 4 {
-                return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
-            }
-            let mut w = VertexWeights {
-                count,
-                ..VertexWeights::default()
-            };
-            for k in 0..usize::from(count) {
-                let at = r.offset();
-                let bone = r.i16_le()?;
-                if bone < 0 || bone as usize >= num_bones {
-                    return Err(r.invalid_at(
-                        at,
-                        format!("weight bone {bone} out of range ({num_bones} bones)"),
-                    ));
-                }
-                w.bones[k] = bone;
-                w.weights[k] = r.u16_le()?;
-            }
-            Ok(w)
-        })
-    })?;
+    let weights = read_weights(r, nw, num_bones)?;
     let n0 = r.field("num_uv0", |r| {
         count_zero_or(r, nt0, "UV0 entries", "tangent vertices", 8)
     })?;
@@ -414,46 +475,7 @@ pub(crate) fn read_geometry(
         count_zero_or(r, nt0, "colors", "tangent vertices", 4)
     })?;
     let colors = r.field("colors", |r| r.le_array::<[u8; 4]>(nc as u64))?;
-    let cw = index_width(nv0);
-    let tw = index_width(nt0);
-    let at = r.offset();
-    let nci = match header {
-        Some(h) => r.count(h.cindices as u64, cw)?,
-        None => r.field("num_cindices", |r| r.compact_count(cw))?,
-    };
-    if nci % 3 != 0 {
-        return Err(r.invalid_at(
-            at,
-            format!("{nci} coordinate indices is not a whole number of triangles"),
-        ));
-    }
-    let at = r.offset();
-    let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
-    if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
-        return Err(r.invalid_at(
-            at + (k * cw) as u64,
-            format!("cindex {i} out of range ({nv0} coordinate vertices)"),
-        ));
-    }
-    let at = r.offset();
-    let nti = match header {
-        Some(h) => r.count(h.tindices as u64, tw)?,
-        None => r.field("num_tindices", |r| r.compact_count(tw))?,
-    };
-    if nti != nci {
-        return Err(r.invalid_at(
-            at,
-            format!("{nti} triangle indices but {nci} coordinate indices"),
-        ));
-    }
-    let at = r.offset();
-    let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
-    if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
-        return Err(r.invalid_at(
-            at + (k * tw) as u64,
-            format!("tindex {i} out of range ({nt0} tangent vertices)"),
-        ));
-    }
+    let (cindices, tindices) = read_corner_indices(r, header, nv0, nt0)?;
     Ok(Surface {
         name,
         bounds,

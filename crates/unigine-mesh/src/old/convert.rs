@@ -385,150 +385,10 @@ impl Ms08 {
                 parent: b.parent.map_or(-1, |p| p as i32),
             })
             .collect();
-        // ms08 scales are uniform: x is stored. How far y and z were from it, any
-        // difference counted (the reader gives back x on every axis).
-        let off_x = |t: &Transform| {
-            (t.scale.y - t.scale.x)
-                .abs()
-                .max((t.scale.z - t.scale.x).abs())
-        };
-        let to_frame = |t: &Transform| BoneFrame {
-            position: t.translation.to_array(),
-            scale: t.scale.x,
-            rotation: t.rotation.to_array(),
-        };
-        let non_uniform = m
-            .skeleton
-            .bones
-            .iter()
-            .filter(|b| off_x(&b.rest) != 0.0)
-            .count();
-        // Over the sampled frames of the clip, the worst and how many.
-        let (mut animated_off, mut animated_non_uniform) = (0.0f32, 0usize);
-        let mut frames: Vec<BoneFrame> =
-            m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
-        let mut num_frames = 1u32;
-        if let Some(clip) = m.animations.first() {
-            if !clip.is_on_grid(FPS) {
-                out.lose(
-                    Feature::Animation,
-                    LossKind::Reduced,
-                    "animations[0]",
-                    format!("keys resampled at {FPS} frames per second"),
-                );
-            }
-            // A transform per bone per frame, and the sampled pose it comes from.
-            let per_frame = (nb as u64).saturating_mul(size_of::<BoneFrame>() as u64 + 40);
-            let times = clip.frame_times(FPS, budget, per_frame)?;
-            num_frames = u32::try_from(times.len())
-                .ok()
-                .and_then(|n| n.checked_add(1))
-                .ok_or_else(|| {
-                    invalid(format!("{} frames do not fit a frame count", times.len()))
-                })?;
-            // Without bones a frame is nothing but a count.
-            if nb > 0 {
-                let tracks = BoneTracks::of_clip(clip, nb);
-                for time in times {
-                    for (b, t) in m.skeleton.bones.iter().zip(&tracks) {
-                        let pose = t.sample(b.rest, time);
-                        let off = off_x(&pose);
-                        if off != 0.0 {
-                            animated_non_uniform += 1;
-                            animated_off = animated_off.max(off);
-                        }
-                        frames.push(to_frame(&pose));
-                    }
-                }
-            }
-        }
-        // The reader names the clip "animation", whatever it was.
-        if m.animations.first().is_some_and(|c| c.name != "animation") {
-            out.lose(
-                Feature::Names,
-                LossKind::Dropped,
-                "animations[0]",
-                "ms08 stores no animation name (it reads back as \"animation\")",
-            );
-        }
-        if m.animations.len() > 1 {
-            out.lose(
-                Feature::Animation,
-                LossKind::Dropped,
-                "",
-                format!(
-                    "ms08 holds one animation; {} more dropped",
-                    m.animations.len() - 1
-                ),
-            );
-        }
-        if non_uniform > 0 {
-            out.lose(
-                Feature::Skeleton,
-                LossKind::Reduced,
-                "",
-                format!(
-                    "{non_uniform} non-uniform rest scales stored as their x (ms08 scale is uniform)"
-                ),
-            );
-        }
-        if animated_non_uniform > 0 {
-            out.lose(
-                Feature::Animation,
-                LossKind::Quantized {
-                    max_error: animated_off,
-                },
-                "animations[0]",
-                format!(
-                    "{animated_non_uniform} non-uniform scales in the clip's frames stored as their x (ms08 scale is uniform)"
-                ),
-            );
-        }
+        let (num_frames, frames) = frames_from_core(&m, &mut out, budget)?;
         let mut surfaces = Vec::new();
         for (i, s) in m.surfaces.iter().enumerate() {
-            let g = old_geometry(i, s, &mut out, budget)?;
-            let mut weight_counts = Vec::with_capacity(g.positions.len());
-            let mut weights = Vec::new();
-            let mut skin_err = 0.0f32;
-            for v in 0..g.positions.len() {
-                let inf = s.skin.get(v).copied().unwrap_or_default();
-                let before = weights.len();
-                if let Some((j, _)) = inf.pairs().find(|&(j, _)| j as usize >= nb) {
-                    return Err(invalid(format!(
-                        "surface {i}: skin joint {j} out of range ({nb} bones)"
-                    )));
-                }
-                let bytes = weight_bytes(&inf);
-                for ((j, _), b) in inf.pairs().zip(bytes) {
-                    weights.push(Ms08Weight {
-                        // Checked against the bone count (at most u16::MAX) above.
-                        bone: j as u16,
-                        weight: b,
-                    });
-                }
-                skin_err = skin_err.max(weight_error(&inf, &bytes));
-                weight_counts.push((weights.len() - before) as u8);
-            }
-            if !s.skin.is_empty() {
-                out.lose(
-                    Feature::Skin,
-                    LossKind::Quantized {
-                        max_error: skin_err,
-                    },
-                    format!("surfaces[{i}]"),
-                    "weights stored as u8 / 255 summing to 255 (largest remainder)",
-                );
-            }
-            surfaces.push(Ms08Surface {
-                name: RawString::from(s.name.as_str()),
-                positions: g.positions,
-                normals: g.normals,
-                weight_counts,
-                weights,
-                uv0: g.uv0,
-                uv1: g.uv1,
-                triangles: g.triangles,
-            });
+            surfaces.push(surface_from_core(i, s, nb, &mut out, budget)?);
         }
         Ok(out.map(|()| Ms08 {
             bones,
@@ -537,6 +397,166 @@ impl Ms08 {
             surfaces,
         }))
     }
+}
+
+/// The bind pose (frame 0) and the first clip sampled at [`FPS`] as ms08 frames
+/// (uniform scale: x is stored), with what that loses.
+fn frames_from_core(
+    m: &Model,
+    out: &mut Converted<()>,
+    budget: &Budget,
+) -> Result<(u32, Vec<BoneFrame>)> {
+    let nb = m.skeleton.len();
+    // ms08 scales are uniform: x is stored. How far y and z were from it, any
+    // difference counted (the reader gives back x on every axis).
+    let off_x = |t: &Transform| {
+        (t.scale.y - t.scale.x)
+            .abs()
+            .max((t.scale.z - t.scale.x).abs())
+    };
+    let to_frame = |t: &Transform| BoneFrame {
+        position: t.translation.to_array(),
+        scale: t.scale.x,
+        rotation: t.rotation.to_array(),
+    };
+    let non_uniform = m
+        .skeleton
+        .bones
+        .iter()
+        .filter(|b| off_x(&b.rest) != 0.0)
+        .count();
+    // Over the sampled frames of the clip, the worst and how many.
+    let (mut animated_off, mut animated_non_uniform) = (0.0f32, 0usize);
+    let mut frames: Vec<BoneFrame> = m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
+    let mut num_frames = 1u32;
+    if let Some(clip) = m.animations.first() {
+        if !clip.is_on_grid(FPS) {
+            out.lose(
+                Feature::Animation,
+                LossKind::Reduced,
+                "animations[0]",
+                format!("keys resampled at {FPS} frames per second"),
+            );
+        }
+        // A transform per bone per frame, and the sampled pose it comes from.
+        let per_frame = (nb as u64).saturating_mul(size_of::<BoneFrame>() as u64 + 40);
+        let times = clip.frame_times(FPS, budget, per_frame)?;
+        num_frames = u32::try_from(times.len())
+            .ok()
+            .and_then(|n| n.checked_add(1))
+            .ok_or_else(|| invalid(format!("{} frames do not fit a frame count", times.len())))?;
+        // Without bones a frame is nothing but a count.
+        if nb > 0 {
+            let tracks = BoneTracks::of_clip(clip, nb);
+            for time in times {
+                for (b, t) in m.skeleton.bones.iter().zip(&tracks) {
+                    let pose = t.sample(b.rest, time);
+                    let off = off_x(&pose);
+                    if off != 0.0 {
+                        animated_non_uniform += 1;
+                        animated_off = animated_off.max(off);
+                    }
+                    frames.push(to_frame(&pose));
+                }
+            }
+        }
+    }
+    // The reader names the clip "animation", whatever it was.
+    if m.animations.first().is_some_and(|c| c.name != "animation") {
+        out.lose(
+            Feature::Names,
+            LossKind::Dropped,
+            "animations[0]",
+            "ms08 stores no animation name (it reads back as \"animation\")",
+        );
+    }
+    if m.animations.len() > 1 {
+        out.lose(
+            Feature::Animation,
+            LossKind::Dropped,
+            "",
+            format!(
+                "ms08 holds one animation; {} more dropped",
+                m.animations.len() - 1
+            ),
+        );
+    }
+    if non_uniform > 0 {
+        out.lose(
+            Feature::Skeleton,
+            LossKind::Reduced,
+            "",
+            format!(
+                "{non_uniform} non-uniform rest scales stored as their x (ms08 scale is uniform)"
+            ),
+        );
+    }
+    if animated_non_uniform > 0 {
+        out.lose(
+            Feature::Animation,
+            LossKind::Quantized {
+                max_error: animated_off,
+            },
+            "animations[0]",
+            format!(
+                "{animated_non_uniform} non-uniform scales in the clip's frames stored as their x (ms08 scale is uniform)"
+            ),
+        );
+    }
+    Ok((num_frames, frames))
+}
+
+/// A core surface as an ms08 surface: geometry, normals, and weights as bytes.
+fn surface_from_core(
+    i: usize,
+    s: &CoreSurface,
+    nb: usize,
+    out: &mut Converted<()>,
+    budget: &Budget,
+) -> Result<Ms08Surface> {
+    let g = old_geometry(i, s, out, budget)?;
+    let mut weight_counts = Vec::with_capacity(g.positions.len());
+    let mut weights = Vec::new();
+    let mut skin_err = 0.0f32;
+    for v in 0..g.positions.len() {
+        let inf = s.skin.get(v).copied().unwrap_or_default();
+        let before = weights.len();
+        if let Some((j, _)) = inf.pairs().find(|&(j, _)| j as usize >= nb) {
+            return Err(invalid(format!(
+                "surface {i}: skin joint {j} out of range ({nb} bones)"
+            )));
+        }
+        let bytes = weight_bytes(&inf);
+        for ((j, _), b) in inf.pairs().zip(bytes) {
+            weights.push(Ms08Weight {
+                // Checked against the bone count (at most u16::MAX) above.
+                bone: j as u16,
+                weight: b,
+            });
+        }
+        skin_err = skin_err.max(weight_error(&inf, &bytes));
+        weight_counts.push((weights.len() - before) as u8);
+    }
+    if !s.skin.is_empty() {
+        out.lose(
+            Feature::Skin,
+            LossKind::Quantized {
+                max_error: skin_err,
+            },
+            format!("surfaces[{i}]"),
+            "weights stored as u8 / 255 summing to 255 (largest remainder)",
+        );
+    }
+    Ok(Ms08Surface {
+        name: RawString::from(s.name.as_str()),
+        positions: g.positions,
+        normals: g.normals,
+        weight_counts,
+        weights,
+        uv0: g.uv0,
+        uv1: g.uv1,
+        triangles: g.triangles,
+    })
 }
 
 /// A vertex's weights (its [`VertexInfluences::pairs`], in order) as bytes summing to
