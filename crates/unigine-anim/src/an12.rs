@@ -25,16 +25,17 @@
 //! pose (it lives in the referenced `.skeleton`).
 //!
 //! ```
-//! use unigine_anim::{AnimFile, TargetVersion};
+//! use unigine_anim::{AnimFile, TargetVersion, WriteOptions};
 //!
 //! let model = meshfmt_core::canonical::skinned_arm();
-//! let file = AnimFile::from_core(&model, TargetVersion::An12, 24.0)?.value;
+//! let options = WriteOptions { version: TargetVersion::An12, fps: 24.0, ..Default::default() };
+//! let file = AnimFile::from_core(&model, &options)?.value;
 //! let bytes = file.write()?;
 //! assert_eq!(&bytes[..4], b"an12");
 //! let back = unigine_anim::read(&bytes)?;
 //! assert_eq!(back.write()?, bytes);
-//! // an12 stores its frame rate: the argument is only a fallback for fps <= 0.
-//! let clip = &back.to_core(30.0)?.value.animations[0];
+//! // an12 stores its frame rate: the default fps is only a fallback for fps <= 0.
+//! let clip = &back.to_core()?.value.animations[0];
 //! assert_eq!(clip.channels[0].rotation.times[1], 1.0 / 24.0);
 //! # Ok::<(), unigine_anim::Error>(())
 //! ```

@@ -131,7 +131,7 @@ impl Format for UnigineAnim {
             budget: Some(cx.budget.clone()),
             ..WriteOptions::default()
         };
-        let c = AnimFile::from_core_with(model, &opts)?;
+        let c = AnimFile::from_core(model, &opts)?;
         Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
     }
 }

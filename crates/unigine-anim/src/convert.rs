@@ -10,10 +10,11 @@ use meshfmt_core::{
     Skeleton, Transform,
 };
 use parsing_primitives::RawString;
+use unigine_common::skeleton::{bone_infos, bone1x_list, skeleton_from};
 
 use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS, Key, QuantBox};
 use crate::an11::An11Key;
-use crate::as08::{As08, As08Bone, As08Key};
+use crate::as08::{As08, As08Key};
 use crate::error::{Result, invalid};
 use crate::values::{FRAME_VALUE_BYTES, Frames};
 use crate::{AnimFile, DEFAULT_FPS};
@@ -59,7 +60,7 @@ impl Default for CoreOptions {
     }
 }
 
-/// Writing choices for [`AnimFile::from_core_with`].
+/// Writing choices for [`AnimFile::from_core`].
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// The version to write.
@@ -129,21 +130,13 @@ fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform], budget: &Budget) -> Res
             .saturating_mul(size_of::<Bone>() as u64)
             .saturating_add(names),
     )?;
-    Ok(Skeleton {
-        bones: bones
-            .iter()
-            .zip(bind_pose)
-            .map(|(b, t)| Bone {
-                name: b.name.to_string_lossy(),
-                parent: usize::try_from(b.parent).ok(),
-                rest: Transform {
-                    rotation: unit(t.rotation),
-                    ..*t
-                },
-                inverse_bind: None,
-            })
-            .collect(),
-    })
+    Ok(skeleton_from(bones.iter().zip(bind_pose).map(|(b, t)| {
+        let rest = Transform {
+            rotation: unit(t.rotation),
+            ..*t
+        };
+        (&b.name, i64::from(b.parent), rest)
+    })))
 }
 
 /// One clip from decoded frames, with the tracks `flags` selects: every (frame, bone)
@@ -379,21 +372,7 @@ fn prepare(model: &Model, budget: &Budget) -> Result<Prepared> {
     m.convert_to(COORDINATE_SYSTEM);
     let mut out = Converted::exact(());
     report_dropped(&m, &mut out);
-    let nb = m.skeleton.len();
-    if nb > i16::MAX as usize {
-        return Err(invalid(format!(
-            "{nb} bones exceed the i16 bone index range"
-        )));
-    }
-    let bones = m
-        .skeleton
-        .bones
-        .iter()
-        .map(|b| BoneInfo {
-            name: RawString::from(b.name.as_str()),
-            parent: b.parent.map_or(-1, |p| p as i16),
-        })
-        .collect();
+    let bones = bone_infos(&m.skeleton).map_err(invalid)?;
     let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
     Ok((m, out, bones, bind_pose))
 }
@@ -523,19 +502,12 @@ impl As08 {
                 ch.scale.values.push(t.scale);
             }
         }
-        let skeleton = Skeleton {
-            bones: self
-                .bones
+        let skeleton = skeleton_from(
+            self.bones
                 .iter()
                 .zip(rest)
-                .map(|(b, rest)| Bone {
-                    name: b.name.to_string_lossy(),
-                    parent: usize::try_from(b.parent).ok(),
-                    rest,
-                    inverse_bind: None,
-                })
-                .collect(),
-        };
+                .map(|(b, rest)| (&b.name, i64::from(b.parent), rest)),
+        );
         let animations = if self.num_frames > 0 {
             vec![Clip {
                 name: String::new(),
@@ -571,15 +543,7 @@ impl As08 {
         let mut out = Converted::exact(());
         report_dropped(&m, &mut out);
         let nb = m.skeleton.len();
-        let bones = m
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| As08Bone {
-                name: RawString::from(b.name.as_str()),
-                parent: b.parent.map_or(-1, |p| p as i32),
-            })
-            .collect();
+        let bones = bone1x_list(&m.skeleton);
         let frames = as08_frames(&m, fps, &mut out, budget)?;
         if m.animations.len() > 1 {
             out.lose(
@@ -1075,14 +1039,12 @@ fn keep_default_tracks(
 }
 
 impl AnimFile {
-    /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart
-    /// (an12 uses its stored fps when positive and `fps` otherwise), under a fresh
-    /// default budget.
-    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        self.to_core_with(&CoreOptions {
-            fps,
-            ..CoreOptions::default()
-        })
+    /// The file as a meshfmt-core model (skeleton and clips), frames
+    /// 1 / [`DEFAULT_FPS`](crate::DEFAULT_FPS) apart (an12: its stored fps when
+    /// positive), under a fresh default budget; [`AnimFile::to_core_with`] takes
+    /// another frame rate.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
     }
 
     /// [`AnimFile::to_core`], charging what it builds (decoded frames, dense tracks) to
@@ -1092,7 +1054,7 @@ impl AnimFile {
     /// use meshfmt_core::{Budget, Limits};
     /// use unigine_anim::{AnimFile, CoreOptions, ReadOptions};
     /// # let model = meshfmt_core::canonical::skinned_arm();
-    /// # let bytes = AnimFile::from_core(&model, Default::default(), 30.0)?.value.write()?;
+    /// # let bytes = AnimFile::from_core(&model, &Default::default())?.value.write()?;
     /// let budget = Budget::new(Limits::DEFAULT);
     /// let file = unigine_anim::read_with(&bytes, &ReadOptions {
     ///     budget: Some(budget.clone()),
@@ -1119,26 +1081,10 @@ impl AnimFile {
         }
     }
 
-    /// Encodes a model's skeleton and clips in the chosen version, sampled at `fps`,
-    /// under a fresh default budget.
-    pub fn from_core(
-        model: &Model,
-        version: TargetVersion,
-        fps: f32,
-    ) -> Result<Converted<AnimFile>> {
-        AnimFile::from_core_with(
-            model,
-            &WriteOptions {
-                version,
-                fps,
-                ..WriteOptions::default()
-            },
-        )
-    }
-
-    /// [`AnimFile::from_core`], charging what it builds (model copy, resampled frames,
-    /// keys) to the options' budget.
-    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
+    /// Encodes a model's skeleton and clips in the options' version, sampled at their
+    /// `fps`, charging what it builds (model copy, resampled frames, keys) to the
+    /// options' budget.
+    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
         let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
         let fps = options.fps;
         Ok(match options.version {

@@ -18,16 +18,17 @@
 //! # Use
 //! ```
 //! use meshfmt_core::canonical;
-//! use unigine_anim::{AnimFile, TargetVersion, DEFAULT_FPS};
+//! use unigine_anim::{AnimFile, TargetVersion, WriteOptions};
 //!
 //! // A skeleton and clip from anywhere (here the canonical two-bone arm)...
 //! let model = canonical::skinned_arm();
-//! let file = AnimFile::from_core(&model, TargetVersion::An10, DEFAULT_FPS)?.value;
+//! let options = WriteOptions { version: TargetVersion::An10, ..Default::default() };
+//! let file = AnimFile::from_core(&model, &options)?.value;
 //! let bytes = file.write()?;
 //! // ...reads back as faithful types, rewrites byte for byte, and decodes to clips.
 //! let back = unigine_anim::read(&bytes)?;
 //! assert_eq!(back.write()?, bytes);
-//! let clips = back.to_core(DEFAULT_FPS)?.value.animations;
+//! let clips = back.to_core()?.value.animations; // at DEFAULT_FPS
 //! assert_eq!(clips[0].name, "bend");
 //! # Ok::<(), unigine_anim::Error>(())
 //! ```
@@ -48,7 +49,7 @@
 //! # Memory and time
 //! Every operation draws on one [`Budget`]: a read
 //! ([`read_with`]), a conversion to meshfmt-core ([`AnimFile::to_core_with`]) and one
-//! from it ([`AnimFile::from_core_with`]) take the options' `budget` when given, so one
+//! from it ([`AnimFile::from_core`]) take the options' `budget` when given, so one
 //! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
 //! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
 //! 1 GiB, by default). What the input makes grow is charged before it is allocated:
@@ -98,8 +99,7 @@ pub use values::Frames;
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-anim";
 
-/// Frames per second assumed when none is given (the engine's default playback speed).
-pub const DEFAULT_FPS: f32 = 30.0;
+pub use unigine_common::DEFAULT_FPS;
 
 /// Every animation magic this crate knows.
 pub const MAGICS: [&[u8; 4]; 4] = [b"as08", b"an10", b"an11", b"an12"];

@@ -39,12 +39,17 @@
 pub mod bones;
 pub mod keys;
 pub mod magic;
+pub mod skeleton;
 pub mod summary;
 
 pub use bones::BoneInfo;
 pub use keys::Key;
 
 use parsing_primitives::{Budget, Limits};
+
+/// Frames per second of UNIGINE animations when nothing else says: the files (all
+/// but an12) store no frame rate, and 30 is the engine's default playback speed.
+pub const DEFAULT_FPS: f32 = 30.0;
 
 /// Longest name the UNIGINE docs allow (1024 characters, including the NUL).
 pub const MAX_NAME: usize = 1024;

@@ -185,7 +185,7 @@ impl FormatFile for MeshFile {
                     s.animations.push(ClipSummary::frames(
                         "animation",
                         u64::from(m.num_frames - 1),
-                        crate::FPS,
+                        crate::DEFAULT_FPS,
                         m.bones.len() as u64,
                     ));
                 }
@@ -359,7 +359,7 @@ fn ms1x_detail(m: &crate::Ms1x, blocks: &[&StoredBlock], s: &mut Summary) {
             ClipSummary::frames(
                 a.name.to_string_lossy(),
                 u64::from(a.num_frames),
-                crate::FPS,
+                crate::DEFAULT_FPS,
                 a.bones.len() as u64,
             )
         })

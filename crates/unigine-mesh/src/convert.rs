@@ -14,7 +14,7 @@
 //! quantization; weights to the u16 truncation after meshfmt-core's renormalization.
 //!
 //! # Animations
-//! UNIGINE files store no frame rate; frames are [`FPS`] apart, the engine's default
+//! UNIGINE files store no frame rate; frames are [`DEFAULT_FPS`] apart, the engine's default
 //! playback speed.
 
 use meshfmt_core::glam::{Quat, Vec3};
@@ -27,9 +27,7 @@ use parsing_primitives::RawString;
 use crate::common::BindTransform;
 use crate::error::Result;
 
-/// Frames per second of UNIGINE animations (the files store none; 30 is the engine's
-/// default playback speed).
-pub const FPS: f32 = 30.0;
+pub use unigine_common::DEFAULT_FPS;
 
 /// UNIGINE's frame: +Z up, right-handed, meters; counter-clockwise front faces.
 pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;

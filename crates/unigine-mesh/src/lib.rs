@@ -117,7 +117,7 @@ pub use unigine_common::ReadOptions;
 
 pub use common::{BindTransform, Bounds};
 pub use contract::{FORMAT, UnigineMesh};
-pub use convert::{COORDINATE_SYSTEM, FPS};
+pub use convert::{COORDINATE_SYSTEM, DEFAULT_FPS};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};

@@ -11,11 +11,12 @@ use crate::ms1x::{
 use crate::tangent;
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, Feature, LossKind, Model, MorphKind,
+    Budget, Channel, Clip, Converted, Feature, LossKind, Model, MorphKind,
     MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform, VertexInfluences,
 };
 use parsing_primitives::RawString;
 use std::collections::HashMap;
+use unigine_common::skeleton::{bone_infos, skeleton_from};
 
 /// Heap bytes per triangle corner while [`Ms1x::to_core`] pairs coordinate and tangent
 /// indices: a hash entry and an order entry (with growth slack) and the output index.
@@ -41,19 +42,12 @@ impl Ms1x {
             &mut out,
         );
         charge_skeleton(budget, self.bones.iter().map(|b| b.name.as_bytes().len()))?;
-        let skeleton = Skeleton {
-            bones: self
-                .bones
+        let skeleton = skeleton_from(
+            self.bones
                 .iter()
                 .zip(&self.bind_pose)
-                .map(|(b, t)| Bone {
-                    name: text(&b.name),
-                    parent: usize::try_from(b.parent).ok(),
-                    rest: bind_to_transform(t),
-                    inverse_bind: None,
-                })
-                .collect(),
-        };
+                .map(|(b, t)| (&b.name, i64::from(b.parent), bind_to_transform(t))),
+        );
         let mut surfaces = Vec::with_capacity(self.surfaces.len());
         for (i, s) in self.surfaces.iter().enumerate() {
             surfaces.push(self.surface_to_core(i, s, &mut out, budget)?);
@@ -359,7 +353,7 @@ fn animation_to_clip(
             if let Some(q) = k.rotation {
                 r = quat_from_i16(q);
             }
-            let time = f as f32 / FPS;
+            let time = f as f32 / DEFAULT_FPS;
             channel.translation.times.push(time);
             channel.translation.values.push(t);
             channel.rotation.times.push(time);
@@ -392,12 +386,12 @@ fn clip_to_embedded(
     out: &mut Converted<()>,
     budget: &Budget,
 ) -> Result<EmbeddedAnimation> {
-    if !clip.is_on_grid(FPS) {
+    if !clip.is_on_grid(DEFAULT_FPS) {
         out.lose(
             Feature::Animation,
             LossKind::Reduced,
             format!("animations[{index}]"),
-            format!("keys resampled at {FPS} frames per second"),
+            format!("keys resampled at {DEFAULT_FPS} frames per second"),
         );
     }
     let mut bones = Vec::new();
@@ -439,7 +433,7 @@ fn clip_to_embedded(
     );
     // A key per channel and the values sampled for it, per frame.
     let per_frame = (bones.len() as u64).saturating_mul(size_of::<FrameKey>() as u64 + 40);
-    let times = clip.frame_times(FPS, budget, per_frame)?;
+    let times = clip.frame_times(DEFAULT_FPS, budget, per_frame)?;
     let mut keys = Vec::with_capacity(times.len().saturating_mul(bones.len()));
     let mut previous: Vec<FrameKey> = vec![FrameKey::default(); bones.len()];
     for (f, &time) in times.iter().enumerate() {
@@ -493,30 +487,17 @@ fn clip_to_embedded(
 }
 
 fn bones_from_core(skeleton: &Skeleton, out: &mut Converted<()>) -> Result<Vec<BoneInfo>> {
-    if skeleton.len() > i16::MAX as usize {
-        return Err(invalid(format!(
-            "{} bones exceed the i16 bone index range",
-            skeleton.len()
-        )));
-    }
+    let bones = bone_infos(skeleton).map_err(invalid)?;
     let derived = skeleton.rest_world_matrices();
-    let mut explicit = 0;
-    let bones = skeleton
+    let explicit = skeleton
         .bones
         .iter()
         .zip(&derived)
-        .map(|(b, w)| {
-            if let Some(ib) = b.inverse_bind {
-                if !(ib * *w).abs_diff_eq(meshfmt_core::glam::Mat4::IDENTITY, 1e-4) {
-                    explicit += 1;
-                }
-            }
-            BoneInfo {
-                name: RawString::from(b.name.as_str()),
-                parent: b.parent.map_or(-1, |p| p as i16),
-            }
+        .filter(|(b, w)| {
+            b.inverse_bind
+                .is_some_and(|ib| !(ib * **w).abs_diff_eq(meshfmt_core::glam::Mat4::IDENTITY, 1e-4))
         })
-        .collect();
+        .count();
     if explicit > 0 {
         out.lose(Feature::Skeleton, LossKind::Reduced, "skeleton", format!("{explicit} inverse bind matrices differ from the bind pose; UNIGINE derives them from it"));
     }

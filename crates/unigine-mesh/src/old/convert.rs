@@ -5,16 +5,16 @@ use crate::convert::*;
 use crate::error::{Result, invalid};
 use crate::old;
 use crate::old::{
-    BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Bone, Ms08Surface, Ms08Weight, compress_normal,
-    decompress_normal,
+    BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Surface, Ms08Weight, compress_normal, decompress_normal,
 };
 use meshfmt_core::bone_tracks::BoneTracks;
 use meshfmt_core::glam::{Quat, Vec2, Vec3};
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, Feature, LossKind, MAX_INFLUENCES, Model, Skeleton,
+    Budget, Channel, Clip, Converted, Feature, LossKind, MAX_INFLUENCES, Model, Skeleton,
     Surface as CoreSurface, Transform, VertexInfluences,
 };
 use parsing_primitives::RawString;
+use unigine_common::skeleton::{bone1x_list, skeleton_from};
 
 fn old_surface_to_core(
     name: &RawString,
@@ -234,7 +234,7 @@ impl Mi08 {
 
 impl Ms08 {
     /// The file as a meshfmt-core model: frame 0 is the bind pose (the bones' rest
-    /// transforms); frames 1.. become one clip, [`FPS`] apart. Weights are /255 and
+    /// transforms); frames 1.. become one clip, [`DEFAULT_FPS`] apart. Weights are /255 and
     /// renormalized.
     pub fn to_core(&self) -> Result<Converted<Model>> {
         self.to_core_in(&Budget::default())
@@ -264,19 +264,10 @@ impl Ms08 {
         };
         let bind = self.frame(0);
         charge_skeleton(budget, self.bones.iter().map(|b| b.name.as_bytes().len()))?;
-        let skeleton = Skeleton {
-            bones: self
-                .bones
-                .iter()
-                .enumerate()
-                .map(|(i, b)| Bone {
-                    name: text(&b.name),
-                    parent: usize::try_from(b.parent).ok(),
-                    rest: bind.get(i).map(frame_to).unwrap_or_default(),
-                    inverse_bind: None,
-                })
-                .collect(),
-        };
+        let skeleton = skeleton_from(self.bones.iter().enumerate().map(|(i, b)| {
+            let rest = bind.get(i).map(frame_to).unwrap_or_default();
+            (&b.name, i64::from(b.parent), rest)
+        }));
         let mut animations = Vec::new();
         let nb = self.bones.len();
         // Frames that have transforms (all of them in a file that was read); none
@@ -300,7 +291,7 @@ impl Ms08 {
                         let Some(t) = self.frame(f).get(b).map(frame_to) else {
                             break;
                         };
-                        let time = (f - 1) as f32 / FPS;
+                        let time = (f - 1) as f32 / DEFAULT_FPS;
                         c.translation.times.push(time);
                         c.translation.values.push(t.translation);
                         c.rotation.times.push(time);
@@ -356,7 +347,7 @@ impl Ms08 {
     }
 
     /// Encodes a meshfmt-core model as ms08: rest pose as frame 0, the first clip
-    /// sampled at [`FPS`] as frames 1.., weights as u8 summing to 255 (largest remainder);
+    /// sampled at [`DEFAULT_FPS`] as frames 1.., weights as u8 summing to 255 (largest remainder);
     /// non-uniform scales as their x.
     pub fn from_core(model: &Model) -> Result<Converted<Ms08>> {
         Ms08::from_core_in(model, &Budget::default())
@@ -376,15 +367,7 @@ impl Ms08 {
                 "{nb} bones exceed the u16 bone index range"
             )));
         }
-        let bones = m
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| Ms08Bone {
-                name: RawString::from(b.name.as_str()),
-                parent: b.parent.map_or(-1, |p| p as i32),
-            })
-            .collect();
+        let bones = bone1x_list(&m.skeleton);
         let (num_frames, frames) = frames_from_core(&m, &mut out, budget)?;
         let mut surfaces = Vec::new();
         for (i, s) in m.surfaces.iter().enumerate() {
@@ -399,7 +382,7 @@ impl Ms08 {
     }
 }
 
-/// The bind pose (frame 0) and the first clip sampled at [`FPS`] as ms08 frames
+/// The bind pose (frame 0) and the first clip sampled at [`DEFAULT_FPS`] as ms08 frames
 /// (uniform scale: x is stored), with what that loses.
 fn frames_from_core(
     m: &Model,
@@ -430,17 +413,17 @@ fn frames_from_core(
     let mut frames: Vec<BoneFrame> = m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
     let mut num_frames = 1u32;
     if let Some(clip) = m.animations.first() {
-        if !clip.is_on_grid(FPS) {
+        if !clip.is_on_grid(DEFAULT_FPS) {
             out.lose(
                 Feature::Animation,
                 LossKind::Reduced,
                 "animations[0]",
-                format!("keys resampled at {FPS} frames per second"),
+                format!("keys resampled at {DEFAULT_FPS} frames per second"),
             );
         }
         // A transform per bone per frame, and the sampled pose it comes from.
         let per_frame = (nb as u64).saturating_mul(size_of::<BoneFrame>() as u64 + 40);
-        let times = clip.frame_times(FPS, budget, per_frame)?;
+        let times = clip.frame_times(DEFAULT_FPS, budget, per_frame)?;
         num_frames = u32::try_from(times.len())
             .ok()
             .and_then(|n| n.checked_add(1))
