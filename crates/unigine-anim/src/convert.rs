@@ -1040,7 +1040,7 @@ fn keep_default_tracks(
 
 impl AnimFile {
     /// The file as a meshfmt-core model (skeleton and clips), frames
-    /// 1 / [`DEFAULT_FPS`](crate::DEFAULT_FPS) apart (an12: its stored fps when
+    /// 1 / [`crate::DEFAULT_FPS`] apart (an12: its stored fps when
     /// positive), under a fresh default budget; [`AnimFile::to_core_with`] takes
     /// another frame rate.
     pub fn to_core(&self) -> Result<Converted<Model>> {

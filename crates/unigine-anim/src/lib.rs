@@ -165,7 +165,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    let table: [(&[u8; 4], fn(&mut Reader<'_>) -> Result<AnimFile>); 4] = [
+    type ReadFn = fn(&mut Reader<'_>) -> Result<AnimFile>;
+    let table: [(&[u8; 4], ReadFn); 4] = [
         (b"as08", |r| Ok(AnimFile::As08(as08::read(r)?))),
         (b"an10", |r| Ok(AnimFile::An10(an10::read(r)?))),
         (b"an11", |r| Ok(AnimFile::An11(an11::read(r)?))),

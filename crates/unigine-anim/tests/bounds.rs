@@ -51,7 +51,7 @@ fn round_trip(model: &Model, version: TargetVersion) -> (Model, Vec<Loss>) {
     let conv = AnimFile::from_core(
         model,
         &unigine_anim::WriteOptions {
-            version: version,
+            version,
             fps: FPS,
             ..Default::default()
         },

@@ -430,7 +430,7 @@ fn normal_files_convert_under_the_default_budget() {
             let bytes = AnimFile::from_core(
                 &model,
                 &unigine_anim::WriteOptions {
-                    version: version,
+                    version,
                     fps: 30.0,
                     ..Default::default()
                 },

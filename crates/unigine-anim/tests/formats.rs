@@ -172,7 +172,7 @@ fn canonical_arm_through_both_versions() {
         let conv = AnimFile::from_core(
             &model,
             &unigine_anim::WriteOptions {
-                version: version,
+                version,
                 fps: 30.0,
                 ..Default::default()
             },

@@ -3,9 +3,9 @@
 //! # Coordinate and triangle indices
 //! ms10/ms11 index each triangle corner twice: a *coordinate* index (position, skin
 //! weights, morph positions) and a *tangent* index (tangent frame, UVs, color).
-//! meshfmt-core has one index per corner, so [`Ms1x::to_core`] makes one core vertex
+//! meshfmt-core has one index per corner, so [`Ms1x::to_core`](crate::Ms1x::to_core) makes one core vertex
 //! per distinct `(cindex, tindex)` pair, in order of first use by the triangles.
-//! [`Ms1x::from_core`] splits core vertices back: vertices with bit-identical position,
+//! [`Ms1x::from_core`](crate::Ms1x::from_core) splits core vertices back: vertices with bit-identical position,
 //! skin and morph positions share a coordinate vertex, and vertices with the same
 //! quantized tangent, UVs and color share a tangent vertex, in order of first
 //! appearance. The arrays may come back in a different order than a file had them,

@@ -65,7 +65,7 @@
 //! field.
 //!
 //! # Memory and time
-//! Every operation draws on one [`Budget`]: a read
+//! Every operation draws on one [`Budget`](meshfmt_core::Budget): a read
 //! ([`read_with`]), a conversion to meshfmt-core ([`MeshFile::to_core_with`]) and one
 //! from it ([`MeshFile::from_core`]) take the options' `budget` when given, so one
 //! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
