@@ -101,6 +101,7 @@ pub mod common;
 mod contract;
 pub mod convert;
 mod error;
+mod file;
 pub mod ms14;
 pub mod ms15;
 pub mod ms1x;
@@ -108,6 +109,7 @@ pub mod old;
 pub mod sk10;
 pub mod sn10;
 pub mod spatial;
+mod summary;
 pub mod tangent;
 mod versions;
 

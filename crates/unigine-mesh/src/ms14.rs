@@ -722,3 +722,32 @@ impl Ms14 {
         })
     }
 }
+
+impl crate::file::VersionFile for Ms14 {
+    fn target(&self) -> crate::TargetVersion {
+        crate::TargetVersion::Ms14
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms14::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        self.mesh.to_core_in(budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::ms1x_detail(&self.mesh, &self.geometry_block_sizes(), s);
+        crate::summary::ms1x_counts(&self.mesh, &mut s.counts);
+    }
+}
+
+impl Ms14 {
+    /// (stored, decoded) bytes of each surface's geometry block, for the summary.
+    pub(crate) fn geometry_block_sizes(&self) -> Vec<(usize, usize)> {
+        self.blocks
+            .iter()
+            .map(|b| (b.geometry.stored.len(), b.geometry.content.len()))
+            .collect()
+    }
+}

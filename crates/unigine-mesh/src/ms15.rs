@@ -147,3 +147,22 @@ fn strip_to_static(m: &mut Ms1x) -> Vec<(Feature, String)> {
     }
     lost
 }
+
+impl crate::file::VersionFile for Ms15 {
+    fn target(&self) -> crate::TargetVersion {
+        crate::TargetVersion::Ms15
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms15::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        Ms15::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::ms1x_detail(&self.0.mesh, &self.0.geometry_block_sizes(), s);
+        crate::summary::ms1x_counts(&self.0.mesh, &mut s.counts);
+    }
+}

@@ -303,3 +303,27 @@ impl Sk10 {
         })
     }
 }
+
+impl crate::file::VersionFile for Sk10 {
+    fn target(&self) -> crate::TargetVersion {
+        crate::TargetVersion::Sk10
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Sk10::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        Sk10::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        let blocks: Vec<(usize, usize)> = self
+            .blocks
+            .iter()
+            .map(|b| (b.stored.len(), b.content.len()))
+            .collect();
+        crate::summary::ms1x_detail(&self.mesh, &blocks, s);
+        crate::summary::ms1x_counts(&self.mesh, &mut s.counts);
+    }
+}

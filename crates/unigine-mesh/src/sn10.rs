@@ -291,3 +291,25 @@ impl Sn10 {
         }))
     }
 }
+
+impl crate::file::VersionFile for Sn10 {
+    fn target(&self) -> crate::TargetVersion {
+        crate::TargetVersion::Sn10
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Sn10::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        Sn10::to_core_in(self, budget)
+    }
+
+    /// The joint hierarchy and count; no surfaces.
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        s.skeleton = unigine_common::summary::hierarchy(
+            self.joints.iter().map(|j| (&j.name, i32::from(j.parent))),
+        );
+        s.counts.bones = self.joints.len() as u64;
+    }
+}

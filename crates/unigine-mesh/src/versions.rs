@@ -12,36 +12,11 @@ use unigine_common::ReadOptions;
 use unigine_common::magic::{self, Dispatch};
 
 use crate::error::{Error, Result};
+pub use crate::file::TargetVersion;
+use crate::file::VersionFile;
 use crate::ms1x::{Ms1x, Ms1xVersion};
 use crate::old::{Mi08, Ms08};
 use crate::{FORMAT_NAME, ms14, ms15, sk10, sn10};
-
-/// Which version [`MeshFile::from_core`] writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TargetVersion {
-    /// mi08 (static, UNIGINE 1.x).
-    Mi08,
-    /// ms08 (skinned, UNIGINE 1.x).
-    Ms08,
-    /// ms10 (UNIGINE 2.0, 7-byte tangents).
-    Ms10,
-    /// ms11 (UNIGINE 2.x).
-    #[default]
-    Ms11,
-    /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
-    Ms13,
-    /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
-    Ms14,
-    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
-    /// bones, weights and morph targets beyond the base geometry.
-    Ms15,
-    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
-    /// ms13 content in LZ4 blocks, with bind and rest transforms.
-    Sk10,
-    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
-    /// skeleton alone.
-    Sn10,
-}
 
 /// Writing choices for [`MeshFile::from_core`].
 #[derive(Debug, Clone, Default)]
@@ -298,32 +273,25 @@ impl MeshFile {
 
     /// The version, as [`MeshFile::from_core`] would be asked for it.
     pub fn target(&self) -> TargetVersion {
+        self.as_file().target()
+    }
+
+    /// The faithful type inside, as the trait every version implements.
+    pub(crate) fn as_file(&self) -> &dyn VersionFile {
         match self {
-            MeshFile::Mi08(_) => TargetVersion::Mi08,
-            MeshFile::Ms08(_) => TargetVersion::Ms08,
-            MeshFile::Ms1x(m) => match m.version {
-                Ms1xVersion::Ms10 => TargetVersion::Ms10,
-                Ms1xVersion::Ms11 => TargetVersion::Ms11,
-                Ms1xVersion::Ms13 => TargetVersion::Ms13,
-            },
-            MeshFile::Ms14(_) => TargetVersion::Ms14,
-            MeshFile::Ms15(_) => TargetVersion::Ms15,
-            MeshFile::Sk10(_) => TargetVersion::Sk10,
-            MeshFile::Sn10(_) => TargetVersion::Sn10,
+            MeshFile::Mi08(m) => m,
+            MeshFile::Ms08(m) => m,
+            MeshFile::Ms1x(m) => m,
+            MeshFile::Ms14(m) => m,
+            MeshFile::Ms15(m) => m,
+            MeshFile::Sk10(m) => m,
+            MeshFile::Sn10(m) => m,
         }
     }
 
     /// The file's bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
-        match self {
-            MeshFile::Mi08(m) => m.write(),
-            MeshFile::Ms08(m) => m.write(),
-            MeshFile::Ms1x(m) => m.write(),
-            MeshFile::Ms14(m) => m.write(),
-            MeshFile::Ms15(m) => m.write(),
-            MeshFile::Sk10(m) => m.write(),
-            MeshFile::Sn10(m) => m.write(),
-        }
+        self.as_file().write()
     }
 
     /// Writes the file's bytes to `out`.
@@ -380,15 +348,7 @@ impl MeshFile {
     /// ```
     pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
         let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        match self {
-            MeshFile::Mi08(m) => m.to_core_in(&budget),
-            MeshFile::Ms08(m) => m.to_core_in(&budget),
-            MeshFile::Ms1x(m) => m.to_core_in(&budget),
-            MeshFile::Ms14(m) => m.mesh.to_core_in(&budget),
-            MeshFile::Ms15(m) => m.to_core_in(&budget),
-            MeshFile::Sk10(m) => m.to_core_in(&budget),
-            MeshFile::Sn10(m) => m.to_core_in(&budget),
-        }
+        self.as_file().to_core_in(&budget)
     }
 
     /// Encodes a meshfmt-core model in the chosen version, reporting every loss and

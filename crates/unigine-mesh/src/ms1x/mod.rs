@@ -820,3 +820,29 @@ pub(crate) fn write_geometry_with(
     write_indices(w, &s.tindices, index_width(s.num_tvertices()));
     Ok(())
 }
+
+impl crate::file::VersionFile for Ms1x {
+    fn target(&self) -> crate::TargetVersion {
+        match self.version {
+            Ms1xVersion::Ms10 => crate::TargetVersion::Ms10,
+            Ms1xVersion::Ms11 => crate::TargetVersion::Ms11,
+            Ms1xVersion::Ms13 => crate::TargetVersion::Ms13,
+        }
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms1x::write(self)
+    }
+
+    fn to_core_in(
+        &self,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        Ms1x::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::ms1x_detail(self, &[], s);
+        crate::summary::ms1x_counts(self, &mut s.counts);
+    }
+}

@@ -544,3 +544,92 @@ impl Ms08 {
         Ok(w.into_inner())
     }
 }
+
+impl crate::file::VersionFile for Mi08 {
+    fn target(&self) -> crate::TargetVersion {
+        crate::TargetVersion::Mi08
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Mi08::write(self)
+    }
+
+    fn to_core_in(
+        &self,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        Mi08::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        use meshfmt_core::summary::stored_box;
+        crate::summary::old_detail(
+            self.surfaces.iter().map(|x| crate::summary::OldSurface {
+                name: &x.name,
+                positions: &x.positions,
+                uv: [x.uv0.is_empty(), x.uv1.is_empty()],
+                skinned: false,
+                triangles: x.triangles.len(),
+                bounds: stored_box(x.bounds.min, x.bounds.max),
+            }),
+            s,
+        );
+        if let Some(b) = stored_box(self.bounds.min, self.bounds.max) {
+            s.bounds = Some(b);
+            s.bounds_stored = true;
+        }
+        let c = &mut s.counts;
+        c.surfaces = self.surfaces.len() as u64;
+        c.vertices = self.surfaces.iter().map(|s| s.positions.len() as u64).sum();
+        c.triangles = self.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
+    }
+}
+
+impl crate::file::VersionFile for Ms08 {
+    fn target(&self) -> crate::TargetVersion {
+        crate::TargetVersion::Ms08
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms08::write(self)
+    }
+
+    fn to_core_in(
+        &self,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        Ms08::to_core_in(self, budget)
+    }
+
+    /// Frame 0 is the bind pose; the rest form the one animation.
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::old_detail(
+            self.surfaces.iter().map(|x| crate::summary::OldSurface {
+                name: &x.name,
+                positions: &x.positions,
+                uv: [x.uv0.is_empty(), x.uv1.is_empty()],
+                skinned: !x.weight_counts.is_empty(),
+                triangles: x.triangles.len(),
+                bounds: None,
+            }),
+            s,
+        );
+        s.skeleton =
+            unigine_common::summary::hierarchy(self.bones.iter().map(|b| (&b.name, b.parent)));
+        if self.num_frames > 1 {
+            s.animations.push(meshfmt_core::ClipSummary::frames(
+                "animation",
+                u64::from(self.num_frames - 1),
+                crate::DEFAULT_FPS,
+                self.bones.len() as u64,
+            ));
+        }
+        let c = &mut s.counts;
+        c.surfaces = self.surfaces.len() as u64;
+        c.vertices = self.surfaces.iter().map(|s| s.positions.len() as u64).sum();
+        c.triangles = self.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
+        c.bones = self.bones.len() as u64;
+        c.animations = u64::from(self.num_frames > 1);
+        c.frames = u64::from(self.num_frames.saturating_sub(1));
+    }
+}
