@@ -8,13 +8,13 @@
 
 use meshfmt_core::Transform;
 use parsing_primitives::{RawString, Reader, Writer};
-
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
 use unigine_common::keys::{RotationRange, key_flags, read_key, write_key};
-pub use unigine_common::{BoneInfo, MAX_NAME};
 
 use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
+
+pub use unigine_common::{BoneInfo, MAX_NAME};
 
 /// The header bounds every real file stores: the "empty" sentinel (min 1e9, max -1e9,
 /// centre 0, radius -1).

@@ -8,12 +8,12 @@
 
 use meshfmt_core::Transform;
 use parsing_primitives::{Reader, Writer};
-
-use crate::FORMAT_NAME;
-use crate::error::{Result, invalid};
 use unigine_common::BoneInfo;
 use unigine_common::bones::{read_bones, write_bones};
 use unigine_common::keys::frame_keys;
+
+use crate::FORMAT_NAME;
+use crate::error::{Result, invalid};
 
 /// One bone's key in one frame; `None` components are the defaults.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

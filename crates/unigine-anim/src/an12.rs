@@ -41,13 +41,13 @@
 //! ```
 
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
+use unigine_common::keys::frame_keys;
+use unigine_common::{BoneInfo, MAX_NAME};
 
 use crate::FORMAT_NAME;
 use crate::an11::{An11Key, check_anim, read_anim_bones, read_frames, write_frames};
 use crate::error::{Result, invalid};
-use unigine_common::bones::{read_bone_entries, write_bone_entries};
-use unigine_common::keys::frame_keys;
-use unigine_common::{BoneInfo, MAX_NAME};
 
 /// An an12 file.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,6 @@
 //! values always set all eight (flag 0xFF), which every reading of the docs accepts.
 
 use parsing_primitives::{Reader, Writer};
-
 use unigine_common::bones::{check_bone1x_parents, read_bone1x_entries, write_bone1x_entries};
 use unigine_common::keys::frame_keys;
 

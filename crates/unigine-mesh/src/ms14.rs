@@ -15,10 +15,9 @@
 //! anew (stored raw when compression does not shrink it).
 
 use parsing_primitives::{Budget, RawString, Reader, Writer};
-
-use crate::FORMAT_NAME;
 use unigine_common::bones::{read_bones, write_bones};
 
+use crate::FORMAT_NAME;
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{

@@ -34,13 +34,12 @@
 use meshfmt_core::glam::Mat4;
 use meshfmt_core::{Budget, Converted, Feature, LossKind, Model, Transform};
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
-use unigine_common::bones::{read_bone_entries, write_bone_entries};
-
 use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len};
 use crate::ms14::{
     Layout, StoredBlock, decode_surfaces, geometry_contents, memory_estimate_for,

@@ -28,13 +28,12 @@
 
 use meshfmt_core::{Budget, Converted, Feature, LossKind, Model};
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::BoneInfo;
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, Bounds, MAX_NAME};
 use crate::error::{Result, invalid};
-use unigine_common::BoneInfo;
-use unigine_common::bones::{read_bone_entries, write_bone_entries};
-
 use crate::ms1x::{Ms1x, Ms1xVersion};
 
 /// A named list of per-joint values (blend mask, blend time or weight profile).

@@ -2,21 +2,26 @@
 //! and sk10): the index split, tangent frames, skin weights, bones and embedded
 //! animations (see [`crate::convert`] for the index mapping).
 
-use crate::common::{BindTransform, Bounds, first_out_of_range};
-use crate::convert::*;
-use crate::error::{Result, invalid};
-use crate::ms1x::{
-    BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Ms1x, Ms1xVersion, Surface, VertexWeights,
-};
-use crate::tangent;
+use std::collections::HashMap;
+
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
     Budget, Channel, Clip, Converted, Feature, LossKind, Model, MorphKind,
     MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform, VertexInfluences,
 };
 use parsing_primitives::RawString;
-use std::collections::HashMap;
 use unigine_common::skeleton::{bone_infos, skeleton_from};
+
+use crate::common::{BindTransform, Bounds, first_out_of_range};
+use crate::convert::{
+    COORDINATE_SYSTEM, DEFAULT_FPS, TRACK_KEY_BYTES, bind_to_transform, charge_skeleton,
+    generated_normals, model, non_utf8_names, report_common_losses, text, transform_to_bind,
+};
+use crate::error::{Result, invalid};
+use crate::ms1x::{
+    BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Ms1x, Ms1xVersion, Surface, VertexWeights,
+};
+use crate::tangent;
 
 /// Heap bytes per triangle corner while [`Ms1x::to_core`] pairs coordinate and tangent
 /// indices: a hash entry and an order entry (with growth slack) and the output index.

@@ -9,8 +9,6 @@ mod convert;
 
 use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
-
-pub use unigine_common::BoneInfo;
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
 use unigine_common::keys::{RotationRange, frame_keys, key_flags, read_key, write_key};
 
@@ -20,6 +18,8 @@ use crate::common::{
     write_indices,
 };
 use crate::error::{Result, invalid};
+
+pub use unigine_common::BoneInfo;
 
 /// Which of the two layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

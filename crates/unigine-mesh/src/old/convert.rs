@@ -1,12 +1,5 @@
 //! mi08/ms08 (UNIGINE 1.x) to and from meshfmt-core.
 
-use crate::common::Bounds;
-use crate::convert::*;
-use crate::error::{Result, invalid};
-use crate::old;
-use crate::old::{
-    BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Surface, Ms08Weight, compress_normal, decompress_normal,
-};
 use meshfmt_core::bone_tracks::BoneTracks;
 use meshfmt_core::glam::{Quat, Vec2, Vec3};
 use meshfmt_core::{
@@ -15,6 +8,17 @@ use meshfmt_core::{
 };
 use parsing_primitives::RawString;
 use unigine_common::skeleton::{bone1x_list, skeleton_from};
+
+use crate::common::Bounds;
+use crate::convert::{
+    COORDINATE_SYSTEM, DEFAULT_FPS, TRACK_KEY_BYTES, charge_skeleton, generated_normals, model,
+    non_utf8_names, report_common_losses, text,
+};
+use crate::error::{Result, invalid};
+use crate::old;
+use crate::old::{
+    BoneFrame, Mi08, Mi08Surface, Ms08, Ms08Surface, Ms08Weight, compress_normal, decompress_normal,
+};
 
 fn old_surface_to_core(
     name: &RawString,

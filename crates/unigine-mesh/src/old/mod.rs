@@ -9,10 +9,9 @@
 mod convert;
 
 use parsing_primitives::{RawString, Reader, Writer};
-
-use crate::FORMAT_NAME;
 use unigine_common::bones::{check_bone1x_parents, read_bone1x_entries, write_bone1x_entries};
 
+use crate::FORMAT_NAME;
 use crate::common::{Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 
