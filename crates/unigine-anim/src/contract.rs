@@ -44,7 +44,7 @@ impl From<Error> for FormatError {
     }
 }
 
-const VERSIONS: &[&str] = &["an10", "as08", "an11", "an12"];
+const VERSIONS: &[&str] = &crate::versions::NAMES;
 
 impl Format for UnigineAnim {
     fn name(&self) -> &'static str {
@@ -68,15 +68,11 @@ impl Format for UnigineAnim {
     }
 
     fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        (ext == "sanim").then_some("as08")
+        crate::versions::version_for_extension(ext)
     }
 
     fn holds(&self, version: Option<&str>) -> &'static [Feature] {
-        match version.unwrap_or("an10") {
-            "an10" | "an11" => &[Feature::Skeleton, Feature::Animation],
-            "as08" | "an12" => &[Feature::Animation],
-            _ => &[],
-        }
+        crate::versions::holds(version.unwrap_or(TargetVersion::default().name()))
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
@@ -110,22 +106,14 @@ impl Format for UnigineAnim {
         let name = cx
             .version
             .or_else(|| self.version_for_extension(&ext))
-            .unwrap_or("an10");
-        let version = match name {
-            "as08" => TargetVersion::As08,
-            "an10" => TargetVersion::An10,
-            "an11" => TargetVersion::An11,
-            "an12" => TargetVersion::An12,
-            v => {
-                return Err(FormatError::Unsupported {
-                    format: crate::FORMAT_NAME,
-                    message: format!(
-                        "cannot write version '{v}' (choose {})",
-                        VERSIONS.join(", ")
-                    ),
-                });
-            }
-        };
+            .unwrap_or(TargetVersion::default().name());
+        let version = TargetVersion::from_name(name).ok_or_else(|| FormatError::Unsupported {
+            format: crate::FORMAT_NAME,
+            message: format!(
+                "cannot write version '{name}' (choose {})",
+                VERSIONS.join(", ")
+            ),
+        })?;
         let opts = WriteOptions {
             version,
             budget: Some(cx.budget.clone()),

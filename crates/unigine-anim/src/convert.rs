@@ -17,25 +17,11 @@ use crate::an11::An11Key;
 use crate::as08::{As08, As08Key};
 use crate::error::{Result, invalid};
 use crate::values::{FRAME_VALUE_BYTES, Frames};
+use crate::versions::TargetVersion;
 use crate::{AnimFile, DEFAULT_FPS};
 
 /// UNIGINE's frame: +Z up, right-handed, meters.
 pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
-
-/// Which version [`AnimFile::from_core`] writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TargetVersion {
-    /// as08 (`.sanim`, UNIGINE 1.x).
-    As08,
-    /// an10 (`.anim`, UNIGINE 2.x).
-    #[default]
-    An10,
-    /// an11 (`.anim`, UNIGINE 2.19+): float keys.
-    An11,
-    /// an12 (`.anim`, current docs; implemented from the documentation only): an11 keys,
-    /// no bind pose, fps stored (rounded to an integer).
-    An12,
-}
 
 /// Conversion choices for [`AnimFile::to_core_with`].
 #[derive(Debug, Clone)]
@@ -1086,16 +1072,6 @@ impl AnimFile {
     /// options' budget.
     pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
         let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        let fps = options.fps;
-        Ok(match options.version {
-            TargetVersion::An10 => An10::from_core_in(model, fps, budget)?.map(AnimFile::An10),
-            TargetVersion::As08 => As08::from_core_in(model, fps, budget)?.map(AnimFile::As08),
-            TargetVersion::An11 => {
-                crate::an11::An11::from_core_in(model, fps, budget)?.map(AnimFile::An11)
-            }
-            TargetVersion::An12 => {
-                crate::an12::An12::from_core_in(model, fps, budget)?.map(AnimFile::An12)
-            }
-        })
+        (options.version.entry().from_core)(model, options.fps, budget)
     }
 }

@@ -82,6 +82,7 @@ mod contract;
 pub mod convert;
 mod error;
 pub mod values;
+mod versions;
 
 use parsing_primitives::{Budget, Reader};
 use unigine_common::magic::{self, Dispatch};
@@ -92,9 +93,10 @@ pub use an10::An10;
 pub use an12::An12;
 pub use as08::As08;
 pub use contract::{FORMAT, UnigineAnim};
-pub use convert::{COORDINATE_SYSTEM, CoreOptions, TargetVersion, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, WriteOptions};
 pub use error::{Error, Result};
 pub use values::Frames;
+pub use versions::TargetVersion;
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-anim";
@@ -102,7 +104,7 @@ pub const FORMAT_NAME: &str = "unigine-anim";
 pub use unigine_common::DEFAULT_FPS;
 
 /// Every animation magic this crate knows.
-pub const MAGICS: [&[u8; 4]; 4] = [b"as08", b"an10", b"an11", b"an12"];
+pub const MAGICS: [&[u8; 4]; 4] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE animation magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
@@ -165,13 +167,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    type ReadFn = fn(&mut Reader<'_>) -> Result<AnimFile>;
-    let table: [(&[u8; 4], ReadFn); 4] = [
-        (b"as08", |r| Ok(AnimFile::As08(as08::read(r)?))),
-        (b"an10", |r| Ok(AnimFile::An10(an10::read(r)?))),
-        (b"an11", |r| Ok(AnimFile::An11(an11::read(r)?))),
-        (b"an12", |r| Ok(AnimFile::An12(an12::read(r)?))),
-    ];
+    let table = versions::VERSIONS.each_ref().map(|v| (v.magic, v.read));
     match magic::dispatch(&magic, &table, &FAMILIES) {
         Dispatch::Known(read) => read(&mut r),
         Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(

@@ -48,3 +48,35 @@ pub fn dispatch<V: Copy>(
         None => Dispatch::Foreign,
     }
 }
+
+/// The magic as text (every UNIGINE magic is ASCII; anything else gives "").
+pub const fn magic_name(magic: &'static [u8; 4]) -> &'static str {
+    match std::str::from_utf8(magic) {
+        Ok(s) => s,
+        Err(_) => "",
+    }
+}
+
+/// The version names of `magics`, `default` first and the others in their order: the
+/// list a format contract offers (the first is what it writes when not told).
+pub const fn names_default_first<const N: usize>(
+    magics: [&'static [u8; 4]; N],
+    default: &[u8; 4],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut n = 1;
+    let mut i = 0;
+    while i < N {
+        let m = magics[i];
+        let is_default =
+            m[0] == default[0] && m[1] == default[1] && m[2] == default[2] && m[3] == default[3];
+        if is_default {
+            out[0] = magic_name(m);
+        } else if n < N {
+            out[n] = magic_name(m);
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}

@@ -9,7 +9,7 @@
 use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
 use parsing_primitives::Reader;
 use unigine_common::ReadOptions;
-use unigine_common::magic::{self, Dispatch};
+use unigine_common::magic::{self, Dispatch, magic_name};
 
 use crate::error::{Error, Result};
 pub use crate::file::TargetVersion;
@@ -165,14 +165,6 @@ pub(crate) const VERSIONS: [Version; 9] = [
     },
 ];
 
-/// The magic as text (every magic is ASCII).
-const fn magic_name(magic: &'static [u8; 4]) -> &'static str {
-    match std::str::from_utf8(magic) {
-        Ok(s) => s,
-        Err(_) => "",
-    }
-}
-
 /// Every magic, in [`VERSIONS`] order.
 pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = {
     let mut out = [b"\0\0\0\0"; VERSIONS.len()];
@@ -184,24 +176,9 @@ pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = {
     out
 };
 
-/// Every version's name, the default ([`TargetVersion::default`]) first: the format
-/// contract's list.
-pub(crate) const NAMES: [&str; VERSIONS.len()] = {
-    let mut out = [""; VERSIONS.len()];
-    let mut n = 1;
-    let mut i = 0;
-    while i < VERSIONS.len() {
-        let name = magic_name(VERSIONS[i].magic);
-        if matches!(VERSIONS[i].target, TargetVersion::Ms11) {
-            out[0] = name;
-        } else {
-            out[n] = name;
-            n += 1;
-        }
-        i += 1;
-    }
-    out
-};
+/// Every version's name, the default ([`TargetVersion::default`], checked by a test)
+/// first: the format contract's list.
+pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGICS, b"ms11");
 
 /// The families whose unknown versions (`ms16`) are rejected as unsupported versions
 /// rather than as non-meshes.

@@ -1,0 +1,145 @@
+//! The version list: every version this crate reads and writes, in one table
+//! ([`VERSIONS`]) that drives reading (by magic), conversion from meshfmt-core (by
+//! [`TargetVersion`]) and the format contract's version names, extensions and
+//! feature lists. To add a version, see docs/ARCHITECTURE-unigine.md.
+
+use meshfmt_core::{Budget, Converted, Feature, Model};
+use parsing_primitives::Reader;
+use unigine_common::magic::{self, magic_name};
+
+use crate::error::Result;
+use crate::{AnimFile, an10, an11, an12, as08};
+
+/// Which version [`AnimFile::from_core`] writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// as08 (`.sanim`, UNIGINE 1.x).
+    As08,
+    /// an10 (`.anim`, UNIGINE 2.x).
+    #[default]
+    An10,
+    /// an11 (`.anim`, UNIGINE 2.19+): float keys.
+    An11,
+    /// an12 (`.anim`, current docs; implemented from the documentation only): an11 keys,
+    /// no bind pose, fps stored (rounded to an integer).
+    An12,
+}
+
+/// One supported version: what reading, conversion and the format contract need to
+/// know about it.
+pub(crate) struct Version {
+    /// The magic (also the version's name).
+    pub magic: &'static [u8; 4],
+    /// What [`AnimFile::from_core`] is asked for.
+    pub target: TargetVersion,
+    /// A file extension that implies this version (`.sanim` is as08).
+    pub extension: Option<&'static str>,
+    /// What the version can hold, for the format contract.
+    pub holds: &'static [Feature],
+    /// Reads a file whose magic matched.
+    pub read: fn(&mut Reader<'_>) -> Result<AnimFile>,
+    /// Encodes a model's skeleton and clips, sampled at the given fps.
+    pub from_core: fn(&Model, f32, &Budget) -> Result<Converted<AnimFile>>,
+}
+
+/// Every version, oldest first; the one list.
+pub(crate) const VERSIONS: [Version; 4] = [
+    Version {
+        magic: b"as08",
+        target: TargetVersion::As08,
+        extension: Some("sanim"),
+        holds: &[Feature::Animation],
+        read: |r| Ok(AnimFile::As08(as08::read(r)?)),
+        from_core: |m, fps, b| Ok(as08::As08::from_core_in(m, fps, b)?.map(AnimFile::As08)),
+    },
+    Version {
+        magic: b"an10",
+        target: TargetVersion::An10,
+        extension: None,
+        holds: &[Feature::Skeleton, Feature::Animation],
+        read: |r| Ok(AnimFile::An10(an10::read(r)?)),
+        from_core: |m, fps, b| Ok(an10::An10::from_core_in(m, fps, b)?.map(AnimFile::An10)),
+    },
+    Version {
+        magic: b"an11",
+        target: TargetVersion::An11,
+        extension: None,
+        holds: &[Feature::Skeleton, Feature::Animation],
+        read: |r| Ok(AnimFile::An11(an11::read(r)?)),
+        from_core: |m, fps, b| Ok(an11::An11::from_core_in(m, fps, b)?.map(AnimFile::An11)),
+    },
+    Version {
+        magic: b"an12",
+        target: TargetVersion::An12,
+        extension: None,
+        holds: &[Feature::Animation],
+        read: |r| Ok(AnimFile::An12(an12::read(r)?)),
+        from_core: |m, fps, b| Ok(an12::An12::from_core_in(m, fps, b)?.map(AnimFile::An12)),
+    },
+];
+
+/// Every magic, in [`VERSIONS`] order.
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = {
+    let mut out = [b"\0\0\0\0"; VERSIONS.len()];
+    let mut i = 0;
+    while i < VERSIONS.len() {
+        out[i] = VERSIONS[i].magic;
+        i += 1;
+    }
+    out
+};
+
+/// Every version's name, the default ([`TargetVersion::default`], checked by a test)
+/// first: the format contract's list.
+pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGICS, b"an10");
+
+impl TargetVersion {
+    /// This version's row of [`VERSIONS`].
+    pub(crate) fn entry(self) -> &'static Version {
+        // Every variant has a row (checked by a test); an10 is the fallback.
+        VERSIONS
+            .iter()
+            .find(|v| v.target == self)
+            .unwrap_or(&VERSIONS[1])
+    }
+
+    /// The version's magic as text (`"an10"`).
+    pub fn name(self) -> &'static str {
+        magic_name(self.entry().magic)
+    }
+
+    /// The version called `name` (`"an11"`).
+    pub fn from_name(name: &str) -> Option<TargetVersion> {
+        VERSIONS
+            .iter()
+            .find(|v| v.magic == name.as_bytes())
+            .map(|v| v.target)
+    }
+}
+
+/// The version a file extension implies (`sanim`: as08), if any.
+pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
+    VERSIONS
+        .iter()
+        .find(|v| v.extension == Some(ext))
+        .map(|v| magic_name(v.magic))
+}
+
+/// What `version` can hold (nothing for an unknown name).
+pub(crate) fn holds(version: &str) -> &'static [Feature] {
+    TargetVersion::from_name(version).map_or(&[], |t| t.entry().holds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_has_its_row() {
+        for v in &VERSIONS {
+            assert_eq!(v.target.entry().magic, v.magic);
+            assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
+        }
+        assert_eq!(NAMES[0], TargetVersion::default().name());
+    }
+}
