@@ -723,8 +723,8 @@ impl Ms14 {
 }
 
 impl crate::file::VersionFile for Ms14 {
-    fn target(&self) -> crate::TargetVersion {
-        crate::TargetVersion::Ms14
+    fn magic(&self) -> &'static [u8; 4] {
+        b"ms14"
     }
 
     fn write(&self) -> Result<Vec<u8>> {

@@ -149,8 +149,8 @@ fn strip_to_static(m: &mut Ms1x) -> Vec<(Feature, String)> {
 }
 
 impl crate::file::VersionFile for Ms15 {
-    fn target(&self) -> crate::TargetVersion {
-        crate::TargetVersion::Ms15
+    fn magic(&self) -> &'static [u8; 4] {
+        b"ms15"
     }
 
     fn write(&self) -> Result<Vec<u8>> {

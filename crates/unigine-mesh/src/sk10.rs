@@ -304,8 +304,8 @@ impl Sk10 {
 }
 
 impl crate::file::VersionFile for Sk10 {
-    fn target(&self) -> crate::TargetVersion {
-        crate::TargetVersion::Sk10
+    fn magic(&self) -> &'static [u8; 4] {
+        b"sk10"
     }
 
     fn write(&self) -> Result<Vec<u8>> {

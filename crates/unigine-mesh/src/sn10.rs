@@ -292,8 +292,8 @@ impl Sn10 {
 }
 
 impl crate::file::VersionFile for Sn10 {
-    fn target(&self) -> crate::TargetVersion {
-        crate::TargetVersion::Sn10
+    fn magic(&self) -> &'static [u8; 4] {
+        b"sn10"
     }
 
     fn write(&self) -> Result<Vec<u8>> {

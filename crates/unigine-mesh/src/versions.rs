@@ -12,11 +12,37 @@ use unigine_common::ReadOptions;
 use unigine_common::magic::{self, Dispatch, magic_name};
 
 use crate::error::{Error, Result};
-pub use crate::file::TargetVersion;
 use crate::file::VersionFile;
 use crate::ms1x::{Ms1x, Ms1xVersion};
 use crate::old::{Mi08, Ms08};
 use crate::{FORMAT_NAME, ms14, ms15, sk10, sn10};
+
+/// Which version [`MeshFile::from_core`] writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// mi08 (static, UNIGINE 1.x).
+    Mi08,
+    /// ms08 (skinned, UNIGINE 1.x).
+    Ms08,
+    /// ms10 (UNIGINE 2.0, 7-byte tangents).
+    Ms10,
+    /// ms11 (UNIGINE 2.x).
+    #[default]
+    Ms11,
+    /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
+    Ms13,
+    /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
+    Ms14,
+    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
+    /// bones, weights and morph targets beyond the base geometry.
+    Ms15,
+    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
+    /// ms13 content in LZ4 blocks, with bind and rest transforms.
+    Sk10,
+    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
+    /// skeleton alone.
+    Sn10,
+}
 
 /// Writing choices for [`MeshFile::from_core`].
 #[derive(Debug, Clone, Default)]
@@ -245,12 +271,17 @@ pub enum MeshFile {
 impl MeshFile {
     /// The version's magic as text (`"ms11"`).
     pub fn version(&self) -> &'static str {
-        self.target().name()
+        magic_name(self.as_file().magic())
     }
 
     /// The version, as [`MeshFile::from_core`] would be asked for it.
     pub fn target(&self) -> TargetVersion {
-        self.as_file().target()
+        let magic = self.as_file().magic();
+        // Every faithful type's magic has a row (tests/versions check it).
+        VERSIONS
+            .iter()
+            .find(|v| v.magic == magic)
+            .map_or(TargetVersion::default(), |v| v.target)
     }
 
     /// The faithful type inside, as the trait every version implements.

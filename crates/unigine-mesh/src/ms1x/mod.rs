@@ -822,12 +822,8 @@ pub(crate) fn write_geometry_with(
 }
 
 impl crate::file::VersionFile for Ms1x {
-    fn target(&self) -> crate::TargetVersion {
-        match self.version {
-            Ms1xVersion::Ms10 => crate::TargetVersion::Ms10,
-            Ms1xVersion::Ms11 => crate::TargetVersion::Ms11,
-            Ms1xVersion::Ms13 => crate::TargetVersion::Ms13,
-        }
+    fn magic(&self) -> &'static [u8; 4] {
+        self.version.magic()
     }
 
     fn write(&self) -> Result<Vec<u8>> {

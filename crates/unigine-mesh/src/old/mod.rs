@@ -545,8 +545,8 @@ impl Ms08 {
 }
 
 impl crate::file::VersionFile for Mi08 {
-    fn target(&self) -> crate::TargetVersion {
-        crate::TargetVersion::Mi08
+    fn magic(&self) -> &'static [u8; 4] {
+        b"mi08"
     }
 
     fn write(&self) -> Result<Vec<u8>> {
@@ -585,8 +585,8 @@ impl crate::file::VersionFile for Mi08 {
 }
 
 impl crate::file::VersionFile for Ms08 {
-    fn target(&self) -> crate::TargetVersion {
-        crate::TargetVersion::Ms08
+    fn magic(&self) -> &'static [u8; 4] {
+        b"ms08"
     }
 
     fn write(&self) -> Result<Vec<u8>> {
