@@ -52,11 +52,11 @@ impl Format for UnigineAnim {
     }
 
     fn description(&self) -> &'static str {
-        "UNIGINE animation (as08 .sanim, an10, an11, an12)"
+        crate::versions::description()
     }
 
     fn extensions(&self) -> &'static [&'static str] {
-        &["anim", "sanim"]
+        crate::versions::extensions()
     }
 
     fn sniff(&self, data: &[u8]) -> bool {

@@ -3,6 +3,8 @@
 //! [`TargetVersion`]) and the format contract's version names, extensions and
 //! feature lists. To add a version, see docs/ARCHITECTURE-unigine.md.
 
+use std::sync::OnceLock;
+
 use meshfmt_core::{Budget, Converted, Feature, Model};
 use parsing_primitives::Reader;
 use unigine_common::magic::{self, magic_name};
@@ -117,6 +119,24 @@ impl TargetVersion {
     }
 }
 
+/// The format contract's description, from [`VERSIONS`] (names with their implied
+/// extensions).
+pub(crate) fn description() -> &'static str {
+    static DESCRIPTION: OnceLock<String> = OnceLock::new();
+    DESCRIPTION.get_or_init(|| {
+        magic::describe(
+            "UNIGINE animation",
+            VERSIONS.iter().map(|v| (magic_name(v.magic), v.extension)),
+        )
+    })
+}
+
+/// The format contract's extensions: `.anim`, then each extension a version implies.
+pub(crate) fn extensions() -> &'static [&'static str] {
+    static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    EXTENSIONS.get_or_init(|| magic::extensions("anim", VERSIONS.iter().map(|v| v.extension)))
+}
+
 /// The version a file extension implies (`sanim`: as08), if any.
 pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
     VERSIONS
@@ -141,5 +161,14 @@ mod tests {
             assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
         }
         assert_eq!(NAMES[0], TargetVersion::default().name());
+    }
+
+    #[test]
+    fn contract_lists_follow_the_table() {
+        assert_eq!(
+            description(),
+            "UNIGINE animation (as08 .sanim, an10, an11, an12)"
+        );
+        assert_eq!(extensions(), &["anim", "sanim"]);
     }
 }

@@ -80,3 +80,33 @@ pub const fn names_default_first<const N: usize>(
     }
     out
 }
+
+/// A format contract's description from its versions in order: `"{kind} (v1, v2 .ext,
+/// ...)"`, each version followed by the extension that implies it, if any.
+pub fn describe<'a>(
+    kind: &str,
+    versions: impl Iterator<Item = (&'a str, Option<&'a str>)>,
+) -> String {
+    let list: Vec<String> = versions
+        .map(|(name, ext)| match ext {
+            Some(ext) => format!("{name} .{ext}"),
+            None => name.to_string(),
+        })
+        .collect();
+    format!("{kind} ({})", list.join(", "))
+}
+
+/// A format contract's extensions: `base` (the versions without an extension of their
+/// own), then each implied extension once, in order.
+pub fn extensions<'a>(
+    base: &'a str,
+    implied: impl Iterator<Item = Option<&'a str>>,
+) -> Vec<&'a str> {
+    let mut out = vec![base];
+    for ext in implied.flatten() {
+        if !out.contains(&ext) {
+            out.push(ext);
+        }
+    }
+    out
+}

@@ -51,11 +51,11 @@ impl Format for UnigineMesh {
     }
 
     fn description(&self) -> &'static str {
-        "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15, sk10 .mesh_skinned, sn10 .skeleton)"
+        crate::versions::description()
     }
 
     fn extensions(&self) -> &'static [&'static str] {
-        &["mesh", "smesh", "mesh_skinned", "skeleton"]
+        crate::versions::extensions()
     }
 
     fn sniff(&self, data: &[u8]) -> bool {

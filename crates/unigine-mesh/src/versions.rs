@@ -6,6 +6,8 @@
 //! Each row names its version module's `read` and `from_core_in`; to add a version,
 //! see docs/ARCHITECTURE-unigine.md.
 
+use std::sync::OnceLock;
+
 use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
 use parsing_primitives::Reader;
 use unigine_common::ReadOptions;
@@ -234,6 +236,24 @@ impl TargetVersion {
     }
 }
 
+/// The format contract's description, from [`VERSIONS`] (names with their implied
+/// extensions).
+pub(crate) fn description() -> &'static str {
+    static DESCRIPTION: OnceLock<String> = OnceLock::new();
+    DESCRIPTION.get_or_init(|| {
+        magic::describe(
+            "UNIGINE mesh",
+            VERSIONS.iter().map(|v| (magic_name(v.magic), v.extension)),
+        )
+    })
+}
+
+/// The format contract's extensions: `.mesh`, then each extension a version implies.
+pub(crate) fn extensions() -> &'static [&'static str] {
+    static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    EXTENSIONS.get_or_init(|| magic::extensions("mesh", VERSIONS.iter().map(|v| v.extension)))
+}
+
 /// The version a file extension implies (`smesh`: ms08), if any.
 pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
     VERSIONS
@@ -378,5 +398,14 @@ mod tests {
             assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
         }
         assert_eq!(NAMES[0], TargetVersion::default().name());
+    }
+
+    #[test]
+    fn contract_lists_follow_the_table() {
+        assert_eq!(
+            description(),
+            "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15, sk10 .mesh_skinned, sn10 .skeleton)"
+        );
+        assert_eq!(extensions(), &["mesh", "smesh", "mesh_skinned", "skeleton"]);
     }
 }
