@@ -104,7 +104,7 @@ pub const FORMAT_NAME: &str = "unigine-anim";
 pub use unigine_common::DEFAULT_FPS;
 
 /// Every animation magic this crate knows.
-pub const MAGICS: [&[u8; 4]; 4] = versions::MAGICS;
+pub const MAGICS: [&[u8; 4]; versions::VERSIONS.len()] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE animation magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
@@ -167,8 +167,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    let table = versions::VERSIONS.each_ref().map(|v| (v.magic, v.read));
-    match magic::dispatch(&magic, &table, &FAMILIES) {
+    let table = versions::VERSIONS.iter().map(|v| (v.magic, v.read));
+    match magic::dispatch(&magic, table, &FAMILIES) {
         Dispatch::Known(read) => read(&mut r),
         Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(&magic).into_owned(),

@@ -45,7 +45,7 @@ pub(crate) struct Version {
 }
 
 /// Every version, oldest first; the one list.
-pub(crate) const VERSIONS: [Version; 4] = [
+pub(crate) const VERSIONS: &[Version] = &[
     Version {
         magic: b"as08",
         target: TargetVersion::As08,

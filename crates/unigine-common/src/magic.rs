@@ -37,13 +37,13 @@ pub enum Dispatch<V> {
 
 /// Looks `magic` up in `(magic, version)` pairs, telling unknown versions of the
 /// `families` apart from other formats.
-pub fn dispatch<V: Copy>(
+pub fn dispatch<'t, V>(
     magic: &[u8; 4],
-    table: &[(&[u8; 4], V)],
+    table: impl IntoIterator<Item = (&'t [u8; 4], V)>,
     families: &[&[u8; 2]],
 ) -> Dispatch<V> {
-    match table.iter().find(|(m, _)| *m == magic) {
-        Some((_, v)) => Dispatch::Known(*v),
+    match table.into_iter().find(|(m, _)| *m == magic) {
+        Some((_, v)) => Dispatch::Known(v),
         None if looks_versioned(magic, families) => Dispatch::UnsupportedVersion,
         None => Dispatch::Foreign,
     }

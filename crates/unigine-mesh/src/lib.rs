@@ -129,7 +129,7 @@ pub use versions::{CoreOptions, MeshFile, TargetVersion, WriteOptions, read, rea
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 9] = versions::MAGICS;
+pub const MAGICS: [&[u8; 4]; versions::VERSIONS.len()] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {

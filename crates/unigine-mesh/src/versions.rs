@@ -116,7 +116,7 @@ const MS11_HOLDS: &[Feature] = &[
 ];
 
 /// Every version, in file order (oldest first); the one list.
-pub(crate) const VERSIONS: [Version; 9] = [
+pub(crate) const VERSIONS: &[Version] = &[
     Version {
         magic: b"mi08",
         target: TargetVersion::Mi08,
@@ -339,8 +339,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    let table = VERSIONS.each_ref().map(|v| (v.magic, v.read));
-    match magic::dispatch(&magic, &table, &FAMILIES) {
+    let table = VERSIONS.iter().map(|v| (v.magic, v.read));
+    match magic::dispatch(&magic, table, &FAMILIES) {
         Dispatch::Known(read) => read(&mut r),
         Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(&magic).into_owned(),
