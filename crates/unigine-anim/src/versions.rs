@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn every_target_has_its_row() {
-        for v in &VERSIONS {
+        for v in VERSIONS {
             assert_eq!(v.target.entry().magic, v.magic);
             assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
         }
