@@ -42,6 +42,13 @@
 //!   and scale integers within one unit, so not byte-identical).
 //! - [`convert`]: skeletons and clips in meshfmt-core, both ways.
 //!
+//! # Crates
+//! This crate and `unigine-mesh` share the UNIGINE-specific parts (bone lists, key
+//! flags, version dispatch, skeleton conversion pieces) through `unigine-common`; its
+//! items that appear here are re-exported ([`ReadOptions`], [`DEFAULT_FPS`], [`an10::BoneInfo`]), so
+//! depend on this crate alone. Every version is one row of one table, which drives
+//! reading by magic, writing, conversion and the format contract.
+//!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset and the field.

@@ -59,6 +59,13 @@
 //! meshfmt-core and back is described in [`convert`], including how the separate
 //! coordinate and triangle index lists map to one index per corner.
 //!
+//! # Crates
+//! This crate and `unigine-anim` share the UNIGINE-specific parts (bone lists, key
+//! flags, version dispatch, skeleton conversion pieces) through `unigine-common`; its
+//! items that appear here are re-exported ([`ReadOptions`], [`DEFAULT_FPS`], [`ms1x::BoneInfo`]), so
+//! depend on this crate alone. Every version is one row of one table, which drives
+//! reading by magic, writing, conversion and the format contract.
+//!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset, the surface and the
