@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use meshfmt_core::{Budget, Converted, Feature, Model};
 use parsing_primitives::Reader;
 use unigine_common::magic::{self, magic_name};
+use unigine_common::versions;
 
 use crate::error::Result;
 use crate::{AnimFile, an10, an11, an12, as08};
@@ -27,22 +28,15 @@ pub enum TargetVersion {
     An12,
 }
 
-/// One supported version: what reading, conversion and the format contract need to
-/// know about it.
-pub(crate) struct Version {
-    /// The magic (also the version's name).
-    pub magic: &'static [u8; 4],
-    /// What [`AnimFile::from_core`] is asked for.
-    pub target: TargetVersion,
-    /// A file extension that implies this version (`.sanim` is as08).
-    pub extension: Option<&'static str>,
-    /// What the version can hold, for the format contract.
-    pub holds: &'static [Feature],
-    /// Reads a file whose magic matched.
-    pub read: fn(&mut Reader<'_>) -> Result<AnimFile>,
-    /// Encodes a model's skeleton and clips, sampled at the given fps.
-    pub from_core: fn(&Model, f32, &Budget) -> Result<Converted<AnimFile>>,
-}
+/// One supported version: what reading, writing, conversion and the format contract
+/// need to know about it (see [`unigine_common::versions::Version`]).
+pub(crate) type Version = versions::Version<TargetVersion, ReadFn, FromCoreFn>;
+
+/// Reads a file whose magic matched.
+pub(crate) type ReadFn = fn(&mut Reader<'_>) -> Result<AnimFile>;
+
+/// Encodes a meshfmt-core model in one version.
+pub(crate) type FromCoreFn = fn(&Model, f32, &Budget) -> Result<Converted<AnimFile>>;
 
 /// Every version, oldest first; the one list.
 pub(crate) const VERSIONS: &[Version] = &[
@@ -81,15 +75,7 @@ pub(crate) const VERSIONS: &[Version] = &[
 ];
 
 /// Every magic, in [`VERSIONS`] order.
-pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = {
-    let mut out = [b"\0\0\0\0"; VERSIONS.len()];
-    let mut i = 0;
-    while i < VERSIONS.len() {
-        out[i] = VERSIONS[i].magic;
-        i += 1;
-    }
-    out
-};
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = versions::magics(VERSIONS);
 
 /// Every version's name, the default ([`TargetVersion::default`], checked by a test)
 /// first: the format contract's list.
@@ -99,10 +85,7 @@ impl TargetVersion {
     /// This version's row of [`VERSIONS`].
     pub(crate) fn entry(self) -> &'static Version {
         // Every variant has a row (checked by a test); an10 is the fallback.
-        VERSIONS
-            .iter()
-            .find(|v| v.target == self)
-            .unwrap_or(&VERSIONS[1])
+        versions::row(VERSIONS, self).unwrap_or(&VERSIONS[1])
     }
 
     /// The version's magic as text (`"an10"`).
@@ -110,12 +93,9 @@ impl TargetVersion {
         magic_name(self.entry().magic)
     }
 
-    /// The version called `name` (`"an11"`).
+    /// The version called `name`.
     pub fn from_name(name: &str) -> Option<TargetVersion> {
-        VERSIONS
-            .iter()
-            .find(|v| v.magic == name.as_bytes())
-            .map(|v| v.target)
+        versions::from_name(VERSIONS, name)
     }
 }
 
@@ -123,31 +103,23 @@ impl TargetVersion {
 /// extensions).
 pub(crate) fn description() -> &'static str {
     static DESCRIPTION: OnceLock<String> = OnceLock::new();
-    DESCRIPTION.get_or_init(|| {
-        magic::describe(
-            "UNIGINE animation",
-            VERSIONS.iter().map(|v| (magic_name(v.magic), v.extension)),
-        )
-    })
+    DESCRIPTION.get_or_init(|| versions::description("UNIGINE animation", VERSIONS))
 }
 
 /// The format contract's extensions: `.anim`, then each extension a version implies.
 pub(crate) fn extensions() -> &'static [&'static str] {
     static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    EXTENSIONS.get_or_init(|| magic::extensions("anim", VERSIONS.iter().map(|v| v.extension)))
+    EXTENSIONS.get_or_init(|| versions::extensions("anim", VERSIONS))
 }
 
-/// The version a file extension implies (`sanim`: as08), if any.
+/// The version a file extension implies, if any.
 pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
-    VERSIONS
-        .iter()
-        .find(|v| v.extension == Some(ext))
-        .map(|v| magic_name(v.magic))
+    versions::version_for_extension(VERSIONS, ext)
 }
 
 /// What `version` can hold (nothing for an unknown name).
 pub(crate) fn holds(version: &str) -> &'static [Feature] {
-    TargetVersion::from_name(version).map_or(&[], |t| t.entry().holds)
+    versions::holds(VERSIONS, version)
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ pub mod keys;
 pub mod magic;
 pub mod skeleton;
 pub mod summary;
+pub mod versions;
 
 pub use bones::BoneInfo;
 pub use keys::Key;

@@ -12,6 +12,7 @@ use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
 use parsing_primitives::Reader;
 use unigine_common::ReadOptions;
 use unigine_common::magic::{self, Dispatch, magic_name};
+use unigine_common::versions;
 
 use crate::error::{Error, Result};
 use crate::file::VersionFile;
@@ -68,21 +69,14 @@ pub struct CoreOptions {
 }
 
 /// One supported version: what reading, writing, conversion and the format contract
-/// need to know about it.
-pub(crate) struct Version {
-    /// The magic (also the version's name).
-    pub magic: &'static [u8; 4],
-    /// What [`MeshFile::from_core`] is asked for.
-    pub target: TargetVersion,
-    /// A file extension that implies this version (`.smesh` is ms08).
-    pub extension: Option<&'static str>,
-    /// What the version can hold, for the format contract.
-    pub holds: &'static [Feature],
-    /// Reads a file whose magic matched.
-    pub read: fn(&mut Reader<'_>) -> Result<MeshFile>,
-    /// Encodes a meshfmt-core model in this version.
-    pub from_core: fn(&Model, &Budget) -> Result<Converted<MeshFile>>,
-}
+/// need to know about it (see [`unigine_common::versions::Version`]).
+pub(crate) type Version = versions::Version<TargetVersion, ReadFn, FromCoreFn>;
+
+/// Reads a file whose magic matched.
+pub(crate) type ReadFn = fn(&mut Reader<'_>) -> Result<MeshFile>;
+
+/// Encodes a meshfmt-core model in one version.
+pub(crate) type FromCoreFn = fn(&Model, &Budget) -> Result<Converted<MeshFile>>;
 
 use Feature::{
     Animation, Colors, Geometry, MorphTargets, Names, Normals, Skeleton, Skin, Tangents, Uv0, Uv1,
@@ -194,15 +188,7 @@ pub(crate) const VERSIONS: &[Version] = &[
 ];
 
 /// Every magic, in [`VERSIONS`] order.
-pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = {
-    let mut out = [b"\0\0\0\0"; VERSIONS.len()];
-    let mut i = 0;
-    while i < VERSIONS.len() {
-        out[i] = VERSIONS[i].magic;
-        i += 1;
-    }
-    out
-};
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = versions::magics(VERSIONS);
 
 /// Every version's name, the default ([`TargetVersion::default`], checked by a test)
 /// first: the format contract's list.
@@ -215,11 +201,8 @@ const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
 impl TargetVersion {
     /// This version's row of [`VERSIONS`].
     pub(crate) fn entry(self) -> &'static Version {
-        // Every variant has a row (tests/versions check it); ms11 is the fallback.
-        VERSIONS
-            .iter()
-            .find(|v| v.target == self)
-            .unwrap_or(&VERSIONS[3])
+        // Every variant has a row (checked by a test); ms11 is the fallback.
+        versions::row(VERSIONS, self).unwrap_or(&VERSIONS[3])
     }
 
     /// The version's magic as text (`"ms11"`).
@@ -227,12 +210,9 @@ impl TargetVersion {
         magic_name(self.entry().magic)
     }
 
-    /// The version called `name` (`"ms14"`).
+    /// The version called `name`.
     pub fn from_name(name: &str) -> Option<TargetVersion> {
-        VERSIONS
-            .iter()
-            .find(|v| v.magic == name.as_bytes())
-            .map(|v| v.target)
+        versions::from_name(VERSIONS, name)
     }
 }
 
@@ -240,31 +220,23 @@ impl TargetVersion {
 /// extensions).
 pub(crate) fn description() -> &'static str {
     static DESCRIPTION: OnceLock<String> = OnceLock::new();
-    DESCRIPTION.get_or_init(|| {
-        magic::describe(
-            "UNIGINE mesh",
-            VERSIONS.iter().map(|v| (magic_name(v.magic), v.extension)),
-        )
-    })
+    DESCRIPTION.get_or_init(|| versions::description("UNIGINE mesh", VERSIONS))
 }
 
 /// The format contract's extensions: `.mesh`, then each extension a version implies.
 pub(crate) fn extensions() -> &'static [&'static str] {
     static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    EXTENSIONS.get_or_init(|| magic::extensions("mesh", VERSIONS.iter().map(|v| v.extension)))
+    EXTENSIONS.get_or_init(|| versions::extensions("mesh", VERSIONS))
 }
 
-/// The version a file extension implies (`smesh`: ms08), if any.
+/// The version a file extension implies, if any.
 pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
-    VERSIONS
-        .iter()
-        .find(|v| v.extension == Some(ext))
-        .map(|v| magic_name(v.magic))
+    versions::version_for_extension(VERSIONS, ext)
 }
 
 /// What `version` can hold (nothing for an unknown name).
 pub(crate) fn holds(version: &str) -> &'static [Feature] {
-    TargetVersion::from_name(version).map_or(&[], |t| t.entry().holds)
+    versions::holds(VERSIONS, version)
 }
 
 /// A mesh file of any supported version.
