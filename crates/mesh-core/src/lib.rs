@@ -64,6 +64,7 @@ pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 
 pub mod animation;
 mod assemble;
+pub mod bone_tracks;
 pub mod bounds;
 #[cfg(feature = "canonical")]
 pub mod canonical;

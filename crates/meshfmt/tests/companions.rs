@@ -91,11 +91,18 @@ fn arm_clip(name: &str, tail: bool) -> Model {
 }
 
 fn an10(model: &Model) -> Vec<u8> {
-    unigine_anim::AnimFile::from_core(model, unigine_anim::TargetVersion::An10, 30.0)
-        .unwrap()
-        .value
-        .write()
-        .unwrap()
+    unigine_anim::AnimFile::from_core(
+        model,
+        &unigine_anim::WriteOptions {
+            version: unigine_anim::TargetVersion::An10,
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value
+    .write()
+    .unwrap()
 }
 
 /// Within an10's quantization of the canonical arm's clip: rotations in steps of

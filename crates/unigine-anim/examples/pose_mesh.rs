@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .to_core()?
         .value;
     let anim = unigine_anim::read(&std::fs::read(anim_path)?)?
-        .to_core(unigine_anim::DEFAULT_FPS)?
+        .to_core()?
         .value;
     let clip = anim
         .animations

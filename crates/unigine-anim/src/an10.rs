@@ -8,12 +8,13 @@
 
 use meshfmt_core::Transform;
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
+use unigine_common::keys::{RotationRange, key_flags, read_key, write_key};
 
 use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
 
-/// Longest name the docs allow (1024 characters, including the NUL).
-pub const MAX_NAME: usize = 1024;
+pub use unigine_common::{BoneInfo, MAX_NAME};
 
 /// The header bounds every real file stores: the "empty" sentinel (min 1e9, max -1e9,
 /// centre 0, radius -1).
@@ -24,15 +25,6 @@ pub const EMPTY_BOX: QuantBox = QuantBox {
     min: [1e9; 3],
     size: [-2e9; 3],
 };
-
-/// A bone of the hierarchy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoneInfo {
-    /// Name.
-    pub name: RawString,
-    /// Parent index, -1 for a root.
-    pub parent: i16,
-}
 
 /// A quantization box: `v = min + size * u / 65535` per axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,36 +52,10 @@ impl QuantBox {
     }
 }
 
-/// One bone's key in one frame. A component is `Some` when the frame stores it; the
-/// flag byte is derived from these.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Key {
-    /// Translation x, y, z in the translation box (flag bits 0, 1, 2).
-    pub translation: [Option<u16>; 3],
-    /// Rotation quaternion x, y, z, w in units of 1/32767 (flag bit 3).
-    pub rotation: Option<[i16; 4]>,
-    /// Scale x, y, z in the scale box (flag bits 4, 5, 6).
-    pub scale: [Option<u16>; 3],
-}
-
-impl Key {
-    /// The flag byte.
-    pub fn flags(&self) -> u8 {
-        let mut f = 0u8;
-        for k in 0..3 {
-            if self.translation[k].is_some() {
-                f |= 1 << k;
-            }
-            if self.scale[k].is_some() {
-                f |= 0x10 << k;
-            }
-        }
-        if self.rotation.is_some() {
-            f |= 0x08;
-        }
-        f
-    }
-}
+/// One bone's key in one frame: translation and scale in the animation's
+/// quantization boxes (`u16`), rotation in units of 1/32767 (flag bits in
+/// [`unigine_common::keys`]).
+pub type Key = unigine_common::Key<u16>;
 
 /// One animation.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,18 +88,11 @@ impl Animation {
     /// The OR of every key's flags: what the flag byte of real files holds, and what
     /// the writer stores.
     pub fn key_flags(&self) -> u8 {
-        self.keys.iter().fold(0, |f, k| f | k.flags())
+        key_flags(&self.keys)
     }
 }
 
-/// Keys `f * n .. (f + 1) * n` of a frame-major table (empty past the end or when the
-/// range overflows).
-pub(crate) fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
-    f.checked_mul(n)
-        .and_then(|start| Some(start..start.checked_add(n)?))
-        .and_then(|r| keys.get(r))
-        .unwrap_or(&[])
-}
+pub(crate) use unigine_common::keys::frame_keys;
 
 impl QuantBox {
     /// True when axis `axis` can decode values: finite minimum and size, not the
@@ -159,73 +118,11 @@ pub struct An10 {
     pub animations: Vec<Animation>,
 }
 
-fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<Key> {
-    let at = r.offset();
-    let flags = r.u8()?;
-    if flags & 0x80 != 0 {
-        return Err(r.invalid_at(
-            at,
-            format!("frame flags {flags:#04x} use the undefined bit 7"),
-        ));
-    }
-    let mut k = Key::default();
-    for i in 0..3 {
-        if flags & (1 << i) != 0 {
-            k.translation[i] = Some(r.u16_le()?);
-        }
-    }
-    if flags & 0x08 != 0 {
-        let at = r.offset();
-        let q = r.le::<[i16; 4]>()?;
-        // -32768 is outside the documented -1..=1 range (i16 / 32767).
-        if q.contains(&i16::MIN) {
-            return Err(r.invalid_at(at, "rotation component -32768 is outside -32767..=32767"));
-        }
-        k.rotation = Some(q);
-    }
-    for i in 0..3 {
-        if flags & (0x10 << i) != 0 {
-            k.scale[i] = Some(r.u16_le()?);
-        }
-    }
-    Ok(k)
-}
-
 fn read_box(r: &mut Reader<'_>) -> parsing_primitives::Result<QuantBox> {
     let b = r.le::<[f32; 6]>()?;
     Ok(QuantBox {
         min: [b[0], b[1], b[2]],
         size: [b[3], b[4], b[5]],
-    })
-}
-
-/// The bone list shared by an10 and an11: compact count, then each bone's name and
-/// `i16` parent (-1 or an index into the list).
-pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
-    let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
-    read_bone_entries(r, num_bones)
-}
-
-/// `num_bones` bone entries (`str name; i16 parent`) whose count was read already
-/// (compact in an10/an11, `i32` in an12); the count must have been checked against the
-/// bytes left (3 bytes per bone).
-pub(crate) fn read_bone_entries(
-    r: &mut Reader<'_>,
-    num_bones: usize,
-) -> parsing_primitives::Result<Vec<BoneInfo>> {
-    r.field("bones", |r| {
-        r.array(num_bones as u64, 3, |r| {
-            let name = RawString::from(r.compact_nul_string(MAX_NAME)?);
-            let at = r.offset();
-            let parent = r.i16_le()?;
-            if parent < -1 || parent as isize >= num_bones as isize {
-                return Err(r.invalid_at(
-                    at,
-                    format!("parent {parent} out of range ({num_bones} bones)"),
-                ));
-            }
-            Ok(BoneInfo { name, parent })
-        })
     })
 }
 
@@ -265,7 +162,9 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
                 let num_frames =
                     u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
                 let total = u64::from(num_frames) * n as u64;
-                let keys = r.field("frames", |r| r.array(total, 1, read_key))?;
+                let keys = r.field("frames", |r| {
+                    r.array(total, 1, |r| read_key(r, RotationRange::Checked))
+                })?;
                 Ok(Animation {
                     name,
                     bones,
@@ -297,25 +196,7 @@ impl An10 {
     /// 1e9 or NaN).
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        if nb > i16::MAX as usize {
-            return Err(invalid(format!(
-                "{nb} bones exceed the i16 bone index range"
-            )));
-        }
-        if self.bind_pose.len() != nb {
-            return Err(invalid(format!(
-                "{} bind transforms for {nb} bones",
-                self.bind_pose.len()
-            )));
-        }
-        for (i, b) in self.bones.iter().enumerate() {
-            if b.parent < -1 || b.parent as isize >= nb as isize {
-                return Err(invalid(format!(
-                    "bone {i}: parent {} out of range",
-                    b.parent
-                )));
-            }
-        }
+        check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
         for (i, a) in self.animations.iter().enumerate() {
             if let Some(b) = a.bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
                 return Err(invalid(format!(
@@ -370,11 +251,7 @@ impl An10 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an10");
         w.le_slice(&self.bounds);
-        w.compact_count(self.bones.len())?;
-        for b in &self.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bones(&mut w, &self.bones)?;
         w.compact_count(self.animations.len())?;
         for a in &self.animations {
             w.compact_nul_string(a.name.as_bytes())?;
@@ -391,16 +268,7 @@ impl An10 {
             w.u8(a.key_flags());
             w.compact_u32(a.num_frames);
             for k in &a.keys {
-                w.u8(k.flags());
-                for t in k.translation.iter().flatten() {
-                    w.u16_le(*t);
-                }
-                if let Some(q) = &k.rotation {
-                    w.le_slice(q);
-                }
-                for s in k.scale.iter().flatten() {
-                    w.u16_le(*s);
-                }
+                write_key(&mut w, k);
             }
         }
         w.bytes(b"an10");

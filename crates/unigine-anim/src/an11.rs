@@ -8,9 +8,11 @@
 
 use meshfmt_core::Transform;
 use parsing_primitives::{Reader, Writer};
+use unigine_common::BoneInfo;
+use unigine_common::bones::{read_bones, write_bones};
+use unigine_common::keys::frame_keys;
 
 use crate::FORMAT_NAME;
-use crate::an10::{BoneInfo, read_bones};
 use crate::error::{Result, invalid};
 
 /// One bone's key in one frame; `None` components are the defaults.
@@ -191,7 +193,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
 impl An11 {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[An11Key] {
-        crate::an10::frame_keys(&self.keys, f, self.anim_bones.len())
+        frame_keys(&self.keys, f, self.anim_bones.len())
     }
 
     /// Checks what [`An11::write`] relies on.
@@ -211,11 +213,7 @@ impl An11 {
         self.check()?;
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an11");
-        w.compact_count(self.bones.len())?;
-        for b in &self.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bones(&mut w, &self.bones)?;
         w.bytes(b"an11");
         let pose: Vec<[f32; 10]> = self.bind_pose.iter().map(Transform::to_array).collect();
         w.le_slice(&pose);

@@ -25,24 +25,27 @@
 //! pose (it lives in the referenced `.skeleton`).
 //!
 //! ```
-//! use unigine_anim::{AnimFile, TargetVersion};
+//! use unigine_anim::{AnimFile, TargetVersion, WriteOptions};
 //!
 //! let model = meshfmt_core::canonical::skinned_arm();
-//! let file = AnimFile::from_core(&model, TargetVersion::An12, 24.0)?.value;
+//! let options = WriteOptions { version: TargetVersion::An12, fps: 24.0, ..Default::default() };
+//! let file = AnimFile::from_core(&model, &options)?.value;
 //! let bytes = file.write()?;
 //! assert_eq!(&bytes[..4], b"an12");
 //! let back = unigine_anim::read(&bytes)?;
 //! assert_eq!(back.write()?, bytes);
-//! // an12 stores its frame rate: the argument is only a fallback for fps <= 0.
-//! let clip = &back.to_core(30.0)?.value.animations[0];
+//! // an12 stores its frame rate: the default fps is only a fallback for fps <= 0.
+//! let clip = &back.to_core()?.value.animations[0];
 //! assert_eq!(clip.channels[0].rotation.times[1], 1.0 / 24.0);
 //! # Ok::<(), unigine_anim::Error>(())
 //! ```
 
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
+use unigine_common::keys::frame_keys;
+use unigine_common::{BoneInfo, MAX_NAME};
 
 use crate::FORMAT_NAME;
-use crate::an10::{BoneInfo, MAX_NAME, read_bone_entries};
 use crate::an11::{An11Key, check_anim, read_anim_bones, read_frames, write_frames};
 use crate::error::{Result, invalid};
 
@@ -105,7 +108,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
 impl An12 {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[An11Key] {
-        crate::an10::frame_keys(&self.keys, f, self.anim_bones.len())
+        frame_keys(&self.keys, f, self.anim_bones.len())
     }
 
     /// Checks what [`An12::write`] relies on.
@@ -121,10 +124,7 @@ impl An12 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an12");
         w.i32_le(nj);
-        for b in &self.joints {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bone_entries(&mut w, &self.joints)?;
         w.i32_nul_string(self.skeleton_guid.as_bytes())?;
         w.i32_nul_string(self.skeleton_path.as_bytes())?;
         w.compact_count(self.anim_bones.len())?;

@@ -9,10 +9,11 @@
 //! reads bit `i` as the `i`-th component of that list ([`FLAG_BITS`]); writers from
 //! values always set all eight (flag 0xFF), which every reading of the docs accepts.
 
-use parsing_primitives::{RawString, Reader, Writer};
+use parsing_primitives::{Reader, Writer};
+use unigine_common::bones::{check_bone1x_parents, read_bone1x_entries, write_bone1x_entries};
+use unigine_common::keys::frame_keys;
 
 use crate::FORMAT_NAME;
-use crate::an10::MAX_NAME;
 use crate::error::{Result, invalid};
 
 /// The flag bit of each stored component, in storage order Tx, Ty, Tz, S, Qx, Qy, Qz,
@@ -20,14 +21,8 @@ use crate::error::{Result, invalid};
 /// if a real file ever shows otherwise.
 pub const FLAG_BITS: [u8; 8] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80];
 
-/// A bone of an as08 file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct As08Bone {
-    /// Name.
-    pub name: RawString,
-    /// Parent index, -1 for a root.
-    pub parent: i32,
-}
+/// A bone of an as08 file (`i32`-length name, `i32` parent; shared with ms08).
+pub type As08Bone = unigine_common::bones::Bone1x;
 
 /// One bone's key in one frame: the stored components (Tx, Ty, Tz, S, Qx, Qy, Qz, Qw),
 /// `Some` when flagged.
@@ -66,7 +61,7 @@ pub struct As08 {
 impl As08 {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[As08Key] {
-        crate::an10::frame_keys(&self.keys, f, self.bones.len())
+        frame_keys(&self.keys, f, self.bones.len())
     }
 
     /// Decodes component `c` (0..8) of a stored value: translation and scale across
@@ -84,17 +79,7 @@ impl As08 {
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<As08> {
     r.field("magic", |r| r.magic(b"as08"))?;
     let nb = r.field("num_bones", |r| r.i32_count(8))?;
-    let bones = r.field("bones", |r| {
-        r.array(nb as u64, 8, |r| {
-            let name = RawString::from(r.i32_nul_string(MAX_NAME)?);
-            let at = r.offset();
-            let parent = r.i32_le()?;
-            if parent < -1 || parent as i64 >= nb as i64 {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
-            }
-            Ok(As08Bone { name, parent })
-        })
-    })?;
+    let bones = read_bone1x_entries(r, nb, 8)?;
     let b = r.field("bounds", |r| r.le::<[f32; 8]>())?;
     let at = r.offset();
     let num_frames = r.field("num_frames", |r| {
@@ -128,14 +113,7 @@ impl As08 {
     /// Checks what [`As08::write`] relies on.
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        for (i, b) in self.bones.iter().enumerate() {
-            if b.parent < -1 || b.parent as i64 >= nb as i64 {
-                return Err(invalid(format!(
-                    "bone {i}: parent {} out of range",
-                    b.parent
-                )));
-            }
-        }
+        check_bone1x_parents(&self.bones).map_err(invalid)?;
         if self.keys.len() as u64 != u64::from(self.num_frames) * nb as u64 {
             return Err(invalid(format!(
                 "{} keys for {} frames of {nb} bones",
@@ -154,10 +132,7 @@ impl As08 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"as08");
         w.i32_le(self.bones.len() as i32);
-        for b in &self.bones {
-            w.i32_nul_string(b.name.as_bytes())?;
-            w.i32_le(b.parent);
-        }
+        write_bone1x_entries(&mut w, &self.bones)?;
         w.le_slice(&self.min).le_slice(&self.size);
         w.i32_le(self.num_frames as i32);
         for k in &self.keys {

@@ -3,8 +3,8 @@
 use std::any::Any;
 
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary};
-use parsing_primitives::RawString;
+use meshfmt_core::{ClipSummary, Converted, Counts, Feature, Model, Summary};
+use unigine_common::summary::hierarchy;
 
 use crate::{AnimFile, CoreOptions, Error, ReadOptions, TargetVersion, WriteOptions};
 
@@ -44,7 +44,7 @@ impl From<Error> for FormatError {
     }
 }
 
-const VERSIONS: &[&str] = &["an10", "as08", "an11", "an12"];
+const VERSIONS: &[&str] = &crate::versions::NAMES;
 
 impl Format for UnigineAnim {
     fn name(&self) -> &'static str {
@@ -52,11 +52,11 @@ impl Format for UnigineAnim {
     }
 
     fn description(&self) -> &'static str {
-        "UNIGINE animation (as08 .sanim, an10, an11, an12)"
+        crate::versions::description()
     }
 
     fn extensions(&self) -> &'static [&'static str] {
-        &["anim", "sanim"]
+        crate::versions::extensions()
     }
 
     fn sniff(&self, data: &[u8]) -> bool {
@@ -68,15 +68,11 @@ impl Format for UnigineAnim {
     }
 
     fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        (ext == "sanim").then_some("as08")
+        crate::versions::version_for_extension(ext)
     }
 
     fn holds(&self, version: Option<&str>) -> &'static [Feature] {
-        match version.unwrap_or("an10") {
-            "an10" | "an11" => &[Feature::Skeleton, Feature::Animation],
-            "as08" | "an12" => &[Feature::Animation],
-            _ => &[],
-        }
+        crate::versions::holds(version.unwrap_or(TargetVersion::default().name()))
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
@@ -110,28 +106,20 @@ impl Format for UnigineAnim {
         let name = cx
             .version
             .or_else(|| self.version_for_extension(&ext))
-            .unwrap_or("an10");
-        let version = match name {
-            "as08" => TargetVersion::As08,
-            "an10" => TargetVersion::An10,
-            "an11" => TargetVersion::An11,
-            "an12" => TargetVersion::An12,
-            v => {
-                return Err(FormatError::Unsupported {
-                    format: crate::FORMAT_NAME,
-                    message: format!(
-                        "cannot write version '{v}' (choose {})",
-                        VERSIONS.join(", ")
-                    ),
-                });
-            }
-        };
+            .unwrap_or(TargetVersion::default().name());
+        let version = TargetVersion::from_name(name).ok_or_else(|| FormatError::Unsupported {
+            format: crate::FORMAT_NAME,
+            message: format!(
+                "cannot write version '{name}' (choose {})",
+                VERSIONS.join(", ")
+            ),
+        })?;
         let opts = WriteOptions {
             version,
             budget: Some(cx.budget.clone()),
             ..WriteOptions::default()
         };
-        let c = AnimFile::from_core_with(model, &opts)?;
+        let c = AnimFile::from_core(model, &opts)?;
         Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
     }
 }
@@ -246,13 +234,4 @@ impl FormatFile for AnimFile {
     fn as_any(&self) -> &dyn Any {
         self
     }
-}
-
-/// The hierarchy of bones given as (name, parent index, negative for a root); `None`
-/// without bones.
-fn hierarchy<'a>(bones: impl Iterator<Item = (&'a RawString, i32)>) -> Option<SkeletonSummary> {
-    let (names, parents): (Vec<String>, Vec<Option<usize>>) = bones
-        .map(|(name, parent)| (name.to_string_lossy(), usize::try_from(parent).ok()))
-        .unzip();
-    (!names.is_empty()).then(|| SkeletonSummary::from_parents(&names, &parents))
 }

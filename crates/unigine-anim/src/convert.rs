@@ -3,37 +3,25 @@
 //! The files store no frame rate; every function takes `fps` (use [`crate::DEFAULT_FPS`],
 //! 30, when nothing better is known). Frame `f` is at time `f / fps`.
 
+use meshfmt_core::bone_tracks::BoneTracks;
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{
     Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind, Model,
-    Skeleton, Track, Transform,
+    Skeleton, Transform,
 };
 use parsing_primitives::RawString;
+use unigine_common::skeleton::{bone_infos, bone1x_list, skeleton_from};
 
 use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS, Key, QuantBox};
 use crate::an11::An11Key;
-use crate::as08::{As08, As08Bone, As08Key};
+use crate::as08::{As08, As08Key};
 use crate::error::{Result, invalid};
 use crate::values::{FRAME_VALUE_BYTES, Frames};
+use crate::versions::TargetVersion;
 use crate::{AnimFile, DEFAULT_FPS};
 
 /// UNIGINE's frame: +Z up, right-handed, meters.
 pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
-
-/// Which version [`AnimFile::from_core`] writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TargetVersion {
-    /// as08 (`.sanim`, UNIGINE 1.x).
-    As08,
-    /// an10 (`.anim`, UNIGINE 2.x).
-    #[default]
-    An10,
-    /// an11 (`.anim`, UNIGINE 2.19+): float keys.
-    An11,
-    /// an12 (`.anim`, current docs; implemented from the documentation only): an11 keys,
-    /// no bind pose, fps stored (rounded to an integer).
-    An12,
-}
 
 /// Conversion choices for [`AnimFile::to_core_with`].
 #[derive(Debug, Clone)]
@@ -58,7 +46,7 @@ impl Default for CoreOptions {
     }
 }
 
-/// Writing choices for [`AnimFile::from_core_with`].
+/// Writing choices for [`AnimFile::from_core`].
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     /// The version to write.
@@ -128,21 +116,13 @@ fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform], budget: &Budget) -> Res
             .saturating_mul(size_of::<Bone>() as u64)
             .saturating_add(names),
     )?;
-    Ok(Skeleton {
-        bones: bones
-            .iter()
-            .zip(bind_pose)
-            .map(|(b, t)| Bone {
-                name: b.name.to_string_lossy(),
-                parent: usize::try_from(b.parent).ok(),
-                rest: Transform {
-                    rotation: unit(t.rotation),
-                    ..*t
-                },
-                inverse_bind: None,
-            })
-            .collect(),
-    })
+    Ok(skeleton_from(bones.iter().zip(bind_pose).map(|(b, t)| {
+        let rest = Transform {
+            rotation: unit(t.rotation),
+            ..*t
+        };
+        (&b.name, i64::from(b.parent), rest)
+    })))
 }
 
 /// One clip from decoded frames, with the tracks `flags` selects: every (frame, bone)
@@ -208,52 +188,6 @@ fn clip_from_frames(
     Ok(Clip { name, channels })
 }
 
-/// Per bone, the tracks [`Clip::sample`] would apply: for each kind, the last channel's
-/// non-empty track (later channels override earlier ones); channels for bones outside
-/// the skeleton are ignored, as `sample` ignores them. Sampling through these costs one
-/// step per bone and frame, however many channels the clip has.
-type BoneTracks<'a> = (
-    Option<&'a Track<Vec3>>,
-    Option<&'a Track<Quat>>,
-    Option<&'a Track<Vec3>>,
-);
-
-fn bone_tracks(clip: &Clip, bones: usize) -> Vec<BoneTracks<'_>> {
-    fn used<T>(t: &Track<T>) -> bool {
-        t.times.len().min(t.values.len()) > 0
-    }
-    let mut out: Vec<BoneTracks<'_>> = vec![(None, None, None); bones];
-    for c in &clip.channels {
-        if let Some(b) = out.get_mut(c.bone) {
-            if used(&c.translation) {
-                b.0 = Some(&c.translation);
-            }
-            if used(&c.rotation) {
-                b.1 = Some(&c.rotation);
-            }
-            if used(&c.scale) {
-                b.2 = Some(&c.scale);
-            }
-        }
-    }
-    out
-}
-
-/// [`Clip::sample`] for one bone through its [`bone_tracks`].
-fn sample_bone(tracks: &BoneTracks<'_>, rest: Transform, time: f32) -> Transform {
-    let mut local = rest;
-    if let Some(t) = tracks.0.and_then(|t| t.sample(time)) {
-        local.translation = t;
-    }
-    if let Some(r) = tracks.1.and_then(|t| t.sample(time)) {
-        local.rotation = r.normalize();
-    }
-    if let Some(s) = tracks.2.and_then(|t| t.sample(time)) {
-        local.scale = s;
-    }
-    local
-}
-
 /// Samples a clip on the frame grid into per-frame values for the given bones. Each
 /// frame's values and the `key_bytes` the caller encodes them into are charged to
 /// `budget` first (through [`Clip::frame_times`]).
@@ -282,7 +216,7 @@ fn frames_from_clip(
     if bones.is_empty() {
         return Ok(out);
     }
-    let tracks = bone_tracks(clip, skeleton.len());
+    let tracks = BoneTracks::of_clip(clip, skeleton.len());
     let total = times.len().saturating_mul(bones.len());
     out.translation.reserve_exact(total);
     out.rotation.reserve_exact(total);
@@ -290,7 +224,7 @@ fn frames_from_clip(
     for &t in &times {
         for &b in bones {
             let l = match (tracks.get(b), skeleton.bones.get(b)) {
-                (Some(tr), Some(bone)) => sample_bone(tr, bone.rest, t),
+                (Some(tr), Some(bone)) => tr.sample(bone.rest, t),
                 _ => Transform::IDENTITY,
             };
             out.translation.push(l.translation.to_array());
@@ -424,21 +358,7 @@ fn prepare(model: &Model, budget: &Budget) -> Result<Prepared> {
     m.convert_to(COORDINATE_SYSTEM);
     let mut out = Converted::exact(());
     report_dropped(&m, &mut out);
-    let nb = m.skeleton.len();
-    if nb > i16::MAX as usize {
-        return Err(invalid(format!(
-            "{nb} bones exceed the i16 bone index range"
-        )));
-    }
-    let bones = m
-        .skeleton
-        .bones
-        .iter()
-        .map(|b| BoneInfo {
-            name: RawString::from(b.name.as_str()),
-            parent: b.parent.map_or(-1, |p| p as i16),
-        })
-        .collect();
+    let bones = bone_infos(&m.skeleton).map_err(invalid)?;
     let bind_pose = m.skeleton.bones.iter().map(|b| b.rest).collect();
     Ok((m, out, bones, bind_pose))
 }
@@ -568,19 +488,12 @@ impl As08 {
                 ch.scale.values.push(t.scale);
             }
         }
-        let skeleton = Skeleton {
-            bones: self
-                .bones
+        let skeleton = skeleton_from(
+            self.bones
                 .iter()
                 .zip(rest)
-                .map(|(b, rest)| Bone {
-                    name: b.name.to_string_lossy(),
-                    parent: usize::try_from(b.parent).ok(),
-                    rest,
-                    inverse_bind: None,
-                })
-                .collect(),
-        };
+                .map(|(b, rest)| (&b.name, i64::from(b.parent), rest)),
+        );
         let animations = if self.num_frames > 0 {
             vec![Clip {
                 name: String::new(),
@@ -616,59 +529,8 @@ impl As08 {
         let mut out = Converted::exact(());
         report_dropped(&m, &mut out);
         let nb = m.skeleton.len();
-        let bones = m
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| As08Bone {
-                name: RawString::from(b.name.as_str()),
-                parent: b.parent.map_or(-1, |p| p as i32),
-            })
-            .collect();
-        let all: Vec<usize> = (0..nb).collect();
-        let frames = match m.animations.first() {
-            Some(clip) => {
-                if !clip.is_on_grid(fps) {
-                    out.lose(
-                        Feature::Animation,
-                        LossKind::Reduced,
-                        "animations[0]",
-                        format!("keys resampled at {fps} frames per second"),
-                    );
-                }
-                frames_from_clip(
-                    clip,
-                    &m.skeleton,
-                    &all,
-                    fps,
-                    size_of::<As08Key>() as u64,
-                    budget,
-                )?
-            }
-            None => Frames {
-                // Not used by as08 (its bones are i32-indexed).
-                bones: Vec::new(),
-                num_frames: 1,
-                translation: m
-                    .skeleton
-                    .bones
-                    .iter()
-                    .map(|b| b.rest.translation.to_array())
-                    .collect(),
-                rotation: m
-                    .skeleton
-                    .bones
-                    .iter()
-                    .map(|b| b.rest.rotation.to_array())
-                    .collect(),
-                scale: m
-                    .skeleton
-                    .bones
-                    .iter()
-                    .map(|b| b.rest.scale.to_array())
-                    .collect(),
-            },
-        };
+        let bones = bone1x_list(&m.skeleton);
+        let frames = as08_frames(&m, fps, &mut out, budget)?;
         if m.animations.len() > 1 {
             out.lose(
                 Feature::Animation,
@@ -696,44 +558,7 @@ impl As08 {
                 "as08 scale is uniform: x kept",
             );
         }
-        let mut min = [f32::INFINITY; 4];
-        let mut max = [f32::NEG_INFINITY; 4];
-        for (t, s) in frames.translation.iter().zip(&frames.scale) {
-            for (i, v) in [t[0], t[1], t[2], s[0]].into_iter().enumerate() {
-                min[i] = min[i].min(v);
-                max[i] = max[i].max(v);
-            }
-        }
-        if frames.translation.is_empty() {
-            min = [0.0; 4];
-            max = [0.0; 4];
-        }
-        let size = [0, 1, 2, 3].map(|i| max[i] - min[i]);
-        let q16 = |v: f32, lo: f32, size: f32| -> u16 {
-            if size.is_nan() || size <= 0.0 {
-                0
-            } else {
-                (((v - lo) / size).clamp(0.0, 1.0) * 65535.0).round() as u16
-            }
-        };
-        let keys = frames
-            .translation
-            .iter()
-            .zip(&frames.rotation)
-            .zip(&frames.scale)
-            .map(|((t, q), s)| {
-                let q = unit(Quat::from_array(*q));
-                let c = [t[0], t[1], t[2], s[0]];
-                let mut values = [None; 8];
-                for i in 0..4 {
-                    values[i] = Some(q16(c[i], min[i], size[i]));
-                }
-                for (i, v) in q.to_array().into_iter().enumerate() {
-                    values[4 + i] = Some(q16(v, -1.0, 2.0));
-                }
-                As08Key { values }
-            })
-            .collect();
+        let (min, size, keys) = as08_keys(&frames);
         // Half a step of the box: translations (0..3) measured in UNIGINE's meters, but
         // the caller compares in the model's units; the scale (3) is unitless.
         let back = COORDINATE_SYSTEM
@@ -774,6 +599,100 @@ impl As08 {
             keys,
         }))
     }
+}
+
+/// The frames an as08 file stores: the first clip sampled at `fps` (every bone), or
+/// the rest pose as one frame without a clip.
+fn as08_frames(m: &Model, fps: f32, out: &mut Converted<()>, budget: &Budget) -> Result<Frames> {
+    let nb = m.skeleton.len();
+    let all: Vec<usize> = (0..nb).collect();
+    Ok(match m.animations.first() {
+        Some(clip) => {
+            if !clip.is_on_grid(fps) {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Reduced,
+                    "animations[0]",
+                    format!("keys resampled at {fps} frames per second"),
+                );
+            }
+            frames_from_clip(
+                clip,
+                &m.skeleton,
+                &all,
+                fps,
+                size_of::<As08Key>() as u64,
+                budget,
+            )?
+        }
+        None => Frames {
+            // Not used by as08 (its bones are i32-indexed).
+            bones: Vec::new(),
+            num_frames: 1,
+            translation: m
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.rest.translation.to_array())
+                .collect(),
+            rotation: m
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.rest.rotation.to_array())
+                .collect(),
+            scale: m
+                .skeleton
+                .bones
+                .iter()
+                .map(|b| b.rest.scale.to_array())
+                .collect(),
+        },
+    })
+}
+
+/// One quantization box (translation xyz, scale in w) over all frames, and every
+/// component of every key in it (rotations across -1..1).
+fn as08_keys(frames: &Frames) -> ([f32; 4], [f32; 4], Vec<As08Key>) {
+    let mut min = [f32::INFINITY; 4];
+    let mut max = [f32::NEG_INFINITY; 4];
+    for (t, s) in frames.translation.iter().zip(&frames.scale) {
+        for (i, v) in [t[0], t[1], t[2], s[0]].into_iter().enumerate() {
+            min[i] = min[i].min(v);
+            max[i] = max[i].max(v);
+        }
+    }
+    if frames.translation.is_empty() {
+        min = [0.0; 4];
+        max = [0.0; 4];
+    }
+    let size = [0, 1, 2, 3].map(|i| max[i] - min[i]);
+    let q16 = |v: f32, lo: f32, size: f32| -> u16 {
+        if size.is_nan() || size <= 0.0 {
+            0
+        } else {
+            (((v - lo) / size).clamp(0.0, 1.0) * 65535.0).round() as u16
+        }
+    };
+    let keys = frames
+        .translation
+        .iter()
+        .zip(&frames.rotation)
+        .zip(&frames.scale)
+        .map(|((t, q), s)| {
+            let q = unit(Quat::from_array(*q));
+            let c = [t[0], t[1], t[2], s[0]];
+            let mut values = [None; 8];
+            for i in 0..4 {
+                values[i] = Some(q16(c[i], min[i], size[i]));
+            }
+            for (i, v) in q.to_array().into_iter().enumerate() {
+                values[4 + i] = Some(q16(v, -1.0, 2.0));
+            }
+            As08Key { values }
+        })
+        .collect();
+    (min, size, keys)
 }
 
 /// The one clip of an an11/an12 key table; unflagged components are the defaults.
@@ -1106,14 +1025,12 @@ fn keep_default_tracks(
 }
 
 impl AnimFile {
-    /// The file as a meshfmt-core model (skeleton and clips), frames `1 / fps` apart
-    /// (an12 uses its stored fps when positive and `fps` otherwise), under a fresh
-    /// default budget.
-    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        self.to_core_with(&CoreOptions {
-            fps,
-            ..CoreOptions::default()
-        })
+    /// The file as a meshfmt-core model (skeleton and clips), frames
+    /// 1 / [`crate::DEFAULT_FPS`] apart (an12: its stored fps when
+    /// positive), under a fresh default budget; [`AnimFile::to_core_with`] takes
+    /// another frame rate.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
     }
 
     /// [`AnimFile::to_core`], charging what it builds (decoded frames, dense tracks) to
@@ -1123,7 +1040,7 @@ impl AnimFile {
     /// use meshfmt_core::{Budget, Limits};
     /// use unigine_anim::{AnimFile, CoreOptions, ReadOptions};
     /// # let model = meshfmt_core::canonical::skinned_arm();
-    /// # let bytes = AnimFile::from_core(&model, Default::default(), 30.0)?.value.write()?;
+    /// # let bytes = AnimFile::from_core(&model, &Default::default())?.value.write()?;
     /// let budget = Budget::new(Limits::DEFAULT);
     /// let file = unigine_anim::read_with(&bytes, &ReadOptions {
     ///     budget: Some(budget.clone()),
@@ -1150,37 +1067,11 @@ impl AnimFile {
         }
     }
 
-    /// Encodes a model's skeleton and clips in the chosen version, sampled at `fps`,
-    /// under a fresh default budget.
-    pub fn from_core(
-        model: &Model,
-        version: TargetVersion,
-        fps: f32,
-    ) -> Result<Converted<AnimFile>> {
-        AnimFile::from_core_with(
-            model,
-            &WriteOptions {
-                version,
-                fps,
-                ..WriteOptions::default()
-            },
-        )
-    }
-
-    /// [`AnimFile::from_core`], charging what it builds (model copy, resampled frames,
-    /// keys) to the options' budget.
-    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
+    /// Encodes a model's skeleton and clips in the options' version, sampled at their
+    /// `fps`, charging what it builds (model copy, resampled frames, keys) to the
+    /// options' budget.
+    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
         let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        let fps = options.fps;
-        Ok(match options.version {
-            TargetVersion::An10 => An10::from_core_in(model, fps, budget)?.map(AnimFile::An10),
-            TargetVersion::As08 => As08::from_core_in(model, fps, budget)?.map(AnimFile::As08),
-            TargetVersion::An11 => {
-                crate::an11::An11::from_core_in(model, fps, budget)?.map(AnimFile::An11)
-            }
-            TargetVersion::An12 => {
-                crate::an12::An12::from_core_in(model, fps, budget)?.map(AnimFile::An12)
-            }
-        })
+        (options.version.entry().from_core)(model, options.fps, budget)
     }
 }

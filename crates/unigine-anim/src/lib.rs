@@ -18,16 +18,17 @@
 //! # Use
 //! ```
 //! use meshfmt_core::canonical;
-//! use unigine_anim::{AnimFile, TargetVersion, DEFAULT_FPS};
+//! use unigine_anim::{AnimFile, TargetVersion, WriteOptions};
 //!
 //! // A skeleton and clip from anywhere (here the canonical two-bone arm)...
 //! let model = canonical::skinned_arm();
-//! let file = AnimFile::from_core(&model, TargetVersion::An10, DEFAULT_FPS)?.value;
+//! let options = WriteOptions { version: TargetVersion::An10, ..Default::default() };
+//! let file = AnimFile::from_core(&model, &options)?.value;
 //! let bytes = file.write()?;
 //! // ...reads back as faithful types, rewrites byte for byte, and decodes to clips.
 //! let back = unigine_anim::read(&bytes)?;
 //! assert_eq!(back.write()?, bytes);
-//! let clips = back.to_core(DEFAULT_FPS)?.value.animations;
+//! let clips = back.to_core()?.value.animations; // at DEFAULT_FPS
 //! assert_eq!(clips[0].name, "bend");
 //! # Ok::<(), unigine_anim::Error>(())
 //! ```
@@ -41,6 +42,13 @@
 //!   and scale integers within one unit, so not byte-identical).
 //! - [`convert`]: skeletons and clips in meshfmt-core, both ways.
 //!
+//! # Crates
+//! This crate and `unigine-mesh` share the UNIGINE-specific parts (bone lists, key
+//! flags, version dispatch, skeleton conversion pieces) through `unigine-common`; its
+//! items that appear here are re-exported ([`ReadOptions`], [`DEFAULT_FPS`], [`an10::BoneInfo`]), so
+//! depend on this crate alone. Every version is one row of one table, which drives
+//! reading by magic, writing, conversion and the format contract.
+//!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset and the field.
@@ -48,7 +56,7 @@
 //! # Memory and time
 //! Every operation draws on one [`Budget`]: a read
 //! ([`read_with`]), a conversion to meshfmt-core ([`AnimFile::to_core_with`]) and one
-//! from it ([`AnimFile::from_core_with`]) take the options' `budget` when given, so one
+//! from it ([`AnimFile::from_core`]) take the options' `budget` when given, so one
 //! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
 //! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
 //! 1 GiB, by default). What the input makes grow is charged before it is allocated:
@@ -81,47 +89,38 @@ mod contract;
 pub mod convert;
 mod error;
 pub mod values;
+mod versions;
 
-use parsing_primitives::{Budget, Limits, Reader};
+use parsing_primitives::{Budget, Reader};
+use unigine_common::magic::{self, Dispatch};
+
+pub use unigine_common::ReadOptions;
 
 pub use an10::An10;
 pub use an12::An12;
 pub use as08::As08;
 pub use contract::{FORMAT, UnigineAnim};
-pub use convert::{COORDINATE_SYSTEM, CoreOptions, TargetVersion, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, CoreOptions, WriteOptions};
 pub use error::{Error, Result};
 pub use values::Frames;
+pub use versions::TargetVersion;
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-anim";
 
-/// Frames per second assumed when none is given (the engine's default playback speed).
-pub const DEFAULT_FPS: f32 = 30.0;
+pub use unigine_common::DEFAULT_FPS;
 
 /// Every animation magic this crate knows.
-pub const MAGICS: [&[u8; 4]; 4] = [b"as08", b"an10", b"an11", b"an12"];
+pub const MAGICS: [&[u8; 4]; versions::VERSIONS.len()] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE animation magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
-    data.get(..4)
-        .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
+    magic::sniff(data, &MAGICS)
 }
 
-/// True for a magic of a known family with an unknown version number (`an13`): such
-/// files are rejected as unsupported versions rather than as non-animations.
-fn looks_versioned(m: &[u8; 4]) -> bool {
-    (&m[..2] == b"an" || &m[..2] == b"as") && m[2].is_ascii_digit() && m[3].is_ascii_digit()
-}
-
-/// Reading choices.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOptions {
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
-    /// write of a whole conversion); `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
-}
+/// The families whose unknown versions (`an13`) are rejected as unsupported versions
+/// rather than as non-animations.
+const FAMILIES: [&[u8; 2]; 2] = [b"an", b"as"];
 
 /// An animation file of any supported version.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,20 +173,14 @@ pub fn read(data: &[u8]) -> Result<AnimFile> {
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
-    let magic: [u8; 4] = r
-        .peek(4)
-        .map_err(Error::Decode)?
-        .try_into()
-        .unwrap_or([0; 4]);
-    match &magic {
-        b"an10" => Ok(AnimFile::An10(an10::read(&mut r)?)),
-        b"as08" => Ok(AnimFile::As08(as08::read(&mut r)?)),
-        b"an11" => Ok(AnimFile::An11(an11::read(&mut r)?)),
-        b"an12" => Ok(AnimFile::An12(an12::read(&mut r)?)),
-        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
-            String::from_utf8_lossy(m).into_owned(),
+    let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
+    let table = versions::VERSIONS.iter().map(|v| (v.magic, v.read));
+    match magic::dispatch(&magic, table, &FAMILIES) {
+        Dispatch::Known(read) => read(&mut r),
+        Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(&magic).into_owned(),
         )),
-        _ => Err(Error::NotAnAnimation(magic)),
+        Dispatch::Foreign => Err(Error::NotAnAnimation(magic)),
     }
 }
 

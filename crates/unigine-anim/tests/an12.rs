@@ -6,7 +6,7 @@ use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{CoordinateSystem, Feature, LossKind, canonical};
 use test_support::{ByteBuilder, assert_flips_never_panic, assert_truncations_fail};
 use unigine_anim::an11::An11Key;
-use unigine_anim::{AnimFile, DEFAULT_FPS, TargetVersion, read, sniff};
+use unigine_anim::{AnimFile, TargetVersion, read, sniff};
 
 /// Two joints, one animated (joint 1), 24 fps, root motion on, two frames.
 fn fixture() -> ByteBuilder {
@@ -76,7 +76,7 @@ fn fixture_reads_by_hand_and_rewrites_identically() {
     assert_eq!(file.write().unwrap(), bytes);
 
     // to_core uses the stored 24 fps whatever the caller passes; unflagged = defaults.
-    let conv = file.to_core(DEFAULT_FPS).unwrap();
+    let conv = file.to_core().unwrap();
     let m = &conv.value;
     assert_eq!(m.skeleton.len(), 2);
     assert_eq!(m.skeleton.bones[1].parent, Some(0));
@@ -149,7 +149,15 @@ fn bad_values_are_errors() {
 #[test]
 fn core_round_trip_through_an12() {
     let model = canonical::skinned_arm();
-    let conv = AnimFile::from_core(&model, TargetVersion::An12, 30.0).unwrap();
+    let conv = AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An12,
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     // The elbow's rest translation cannot be stored (no bind pose in an12).
     assert!(
         conv.losses
@@ -168,7 +176,13 @@ fn core_round_trip_through_an12() {
     // 0..=1 s at 30 fps = 31 frames.
     assert_eq!(a.num_frames, 31);
     // to_core with a different fallback still uses the stored 30.
-    let mut back = file.to_core(5.0).unwrap().value;
+    let mut back = file
+        .to_core_with(&unigine_anim::CoreOptions {
+            fps: 5.0,
+            ..Default::default()
+        })
+        .unwrap()
+        .value;
     back.convert_to(CoordinateSystem::GLTF);
     assert_eq!(back.skeleton.bones[0].name, "shoulder");
     assert_eq!(back.skeleton.bones[1].name, "elbow");
@@ -186,7 +200,15 @@ fn core_round_trip_through_an12() {
     assert!((c.translation.values[15] - Vec3::X).length() < 1e-5);
 
     // A fractional rate is stored rounded and reported.
-    let conv = AnimFile::from_core(&model, TargetVersion::An12, 29.97).unwrap();
+    let conv = AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An12,
+            fps: 29.97,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let AnimFile::An12(a) = &conv.value else {
         panic!("not an12")
     };
@@ -196,5 +218,15 @@ fn core_round_trip_through_an12() {
             .iter()
             .any(|l| l.feature == Feature::Animation && l.kind == LossKind::Reduced)
     );
-    assert!(AnimFile::from_core(&model, TargetVersion::An12, 0.0).is_err());
+    assert!(
+        AnimFile::from_core(
+            &model,
+            &unigine_anim::WriteOptions {
+                version: TargetVersion::An12,
+                fps: 0.0,
+                ..Default::default()
+            }
+        )
+        .is_err()
+    );
 }

@@ -48,9 +48,17 @@ fn track<T: meshfmt_core::animation::Keyframe>(values: &[T]) -> Track<T> {
 /// Writes, reads back and converts to the model's own frame and units; the losses the
 /// write reported.
 fn round_trip(model: &Model, version: TargetVersion) -> (Model, Vec<Loss>) {
-    let conv = AnimFile::from_core(model, version, FPS).unwrap();
+    let conv = AnimFile::from_core(
+        model,
+        &unigine_anim::WriteOptions {
+            version,
+            fps: FPS,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let bytes = conv.value.write().unwrap();
-    let mut back = read(&bytes).unwrap().to_core(FPS).unwrap().value;
+    let mut back = read(&bytes).unwrap().to_core().unwrap().value;
     back.convert_to(model.coordinate_system);
     (back, conv.losses)
 }
@@ -214,7 +222,15 @@ fn an11_default_tracks_stay_the_default_not_the_bind_pose() {
             scale: track(&[Vec3::ONE; 3]),
         },
     );
-    let conv = AnimFile::from_core(&model, TargetVersion::An11, FPS).unwrap();
+    let conv = AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An11,
+            fps: FPS,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let AnimFile::An11(file) = &conv.value else {
         panic!("{}", conv.value.version())
     };
@@ -242,7 +258,15 @@ fn an11_default_tracks_over_a_default_bind_pose_are_still_omitted() {
             ..Channel::default()
         },
     );
-    let conv = AnimFile::from_core(&model, TargetVersion::An11, FPS).unwrap();
+    let conv = AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An11,
+            fps: FPS,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let AnimFile::An11(file) = &conv.value else {
         panic!("{}", conv.value.version())
     };

@@ -130,7 +130,7 @@ fn frame_counts_without_bones_cost_nothing() {
     };
     let model = read(&as08.write().unwrap())
         .unwrap()
-        .to_core(30.0)
+        .to_core()
         .unwrap()
         .value;
     assert!(model.animations[0].channels.is_empty());
@@ -144,7 +144,7 @@ fn frame_counts_without_bones_cost_nothing() {
     };
     let model = read(&an11.write().unwrap())
         .unwrap()
-        .to_core(30.0)
+        .to_core()
         .unwrap()
         .value;
     assert!(model.animations[0].channels.is_empty());
@@ -201,7 +201,7 @@ fn copies_of_the_model_are_charged() {
         TargetVersion::An12,
         TargetVersion::As08,
     ] {
-        let err = AnimFile::from_core_with(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
+        let err = AnimFile::from_core(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
         assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
     }
 }
@@ -294,8 +294,7 @@ fn resampling_draws_on_the_callers_budget() {
         TargetVersion::An12,
         TargetVersion::As08,
     ] {
-        let err =
-            AnimFile::from_core_with(&model, &write_opts(version, 30.0, 16 * MIB)).unwrap_err();
+        let err = AnimFile::from_core(&model, &write_opts(version, 30.0, 16 * MIB)).unwrap_err();
         assert_eq!(
             over_budget(&err),
             Some("resampled frames"),
@@ -303,9 +302,7 @@ fn resampling_draws_on_the_callers_budget() {
         );
     }
     let short = animated(100, 1.0);
-    assert!(
-        AnimFile::from_core_with(&short, &write_opts(TargetVersion::An10, 30.0, 16 * MIB)).is_ok()
-    );
+    assert!(AnimFile::from_core(&short, &write_opts(TargetVersion::An10, 30.0, 16 * MIB)).is_ok());
 }
 
 #[test]
@@ -328,12 +325,12 @@ fn a_low_stored_an12_fps_stretches_the_clip_and_resampling_pays_for_it() {
             .collect(),
     };
     let opts = write_opts(TargetVersion::An10, 30.0, MIB);
-    let model = AnimFile::An12(an12(30)).to_core(30.0).unwrap().value;
+    let model = AnimFile::An12(an12(30)).to_core().unwrap().value;
     assert_eq!(model.animations[0].duration(), 99.0 / 30.0);
-    assert!(AnimFile::from_core_with(&model, &opts).is_ok());
-    let model = AnimFile::An12(an12(1)).to_core(30.0).unwrap().value;
+    assert!(AnimFile::from_core(&model, &opts).is_ok());
+    let model = AnimFile::An12(an12(1)).to_core().unwrap().value;
     assert_eq!(model.animations[0].duration(), 99.0);
-    let err = AnimFile::from_core_with(&model, &opts).unwrap_err();
+    let err = AnimFile::from_core(&model, &opts).unwrap_err();
     assert_eq!(over_budget(&err), Some("resampled frames"), "{err}");
 }
 
@@ -348,9 +345,16 @@ fn the_bone_list_of_a_clip_is_built_in_linear_time() {
         .for_each(|c| c.rotation = Track::from_keys([(0.0, Quat::IDENTITY)]));
     ch.extend((0..100_000).map(|_| Channel::default()));
     let start = Instant::now();
-    let file = AnimFile::from_core(&model, TargetVersion::An10, 30.0)
-        .unwrap()
-        .value;
+    let file = AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An10,
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value;
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -363,11 +367,18 @@ fn the_bone_list_of_a_clip_is_built_in_linear_time() {
 #[test]
 fn one_budget_runs_through_read_to_core_and_from_core() {
     let model = meshfmt_core::canonical::skinned_arm();
-    let bytes = AnimFile::from_core(&model, TargetVersion::An10, 30.0)
-        .unwrap()
-        .value
-        .write()
-        .unwrap();
+    let bytes = AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An10,
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value
+    .write()
+    .unwrap();
     let budget = Budget::default();
     let file = read_under(&bytes, &budget).unwrap();
     let after_read = budget.used();
@@ -387,7 +398,7 @@ fn one_budget_runs_through_read_to_core_and_from_core() {
         TargetVersion::As08,
     ] {
         let before = budget.used();
-        AnimFile::from_core_with(
+        AnimFile::from_core(
             &core,
             &WriteOptions {
                 version,
@@ -400,7 +411,7 @@ fn one_budget_runs_through_read_to_core_and_from_core() {
     }
     // Without a shared budget each step starts from zero: the caller's is untouched.
     let used = budget.used();
-    file.to_core(30.0).unwrap();
+    file.to_core().unwrap();
     assert_eq!(budget.used(), used);
 }
 
@@ -416,13 +427,20 @@ fn normal_files_convert_under_the_default_budget() {
             TargetVersion::An12,
             TargetVersion::As08,
         ] {
-            let bytes = AnimFile::from_core(&model, version, 30.0)
-                .unwrap()
-                .value
-                .write()
-                .unwrap();
+            let bytes = AnimFile::from_core(
+                &model,
+                &unigine_anim::WriteOptions {
+                    version,
+                    fps: 30.0,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+            .value
+            .write()
+            .unwrap();
             let back = read(&bytes).unwrap();
-            assert!(!back.to_core(30.0).unwrap().value.animations.is_empty());
+            assert!(!back.to_core().unwrap().value.animations.is_empty());
             assert_eq!(back.write().unwrap(), bytes, "{version:?}");
         }
     }

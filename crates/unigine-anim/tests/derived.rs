@@ -11,9 +11,16 @@ use unigine_anim::{An10, AnimFile, TargetVersion, read};
 
 fn an10() -> An10 {
     let model = canonical::skinned_arm();
-    match AnimFile::from_core(&model, TargetVersion::An10, 30.0)
-        .unwrap()
-        .value
+    match AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An10,
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value
     {
         AnimFile::An10(a) => a,
         other => panic!("{}", other.version()),
@@ -37,7 +44,7 @@ fn a_scale_key_the_flag_byte_does_not_announce_still_converts_and_is_written() {
     let bone = a.bones[0] as usize;
     let frames = a.num_frames as usize;
 
-    let conv = AnimFile::An10(file.clone()).to_core(30.0).unwrap();
+    let conv = AnimFile::An10(file.clone()).to_core().unwrap();
     let clip = &conv.value.animations[0];
     let ch = clip.channels.iter().find(|c| c.bone == bone).unwrap();
     // Present, one key per frame, every value carried forward from frame 0.
@@ -67,7 +74,7 @@ fn a_scale_key_the_flag_byte_does_not_announce_still_converts_and_is_written() {
     };
     assert_eq!(back.animations[0].flags, keys);
     // An agreeing byte is no loss.
-    let again = AnimFile::An10(back).to_core(30.0).unwrap();
+    let again = AnimFile::An10(back).to_core().unwrap();
     assert!(again.losses.iter().all(|l| !l.path.ends_with(".flags")));
 }
 
@@ -77,7 +84,7 @@ fn a_flag_byte_announcing_more_than_the_keys_is_reported_and_rewritten() {
     let keys = file.animations[0].key_flags();
     assert_eq!(keys & 0x70, 0);
     file.animations[0].flags = keys | 0x70; // claims scale the keys never store
-    let conv = AnimFile::An10(file.clone()).to_core(30.0).unwrap();
+    let conv = AnimFile::An10(file.clone()).to_core().unwrap();
     assert!(conv.losses.iter().any(|l| l.path == "animations[0].flags"));
     let AnimFile::An10(back) = read(&file.write().unwrap()).unwrap() else {
         panic!()

@@ -23,7 +23,7 @@ fn walk_anim_poses_actor_mesh() {
         .value;
     let anim = unigine_anim::read(&std::fs::read(anim_path).unwrap())
         .unwrap()
-        .to_core(30.0)
+        .to_core()
         .unwrap()
         .value;
     let clip = &anim.animations[0];

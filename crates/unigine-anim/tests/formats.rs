@@ -80,11 +80,18 @@ fn as08_by_hand() {
 
 fn an10_arm() -> Vec<u8> {
     let model = canonical::skinned_arm();
-    AnimFile::from_core(&model, TargetVersion::An10, 30.0)
-        .unwrap()
-        .value
-        .write()
-        .unwrap()
+    AnimFile::from_core(
+        &model,
+        &unigine_anim::WriteOptions {
+            version: TargetVersion::An10,
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value
+    .write()
+    .unwrap()
 }
 
 fn decode_err(bytes: &[u8]) -> parsing_primitives::Error {
@@ -162,7 +169,15 @@ fn an10_bad_input() {
 fn canonical_arm_through_both_versions() {
     let model = canonical::skinned_arm();
     for version in [TargetVersion::An10, TargetVersion::As08] {
-        let conv = AnimFile::from_core(&model, version, 30.0).unwrap();
+        let conv = AnimFile::from_core(
+            &model,
+            &unigine_anim::WriteOptions {
+                version,
+                fps: 30.0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let bound = conv
             .losses
             .iter()
@@ -179,7 +194,7 @@ fn canonical_arm_through_both_versions() {
                 .any(|l| l.feature == Feature::Geometry && l.kind == LossKind::Dropped)
         );
         let bytes = conv.value.write().unwrap();
-        let mut back = read(&bytes).unwrap().to_core(30.0).unwrap().value;
+        let mut back = read(&bytes).unwrap().to_core().unwrap().value;
         back.convert_to(model.coordinate_system);
         let (a, b) = (&model.animations[0], &back.animations[0]);
         // Compare poses at every frame time: within the reported bound.

@@ -59,13 +59,20 @@
 //! meshfmt-core and back is described in [`convert`], including how the separate
 //! coordinate and triangle index lists map to one index per corner.
 //!
+//! # Crates
+//! This crate and `unigine-anim` share the UNIGINE-specific parts (bone lists, key
+//! flags, version dispatch, skeleton conversion pieces) through `unigine-common`; its
+//! items that appear here are re-exported ([`ReadOptions`], [`DEFAULT_FPS`], [`ms1x::BoneInfo`]), so
+//! depend on this crate alone. Every version is one row of one table, which drives
+//! reading by magic, writing, conversion and the format contract.
+//!
 //! # The no-panic contract
 //! Every function here takes untrusted bytes and never panics, hangs or allocates
 //! beyond what the input justifies; errors name the byte offset, the surface and the
 //! field.
 //!
 //! # Memory and time
-//! Every operation draws on one [`Budget`]: a read
+//! Every operation draws on one [`Budget`](meshfmt_core::Budget): a read
 //! ([`read_with`]), a conversion to meshfmt-core ([`MeshFile::to_core_with`]) and one
 //! from it ([`MeshFile::from_core`]) take the options' `budget` when given, so one
 //! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
@@ -101,6 +108,7 @@ pub mod common;
 mod contract;
 pub mod convert;
 mod error;
+mod file;
 pub mod ms14;
 pub mod ms15;
 pub mod ms1x;
@@ -108,137 +116,31 @@ pub mod old;
 pub mod sk10;
 pub mod sn10;
 pub mod spatial;
+mod summary;
 pub mod tangent;
+mod versions;
 
-use parsing_primitives::{Budget, Limits, Reader};
+use unigine_common::magic;
+
+pub use unigine_common::ReadOptions;
 
 pub use common::{BindTransform, Bounds};
 pub use contract::{FORMAT, UnigineMesh};
-pub use convert::{COORDINATE_SYSTEM, CoreOptions, FPS, TargetVersion, WriteOptions};
+pub use convert::{COORDINATE_SYSTEM, DEFAULT_FPS};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};
+pub use versions::{CoreOptions, MeshFile, TargetVersion, WriteOptions, read, read_with};
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; 9] = [
-    b"mi08", b"ms08", b"ms10", b"ms11", b"ms13", b"ms14", b"ms15", b"sk10", b"sn10",
-];
+pub const MAGICS: [&[u8; 4]; versions::VERSIONS.len()] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
-    data.get(..4)
-        .is_some_and(|head| MAGICS.iter().any(|m| head == &m[..]))
-}
-
-/// True for a magic of a known family with an unknown version number (`ms16`): such
-/// files are rejected as unsupported versions rather than as non-meshes.
-fn looks_versioned(m: &[u8; 4]) -> bool {
-    [&b"mi"[..], b"ms", b"sk", b"sn"].contains(&&m[..2])
-        && m[2].is_ascii_digit()
-        && m[3].is_ascii_digit()
-}
-
-/// Reading choices.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOptions {
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
-    /// write of a whole conversion); `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
-}
-
-/// A mesh file of any supported version.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum MeshFile {
-    /// mi08 static mesh (UNIGINE 1.x).
-    Mi08(Mi08),
-    /// ms08 skinned mesh (UNIGINE 1.x).
-    Ms08(Ms08),
-    /// ms10, ms11 or ms13.
-    Ms1x(Ms1x),
-    /// ms14 (LZ4 blocks).
-    Ms14(ms14::Ms14),
-    /// ms15 (static, LZ4 blocks; from the documentation only).
-    Ms15(ms15::Ms15),
-    /// sk10 `.mesh_skinned` (LZ4 blocks, joints, bind and rest transforms; from the
-    /// documentation only).
-    Sk10(sk10::Sk10),
-    /// sn10 `.skeleton` (joints, bind pose, blend profiles; from the documentation only).
-    Sn10(sn10::Sn10),
-}
-
-impl MeshFile {
-    /// The version's magic as text (`"ms11"`).
-    pub fn version(&self) -> &'static str {
-        match self {
-            MeshFile::Mi08(_) => "mi08",
-            MeshFile::Ms14(_) => "ms14",
-            MeshFile::Ms15(_) => "ms15",
-            MeshFile::Sk10(_) => "sk10",
-            MeshFile::Sn10(_) => "sn10",
-            MeshFile::Ms08(_) => "ms08",
-            MeshFile::Ms1x(m) => match m.version {
-                Ms1xVersion::Ms10 => "ms10",
-                Ms1xVersion::Ms11 => "ms11",
-                Ms1xVersion::Ms13 => "ms13",
-            },
-        }
-    }
-
-    /// The file's bytes.
-    pub fn write(&self) -> Result<Vec<u8>> {
-        match self {
-            MeshFile::Mi08(m) => m.write(),
-            MeshFile::Ms08(m) => m.write(),
-            MeshFile::Ms1x(m) => m.write(),
-            MeshFile::Ms14(m) => m.write(),
-            MeshFile::Ms15(m) => m.write(),
-            MeshFile::Sk10(m) => m.write(),
-            MeshFile::Sn10(m) => m.write(),
-        }
-    }
-
-    /// Writes the file's bytes to `out`.
-    pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
-        out.write_all(&self.write()?)?;
-        Ok(())
-    }
-}
-
-/// Reads a mesh of any supported version with default options.
-pub fn read(data: &[u8]) -> Result<MeshFile> {
-    read_with(data, &ReadOptions::default())
-}
-
-/// Reads a mesh of any supported version.
-pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
-    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
-    let magic: [u8; 4] = r
-        .peek(4)
-        .map_err(Error::Decode)?
-        .try_into()
-        .unwrap_or([0; 4]);
-    match &magic {
-        b"mi08" => Ok(MeshFile::Mi08(old::read_mi08(&mut r)?)),
-        b"ms08" => Ok(MeshFile::Ms08(old::read_ms08(&mut r)?)),
-        b"ms10" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms10)?)),
-        b"ms11" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms11)?)),
-        b"ms13" => Ok(MeshFile::Ms1x(ms1x::read(&mut r, Ms1xVersion::Ms13)?)),
-        b"ms14" => Ok(MeshFile::Ms14(ms14::read(&mut r)?)),
-        b"ms15" => Ok(MeshFile::Ms15(ms15::read(&mut r)?)),
-        b"sk10" => Ok(MeshFile::Sk10(sk10::read(&mut r)?)),
-        b"sn10" => Ok(MeshFile::Sn10(sn10::read(&mut r)?)),
-        m if looks_versioned(m) => Err(Error::UnsupportedVersion(
-            String::from_utf8_lossy(m).into_owned(),
-        )),
-        _ => Err(Error::NotAMesh(magic)),
-    }
+    magic::sniff(data, &MAGICS)
 }
 
 #[cfg(test)]

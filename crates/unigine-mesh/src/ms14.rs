@@ -15,13 +15,13 @@
 //! anew (stored raw when compression does not shrink it).
 
 use parsing_primitives::{Budget, RawString, Reader, Writer};
+use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
-    HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_bones, read_geometry,
-    write_geometry_with,
+    HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_geometry, write_geometry_with,
 };
 use crate::spatial::SpatialTree;
 
@@ -156,26 +156,34 @@ fn compress(content: &[u8]) -> Vec<u8> {
     content.to_vec()
 }
 
-/// The block-based static layouts this module reads and writes.
+/// What sets the block-based layouts (ms14, ms15, sk10) apart. Each version module
+/// owns one value ([`LAYOUT`] here, `ms15::LAYOUT`, `sk10::LAYOUT`); the shared
+/// readers and writers below ask for a property, never for a version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// ms14: bones, morph-target list per surface, weights count in the geometry.
-    Ms14,
-    /// ms15: no bones, one unnamed vertex count per surface, no weights count.
-    Ms15,
-    /// sk10: surface headers without lightmap bytes (the rest is read in `sk10`).
-    Sk10,
+pub(crate) struct Layout {
+    /// The magic (and the markers between the parts).
+    pub magic: &'static [u8; 4],
+    /// Surface headers carry two lightmap bytes (ms14, ms15; not sk10).
+    pub lightmap: bool,
+    /// Surfaces carry a named morph-target list and skin weights (ms14, sk10); ms15
+    /// stores one unnamed vertex count per surface and no weights.
+    pub skinned: bool,
+    /// A compact bone list follows the bounds (ms14). ms15 has no bones; sk10 stores
+    /// `i32`-counted joints with bind and rest poses, read by its own module.
+    pub compact_bones: bool,
+    /// [`read_layout`] and [`Ms14::write_layout`] handle the whole file (ms14, ms15);
+    /// sk10 reads and writes its own header and uses the shared parts.
+    pub whole_file: bool,
 }
 
-impl Layout {
-    fn magic(self) -> &'static [u8; 4] {
-        match self {
-            Layout::Ms14 => b"ms14",
-            Layout::Ms15 => b"ms15",
-            Layout::Sk10 => b"sk10",
-        }
-    }
-}
+/// ms14: bones, morph-target list per surface, weights count in the geometry.
+pub(crate) const LAYOUT: Layout = Layout {
+    magic: b"ms14",
+    lightmap: true,
+    skinned: true,
+    compact_bones: true,
+    whole_file: true,
+};
 
 /// One surface header as stored (ms14, ms15, sk10).
 pub(crate) struct SurfaceHeader {
@@ -200,19 +208,20 @@ pub(crate) fn read_surface_headers(
         r.array(ns as u64, 44, |r| {
             let name = r.compact_nul_string(MAX_NAME)?;
             r.label(name);
-            let lightmap = match layout {
-                Layout::Sk10 => [0, 0],
-                Layout::Ms14 | Layout::Ms15 => r.field("lightmap", |r| r.le::<[u8; 2]>())?,
+            let lightmap = if layout.lightmap {
+                r.field("lightmap", |r| r.le::<[u8; 2]>())?
+            } else {
+                [0, 0]
             };
             let cindices = r.field("num_cindices", |r| r.compact_count(0))?;
             let tindices = r.field("num_tindices", |r| r.compact_count(0))?;
             let bounds = r.field("bounds", read_bounds)?;
-            let morphs = match layout {
-                Layout::Ms15 => {
+            let morphs = match layout.skinned {
+                false => {
                     let nv = r.field("num_vertices", |r| r.compact_count(0))?;
                     vec![(RawString::default(), nv)]
                 }
-                Layout::Ms14 | Layout::Sk10 => {
+                true => {
                     let n = r.field("num_morph_targets", |r| r.compact_count(2))?;
                     if n == 0 {
                         return Err(
@@ -324,22 +333,23 @@ pub(crate) fn decode_surfaces(
 
 /// Reads an ms14 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
-    read_layout(r, Layout::Ms14)
+    read_layout(r, LAYOUT)
 }
 
 /// Reads an ms14 or ms15 file into ms14's faithful types (ms15: no bones, one unnamed
 /// morph target per surface, no weights).
 pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primitives::Result<Ms14> {
-    let magic = layout.magic();
-    if layout == Layout::Sk10 {
-        return Err(r.invalid_at(r.offset(), "sk10 is read by sk10::read"));
+    let magic = layout.magic;
+    if !layout.whole_file {
+        return Err(r.invalid_at(r.offset(), "this layout is read by its own module"));
     }
     r.field("magic", |r| r.magic(magic))?;
     let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
     let bounds = r.field("bounds", read_bounds)?;
-    let bones = match layout {
-        Layout::Ms14 | Layout::Sk10 => read_bones(r)?,
-        Layout::Ms15 => Vec::new(),
+    let bones = if layout.compact_bones {
+        read_bones(r)?
+    } else {
+        Vec::new()
     };
     let nb = bones.len();
     let headers = read_surface_headers(r, layout)?;
@@ -362,7 +372,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     r.field("marker5", |r| r.magic(magic))?;
     r.finish()?;
 
-    let surfaces = decode_surfaces(r, headers, &geometry_blocks, nb, layout != Layout::Ms15)?;
+    let surfaces = decode_surfaces(r, headers, &geometry_blocks, nb, layout.skinned)?;
     let tree_geometry = surfaces.iter().map(geometry_hash).collect();
     let mut trees = Vec::with_capacity(ns);
     for (s, b) in tree_blocks.iter().enumerate() {
@@ -404,13 +414,13 @@ pub(crate) fn write_surface_headers(
     w.compact_count(surfaces.len())?;
     for (s, bounds) in surfaces.iter().zip(bounds) {
         w.compact_nul_string(s.name.as_bytes())?;
-        if layout != Layout::Sk10 {
+        if layout.lightmap {
             w.bytes(&s.lightmap);
         }
         w.compact_count(s.cindices.len())?;
         w.compact_count(s.tindices.len())?;
         w.le_slice(&bounds.to_array());
-        if layout == Layout::Ms15 {
+        if !layout.skinned {
             w.compact_count(s.num_cvertices())?;
         } else {
             w.compact_count(s.morph_targets.len())?;
@@ -492,6 +502,22 @@ pub(crate) fn memory_estimate_for(stored: i64, contents: &[&[u8]], original: &[&
 }
 
 impl Ms14 {
+    /// Encodes a meshfmt-core model as ms14: ms13 content ([`Ms1x::from_core`]) in LZ4
+    /// blocks with a new spatial tree per surface, charging what it builds to `budget`.
+    pub(crate) fn from_core_in(
+        model: &meshfmt_core::Model,
+        budget: &Budget,
+    ) -> Result<meshfmt_core::Converted<Ms14>> {
+        let c = Ms1x::from_core_in(model, Ms1xVersion::Ms13, budget)?;
+        let losses = c.losses;
+        Ok(meshfmt_core::Converted {
+            value: Ms14::from_ms13_in(c.value, budget)?,
+            losses,
+        })
+    }
+}
+
+impl Ms14 {
     /// Checks what [`Ms14::write`] relies on: the mesh's own checks, one tree per
     /// surface, and every tree the writer keeps (its surface's geometry is unchanged
     /// since it was read or built, see [`Ms14::tree_geometry`]) fitting its surface:
@@ -563,7 +589,7 @@ impl Ms14 {
     /// ([`Ms1x::bounds_to_write`]), spatial trees and edge flags
     /// ([`Ms14::trees_to_write`]) and the memory estimate.
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.write_layout(Layout::Ms14)
+        self.write_layout(LAYOUT)
     }
 
     /// Checks what writing as ms15 needs beyond [`Ms14::check`]: no bones, one unnamed
@@ -592,15 +618,18 @@ impl Ms14 {
 
     /// The bytes in either block layout.
     pub(crate) fn write_layout(&self, layout: Layout) -> Result<Vec<u8>> {
-        match layout {
-            Layout::Ms14 => self.check()?,
-            Layout::Ms15 => self.check_ms15()?,
-            Layout::Sk10 => return Err(invalid("sk10 is written by Sk10::write")),
+        if !layout.whole_file {
+            return Err(invalid("this layout is written by its own module"));
         }
-        let magic = layout.magic();
+        if layout.skinned {
+            self.check()?;
+        } else {
+            self.check_ms15()?;
+        }
+        let magic = layout.magic;
         let m = &self.mesh;
         let (bounds, surface_bounds) = m.bounds_to_write();
-        let geometry = geometry_contents(&m.surfaces, layout != Layout::Ms15)?;
+        let geometry = geometry_contents(&m.surfaces, layout.skinned)?;
         let trees = self
             .trees_to_write()
             .iter()
@@ -621,12 +650,8 @@ impl Ms14 {
         }
         w.compact_u32(stt.unsigned_abs());
         w.le_slice(&bounds.to_array());
-        if layout == Layout::Ms14 {
-            w.compact_count(m.bones.len())?;
-            for b in &m.bones {
-                w.compact_nul_string(b.name.as_bytes())?;
-                w.i16_le(b.parent);
-            }
+        if layout.compact_bones {
+            write_bones(&mut w, &m.bones)?;
         }
         write_surface_headers(&mut w, &m.surfaces, &surface_bounds, layout)?;
         w.i64_le(estimate);
@@ -694,5 +719,34 @@ impl Ms14 {
             tree_geometry,
             blocks: Vec::new(),
         })
+    }
+}
+
+impl crate::file::VersionFile for Ms14 {
+    fn magic(&self) -> &'static [u8; 4] {
+        b"ms14"
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms14::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        self.mesh.to_core_in(budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::ms1x_detail(&self.mesh, &self.geometry_block_sizes(), s);
+        crate::summary::ms1x_counts(&self.mesh, &mut s.counts);
+    }
+}
+
+impl Ms14 {
+    /// (stored, decoded) bytes of each surface's geometry block, for the summary.
+    pub(crate) fn geometry_block_sizes(&self) -> Vec<(usize, usize)> {
+        self.blocks
+            .iter()
+            .map(|b| (b.geometry.stored.len(), b.geometry.content.len()))
+            .collect()
     }
 }

@@ -35,6 +35,15 @@ use crate::error::Result;
 use crate::ms1x::{Ms1x, Ms1xVersion};
 use crate::ms14::{Layout, Ms14, read_layout};
 
+/// ms15: no bones, one unnamed vertex count per surface, no weights count.
+pub(crate) const LAYOUT: Layout = Layout {
+    magic: b"ms15",
+    lightmap: true,
+    skinned: false,
+    compact_bones: false,
+    whole_file: true,
+};
+
 /// An ms15 file: ms14's faithful types restricted to what ms15 can hold (checked on
 /// write): `mesh.bones` and every surface's `weights` empty, exactly one morph target
 /// per surface with an empty name.
@@ -43,7 +52,7 @@ pub struct Ms15(pub Ms14);
 
 /// Reads an ms15 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms15> {
-    read_layout(r, Layout::Ms15).map(Ms15)
+    read_layout(r, LAYOUT).map(Ms15)
 }
 
 impl Ms15 {
@@ -55,7 +64,7 @@ impl Ms15 {
 
     /// The file's bytes; unchanged blocks keep their original compressed bytes.
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.0.write_layout(Layout::Ms15)
+        self.0.write_layout(LAYOUT)
     }
 
     /// The meshfmt-core model (as ms13/ms14: positions, tangent frames, UVs, colours).
@@ -137,4 +146,23 @@ fn strip_to_static(m: &mut Ms1x) -> Vec<(Feature, String)> {
         ));
     }
     lost
+}
+
+impl crate::file::VersionFile for Ms15 {
+    fn magic(&self) -> &'static [u8; 4] {
+        b"ms15"
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms15::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        Ms15::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::ms1x_detail(&self.0.mesh, &self.0.geometry_block_sizes(), s);
+        crate::summary::ms1x_counts(&self.0.mesh, &mut s.counts);
+    }
 }

@@ -34,16 +34,27 @@
 use meshfmt_core::glam::Mat4;
 use meshfmt_core::{Budget, Converted, Feature, LossKind, Model, Transform};
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, MAX_NAME, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
-use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len, read_bone_entries};
+use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len};
 use crate::ms14::{
     Layout, StoredBlock, decode_surfaces, geometry_contents, memory_estimate_for,
     read_geometry_blocks, read_offsets, read_surface_headers, write_geometry_blocks,
     write_surface_headers,
+};
+
+/// sk10: surface headers without lightmap bytes; joints, bind and rest poses and the
+/// skeleton reference are read and written here.
+pub(crate) const LAYOUT: Layout = Layout {
+    magic: b"sk10",
+    lightmap: false,
+    skinned: true,
+    compact_bones: false,
+    whole_file: false,
 };
 
 /// An sk10 file.
@@ -99,7 +110,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     let skeleton_path = r.field("skeleton_path", |r| {
         r.i32_nul_string(MAX_NAME).map(RawString::from)
     })?;
-    let headers = read_surface_headers(r, Layout::Sk10)?;
+    let headers = read_surface_headers(r, LAYOUT)?;
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
     r.field("marker2", |r| r.magic(b"sk10"))?;
     let (positions, blocks) = read_geometry_blocks(r, headers.len())?;
@@ -165,10 +176,7 @@ impl Sk10 {
         // check() bounds the joint count by i16::MAX.
         let nj = m.bones.len() as i32;
         w.i32_le(nj);
-        for b in &m.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bone_entries(&mut w, &m.bones)?;
         for pose in [&m.bind_pose, &self.rest_pose] {
             w.i32_le(nj);
             let a: Vec<[f32; 10]> = pose.iter().map(BindTransform::to_array).collect();
@@ -176,7 +184,7 @@ impl Sk10 {
         }
         w.i32_nul_string(self.skeleton_guid.as_bytes())?;
         w.i32_nul_string(self.skeleton_path.as_bytes())?;
-        write_surface_headers(&mut w, &m.surfaces, &surface_bounds, Layout::Sk10)?;
+        write_surface_headers(&mut w, &m.surfaces, &surface_bounds, LAYOUT)?;
         w.i64_le(estimate);
         w.bytes(b"sk10");
         let offsets = write_geometry_blocks(&mut w, &geometry, |i| self.blocks.get(i));
@@ -292,5 +300,29 @@ impl Sk10 {
             },
             losses,
         })
+    }
+}
+
+impl crate::file::VersionFile for Sk10 {
+    fn magic(&self) -> &'static [u8; 4] {
+        b"sk10"
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Sk10::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        Sk10::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        let blocks: Vec<(usize, usize)> = self
+            .blocks
+            .iter()
+            .map(|b| (b.stored.len(), b.content.len()))
+            .collect();
+        crate::summary::ms1x_detail(&self.mesh, &blocks, s);
+        crate::summary::ms1x_counts(&self.mesh, &mut s.counts);
     }
 }

@@ -28,11 +28,13 @@
 
 use meshfmt_core::{Budget, Converted, Feature, LossKind, Model};
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::BoneInfo;
+use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, Bounds, MAX_NAME};
 use crate::error::{Result, invalid};
-use crate::ms1x::{BoneInfo, Ms1x, Ms1xVersion, read_bone_entries};
+use crate::ms1x::{Ms1x, Ms1xVersion};
 
 /// A named list of per-joint values (blend mask, blend time or weight profile).
 #[derive(Debug, Clone, PartialEq)]
@@ -178,10 +180,7 @@ impl Sn10 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"sn10");
         w.i32_le(count32(self.joints.len(), "joints")?);
-        for b in &self.joints {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bone_entries(&mut w, &self.joints)?;
         let pose: Vec<[f32; 10]> = self.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
         w.bytes(b"sn10");
@@ -289,5 +288,27 @@ impl Sn10 {
             blend_time_profiles: Vec::new(),
             blend_weight_profiles: Vec::new(),
         }))
+    }
+}
+
+impl crate::file::VersionFile for Sn10 {
+    fn magic(&self) -> &'static [u8; 4] {
+        b"sn10"
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Sn10::write(self)
+    }
+
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
+        Sn10::to_core_in(self, budget)
+    }
+
+    /// The joint hierarchy and count; no surfaces.
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        s.skeleton = unigine_common::summary::hierarchy(
+            self.joints.iter().map(|j| (&j.name, i32::from(j.parent))),
+        );
+        s.counts.bones = self.joints.len() as u64;
     }
 }

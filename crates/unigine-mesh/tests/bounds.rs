@@ -13,7 +13,7 @@ use test_support::Rng;
 use unigine_mesh::{MeshFile, TargetVersion, WriteOptions, read};
 
 /// The embedded animations' frame rate.
-const FPS: f32 = unigine_mesh::FPS;
+const FPS: f32 = unigine_mesh::DEFAULT_FPS;
 
 fn skeleton(n: usize) -> Skeleton {
     Skeleton {

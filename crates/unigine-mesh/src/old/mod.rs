@@ -6,7 +6,10 @@
 //! [`compress_normal`]; triangle indices are `u16` when the surface has fewer than
 //! 65,536 vertices, else `i32`.
 
+mod convert;
+
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{check_bone1x_parents, read_bone1x_entries, write_bone1x_entries};
 
 use crate::FORMAT_NAME;
 use crate::common::{Bounds, MAX_NAME, read_bounds};
@@ -58,14 +61,8 @@ pub struct Mi08 {
     pub surfaces: Vec<Mi08Surface>,
 }
 
-/// A bone of an ms08 file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ms08Bone {
-    /// Name.
-    pub name: RawString,
-    /// Parent index, -1 for a root.
-    pub parent: i32,
-}
+/// A bone of an ms08 file (`i32`-length name, `i32` parent; shared with as08).
+pub type Ms08Bone = unigine_common::bones::Bone1x;
 
 /// One bone's transform in one ms08 frame: position, uniform scale, rotation.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -151,10 +148,7 @@ pub struct Ms08 {
 impl Ms08 {
     /// The transforms of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[BoneFrame] {
-        let n = self.bones.len();
-        crate::ms1x::frame_range(f, n)
-            .and_then(|r| self.frames.get(r))
-            .unwrap_or(&[])
+        unigine_common::keys::frame_keys(&self.frames, f, self.bones.len())
     }
 }
 
@@ -262,17 +256,7 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
 pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
     r.field("magic", |r| r.magic(b"ms08"))?;
     let nb = r.field("num_bones", |r| r.i32_count(9))?;
-    let bones = r.field("bones", |r| {
-        r.array(nb as u64, 9, |r| {
-            let n = name(r)?;
-            let at = r.offset();
-            let parent = r.i32_le()?;
-            if parent < -1 || parent as i64 >= nb as i64 {
-                return Err(r.invalid_at(at, format!("parent {parent} out of range ({nb} bones)")));
-            }
-            Ok(Ms08Bone { name: n, parent })
-        })
-    })?;
+    let bones = read_bone1x_entries(r, nb, 9)?;
     let at = r.offset();
     let num_frames = r.field("num_frames", |r| {
         let n = r.i32_le()?;
@@ -489,14 +473,7 @@ impl Ms08 {
     /// Checks what [`Ms08::write`] relies on.
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        for (i, b) in self.bones.iter().enumerate() {
-            if b.parent < -1 || b.parent as i64 >= nb as i64 {
-                return Err(invalid(format!(
-                    "bone {i}: parent {} out of range",
-                    b.parent
-                )));
-            }
-        }
+        check_bone1x_parents(&self.bones).map_err(invalid)?;
         if self.frames.len() as u64 != u64::from(self.num_frames) * nb as u64 {
             return Err(invalid(format!(
                 "{} bone frames for {} frames of {nb} bones",
@@ -537,10 +514,7 @@ impl Ms08 {
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"ms08");
         write_count(&mut w, self.bones.len())?;
-        for b in &self.bones {
-            w.i32_nul_string(b.name.as_bytes())?;
-            w.i32_le(b.parent);
-        }
+        write_bone1x_entries(&mut w, &self.bones)?;
         let n = i32::try_from(self.num_frames).map_err(|_| invalid("too many frames"))?;
         w.i32_le(n);
         for f in &self.frames {
@@ -567,5 +541,94 @@ impl Ms08 {
             write_uvs_and_triangles(&mut w, s.positions.len(), &s.uv0, &s.uv1, &s.triangles)?;
         }
         Ok(w.into_inner())
+    }
+}
+
+impl crate::file::VersionFile for Mi08 {
+    fn magic(&self) -> &'static [u8; 4] {
+        b"mi08"
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Mi08::write(self)
+    }
+
+    fn to_core_in(
+        &self,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        Mi08::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        use meshfmt_core::summary::stored_box;
+        crate::summary::old_detail(
+            self.surfaces.iter().map(|x| crate::summary::OldSurface {
+                name: &x.name,
+                positions: &x.positions,
+                uv: [x.uv0.is_empty(), x.uv1.is_empty()],
+                skinned: false,
+                triangles: x.triangles.len(),
+                bounds: stored_box(x.bounds.min, x.bounds.max),
+            }),
+            s,
+        );
+        if let Some(b) = stored_box(self.bounds.min, self.bounds.max) {
+            s.bounds = Some(b);
+            s.bounds_stored = true;
+        }
+        let c = &mut s.counts;
+        c.surfaces = self.surfaces.len() as u64;
+        c.vertices = self.surfaces.iter().map(|s| s.positions.len() as u64).sum();
+        c.triangles = self.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
+    }
+}
+
+impl crate::file::VersionFile for Ms08 {
+    fn magic(&self) -> &'static [u8; 4] {
+        b"ms08"
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms08::write(self)
+    }
+
+    fn to_core_in(
+        &self,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        Ms08::to_core_in(self, budget)
+    }
+
+    /// Frame 0 is the bind pose; the rest form the one animation.
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::old_detail(
+            self.surfaces.iter().map(|x| crate::summary::OldSurface {
+                name: &x.name,
+                positions: &x.positions,
+                uv: [x.uv0.is_empty(), x.uv1.is_empty()],
+                skinned: !x.weight_counts.is_empty(),
+                triangles: x.triangles.len(),
+                bounds: None,
+            }),
+            s,
+        );
+        s.skeleton =
+            unigine_common::summary::hierarchy(self.bones.iter().map(|b| (&b.name, b.parent)));
+        if self.num_frames > 1 {
+            s.animations.push(meshfmt_core::ClipSummary::frames(
+                "animation",
+                u64::from(self.num_frames - 1),
+                crate::DEFAULT_FPS,
+                self.bones.len() as u64,
+            ));
+        }
+        let c = &mut s.counts;
+        c.surfaces = self.surfaces.len() as u64;
+        c.vertices = self.surfaces.iter().map(|s| s.positions.len() as u64).sum();
+        c.triangles = self.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
+        c.bones = self.bones.len() as u64;
+        c.animations = u64::from(self.num_frames > 1);
+        c.frames = u64::from(self.num_frames.saturating_sub(1));
     }
 }

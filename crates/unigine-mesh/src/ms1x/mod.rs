@@ -5,8 +5,12 @@
 //! quaternion as `i16[4]`, the binormal sign being the sign of `w` (notes 5). Every
 //! count and string length is a compact int; only the three magics are raw.
 
+mod convert;
+
 use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
+use unigine_common::keys::{RotationRange, frame_keys, key_flags, read_key, write_key};
 
 use crate::FORMAT_NAME;
 use crate::common::{
@@ -14,6 +18,8 @@ use crate::common::{
     write_indices,
 };
 use crate::error::{Result, invalid};
+
+pub use unigine_common::BoneInfo;
 
 /// Which of the two layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,45 +51,9 @@ impl Ms1xVersion {
     }
 }
 
-/// A bone of the hierarchy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoneInfo {
-    /// Name.
-    pub name: RawString,
-    /// Parent index, -1 for a root.
-    pub parent: i16,
-}
-
-/// One bone's key in one frame of an embedded animation. A component is `Some` when
-/// the frame stores it (its flag bit is set); the flag byte is derived from these.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct FrameKey {
-    /// Translation x, y, z (flag bits 0, 1, 2).
-    pub translation: [Option<f32>; 3],
-    /// Rotation quaternion x, y, z, w in units of 1/32767 (flag bit 3).
-    pub rotation: Option<[i16; 4]>,
-    /// Scale x, y, z (flag bits 4, 5, 6).
-    pub scale: [Option<f32>; 3],
-}
-
-impl FrameKey {
-    /// The flag byte: bit 0..2 translation, 3 rotation, 4..6 scale.
-    pub fn flags(&self) -> u8 {
-        let mut f = 0u8;
-        for k in 0..3 {
-            if self.translation[k].is_some() {
-                f |= 1 << k;
-            }
-            if self.scale[k].is_some() {
-                f |= 0x10 << k;
-            }
-        }
-        if self.rotation.is_some() {
-            f |= 0x08;
-        }
-        f
-    }
-}
+/// One bone's key in one frame of an embedded animation: translation and scale as
+/// `f32`, rotation in units of 1/32767 (flag bits in [`unigine_common::keys`]).
+pub type FrameKey = unigine_common::Key<f32>;
 
 /// An animation stored inside the mesh (float translation and scale, i16 rotation,
 /// no bounding boxes).
@@ -106,22 +76,13 @@ pub struct EmbeddedAnimation {
 impl EmbeddedAnimation {
     /// The keys of frame `f` (empty past the end).
     pub fn frame(&self, f: usize) -> &[FrameKey] {
-        let n = self.bones.len();
-        frame_range(f, n)
-            .and_then(|r| self.keys.get(r))
-            .unwrap_or(&[])
+        frame_keys(&self.keys, f, self.bones.len())
     }
 
     /// The flag byte the writer stores: the OR of every key's flags.
     pub fn key_flags(&self) -> u8 {
-        self.keys.iter().fold(0, |f, k| f | k.flags())
+        key_flags(&self.keys)
     }
-}
-
-/// Keys `f * n .. (f + 1) * n` of a frame-major table; `None` when that overflows.
-pub(crate) fn frame_range(f: usize, n: usize) -> Option<std::ops::Range<usize>> {
-    let start = f.checked_mul(n)?;
-    Some(start..start.checked_add(n)?)
 }
 
 /// One morph target's geometry: coordinate vertices and tangent vertices.
@@ -208,32 +169,6 @@ fn read_name<'a>(r: &mut Reader<'a>) -> parsing_primitives::Result<&'a [u8]> {
     r.compact_nul_string(MAX_NAME)
 }
 
-fn read_key(r: &mut Reader<'_>) -> parsing_primitives::Result<FrameKey> {
-    let at = r.offset();
-    let flags = r.u8()?;
-    if flags & 0x80 != 0 {
-        return Err(r.invalid_at(
-            at,
-            format!("frame flags {flags:#04x} use the undefined bit 7"),
-        ));
-    }
-    let mut k = FrameKey::default();
-    for i in 0..3 {
-        if flags & (1 << i) != 0 {
-            k.translation[i] = Some(r.f32_le()?);
-        }
-    }
-    if flags & 0x08 != 0 {
-        k.rotation = Some(r.le::<[i16; 4]>()?);
-    }
-    for i in 0..3 {
-        if flags & (0x10 << i) != 0 {
-            k.scale[i] = Some(r.f32_le()?);
-        }
-    }
-    Ok(k)
-}
-
 /// A count that must be 0 or `expected`.
 fn count_zero_or(
     r: &mut Reader<'_>,
@@ -251,35 +186,6 @@ fn count_zero_or(
         ));
     }
     Ok(n)
-}
-
-/// The bone list: compact count, then each bone's name and `i16` parent (-1 or an
-/// index into the list, which may point to a later bone).
-pub(crate) fn read_bones(r: &mut Reader<'_>) -> parsing_primitives::Result<Vec<BoneInfo>> {
-    let num_bones = r.field("num_bones", |r| r.compact_count(3))?;
-    read_bone_entries(r, num_bones)
-}
-
-/// `num_bones` bone entries (`str name; i16 parent`) after a count read by the caller
-/// (compact in ms1x/ms14, `i32` in sk10/sn10) and checked at 3 bytes per bone.
-pub(crate) fn read_bone_entries(
-    r: &mut Reader<'_>,
-    num_bones: usize,
-) -> parsing_primitives::Result<Vec<BoneInfo>> {
-    r.field("bones", |r| {
-        r.array(num_bones as u64, 3, |r| {
-            let name = RawString::from(read_name(r)?);
-            let at = r.offset();
-            let parent = r.i16_le()?;
-            if parent < -1 || parent as isize >= num_bones as isize {
-                return Err(r.invalid_at(
-                    at,
-                    format!("parent {parent} out of range ({num_bones} bones)"),
-                ));
-            }
-            Ok(BoneInfo { name, parent })
-        })
-    })
 }
 
 /// Reads an ms10/ms11 file (after [`crate::read`] chose the version by magic).
@@ -345,7 +251,9 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
                 let at = r.offset();
                 let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
                 let total = (num_frames as u64).saturating_mul(n as u64);
-                let keys = r.field("frames", |r| r.array(total, 1, read_key))?;
+                let keys = r.field("frames", |r| {
+                    r.array(total, 1, |r| read_key(r, RotationRange::AsStored))
+                })?;
                 let num_frames =
                     u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
                 Ok(EmbeddedAnimation {
@@ -404,6 +312,92 @@ pub(crate) struct HeaderCounts {
     pub tindices: usize,
     /// False when the geometry has no weights count at all (ms15: static only).
     pub weights: bool,
+}
+
+/// `nw` vertex weights (count already read): up to four (bone, weight) pairs each,
+/// bones checked against `num_bones`.
+fn read_weights(
+    r: &mut Reader<'_>,
+    nw: usize,
+    num_bones: usize,
+) -> parsing_primitives::Result<Vec<VertexWeights>> {
+    r.field("weights", |r| {
+        r.array(nw as u64, 1, |r| {
+            let at = r.offset();
+            let count = r.u8()?;
+            if count > 4 {
+                return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
+            }
+            let mut w = VertexWeights {
+                count,
+                ..VertexWeights::default()
+            };
+            for k in 0..usize::from(count) {
+                let at = r.offset();
+                let bone = r.i16_le()?;
+                if bone < 0 || bone as usize >= num_bones {
+                    return Err(r.invalid_at(
+                        at,
+                        format!("weight bone {bone} out of range ({num_bones} bones)"),
+                    ));
+                }
+                w.bones[k] = bone;
+                w.weights[k] = r.u16_le()?;
+            }
+            Ok(w)
+        })
+    })
+}
+
+/// The coordinate and triangle (tangent) index lists: counts from the ms14 header or
+/// compact in the file, whole triangles, equal lengths, every index in range.
+fn read_corner_indices(
+    r: &mut Reader<'_>,
+    header: Option<&HeaderCounts>,
+    nv0: usize,
+    nt0: usize,
+) -> parsing_primitives::Result<(Vec<u32>, Vec<u32>)> {
+    let cw = index_width(nv0);
+    let tw = index_width(nt0);
+    let at = r.offset();
+    let nci = match header {
+        Some(h) => r.count(h.cindices as u64, cw)?,
+        None => r.field("num_cindices", |r| r.compact_count(cw))?,
+    };
+    if nci % 3 != 0 {
+        return Err(r.invalid_at(
+            at,
+            format!("{nci} coordinate indices is not a whole number of triangles"),
+        ));
+    }
+    let at = r.offset();
+    let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
+    if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
+        return Err(r.invalid_at(
+            at + (k * cw) as u64,
+            format!("cindex {i} out of range ({nv0} coordinate vertices)"),
+        ));
+    }
+    let at = r.offset();
+    let nti = match header {
+        Some(h) => r.count(h.tindices as u64, tw)?,
+        None => r.field("num_tindices", |r| r.compact_count(tw))?,
+    };
+    if nti != nci {
+        return Err(r.invalid_at(
+            at,
+            format!("{nti} triangle indices but {nci} coordinate indices"),
+        ));
+    }
+    let at = r.offset();
+    let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
+    if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
+        return Err(r.invalid_at(
+            at + (k * tw) as u64,
+            format!("tindex {i} out of range ({nt0} tangent vertices)"),
+        ));
+    }
+    Ok((cindices, tindices))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -468,32 +462,7 @@ pub(crate) fn read_geometry(
     } else {
         0
     };
-    let weights = r.field("weights", |r| {
-        r.array(nw as u64, 1, |r| {
-            let at = r.offset();
-            let count = r.u8()?;
-            if count > 4 {
-                return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
-            }
-            let mut w = VertexWeights {
-                count,
-                ..VertexWeights::default()
-            };
-            for k in 0..usize::from(count) {
-                let at = r.offset();
-                let bone = r.i16_le()?;
-                if bone < 0 || bone as usize >= num_bones {
-                    return Err(r.invalid_at(
-                        at,
-                        format!("weight bone {bone} out of range ({num_bones} bones)"),
-                    ));
-                }
-                w.bones[k] = bone;
-                w.weights[k] = r.u16_le()?;
-            }
-            Ok(w)
-        })
-    })?;
+    let weights = read_weights(r, nw, num_bones)?;
     let n0 = r.field("num_uv0", |r| {
         count_zero_or(r, nt0, "UV0 entries", "tangent vertices", 8)
     })?;
@@ -506,46 +475,7 @@ pub(crate) fn read_geometry(
         count_zero_or(r, nt0, "colors", "tangent vertices", 4)
     })?;
     let colors = r.field("colors", |r| r.le_array::<[u8; 4]>(nc as u64))?;
-    let cw = index_width(nv0);
-    let tw = index_width(nt0);
-    let at = r.offset();
-    let nci = match header {
-        Some(h) => r.count(h.cindices as u64, cw)?,
-        None => r.field("num_cindices", |r| r.compact_count(cw))?,
-    };
-    if nci % 3 != 0 {
-        return Err(r.invalid_at(
-            at,
-            format!("{nci} coordinate indices is not a whole number of triangles"),
-        ));
-    }
-    let at = r.offset();
-    let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
-    if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
-        return Err(r.invalid_at(
-            at + (k * cw) as u64,
-            format!("cindex {i} out of range ({nv0} coordinate vertices)"),
-        ));
-    }
-    let at = r.offset();
-    let nti = match header {
-        Some(h) => r.count(h.tindices as u64, tw)?,
-        None => r.field("num_tindices", |r| r.compact_count(tw))?,
-    };
-    if nti != nci {
-        return Err(r.invalid_at(
-            at,
-            format!("{nti} triangle indices but {nci} coordinate indices"),
-        ));
-    }
-    let at = r.offset();
-    let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
-    if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
-        return Err(r.invalid_at(
-            at + (k * tw) as u64,
-            format!("tindex {i} out of range ({nt0} tangent vertices)"),
-        ));
-    }
+    let (cindices, tindices) = read_corner_indices(r, header, nv0, nt0)?;
     Ok(Surface {
         name,
         bounds,
@@ -579,25 +509,7 @@ impl Ms1x {
     /// binormal signs that fit a byte.
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
-        if nb > i16::MAX as usize {
-            return Err(invalid(format!(
-                "{nb} bones exceed the i16 bone index range"
-            )));
-        }
-        if self.bind_pose.len() != nb {
-            return Err(invalid(format!(
-                "{} bind transforms for {nb} bones",
-                self.bind_pose.len()
-            )));
-        }
-        for (i, b) in self.bones.iter().enumerate() {
-            if b.parent < -1 || b.parent as isize >= nb as isize {
-                return Err(invalid(format!(
-                    "bone {i}: parent {} out of range",
-                    b.parent
-                )));
-            }
-        }
+        check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
         if self.version == Ms1xVersion::Ms13 && !self.animations.is_empty() {
             return Err(invalid("ms13 has no embedded animations"));
         }
@@ -758,11 +670,7 @@ impl Ms1x {
         let magic = self.version.magic();
         w.bytes(magic);
         w.le_slice(&bounds.to_array());
-        w.compact_count(self.bones.len())?;
-        for b in &self.bones {
-            w.compact_nul_string(b.name.as_bytes())?;
-            w.i16_le(b.parent);
-        }
+        write_bones(&mut w, &self.bones)?;
         let has_animations = self.version != Ms1xVersion::Ms13;
         if has_animations {
             w.compact_count(self.animations.len())?;
@@ -791,16 +699,7 @@ impl Ms1x {
             w.u8(a.key_flags());
             w.compact_u32(a.num_frames);
             for k in &a.keys {
-                w.u8(k.flags());
-                for t in k.translation.iter().flatten() {
-                    w.f32_le(*t);
-                }
-                if let Some(q) = &k.rotation {
-                    w.le_slice(q);
-                }
-                for s in k.scale.iter().flatten() {
-                    w.f32_le(*s);
-                }
+                write_key(&mut w, k);
             }
         }
         for s in &self.surfaces {
@@ -920,4 +819,26 @@ pub(crate) fn write_geometry_with(
     }
     write_indices(w, &s.tindices, index_width(s.num_tvertices()));
     Ok(())
+}
+
+impl crate::file::VersionFile for Ms1x {
+    fn magic(&self) -> &'static [u8; 4] {
+        self.version.magic()
+    }
+
+    fn write(&self) -> Result<Vec<u8>> {
+        Ms1x::write(self)
+    }
+
+    fn to_core_in(
+        &self,
+        budget: &meshfmt_core::Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        Ms1x::to_core_in(self, budget)
+    }
+
+    fn summarize(&self, s: &mut meshfmt_core::Summary) {
+        crate::summary::ms1x_detail(self, &[], s);
+        crate::summary::ms1x_counts(self, &mut s.counts);
+    }
 }

@@ -1,0 +1,116 @@
+//! One bone's key in one frame, as an10 animations and ms10/ms11 embedded animations
+//! store it: a flag byte (bit 0..2 translation x, y, z; bit 3 the whole rotation; bit
+//! 4..6 scale x, y, z; bit 7 undefined) and the flagged components. an10 stores
+//! translation and scale as `u16` in a quantization box, meshes as `f32`; both store
+//! the rotation as `i16[4]` in units of 1/32767.
+
+use parsing_primitives::{Element, Reader, Writer};
+
+/// One bone's key in one frame. A component is `Some` when the frame stores it; the
+/// flag byte is derived from these. `T` is the stored translation/scale component
+/// (`u16` box units in an10, `f32` in meshes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Key<T> {
+    /// Translation x, y, z (flag bits 0, 1, 2).
+    pub translation: [Option<T>; 3],
+    /// Rotation quaternion x, y, z, w in units of 1/32767 (flag bit 3).
+    pub rotation: Option<[i16; 4]>,
+    /// Scale x, y, z (flag bits 4, 5, 6).
+    pub scale: [Option<T>; 3],
+}
+
+impl<T> Key<T> {
+    /// The flag byte: bit 0..2 translation, 3 rotation, 4..6 scale.
+    pub fn flags(&self) -> u8 {
+        let mut f = 0u8;
+        for k in 0..3 {
+            if self.translation[k].is_some() {
+                f |= 1 << k;
+            }
+            if self.scale[k].is_some() {
+                f |= 0x10 << k;
+            }
+        }
+        if self.rotation.is_some() {
+            f |= 0x08;
+        }
+        f
+    }
+}
+
+/// The OR of every key's flags: what an animation's flag byte holds in real files.
+pub fn key_flags<T>(keys: &[Key<T>]) -> u8 {
+    keys.iter().fold(0, |f, k| f | k.flags())
+}
+
+/// How [`read_key`] treats a stored rotation component of -32768, outside the
+/// documented -1..=1 range of `i16 / 32767`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RotationRange {
+    /// Reject it (an10).
+    Checked,
+    /// Keep it as stored (mesh-embedded animations).
+    AsStored,
+}
+
+/// Reads one key: the flag byte (bit 7 rejected) and the flagged components.
+pub fn read_key<T: Element>(
+    r: &mut Reader<'_>,
+    rotation: RotationRange,
+) -> parsing_primitives::Result<Key<T>> {
+    let at = r.offset();
+    let flags = r.u8()?;
+    if flags & 0x80 != 0 {
+        return Err(r.invalid_at(
+            at,
+            format!("frame flags {flags:#04x} use the undefined bit 7"),
+        ));
+    }
+    let mut k = Key {
+        translation: [None; 3],
+        rotation: None,
+        scale: [None; 3],
+    };
+    for i in 0..3 {
+        if flags & (1 << i) != 0 {
+            k.translation[i] = Some(r.le::<T>()?);
+        }
+    }
+    if flags & 0x08 != 0 {
+        let at = r.offset();
+        let q = r.le::<[i16; 4]>()?;
+        if rotation == RotationRange::Checked && q.contains(&i16::MIN) {
+            return Err(r.invalid_at(at, "rotation component -32768 is outside -32767..=32767"));
+        }
+        k.rotation = Some(q);
+    }
+    for i in 0..3 {
+        if flags & (0x10 << i) != 0 {
+            k.scale[i] = Some(r.le::<T>()?);
+        }
+    }
+    Ok(k)
+}
+
+/// Writes one key as [`read_key`] reads it.
+pub fn write_key<T: Element>(w: &mut Writer, k: &Key<T>) {
+    w.u8(k.flags());
+    for t in k.translation.iter().flatten() {
+        w.le_slice(std::slice::from_ref(t));
+    }
+    if let Some(q) = &k.rotation {
+        w.le_slice(q);
+    }
+    for s in k.scale.iter().flatten() {
+        w.le_slice(std::slice::from_ref(s));
+    }
+}
+
+/// Keys `f * n .. (f + 1) * n` of a frame-major table (empty past the end or when the
+/// range overflows).
+pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
+    f.checked_mul(n)
+        .and_then(|start| Some(start..start.checked_add(n)?))
+        .and_then(|r| keys.get(r))
+        .unwrap_or(&[])
+}

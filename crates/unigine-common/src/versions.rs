@@ -1,0 +1,80 @@
+//! The version table both format crates keep: one row per version, which drives reading
+//! (by magic), conversion (by target), and the format contract's names, extensions and
+//! feature lists. The rows' `read` and `from_core` are the crate's own function types.
+
+use meshfmt_core::Feature;
+
+use crate::magic::{self, magic_name};
+
+/// One supported version.
+#[derive(Debug)]
+pub struct Version<T, R, C> {
+    /// The magic (also the version's name).
+    pub magic: &'static [u8; 4],
+    /// The crate's name for the version, as its writer is asked for it.
+    pub target: T,
+    /// A file extension that implies this version (`.smesh` is ms08), if any.
+    pub extension: Option<&'static str>,
+    /// What the version can hold, for the format contract.
+    pub holds: &'static [Feature],
+    /// Reads a file whose magic matched.
+    pub read: R,
+    /// Encodes a meshfmt-core model in this version.
+    pub from_core: C,
+}
+
+/// Every magic of `rows`, in order (`N` is `rows.len()`).
+pub const fn magics<T, R, C, const N: usize>(rows: &[Version<T, R, C>]) -> [&'static [u8; 4]; N] {
+    let mut out = [b"\0\0\0\0"; N];
+    let mut i = 0;
+    while i < N && i < rows.len() {
+        out[i] = rows[i].magic;
+        i += 1;
+    }
+    out
+}
+
+/// The row of `target`.
+pub fn row<T: PartialEq, R, C>(rows: &[Version<T, R, C>], target: T) -> Option<&Version<T, R, C>> {
+    rows.iter().find(|v| v.target == target)
+}
+
+/// The target of the version called `name` (`"ms14"`).
+pub fn from_name<T: Copy, R, C>(rows: &[Version<T, R, C>], name: &str) -> Option<T> {
+    rows.iter()
+        .find(|v| v.magic == name.as_bytes())
+        .map(|v| v.target)
+}
+
+/// The version a file extension implies, if any.
+pub fn version_for_extension<T, R, C>(
+    rows: &'static [Version<T, R, C>],
+    ext: &str,
+) -> Option<&'static str> {
+    rows.iter()
+        .find(|v| v.extension == Some(ext))
+        .map(|v| magic_name(v.magic))
+}
+
+/// What the version called `name` can hold (nothing for an unknown name).
+pub fn holds<T, R, C>(rows: &'static [Version<T, R, C>], name: &str) -> &'static [Feature] {
+    rows.iter()
+        .find(|v| v.magic == name.as_bytes())
+        .map_or(&[], |v| v.holds)
+}
+
+/// The format contract's description: `"{kind} (v1, v2 .ext, ...)"`.
+pub fn description<T, R, C>(kind: &str, rows: &[Version<T, R, C>]) -> String {
+    magic::describe(
+        kind,
+        rows.iter().map(|v| (magic_name(v.magic), v.extension)),
+    )
+}
+
+/// The format contract's extensions: `base`, then each extension a version implies.
+pub fn extensions<T, R, C>(
+    base: &'static str,
+    rows: &'static [Version<T, R, C>],
+) -> Vec<&'static str> {
+    magic::extensions(base, rows.iter().map(|v| v.extension))
+}

@@ -1,0 +1,21 @@
+//! What every version's faithful type provides ([`VersionFile`]). A leaf module: the
+//! version modules implement the trait here and [`crate::versions`] dispatches over
+//! it, so neither imports the other.
+
+use meshfmt_core::{Budget, Converted, Model, Summary};
+
+use crate::error::Result;
+
+/// A faithful type of one version (or of a family of layouts, as [`Ms1x`](crate::Ms1x)):
+/// what [`MeshFile`](crate::MeshFile) and the format contract ask of it.
+pub(crate) trait VersionFile {
+    /// The magic of the version it writes (its row in [`crate::versions::VERSIONS`]).
+    fn magic(&self) -> &'static [u8; 4];
+    /// The file's bytes.
+    fn write(&self) -> Result<Vec<u8>>;
+    /// The file as a meshfmt-core model, charging what it builds to `budget`.
+    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>>;
+    /// What the file stores, read from the faithful types: surfaces, bounds, skeleton,
+    /// clips and counts (the contract adds format, version and the budget charge).
+    fn summarize(&self, s: &mut Summary);
+}

@@ -1,0 +1,383 @@
+//! The version list: every version this crate reads and writes, in one table
+//! ([`VERSIONS`]) that drives reading (by magic), writing and conversion (by
+//! [`TargetVersion`]), and the format contract's version names, extensions and
+//! feature lists; and [`MeshFile`], the file of any version.
+//!
+//! Each row names its version module's `read` and `from_core_in`; to add a version,
+//! see docs/ARCHITECTURE-unigine.md.
+
+use std::sync::OnceLock;
+
+use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
+use parsing_primitives::Reader;
+use unigine_common::ReadOptions;
+use unigine_common::magic::{self, Dispatch, magic_name};
+use unigine_common::versions;
+
+use crate::error::{Error, Result};
+use crate::file::VersionFile;
+use crate::ms1x::{Ms1x, Ms1xVersion};
+use crate::old::{Mi08, Ms08};
+use crate::{FORMAT_NAME, ms14, ms15, sk10, sn10};
+
+/// Which version [`MeshFile::from_core`] writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TargetVersion {
+    /// mi08 (static, UNIGINE 1.x).
+    Mi08,
+    /// ms08 (skinned, UNIGINE 1.x).
+    Ms08,
+    /// ms10 (UNIGINE 2.0, 7-byte tangents).
+    Ms10,
+    /// ms11 (UNIGINE 2.x).
+    #[default]
+    Ms11,
+    /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
+    Ms13,
+    /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
+    Ms14,
+    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
+    /// bones, weights and morph targets beyond the base geometry.
+    Ms15,
+    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
+    /// ms13 content in LZ4 blocks, with bind and rest transforms.
+    Sk10,
+    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
+    /// skeleton alone.
+    Sn10,
+}
+
+/// Writing choices for [`MeshFile::from_core`].
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// The version to write.
+    pub version: TargetVersion,
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget; `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+/// Conversion choices for [`MeshFile::to_core_with`].
+#[derive(Debug, Clone, Default)]
+pub struct CoreOptions {
+    /// Allocation caps (for a fresh budget when `budget` is `None`).
+    pub limits: Limits,
+    /// The operation's shared memory budget (e.g. the one the file was read with);
+    /// `None` makes a fresh one of `limits`.
+    pub budget: Option<Budget>,
+}
+
+/// One supported version: what reading, writing, conversion and the format contract
+/// need to know about it (see [`unigine_common::versions::Version`]).
+pub(crate) type Version = versions::Version<TargetVersion, ReadFn, FromCoreFn>;
+
+/// Reads a file whose magic matched.
+pub(crate) type ReadFn = fn(&mut Reader<'_>) -> Result<MeshFile>;
+
+/// Encodes a meshfmt-core model in one version.
+pub(crate) type FromCoreFn = fn(&Model, &Budget) -> Result<Converted<MeshFile>>;
+
+use Feature::{
+    Animation, Colors, Geometry, MorphTargets, Names, Normals, Skeleton, Skin, Tangents, Uv0, Uv1,
+};
+
+/// ms13 content: ms11 without embedded animations.
+const MS13_HOLDS: &[Feature] = &[
+    Geometry,
+    Normals,
+    Tangents,
+    Uv0,
+    Uv1,
+    Colors,
+    Skin,
+    Skeleton,
+    MorphTargets,
+    Names,
+];
+const MS11_HOLDS: &[Feature] = &[
+    Geometry,
+    Normals,
+    Tangents,
+    Uv0,
+    Uv1,
+    Colors,
+    Skin,
+    Skeleton,
+    Animation,
+    MorphTargets,
+    Names,
+];
+
+/// Every version, in file order (oldest first); the one list.
+pub(crate) const VERSIONS: &[Version] = &[
+    Version {
+        magic: b"mi08",
+        target: TargetVersion::Mi08,
+        extension: None,
+        holds: &[Geometry, Normals, Uv0, Uv1, Names],
+        read: |r| Ok(MeshFile::Mi08(crate::old::read_mi08(r)?)),
+        from_core: |m, b| Ok(Mi08::from_core_in(m, b)?.map(MeshFile::Mi08)),
+    },
+    Version {
+        magic: b"ms08",
+        target: TargetVersion::Ms08,
+        extension: Some("smesh"),
+        holds: &[
+            Geometry, Normals, Uv0, Uv1, Skin, Skeleton, Animation, Names,
+        ],
+        read: |r| Ok(MeshFile::Ms08(crate::old::read_ms08(r)?)),
+        from_core: |m, b| Ok(Ms08::from_core_in(m, b)?.map(MeshFile::Ms08)),
+    },
+    Version {
+        magic: b"ms10",
+        target: TargetVersion::Ms10,
+        extension: None,
+        holds: MS11_HOLDS,
+        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms10)?)),
+        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms10, b)?.map(MeshFile::Ms1x)),
+    },
+    Version {
+        magic: b"ms11",
+        target: TargetVersion::Ms11,
+        extension: None,
+        holds: MS11_HOLDS,
+        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms11)?)),
+        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms11, b)?.map(MeshFile::Ms1x)),
+    },
+    Version {
+        magic: b"ms13",
+        target: TargetVersion::Ms13,
+        extension: None,
+        holds: MS13_HOLDS,
+        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms13)?)),
+        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms13, b)?.map(MeshFile::Ms1x)),
+    },
+    Version {
+        magic: b"ms14",
+        target: TargetVersion::Ms14,
+        extension: None,
+        holds: MS13_HOLDS,
+        read: |r| Ok(MeshFile::Ms14(ms14::read(r)?)),
+        from_core: |m, b| Ok(ms14::Ms14::from_core_in(m, b)?.map(MeshFile::Ms14)),
+    },
+    Version {
+        magic: b"ms15",
+        target: TargetVersion::Ms15,
+        extension: None,
+        holds: &[Geometry, Normals, Tangents, Uv0, Uv1, Colors, Names],
+        read: |r| Ok(MeshFile::Ms15(ms15::read(r)?)),
+        from_core: |m, b| Ok(ms15::Ms15::from_core_in(m, b)?.map(MeshFile::Ms15)),
+    },
+    Version {
+        magic: b"sk10",
+        target: TargetVersion::Sk10,
+        extension: Some("mesh_skinned"),
+        holds: MS13_HOLDS,
+        read: |r| Ok(MeshFile::Sk10(sk10::read(r)?)),
+        from_core: |m, b| Ok(sk10::Sk10::from_core_in(m, b)?.map(MeshFile::Sk10)),
+    },
+    Version {
+        magic: b"sn10",
+        target: TargetVersion::Sn10,
+        extension: Some("skeleton"),
+        holds: &[Skeleton, Names],
+        read: |r| Ok(MeshFile::Sn10(sn10::read(r)?)),
+        from_core: |m, b| Ok(sn10::Sn10::from_core_in(m, b)?.map(MeshFile::Sn10)),
+    },
+];
+
+/// Every magic, in [`VERSIONS`] order.
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = versions::magics(VERSIONS);
+
+/// Every version's name, the default ([`TargetVersion::default`], checked by a test)
+/// first: the format contract's list.
+pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGICS, b"ms11");
+
+/// The families whose unknown versions (`ms16`) are rejected as unsupported versions
+/// rather than as non-meshes.
+const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
+
+impl TargetVersion {
+    /// This version's row of [`VERSIONS`].
+    pub(crate) fn entry(self) -> &'static Version {
+        // Every variant has a row (checked by a test); ms11 is the fallback.
+        versions::row(VERSIONS, self).unwrap_or(&VERSIONS[3])
+    }
+
+    /// The version's magic as text (`"ms11"`).
+    pub fn name(self) -> &'static str {
+        magic_name(self.entry().magic)
+    }
+
+    /// The version called `name`.
+    pub fn from_name(name: &str) -> Option<TargetVersion> {
+        versions::from_name(VERSIONS, name)
+    }
+}
+
+/// The format contract's description, from [`VERSIONS`] (names with their implied
+/// extensions).
+pub(crate) fn description() -> &'static str {
+    static DESCRIPTION: OnceLock<String> = OnceLock::new();
+    DESCRIPTION.get_or_init(|| versions::description("UNIGINE mesh", VERSIONS))
+}
+
+/// The format contract's extensions: `.mesh`, then each extension a version implies.
+pub(crate) fn extensions() -> &'static [&'static str] {
+    static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    EXTENSIONS.get_or_init(|| versions::extensions("mesh", VERSIONS))
+}
+
+/// The version a file extension implies, if any.
+pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
+    versions::version_for_extension(VERSIONS, ext)
+}
+
+/// What `version` can hold (nothing for an unknown name).
+pub(crate) fn holds(version: &str) -> &'static [Feature] {
+    versions::holds(VERSIONS, version)
+}
+
+/// A mesh file of any supported version.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum MeshFile {
+    /// mi08 static mesh (UNIGINE 1.x).
+    Mi08(Mi08),
+    /// ms08 skinned mesh (UNIGINE 1.x).
+    Ms08(Ms08),
+    /// ms10, ms11 or ms13.
+    Ms1x(Ms1x),
+    /// ms14 (LZ4 blocks).
+    Ms14(ms14::Ms14),
+    /// ms15 (static, LZ4 blocks; from the documentation only).
+    Ms15(ms15::Ms15),
+    /// sk10 `.mesh_skinned` (LZ4 blocks, joints, bind and rest transforms; from the
+    /// documentation only).
+    Sk10(sk10::Sk10),
+    /// sn10 `.skeleton` (joints, bind pose, blend profiles; from the documentation only).
+    Sn10(sn10::Sn10),
+}
+
+impl MeshFile {
+    /// The version's magic as text (`"ms11"`).
+    pub fn version(&self) -> &'static str {
+        magic_name(self.as_file().magic())
+    }
+
+    /// The version, as [`MeshFile::from_core`] would be asked for it.
+    pub fn target(&self) -> TargetVersion {
+        let magic = self.as_file().magic();
+        // Every faithful type's magic has a row (tests/versions check it).
+        VERSIONS
+            .iter()
+            .find(|v| v.magic == magic)
+            .map_or(TargetVersion::default(), |v| v.target)
+    }
+
+    /// The faithful type inside, as the trait every version implements.
+    pub(crate) fn as_file(&self) -> &dyn VersionFile {
+        match self {
+            MeshFile::Mi08(m) => m,
+            MeshFile::Ms08(m) => m,
+            MeshFile::Ms1x(m) => m,
+            MeshFile::Ms14(m) => m,
+            MeshFile::Ms15(m) => m,
+            MeshFile::Sk10(m) => m,
+            MeshFile::Sn10(m) => m,
+        }
+    }
+
+    /// The file's bytes.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.as_file().write()
+    }
+
+    /// Writes the file's bytes to `out`.
+    pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
+        out.write_all(&self.write()?)?;
+        Ok(())
+    }
+}
+
+/// Reads a mesh of any supported version with default options.
+pub fn read(data: &[u8]) -> Result<MeshFile> {
+    read_with(data, &ReadOptions::default())
+}
+
+/// Reads a mesh of any supported version.
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
+    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
+    let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
+    let table = VERSIONS.iter().map(|v| (v.magic, v.read));
+    match magic::dispatch(&magic, table, &FAMILIES) {
+        Dispatch::Known(read) => read(&mut r),
+        Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
+            String::from_utf8_lossy(&magic).into_owned(),
+        )),
+        Dispatch::Foreign => Err(Error::NotAMesh(magic)),
+    }
+}
+
+impl MeshFile {
+    /// The file as a meshfmt-core model, under a fresh default budget.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// The file as a meshfmt-core model, charging what it builds to the options'
+    /// budget (shared with the read when the caller passes the same one).
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, Limits};
+    /// use unigine_mesh::{CoreOptions, MeshFile, ReadOptions, WriteOptions};
+    /// # let model = meshfmt_core::canonical::cube();
+    /// # let bytes = MeshFile::from_core(&model, &WriteOptions::default())?.value.write()?;
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// let file = unigine_mesh::read_with(&bytes, &ReadOptions {
+    ///     budget: Some(budget.clone()),
+    ///     ..Default::default()
+    /// })?;
+    /// let read = budget.used();
+    /// let model = file.to_core_with(&CoreOptions { budget: Some(budget.clone()), ..Default::default() })?;
+    /// assert!(budget.used() > read); // one budget for both steps
+    /// assert_eq!(model.value.surfaces.len(), 1);
+    /// # Ok::<(), unigine_mesh::Error>(())
+    /// ```
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        self.as_file().to_core_in(&budget)
+    }
+
+    /// Encodes a meshfmt-core model in the chosen version, reporting every loss and
+    /// charging what it builds to the options' budget.
+    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        (options.version.entry().from_core)(model, budget)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_has_its_row() {
+        for v in VERSIONS {
+            assert_eq!(v.target.entry().magic, v.magic);
+            assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
+        }
+        assert_eq!(NAMES[0], TargetVersion::default().name());
+    }
+
+    #[test]
+    fn contract_lists_follow_the_table() {
+        assert_eq!(
+            description(),
+            "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15, sk10 .mesh_skinned, sn10 .skeleton)"
+        );
+        assert_eq!(extensions(), &["mesh", "smesh", "mesh_skinned", "skeleton"]);
+    }
+}
