@@ -46,9 +46,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
         match *a {
             "--runs" => {
-                o.runs = value()?
-                    .parse()
-                    .map_err(|e| format!("--runs: {e}"))?;
+                o.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?;
             }
             "--quick" => o.quick = true,
             "--out" => o.out = PathBuf::from(value()?),
@@ -65,7 +63,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
 }
 
 /// The usage line, for `main`'s usage text.
-pub const USAGE: &str = "cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] [--reference DIR]";
+pub const USAGE: &str =
+    "cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] [--reference DIR]";
 
 /// `cargo xtask bench ...`.
 pub fn run(args: &[&str]) -> ExitCode {
@@ -120,7 +119,15 @@ fn in_release(args: &[&str]) -> ExitCode {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let built = Command::new(cargo)
         .current_dir(workspace())
-        .args(["build", "--release", "--quiet", "-p", "xtask", "-p", "meshfmt"])
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "xtask",
+            "-p",
+            "meshfmt",
+        ])
         .status();
     if !built.is_ok_and(|s| s.success()) {
         eprintln!("bench: the release build failed");
@@ -167,14 +174,17 @@ fn measure_all(o: &Options) -> Result<(), String> {
     // Any format to ms14, a million triangles.
     let grid = test_support::workloads::grid(test_support::workloads::MILLION);
     let obj = formats::generate(&meshfmt::obj::FORMAT, &grid, "grid.obj", None);
-    let mut sources: Vec<(String, &'static dyn meshfmt_core::format::Format, formats::Input)> =
-        inputs
-            .iter_mut()
-            .filter(|(label, _, _)| {
-                ["unigine-mesh ms11", "m3d binary", "Vitaboy mesh"].contains(&label.as_str())
-            })
-            .filter_map(|(label, f, i)| Some((label.clone(), *f, i.take()?)))
-            .collect();
+    let mut sources: Vec<(
+        String,
+        &'static dyn meshfmt_core::format::Format,
+        formats::Input,
+    )> = inputs
+        .iter_mut()
+        .filter(|(label, _, _)| {
+            ["unigine-mesh ms11", "m3d binary", "Vitaboy mesh"].contains(&label.as_str())
+        })
+        .filter_map(|(label, f, i)| Some((label.clone(), *f, i.take()?)))
+        .collect();
     let m3d_big = sources
         .iter()
         .find(|s| s.0 == "m3d binary")

@@ -115,9 +115,9 @@ pub fn animated_chain(bones: usize, frames: usize) -> Model {
                     let y = if b == 0 { 0.0 } else { 0.1 };
                     (t, Vec3::new(0.01 * (TAU * t + phase).sin(), y, 0.0))
                 })),
-                rotation: Track::from_keys(times.map(|t| {
-                    (t, Quat::from_rotation_z(0.3 * (TAU * t + phase).sin()))
-                })),
+                rotation: Track::from_keys(
+                    times.map(|t| (t, Quat::from_rotation_z(0.3 * (TAU * t + phase).sin()))),
+                ),
                 scale: Track::default(),
             }
         })

@@ -70,11 +70,46 @@ pub fn generated() -> Vec<Result<Workload, String>> {
     let tris = "generated, 1,000,000 triangles".to_string();
     let clip = format!("generated, {ANIM_BONES} bones x {ANIM_FRAMES} frames");
     let specs: [(&'static dyn Format, &str, &Model, &str, Option<&str>, &str); 8] = [
-        (&unigine_mesh::FORMAT, "unigine-mesh ms11", &grid, "grid.mesh", Some("ms11"), &tris),
-        (&unigine_mesh::FORMAT, "unigine-mesh ms14", &grid, "grid.mesh", Some("ms14"), &tris),
-        (&unigine_anim::FORMAT, "unigine-anim an10", &chain, "chain.anim", Some("an10"), &clip),
-        (&niotso_mesh::FORMAT, "Vitaboy mesh", &grid, "grid.mesh", Some("mesh"), &tris),
-        (&niotso_mesh::FORMAT, "Vitaboy anim", &chain, "chain.anim", Some("anim"), &clip),
+        (
+            &unigine_mesh::FORMAT,
+            "unigine-mesh ms11",
+            &grid,
+            "grid.mesh",
+            Some("ms11"),
+            &tris,
+        ),
+        (
+            &unigine_mesh::FORMAT,
+            "unigine-mesh ms14",
+            &grid,
+            "grid.mesh",
+            Some("ms14"),
+            &tris,
+        ),
+        (
+            &unigine_anim::FORMAT,
+            "unigine-anim an10",
+            &chain,
+            "chain.anim",
+            Some("an10"),
+            &clip,
+        ),
+        (
+            &niotso_mesh::FORMAT,
+            "Vitaboy mesh",
+            &grid,
+            "grid.mesh",
+            Some("mesh"),
+            &tris,
+        ),
+        (
+            &niotso_mesh::FORMAT,
+            "Vitaboy anim",
+            &chain,
+            "chain.anim",
+            Some("anim"),
+            &clip,
+        ),
         (
             &unity_meshser::FORMAT,
             "unity-meshser",
@@ -83,8 +118,22 @@ pub fn generated() -> Vec<Result<Workload, String>> {
             None,
             "generated, 64,000 triangles (the format's maximum)",
         ),
-        (&m3d_format::FORMAT, "m3d binary", &grid, "grid.m3d", None, &tris),
-        (&m3d_format::FORMAT, "m3d ASCII", &grid, "grid.a3d", None, &tris),
+        (
+            &m3d_format::FORMAT,
+            "m3d binary",
+            &grid,
+            "grid.m3d",
+            None,
+            &tris,
+        ),
+        (
+            &m3d_format::FORMAT,
+            "m3d ASCII",
+            &grid,
+            "grid.a3d",
+            None,
+            &tris,
+        ),
     ];
     specs
         .into_iter()
@@ -100,6 +149,9 @@ pub fn generated() -> Vec<Result<Workload, String>> {
         })
         .collect()
 }
+
+/// Seconds per pass past which an operation gets 3 repetitions only.
+const SLOW: f64 = 1.0;
 
 /// Bones and frames of the generated clip.
 pub const ANIM_BONES: usize = 64;
@@ -127,8 +179,20 @@ pub fn samples(samples: &Path) -> Vec<Result<Workload, String>> {
             (format, label, files)
         };
     let mut groups = vec![
-        group(&niotso_mesh::FORMAT, "Vitaboy mesh".into(), "niotso", "mesh", false),
-        group(&niotso_mesh::FORMAT, "Vitaboy anim".into(), "niotso", "anim", false),
+        group(
+            &niotso_mesh::FORMAT,
+            "Vitaboy mesh".into(),
+            "niotso",
+            "mesh",
+            false,
+        ),
+        group(
+            &niotso_mesh::FORMAT,
+            "Vitaboy anim".into(),
+            "niotso",
+            "anim",
+            false,
+        ),
         group(&m3d_format::FORMAT, "m3d binary".into(), "m3d", "m3d", true),
         group(&m3d_format::FORMAT, "m3d ASCII".into(), "m3d", "a3d", true),
     ];
@@ -188,7 +252,8 @@ pub fn samples(samples: &Path) -> Vec<Result<Workload, String>> {
 }
 
 /// Times `w`: per repetition a memcpy pass, then each operation over every input;
-/// medians over `runs` repetitions. Each timing lasts at least `min` (repeating calls).
+/// medians over `runs` repetitions (3 for an operation past [`SLOW`] a pass). Each
+/// timing lasts at least `min` (repeating calls).
 pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
     let f = w.format;
     let cxs: Vec<Context<'_>> = w.inputs.iter().map(|i| Context::new(&i.name)).collect();
@@ -218,11 +283,7 @@ pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
     let models: Result<Vec<Model>, String> = files
         .iter()
         .zip(&cxs)
-        .map(|(file, cx)| {
-            file.to_core(cx)
-                .map(|c| c.value)
-                .map_err(|e| e.to_string())
-        })
+        .map(|(file, cx)| file.to_core(cx).map(|c| c.value).map_err(|e| e.to_string()))
         .collect();
     let fresh = |i: usize| Context {
         version: versions[i].as_deref(),
@@ -252,21 +313,25 @@ pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
         models.as_ref().err().cloned(),
         check(3).err(),
     ];
+    // An operation past SLOW a pass stops after 3 repetitions.
+    let more = |t: &[f64]| t.len() < 3 || median(t) < SLOW;
     for _ in 0..runs {
         times[4].push(memcpy.time(min));
-        times[0].push(per_call(min, || {
-            for i in &w.inputs {
-                let _ = f.read(&i.bytes, &Context::new(&i.name));
-            }
-        }));
-        if errors[1].is_none() {
+        if more(&times[0]) {
+            times[0].push(per_call(min, || {
+                for i in &w.inputs {
+                    let _ = f.read(&i.bytes, &Context::new(&i.name));
+                }
+            }));
+        }
+        if errors[1].is_none() && more(&times[1]) {
             times[1].push(per_call(min, || {
                 for (i, file) in files.iter().enumerate() {
                     let _ = file.write(&fresh(i));
                 }
             }));
         }
-        if errors[2].is_none() {
+        if errors[2].is_none() && more(&times[2]) {
             times[2].push(per_call(min, || {
                 for (i, file) in files.iter().enumerate() {
                     let _ = file.to_core(&fresh(i));
@@ -274,11 +339,13 @@ pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
             }));
         }
         if let (None, Ok(models)) = (&errors[3], &models) {
-            times[3].push(per_call(min, || {
-                for (i, m) in models.iter().enumerate() {
-                    let _ = f.from_core(m, &fresh(i));
-                }
-            }));
+            if more(&times[3]) {
+                times[3].push(per_call(min, || {
+                    for (i, m) in models.iter().enumerate() {
+                        let _ = f.from_core(m, &fresh(i));
+                    }
+                }));
+            }
         }
     }
     let mut k = 0;

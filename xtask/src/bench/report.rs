@@ -28,6 +28,16 @@ fn first_line(program: &str, args: &[&str]) -> Option<String> {
         .map(str::to_string)
 }
 
+/// `Version 5.2 ...` from `assimp version`'s banner.
+fn assimp_version() -> Option<String> {
+    let out = Command::new("assimp").arg("version").output().ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Version "))
+        .and_then(|v| v.split_whitespace().next())
+        .map(str::to_string)
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -51,9 +61,7 @@ impl Machine {
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             rustc: first_line(&rustc, &["--version"]).unwrap_or_else(|| "rustc (unknown)".into()),
             gcc: first_line("gcc", &["--version"]),
-            assimp: super::convert::which("assimp")
-                .and_then(|_| first_line("assimp", &["version"]))
-                .map(|l| l.trim_start_matches('-').trim().to_string()),
+            assimp: super::convert::which("assimp").and_then(|_| assimp_version()),
             date: first_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default(),
             load: load_average(),
         }
@@ -246,7 +254,10 @@ impl Row {
                 if generated {
                     "generated, 1,000,000 triangles (written to a temporary file)".to_string()
                 } else {
-                    format!("{name}{}", if has_assets { " (inlined assets)" } else { "" })
+                    format!(
+                        "{name}{}",
+                        if has_assets { " (inlined assets)" } else { "" }
+                    )
                 },
                 c.bytes as usize,
                 ours,
@@ -286,7 +297,7 @@ impl Row {
                     String::new(),
                     String::new(),
                 ],
-                peak: format!("{} less", g(&m.2)),
+                peak: format!("ours / m3d.h {:.2}", 1.0 / geomean(&m.2)),
             });
         }
         rows
