@@ -253,20 +253,50 @@ fn targets(f: &dyn Format) -> Vec<(String, Option<&'static str>)> {
 }
 
 /// M3D's post-processing (what m3d_load does after parsing) and posing never panic on
-/// anything the reader accepts; limits keep a hostile voxel block from taking long.
+/// anything the reader accepts; limits keep a hostile voxel block from taking long. The
+/// one-pass [`m3d_format::load`] agrees with read-then-load: it refuses what the checked
+/// reader refuses (other than for the budget, which the checked path here shares between
+/// the read and the load) and gives the same model for what loads.
 fn check_m3d_load(data: &[u8]) {
     let b = budget();
-    let Ok(file) = m3d_format::read_with(
+    let limits = b.limits();
+    let one_pass = m3d_format::load(
+        data,
+        &m3d_format::LoadOptions {
+            limits,
+            ..Default::default()
+        },
+    );
+    let file = match m3d_format::read_with(
         data,
         &m3d_format::ReadOptions::default().with_budget(b.clone()),
-    ) else {
-        return;
+    ) {
+        Ok(file) => file,
+        Err(e) => {
+            let over = matches!(
+                e,
+                m3d_format::Error::OverBudget(_) | m3d_format::Error::Inflate { .. }
+            ) || e.to_string().contains("budget");
+            assert!(
+                over || one_pass.is_err(),
+                "m3d: load accepts what read refuses ({e})"
+            );
+            return;
+        }
     };
     let opts = m3d_format::LoadOptions {
         budget: Some(b),
         ..Default::default()
     };
     let Ok(l) = file.load(&opts) else { return };
+    match &one_pass {
+        // Compared as text: NaN coordinates are equal there.
+        Ok(one) => assert!(
+            format!("{one:?}") == format!("{l:?}"),
+            "m3d: load and read-then-load give different models"
+        ),
+        Err(e) => panic!("m3d: load fails ({e}) where read-then-load gives a model"),
+    }
     for a in 0..l.actions.len().min(4) {
         let _ = (l.frame(a, 0), l.frame(a, 1), l.frame(a, usize::MAX));
         for ms in [0, 1, 499, u32::MAX] {

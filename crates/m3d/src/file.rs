@@ -35,7 +35,8 @@ pub struct ReadOptions {
 pub struct WriteOptions {
     /// Compress HEAD..OMD3 as one zlib stream (the usual form) or store it as is.
     pub compress: bool,
-    /// Deflate level 0..=10 (miniz_oxide's scale).
+    /// Deflate level on zlib's scale, 0 (stored) to 9 (smallest, slowest); 6 by default
+    /// (the `m3d_bench` benchmark compares its speed and size with m3d.h's `m3d_save`).
     pub level: u8,
     /// Coordinate precision [`File::from_core`] writes (the faithful writer keeps what
     /// the file holds).
@@ -127,6 +128,17 @@ impl WriteOptions {
         self
     }
 
+    /// These options with another deflate level (0..=9; higher values count as 9).
+    ///
+    /// ```
+    /// let o = m3d_format::WriteOptions::default().with_level(1);
+    /// assert_eq!(o.level, 1);
+    /// ```
+    pub fn with_level(mut self, level: u8) -> Self {
+        self.level = level;
+        self
+    }
+
     /// These options with another coordinate precision for [`File::from_core`].
     ///
     /// ```
@@ -144,7 +156,7 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             compress: true,
-            level: 9,
+            level: 6,
             precision: Precision::Float,
             limits: Limits::DEFAULT,
             budget: None,
@@ -296,7 +308,12 @@ pub(crate) struct Colours<'a> {
     cmap: &'a [u32],
 }
 
-impl Colours<'_> {
+impl<'a> Colours<'a> {
+    /// The colour field's meaning for `ci` bytes per colour and the colour map.
+    pub(crate) fn new(ci: usize, cmap: &'a [u32]) -> Colours<'a> {
+        Colours { ci, cmap }
+    }
+
     /// As [`File::rgba`].
     pub(crate) fn rgba(&self, color: u32) -> u32 {
         match self.ci {
@@ -312,11 +329,7 @@ impl File {
     /// offset 0 or past the table. Takes the string's length in time; this crate's own
     /// loops match names through a key index built once per call instead.
     pub fn string(&self, s: Str) -> Option<&[u8]> {
-        if s.0 == 0 {
-            return None;
-        }
-        let rest = self.strings.get(s.0 as usize..)?;
-        Some(rest.split(|b| *b == 0).next().unwrap_or(rest))
+        string_at(&self.strings, s)
     }
 
     /// The first four strings: name, license, author, description.
@@ -450,10 +463,7 @@ impl File {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
         let payload = self.payload_in(&budget)?;
         let body = if opts.compress {
-            // Deflate's output is at most the input plus a few bytes per block.
-            let bound = payload.len() as u64 + payload.len() as u64 / 1000 + 64;
-            budget.charge("compressed payload", bound)?;
-            miniz_oxide::deflate::compress_to_vec_zlib(&payload, opts.level.min(10))
+            deflate(&payload, opts.level, &budget)?
         } else {
             payload
         };
@@ -537,6 +547,31 @@ impl Default for File {
             chunks: Vec::new(),
         }
     }
+}
+
+/// One zlib stream of `payload` at `level` (zlib-rs, a port of zlib-ng), in a buffer of
+/// deflate's worst-case size, charged first.
+fn deflate(payload: &[u8], level: u8, budget: &Budget) -> Result<Vec<u8>> {
+    let bound = zlib_rs::compress_bound(payload.len());
+    budget.charge("compressed payload", bound as u64)?;
+    let mut out = vec![0u8; bound];
+    let config = zlib_rs::DeflateConfig::new(i32::from(level.min(9)));
+    let (stream, rc) = zlib_rs::compress_slice(&mut out, payload, config);
+    if !matches!(rc, zlib_rs::ReturnCode::Ok | zlib_rs::ReturnCode::StreamEnd) {
+        return Err(invalid(format!("deflate failed ({rc:?})")));
+    }
+    let n = stream.len();
+    out.truncate(n);
+    Ok(out)
+}
+
+/// The string at offset `s` of a string table (see [`File::string`]).
+pub(crate) fn string_at(strings: &[u8], s: Str) -> Option<&[u8]> {
+    if s.0 == 0 {
+        return None;
+    }
+    let rest = strings.get(s.0 as usize..)?;
+    Some(rest.split(|b| *b == 0).next().unwrap_or(rest))
 }
 
 fn len32(n: usize) -> Result<u32> {
@@ -784,7 +819,7 @@ fn name_of(magic: &[u8; 4]) -> &'static str {
     }
 }
 
-enum InflateError {
+pub(crate) enum InflateError {
     /// Corrupt, cut, or larger than [`Limits::max_alloc_bytes`] on its own.
     Stream(String),
     /// Larger than what the operation's budget has left.
@@ -792,10 +827,10 @@ enum InflateError {
 }
 
 /// Inflates one zlib stream into at most [`Limits::max_alloc_bytes`] bytes, charging the
-/// buffer to `budget` as it grows (zlib-rs: about twice as fast as miniz_oxide here). The
+/// buffer to `budget` as it grows (zlib-rs). The
 /// buffer starts at 2.5 times the input and doubles within what the budget has left, so
 /// a stream that would inflate past either stops there without allocating more.
-fn inflate(data: &[u8], budget: &Budget) -> std::result::Result<Vec<u8>, InflateError> {
+pub(crate) fn inflate(data: &[u8], budget: &Budget) -> std::result::Result<Vec<u8>, InflateError> {
     use zlib_rs::{Inflate, InflateFlush, Status};
     const WHAT: &str = "inflated payload";
     let limit = usize::try_from(budget.limits().max_alloc_bytes).unwrap_or(usize::MAX);

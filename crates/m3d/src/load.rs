@@ -20,6 +20,7 @@ use crate::bones::Action;
 use crate::error::{Result, invalid};
 use crate::file::{Body, File};
 use crate::mesh::MeshRecord;
+use crate::texture::LoadedTexture;
 use crate::types::{Coord, Idx, NameKey, Names, Str};
 use crate::voxel::VoxelBlock;
 
@@ -110,6 +111,9 @@ pub struct LoadOptions {
     pub weights: bool,
     /// Compute inverse bind matrices ([`Loaded::bind_matrices`]).
     pub bind_matrices: bool,
+    /// Decode the inlined PNG textures the materials name ([`Loaded::textures`]), as
+    /// m3d_load does (on by default; needs the `png` feature to decode pixels).
+    pub textures: bool,
     /// Caps: `max_elements` on the vertices and faces (each) and on one voxel grid;
     /// `max_alloc_bytes` for a fresh budget when [`budget`](Self::budget) is `None`.
     pub limits: Limits,
@@ -125,6 +129,7 @@ impl Default for LoadOptions {
             normals: true,
             weights: true,
             bind_matrices: true,
+            textures: true,
             limits: Limits::DEFAULT,
             budget: None,
         }
@@ -138,6 +143,7 @@ impl LoadOptions {
         normals: false,
         weights: false,
         bind_matrices: false,
+        textures: false,
         limits: Limits::DEFAULT,
         budget: None,
     };
@@ -166,6 +172,9 @@ pub struct Loaded {
     pub voxel_blocks: Vec<VoxelBlock>,
     /// True once [`Loaded::generate_normals`] added normals (m3d.h's `M3D_FLG_GENNORM`).
     pub generated_normals: bool,
+    /// Textures the materials name, in order of first use, decoded from the inlined
+    /// assets ([`LoadOptions::textures`]).
+    pub textures: Vec<LoadedTexture>,
     limits: Limits,
     budget: StepBudget,
 }
@@ -190,15 +199,15 @@ impl std::fmt::Debug for StepBudget {
 /// Materials by name as m3d_load finds them: the first MTRL of a name wins, a name is
 /// compared with the material's text, an empty name is none. One key per name, so a
 /// reference costs a lookup, not a scan of the materials or of the string table.
-struct MaterialIndex {
+pub(crate) struct MaterialIndex {
     by_key: HashMap<NameKey, usize>,
     names: Names,
 }
 
 impl MaterialIndex {
     /// For `materials` (the MTRL texts in order) and the references `refs` will ask about.
-    fn new(
-        file: &File,
+    pub(crate) fn new(
+        strings: &[u8],
         materials: &[String],
         refs: impl IntoIterator<Item = Str>,
         budget: &Budget,
@@ -210,11 +219,11 @@ impl MaterialIndex {
                 by_key.entry(NameKey::of(m.as_bytes())).or_insert(i);
             }
         }
-        let names = Names::new(&file.strings, refs, Some(budget))?;
+        let names = Names::new(strings, refs, Some(budget))?;
         Ok(MaterialIndex { by_key, names })
     }
 
-    fn find(&self, s: Str) -> Idx {
+    pub(crate) fn find(&self, s: Str) -> Idx {
         self.names
             .key(s)
             .filter(|k| !k.is_empty())
@@ -225,14 +234,14 @@ impl MaterialIndex {
 }
 
 /// Heap bytes a clone of `a` holds.
-fn action_bytes(a: &Action) -> u64 {
+pub(crate) fn action_bytes(a: &Action) -> u64 {
     let frames = a.frames.len() as u64 * std::mem::size_of::<crate::bones::Frame>() as u64;
     let transforms: u64 = a.frames.iter().map(|f| f.transforms.len() as u64).sum();
     frames + transforms * std::mem::size_of::<crate::bones::Transform>() as u64
 }
 
 /// Heap bytes a clone of `b` holds.
-fn block_bytes(b: &VoxelBlock) -> u64 {
+pub(crate) fn block_bytes(b: &VoxelBlock) -> u64 {
     use crate::voxel::Run;
     let literal: u64 = b
         .runs
@@ -257,7 +266,7 @@ fn vertex_idx(n: usize, what: &str) -> Result<Idx> {
 }
 
 /// The value m3d.h gives a vertex coordinate, in f32 as it computes it.
-fn coord(c: Coord) -> f32 {
+pub(crate) fn coord(c: Coord) -> f32 {
     match c {
         Coord::I8(v) => f32::from(v) / 127.0,
         Coord::I16(v) => f32::from(v) / 32767.0,
@@ -266,7 +275,7 @@ fn coord(c: Coord) -> f32 {
     }
 }
 
-fn uv_coord(c: Coord) -> f32 {
+pub(crate) fn uv_coord(c: Coord) -> f32 {
     match c {
         Coord::I8(v) => f32::from(v as u8) / 255.0,
         Coord::I16(v) => f32::from(v as u16) / 65535.0,
@@ -275,7 +284,7 @@ fn uv_coord(c: Coord) -> f32 {
     }
 }
 
-const IDENTITY: [f32; 16] = [
+pub(crate) const IDENTITY: [f32; 16] = [
     1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
 ];
 
@@ -305,23 +314,43 @@ impl File {
     /// ```
     pub fn load(&self, opts: &LoadOptions) -> Result<Loaded> {
         let mut l = Loaded::from_file(self, opts)?;
-        if opts.voxels {
-            l.mesh_voxels()?;
-        }
-        if opts.normals {
-            l.generate_normals()?;
-        }
-        if opts.weights {
-            l.cross_reference_weights()?;
-        }
-        if opts.bind_matrices {
-            l.bind_matrices();
+        l.run_steps(opts)?;
+        if opts.textures {
+            l.textures = crate::texture::of_file(self, &l.budget.0)?;
         }
         Ok(l)
     }
 }
 
 impl Loaded {
+    /// m3d_load's post-processing steps that `opts` selects, in its order.
+    pub(crate) fn run_steps(&mut self, opts: &LoadOptions) -> Result<()> {
+        if opts.voxels {
+            self.mesh_voxels()?;
+        }
+        if opts.normals {
+            self.generate_normals()?;
+        }
+        if opts.weights {
+            self.cross_reference_weights()?;
+        }
+        if opts.bind_matrices {
+            self.bind_matrices();
+        }
+        Ok(())
+    }
+}
+
+impl Loaded {
+    /// An empty model whose steps draw on `budget` and keep within `limits`.
+    pub(crate) fn empty(limits: Limits, budget: Budget) -> Loaded {
+        Loaded {
+            limits,
+            budget: StepBudget(budget),
+            ..Loaded::default()
+        }
+    }
+
     /// The stored data in m3d_load's in-memory form, before any post-processing, charged
     /// to `opts`' budget (which the steps then draw on too); the step switches of `opts`
     /// do not matter here.
@@ -435,7 +464,7 @@ impl Loaded {
                 })
                 .chain(types.iter().map(|t| t.name))
         });
-        let materials = MaterialIndex::new(file, &l.materials, refs, b)?;
+        let materials = MaterialIndex::new(&file.strings, &l.materials, refs, b)?;
         let triangles: usize = if geometry {
             file.chunks
                 .iter()
@@ -971,7 +1000,7 @@ fn apply(pose: &mut [(Idx, Idx)], f: &crate::bones::Frame) {
     }
 }
 
-fn skin(s: &crate::bones::Skin, nb: usize) -> LoadedSkin {
+pub(crate) fn skin(s: &crate::bones::Skin, nb: usize) -> LoadedSkin {
     let mut out = LoadedSkin {
         bones: [Idx::UNDEF; 8],
         weights: [0.0; 8],

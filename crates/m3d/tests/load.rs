@@ -164,6 +164,25 @@ fn loaded_models_match_the_reference_raw_and_default_sets() {
             d = files["voxel.m3d"].get("default");
         }
         let l = f.load(&LoadOptions::default()).unwrap();
+        // The one-pass load gives the same model, raw and processed.
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert!(
+            m3d_format::load(&bytes, &LoadOptions::default()).unwrap() == l,
+            "{name}"
+        );
+        assert!(
+            m3d_format::load(&bytes, &LoadOptions::RAW).unwrap() == raw,
+            "{name}"
+        );
+        // Inlined PNG textures decoded as m3d.h decodes them (name, size).
+        let want = d.get("textures").arr();
+        assert_eq!(l.textures.len(), want.len(), "{name}: textures");
+        for (t, w) in l.textures.iter().zip(want) {
+            assert_eq!(t.name, w.get("name").str(), "{name}");
+            assert_eq!(t.width as usize, w.get("w").usize(), "{name}: {}", t.name);
+            assert_eq!(t.height as usize, w.get("h").usize(), "{name}: {}", t.name);
+            assert_eq!(t.pixels.len(), 4 * t.width as usize * t.height as usize);
+        }
         assert_eq!(
             l.vertices.len(),
             d.get("numvertex").usize(),
@@ -304,4 +323,58 @@ fn weights_bind_matrices_frames_and_poses_match_the_reference() {
     }
     assert_eq!(checked, 3, "expected_pose.jsonl lists 3 files");
     assert!(drift > 1e-4, "some sample shows the drift");
+}
+
+/// The one-pass load against read-then-load on one input: the same model, or both
+/// refusing it (models compared as text, where NaN equals NaN).
+fn same_as_checked(what: &str, bytes: &[u8]) {
+    let opts = LoadOptions::default();
+    let checked = m3d_format::read(bytes).and_then(|f| f.load(&opts));
+    let one = m3d_format::load(bytes, &opts);
+    match (&checked, &one) {
+        (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{what}"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
+        _ => panic!(
+            "{what}: checked {:?} vs one-pass {:?}",
+            checked.is_ok(),
+            one.is_ok()
+        ),
+    }
+}
+
+#[test]
+fn one_pass_load_equals_read_then_load_on_fixtures_crafted_files_and_damage() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/m3d-format");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "m3d" || x == "a3d"))
+        .collect();
+    assert!(
+        files.len() >= 4,
+        "fixtures/m3d-format holds the M3D fixtures"
+    );
+    if let Some(m3d) = test_support::samples_or_skip("m3d", "one_pass_load_equals_read_then_load") {
+        let crafted = test_support::files_under(&m3d.join("crafted"), &["m3d", "a3d"]);
+        assert!(crafted.len() >= 7, "the crafted M3D samples");
+        files.extend(crafted);
+        files.push(m3d.join("seagull.m3d"));
+    }
+    files.sort();
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let name = p.display().to_string();
+        same_as_checked(&name, &bytes);
+        // Every cut and a byte flipped every few bytes: refused alike, or loaded alike.
+        let step = (bytes.len() / 300).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            same_as_checked(&format!("{name} cut at {cut}"), &bytes[..cut]);
+        }
+        for at in (0..bytes.len()).step_by(step) {
+            let mut b = bytes.clone();
+            b[at] ^= 0x5a;
+            same_as_checked(&format!("{name} byte {at} flipped"), &b);
+        }
+    }
 }
