@@ -1,8 +1,8 @@
 //! read / load / write / to_core / from_core on a generated 1,000,000-triangle grid and
 //! on the M3D samples (binary and ASCII, not the crafted ones; when ../shared/samples is
 //! there, a notice otherwise), beside a memcpy of the same bytes. Throughput is in bytes
-//! of the file(s). `load` is what m3d.h's m3d_load adds after parsing (File::load on a
-//! file already read). Run with `cargo bench -p m3d-format`; `cargo xtask bench` puts
+//! of the file(s). `load` is `m3d_format::load`, the work of m3d.h's m3d_load (parse,
+//! inflate, post-process, decode inlined textures) in one pass. Run with `cargo bench -p m3d-format`; `cargo xtask bench` puts
 //! these figures in BENCHMARKS.md, as ratios to memcpy and beside the reference m3d.h.
 
 use std::hint::black_box;
@@ -101,8 +101,9 @@ fn read(b: Bencher, w: &str) {
 fn load(b: Bencher, w: &str) {
     let s = set(w);
     b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            black_box(f.load(&LoadOptions::default()).map(|l| l.vertices.len()).ok());
+        for bytes in &s.bytes {
+            let l = m3d_format::load(black_box(bytes), &LoadOptions::default());
+            black_box(l.map(|l| l.vertices.len()).ok());
         }
     });
 }

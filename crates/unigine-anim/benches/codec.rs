@@ -121,7 +121,11 @@ fn to_core(b: Bencher, w: &str) {
     let s = set(w);
     b.counter(s.len()).bench_local(|| {
         for f in &s.files {
-            black_box(f.to_core(DEFAULT_FPS).map(|m| m.value.animations.len()).ok());
+            black_box(
+                f.to_core(DEFAULT_FPS)
+                    .map(|m| m.value.animations.len())
+                    .ok(),
+            );
         }
     });
 }
@@ -131,7 +135,11 @@ fn from_core(b: Bencher, w: &str) {
     let s = set(w);
     b.counter(s.len()).bench_local(|| {
         for (m, v) in &s.models {
-            black_box(AnimFile::from_core(m, *v, DEFAULT_FPS).map(|c| c.losses.len()).ok());
+            black_box(
+                AnimFile::from_core(m, *v, DEFAULT_FPS)
+                    .map(|c| c.losses.len())
+                    .ok(),
+            );
         }
     });
 }

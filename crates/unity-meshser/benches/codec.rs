@@ -89,6 +89,9 @@ fn to_core(b: Bencher, w: &str) {
 #[divan::bench(args = WORKLOADS)]
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(BytesCount::new(s.bytes.len()))
-        .bench_local(|| MeshFile::from_core(&s.model, &s.options).map(|c| c.losses.len()).ok());
+    b.counter(BytesCount::new(s.bytes.len())).bench_local(|| {
+        MeshFile::from_core(&s.model, &s.options)
+            .map(|c| c.losses.len())
+            .ok()
+    });
 }

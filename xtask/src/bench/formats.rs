@@ -61,6 +61,16 @@ pub fn generate(
     })
 }
 
+/// Format, label, model, file name, version to write, workload description.
+type Spec<'a> = (
+    &'static dyn Format,
+    &'a str,
+    &'a Model,
+    &'a str,
+    Option<&'a str>,
+    &'a str,
+);
+
 /// The generated workloads: a million triangles for every mesh format (64,000, the
 /// format's maximum, for MeshSerializer2) and a long clip for the animation formats.
 pub fn generated() -> Vec<Result<Workload, String>> {
@@ -69,7 +79,7 @@ pub fn generated() -> Vec<Result<Workload, String>> {
     let chain = workloads::animated_chain(ANIM_BONES, ANIM_FRAMES);
     let tris = "generated, 1,000,000 triangles".to_string();
     let clip = format!("generated, {ANIM_BONES} bones x {ANIM_FRAMES} frames");
-    let specs: [(&'static dyn Format, &str, &Model, &str, Option<&str>, &str); 8] = [
+    let specs: [Spec<'_>; 8] = [
         (
             &unigine_mesh::FORMAT,
             "unigine-mesh ms11",

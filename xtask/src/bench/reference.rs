@@ -11,7 +11,7 @@ use super::timing::median;
 /// One side's figures for one file: medians of its rounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Side {
-    /// Load (m3d_load + m3d_free; ours: read + File::load + drop), milliseconds.
+    /// Load (m3d_load + m3d_free; ours: m3d_format::load + drop), milliseconds.
     pub load_ms: f64,
     /// Save (m3d_save; ours: File::write), milliseconds.
     pub save_ms: f64,
@@ -34,30 +34,28 @@ pub struct Compared {
 }
 
 /// Our side of one file in this process (run by `xtask bench-child m3d RUNS FILE` in a
-/// fresh process): the medians over `runs`, and VmHWM.
+/// fresh process): medians over `runs` of load (`m3d_format::load`, the one-pass load
+/// that does m3d_load's work, then drop) and save (`File::write` of the file read
+/// once, untimed), and the process's peak RSS (VmHWM) over both.
 pub fn child(runs: usize, file: &Path) -> Result<String, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let opts = m3d_format::LoadOptions::default();
     let mut load = Vec::with_capacity(runs);
-    let mut save = Vec::with_capacity(runs);
-    let mut saved = 0;
     for _ in 0..runs.max(1) {
         let copy = bytes.clone(); // the reference copies its input before each load
         let t0 = Instant::now();
-        let f = m3d_format::read(&copy).map_err(|e| e.to_string())?;
-        let loaded = f
-            .load(&m3d_format::LoadOptions::default())
-            .map_err(|e| e.to_string())?;
-        let t1 = Instant::now();
-        let out = f.write().map_err(|e| e.to_string())?;
-        let t2 = Instant::now();
-        saved = out.len();
-        drop(out);
-        let t3 = Instant::now();
+        let loaded = m3d_format::load(&copy, &opts).map_err(|e| e.to_string())?;
         drop(std::hint::black_box(loaded));
-        drop(f);
-        let t4 = Instant::now();
-        load.push(((t1 - t0) + (t4 - t3)).as_secs_f64() * 1e3);
-        save.push((t2 - t1).as_secs_f64() * 1e3);
+        load.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    let f = m3d_format::read(&bytes).map_err(|e| e.to_string())?;
+    let mut save = Vec::with_capacity(runs);
+    let mut saved = 0;
+    for _ in 0..runs.max(1) {
+        let t0 = Instant::now();
+        let out = f.write().map_err(|e| e.to_string())?;
+        save.push(t0.elapsed().as_secs_f64() * 1e3);
+        saved = out.len();
     }
     let hwm = std::fs::read_to_string("/proc/self/status")
         .ok()

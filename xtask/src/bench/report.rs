@@ -266,8 +266,8 @@ impl Row {
         }
         if inlined {
             notes.push(
-                "Files with inlined assets: m3d.h's load also decodes their PNG textures; \
-                 File::load leaves them encoded (to_core decodes them)."
+                "Files with inlined assets: both loads decode their PNG textures \
+                 (LoadOptions::default() has `textures` on)."
                     .into(),
             );
         }
@@ -360,10 +360,11 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          the CLI runs): read = bytes to the faithful file, write = faithful file to bytes, \
          to_core = faithful file to the meshfmt-core model, from_core = model to the faithful \
          file (written back as the version read). For the m3d.h rows read is **load** \
-         (m3d_load + m3d_free against `m3d_format::read` + `File::load` + drop) and write \
-         is **save** (m3d_save, float, compressed, against `File::write` of the file read), \
-         one process per file and side, {} alternating rounds of medians; peak RSS is each \
-         process's (ours / m3d.h).\n\n",
+         (m3d_load + m3d_free against `m3d_format::load` + drop, inlined textures decoded on \
+         both sides) and write is **save** (m3d_save, float coordinates, compressed, against \
+         `File::write` of the file read, compressed); one process per file and side, {} \
+         alternating rounds of medians (one for files past 4 MB); peak RSS is each process's \
+         over all its loads and saves (ours / m3d.h).\n\n",
         o.runs,
         if o.quick { 1 } else { 3 }
     ));
