@@ -311,7 +311,12 @@ impl Row {
             vs: "m3d.h".into(),
             cells: [
                 side_by_side(o.load_ms, t.load_ms),
-                side_by_side(o.save_ms, t.save_ms),
+                format!(
+                    "{}; {} vs {}",
+                    side_by_side(o.save_ms, t.save_ms).trim_end_matches(')'),
+                    size(o.saved as f64),
+                    size(t.saved as f64)
+                ) + ")",
                 String::new(),
                 String::new(),
                 String::new(),
@@ -362,7 +367,9 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          file (written back as the version read). For the m3d.h rows read is **load** \
          (m3d_load + m3d_free against `m3d_format::load` + drop, inlined textures decoded on \
          both sides) and write is **save** (m3d_save, float coordinates, compressed, against \
-         `File::write` of the file read, compressed); one process per file and side, {} \
+         `File::write` of the file read, compressed; the sizes saved follow the times: m3d.h saves \
+         what it loaded, meshed voxels and generated normals included, we save the file \
+         as stored); one process per file and side, {} \
          alternating rounds of medians (one for files past 4 MB); peak RSS is each process's \
          over all its loads and saves (ours / m3d.h).\n\n",
         o.runs,
