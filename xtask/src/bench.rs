@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
+use meshfmt_core::format::Format;
 use report::Row;
 
 /// Command-line choices.
@@ -144,12 +145,35 @@ fn in_release(args: &[&str]) -> ExitCode {
     }
 }
 
+/// A generated file kept for the conversions: label, format, bytes.
+type Source = (String, &'static dyn Format, formats::Input);
+
 fn measure_all(o: &Options) -> Result<(), String> {
     let machine = report::Machine::here();
-    let min = Duration::from_millis(if o.quick { 10 } else { 25 });
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    let mut inputs = Vec::new(); // (label, format, input) of the generated files
+    let generated = format_rows(o, &mut rows, &mut notes);
+    let tmp = std::env::temp_dir().join(format!("meshfmt-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let m3d_big = generated
+        .iter()
+        .find(|s| s.0 == "m3d binary")
+        .map(|s| s.2.bytes.clone());
+    conversion_rows(o, generated, &tmp, &mut rows, &mut notes);
+    reference_rows(o, m3d_big, &tmp, &mut rows, &mut notes)?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    let text = report::markdown(&machine, o, &rows, &notes);
+    println!("{text}");
+    std::fs::write(&o.out, &text).map_err(|e| format!("{}: {e}", o.out.display()))?;
+    eprintln!("bench: wrote {}", o.out.display());
+    Ok(())
+}
+
+/// Every format's generated and sample rows against memcpy; gives back the generated
+/// mesh files the conversions start from.
+fn format_rows(o: &Options, rows: &mut Vec<Row>, notes: &mut Vec<String>) -> Vec<Source> {
+    let min = Duration::from_millis(if o.quick { 10 } else { 25 });
+    let mut kept = Vec::new();
     let generated = formats::generated().into_iter().map(|w| (true, w));
     let sampled = formats::samples(&o.samples).into_iter().map(|w| (false, w));
     for (is_generated, w) in generated.chain(sampled) {
@@ -165,41 +189,36 @@ fn measure_all(o: &Options) -> Result<(), String> {
         let m = formats::measure(&w, o.runs, min);
         let bytes = w.inputs.iter().map(|i| i.bytes.len()).sum();
         rows.push(Row::memcpy(&w.label, &w.what, bytes, &m));
-        if is_generated {
-            inputs.push((w.label.clone(), w.format, w.inputs.into_iter().next()));
+        let source =
+            ["unigine-mesh ms11", "m3d binary", "Vitaboy mesh"].contains(&w.label.as_str());
+        if let (true, true, Some(input)) = (is_generated, source, w.inputs.into_iter().next()) {
+            kept.push((w.label, w.format, input));
         }
     }
-    let tmp = std::env::temp_dir().join(format!("meshfmt-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    // Any format to ms14, a million triangles.
+    kept
+}
+
+/// Any format to ms14 in process, and OBJ to glB through the CLI beside assimp.
+fn conversion_rows(
+    o: &Options,
+    mut sources: Vec<Source>,
+    tmp: &Path,
+    rows: &mut Vec<Row>,
+    notes: &mut Vec<String>,
+) {
     let grid = test_support::workloads::grid(test_support::workloads::MILLION);
     let obj = formats::generate(&meshfmt::obj::FORMAT, &grid, "grid.obj", None);
-    let mut sources: Vec<(
-        String,
-        &'static dyn meshfmt_core::format::Format,
-        formats::Input,
-    )> = inputs
-        .iter_mut()
-        .filter(|(label, _, _)| {
-            ["unigine-mesh ms11", "m3d binary", "Vitaboy mesh"].contains(&label.as_str())
-        })
-        .filter_map(|(label, f, i)| Some((label.clone(), *f, i.take()?)))
-        .collect();
-    let m3d_big = sources
-        .iter()
-        .find(|s| s.0 == "m3d binary")
-        .map(|s| s.2.bytes.clone());
-    match &obj {
-        Ok(i) => sources.push((
-            "OBJ".into(),
-            &meshfmt::obj::FORMAT,
-            formats::Input {
-                name: i.name.clone(),
-                bytes: i.bytes.clone(),
-            },
-        )),
-        Err(e) => notes.push(format!("OBJ: generating grid.obj: {e}")),
-    }
+    let obj_bytes = match obj {
+        Ok(i) => {
+            let bytes = i.bytes.clone();
+            sources.push(("OBJ".into(), &meshfmt::obj::FORMAT, i));
+            Some(bytes)
+        }
+        Err(e) => {
+            notes.push(format!("OBJ: generating grid.obj: {e}"));
+            None
+        }
+    };
     for (label, f, input) in &sources {
         eprintln!("bench: {label} -> ms14");
         match convert::to_ms14(*f, label, input, o.runs) {
@@ -207,54 +226,59 @@ fn measure_all(o: &Options) -> Result<(), String> {
             Err(e) => notes.push(format!("{label} -> ms14: {e}")),
         }
     }
-    // OBJ to glB through the CLI, beside assimp.
-    if let Ok(i) = &obj {
-        let path = tmp.join("grid.obj");
-        let meshfmt_bin = release_dir().join("meshfmt");
-        if std::fs::write(&path, &i.bytes).is_ok() && meshfmt_bin.is_file() {
-            eprintln!("bench: meshfmt convert grid.obj grid.glb (and assimp export)");
-            let (ours, theirs) = convert::obj_to_glb(&meshfmt_bin, &path, &tmp, o.runs);
-            rows.push(Row::obj_to_glb(i.bytes.len(), &ours, theirs.as_ref()));
-            if theirs.is_none() {
-                notes.push("assimp not installed (apt-get install assimp-utils): OBJ -> glB has no baseline".into());
-            }
-        } else {
-            notes.push(format!(
-                "OBJ -> glB skipped: {} not built",
-                meshfmt_bin.display()
-            ));
-        }
+    let Some(bytes) = obj_bytes else { return };
+    let path = tmp.join("grid.obj");
+    let meshfmt_bin = release_dir().join("meshfmt");
+    if std::fs::write(&path, &bytes).is_err() || !meshfmt_bin.is_file() {
+        notes.push(format!(
+            "OBJ -> glB skipped: {} not built",
+            meshfmt_bin.display()
+        ));
+        return;
     }
-    // M3D beside the reference.
-    let run_sh = o.reference.join("run.sh");
-    if run_sh.is_file() && convert::which("gcc").is_some() {
-        let mut files = test_support::files_under(&o.samples.join("m3d"), &["m3d", "a3d"]);
-        files.retain(|p| p.parent() == Some(o.samples.join("m3d").as_path()));
-        if let Some(b) = &m3d_big {
-            let p = tmp.join("grid-1M.m3d");
-            if std::fs::write(&p, b).is_ok() {
-                files.push(p);
-            }
-        }
-        eprintln!(
-            "bench: M3D load/save beside m3d.h on {} files ({} rounds)",
-            files.len(),
-            if o.quick { 1 } else { 3 }
+    eprintln!("bench: meshfmt convert grid.obj grid.glb (and assimp export)");
+    let (ours, theirs) = convert::obj_to_glb(&meshfmt_bin, &path, tmp, o.runs);
+    rows.push(Row::obj_to_glb(bytes.len(), &ours, theirs.as_ref()));
+    if theirs.is_none() {
+        notes.push(
+            "assimp not installed (apt-get install assimp-utils): OBJ -> glB has no baseline"
+                .into(),
         );
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let rounds = if o.quick { 1 } else { 3 };
-        let compared = reference::compare(&run_sh, &exe, &files, rounds, o.quick);
-        rows.extend(Row::reference(&compared, &mut notes));
-    } else {
+    }
+}
+
+/// M3D load and save beside m3d.h: the top-level M3D samples and the generated model.
+fn reference_rows(
+    o: &Options,
+    m3d_big: Option<Vec<u8>>,
+    tmp: &Path,
+    rows: &mut Vec<Row>,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    let run_sh = o.reference.join("run.sh");
+    if !run_sh.is_file() || convert::which("gcc").is_none() {
         notes.push(format!(
             "M3D reference comparison skipped: {} (or gcc) not found",
             run_sh.display()
         ));
+        return Ok(());
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    let text = report::markdown(&machine, o, &rows, &notes);
-    println!("{text}");
-    std::fs::write(&o.out, &text).map_err(|e| format!("{}: {e}", o.out.display()))?;
-    eprintln!("bench: wrote {}", o.out.display());
+    let dir = o.samples.join("m3d");
+    let mut files = test_support::files_under(&dir, &["m3d", "a3d"]);
+    files.retain(|p| p.parent() == Some(dir.as_path()));
+    if let Some(b) = &m3d_big {
+        let p = tmp.join("grid-1M.m3d");
+        if std::fs::write(&p, b).is_ok() {
+            files.push(p);
+        }
+    }
+    let rounds = if o.quick { 1 } else { 3 };
+    eprintln!(
+        "bench: M3D load/save beside m3d.h on {} files ({rounds} rounds)",
+        files.len()
+    );
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let compared = reference::compare(&run_sh, &exe, &files, rounds, o.quick);
+    rows.extend(Row::reference(&compared, notes));
     Ok(())
 }
