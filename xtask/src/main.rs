@@ -9,10 +9,14 @@
 //!                               fixtures/samples-expected.txt
 //! cargo xtask gltf OUT          every committed fixture exported to OUT as .glb, plus
 //!                               .gltf with a separate and an embedded buffer
+//! cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] [--reference DIR]
+//!                               one table: every format against memcpy, conversions,
+//!                               M3D beside m3d.h; written to BENCHMARKS.md
 //! ```
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bench;
 mod codecs;
 mod compare;
 mod conformance;
@@ -26,7 +30,8 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT"
+        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       {}",
+        bench::USAGE
     );
     ExitCode::from(2)
 }
@@ -43,6 +48,8 @@ fn main() -> ExitCode {
             samples::run(Path::new(dir), false, Some(Path::new(out)))
         }
         ["gltf", out] => gltf::run(Path::new(out)),
+        ["bench", rest @ ..] => bench::run(rest),
+        ["bench-child", rest @ ..] => bench::child(rest),
         _ => usage(),
     }
 }

@@ -1,69 +1,143 @@
-//! Load time per sample (read = envelope, inflate and every chunk; load = read plus
-//! m3d_load's post-processing, the figure comparable with the reference; to_core on top
-//! of read), best of 30 batches of 20 runs. The reference m3d.h loads CesiumMan in about 1.4 ms and suzanne in about
-//! 0.13 ms on these machines. Run with `cargo bench -p m3d-format`.
+//! read / load / write / to_core / from_core on a generated 1,000,000-triangle grid and
+//! on the M3D samples (binary and ASCII, not the crafted ones; when ../shared/samples is
+//! there, a notice otherwise), beside a memcpy of the same bytes. Throughput is in bytes
+//! of the file(s). `load` is `m3d_format::load`, the work of m3d.h's m3d_load (parse,
+//! inflate, post-process, decode inlined textures) in one pass. Run with `cargo bench -p m3d-format`; `cargo xtask bench` puts
+//! these figures in BENCHMARKS.md, as ratios to memcpy and beside the reference m3d.h.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::LazyLock;
 
-/// Seconds per call: the best of `runs` batches of 20 calls (a batch keeps the
-/// allocator and caches in their steady state, as in an asset pipeline).
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
-    for _ in 0..20 {
-        black_box(f()); // warm-up: lets the allocator settle on its thresholds
-    }
-    let mut best = f64::INFINITY;
-    for _ in 0..runs {
-        let t = Instant::now();
-        for _ in 0..20 {
-            black_box(f());
-        }
-        best = best.min(t.elapsed().as_secs_f64() / 20.0);
-    }
-    best
-}
+use divan::Bencher;
+use divan::counter::BytesCount;
+use m3d_format::{File, LoadOptions, WriteOptions};
+use meshfmt_core::Model;
+use test_support::workloads::{self, MILLION};
 
 fn main() {
-    let root = std::env::var_os("MESHFMT_SAMPLES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples"));
-    let Ok(entries) = std::fs::read_dir(root.join("m3d")) else {
-        println!("samples not found: skipping the M3D load figures");
-        return;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "m3d"))
-        .collect();
-    files.sort();
-    for p in files {
-        let Ok(bytes) = std::fs::read(&p) else {
-            continue;
-        };
-        if m3d_format::read(&bytes).is_err() {
-            continue;
+    divan::main();
+}
+
+/// Files of one workload, read and converted once up front.
+struct Set {
+    bytes: Vec<Vec<u8>>,
+    files: Vec<File>,
+    models: Vec<Model>,
+}
+
+impl Set {
+    fn new(bytes: Vec<Vec<u8>>) -> Set {
+        let (bytes, files): (Vec<_>, Vec<_>) = bytes
+            .into_iter()
+            .filter_map(|b| {
+                let f = m3d_format::read(&b).ok()?;
+                Some((b, f))
+            })
+            .unzip();
+        let models = files
+            .iter()
+            .filter_map(|f| f.to_core().ok().map(|c| c.value))
+            .collect();
+        Set {
+            bytes,
+            files,
+            models,
         }
-        let read = best_of(30, || m3d_format::read(&bytes).map(|m| m.counts().vertices));
-        // What m3d_load does: parsing plus its post-processing (the reference's figure).
-        let loaded = best_of(30, || {
-            m3d_format::read(&bytes)
-                .and_then(|m| m.load(&m3d_format::LoadOptions::default()))
-                .map(|l| l.vertices.len())
-        });
-        let core = best_of(30, || {
-            m3d_format::read(&bytes)
-                .and_then(|m| m.to_core())
-                .map(|c| c.value.vertex_count())
-        });
-        println!(
-            "{:<28} {:>7} bytes: read {:>8.3} ms, read + load {:>8.3} ms, read + to_core {:>8.3} ms",
-            p.file_name().unwrap_or_default().to_string_lossy(),
-            bytes.len(),
-            read * 1e3,
-            loaded * 1e3,
-            core * 1e3
-        );
     }
+
+    fn len(&self) -> BytesCount {
+        BytesCount::new(self.bytes.iter().map(Vec::len).sum::<usize>())
+    }
+}
+
+static GRID: LazyLock<Set> = LazyLock::new(|| {
+    let bytes = File::from_core(&workloads::grid(MILLION), &WriteOptions::default())
+        .and_then(|c| c.value.write())
+        .unwrap_or_else(|e| panic!("generating the grid: {e}"));
+    Set::new(vec![bytes])
+});
+static SAMPLES: LazyLock<Option<Set>> = LazyLock::new(|| {
+    let s = workloads::samples("m3d", &["m3d", "a3d"], "m3d-format benches", |p, _| {
+        !p.components().any(|c| c.as_os_str() == "crafted")
+    })?;
+    Some(Set::new(s.into_iter().map(|s| s.bytes).collect()))
+});
+
+/// The workloads: the generated grid, and the samples when present.
+fn workloads() -> impl Iterator<Item = &'static str> {
+    let samples = SAMPLES.is_some().then_some("samples");
+    ["grid-1M"].into_iter().chain(samples)
+}
+
+fn set(name: &str) -> &'static Set {
+    match name {
+        "samples" => SAMPLES.as_ref().unwrap_or(&GRID),
+        _ => &GRID,
+    }
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn memcpy(b: Bencher, w: &str) {
+    let s = set(w);
+    let mut dst: Vec<Vec<u8>> = s.bytes.iter().map(|b| vec![1; b.len()]).collect();
+    b.counter(s.len()).bench_local(|| {
+        for (d, src) in dst.iter_mut().zip(&s.bytes) {
+            black_box(&mut *d).copy_from_slice(black_box(src));
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn read(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for bytes in &s.bytes {
+            black_box(m3d_format::read(black_box(bytes)).is_ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn load(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for bytes in &s.bytes {
+            let l = m3d_format::load(black_box(bytes), &LoadOptions::default());
+            black_box(l.map(|l| l.vertices.len()).ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn write(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for f in &s.files {
+            black_box(f.write().map(|b| b.len()).ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn to_core(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for f in &s.files {
+            black_box(f.to_core().map(|m| m.value.vertex_count()).ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn from_core(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for m in &s.models {
+            black_box(
+                File::from_core(m, &WriteOptions::default())
+                    .map(|c| c.losses.len())
+                    .ok(),
+            );
+        }
+    });
 }

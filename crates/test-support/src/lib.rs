@@ -10,7 +10,8 @@
 //!   decoder runs;
 //! - [`assert_close`] and friends: float comparison with a stated bound;
 //! - [`Rng`]: a deterministic generator for property tests;
-//! - [`canonical`]: meshfmt-core's canonical models, re-exported.
+//! - [`canonical`]: meshfmt-core's canonical models, re-exported;
+//! - [`workloads`]: the benchmarks' generated models and in-memory sample sets.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -21,6 +22,7 @@ mod harness;
 mod models;
 mod rng;
 mod samples;
+pub mod workloads;
 
 pub use bytes::ByteBuilder;
 pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_close_vec4};

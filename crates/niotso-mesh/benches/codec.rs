@@ -1,0 +1,142 @@
+//! read / write / to_core / from_core on a generated 1,000,000-triangle grid (.mesh), a
+//! generated clip (64 bones x 3000 frames, .anim) and the Vitaboy samples (.mesh and
+//! .anim, when ../shared/samples is there; a notice otherwise), beside a memcpy of the
+//! same bytes. Throughput is in bytes of the file(s). Run with
+//! `cargo bench -p niotso-mesh`; `cargo xtask bench` puts these figures, as ratios to
+//! memcpy, in BENCHMARKS.md.
+
+use std::hint::black_box;
+use std::sync::LazyLock;
+
+use divan::Bencher;
+use divan::counter::BytesCount;
+use meshfmt_core::Model;
+use niotso_mesh::{CoreOptions, Kind, VitaboyFile};
+use test_support::workloads::{self, MILLION};
+
+fn main() {
+    divan::main();
+}
+
+/// Files of one kind, read and converted once up front.
+struct Set {
+    kind: Kind,
+    bytes: Vec<Vec<u8>>,
+    files: Vec<VitaboyFile>,
+    models: Vec<Model>,
+}
+
+impl Set {
+    fn new(kind: Kind, bytes: Vec<Vec<u8>>) -> Set {
+        let (bytes, files): (Vec<_>, Vec<_>) = bytes
+            .into_iter()
+            .filter_map(|b| {
+                let f = niotso_mesh::read_any(&b, Some(kind)).ok()?;
+                Some((b, f))
+            })
+            .unzip();
+        let models = files
+            .iter()
+            .filter_map(|f| Some(f.to_core_with(None, &CoreOptions::default()).ok()?.value))
+            .collect();
+        Set {
+            kind,
+            bytes,
+            files,
+            models,
+        }
+    }
+
+    fn generated(kind: Kind, model: &Model) -> Set {
+        let bytes = VitaboyFile::from_core_with(model, kind, &CoreOptions::default())
+            .and_then(|c| c.value.write())
+            .unwrap_or_else(|e| panic!("generating the {kind:?}: {e}"));
+        Set::new(kind, vec![bytes])
+    }
+
+    fn len(&self) -> BytesCount {
+        BytesCount::new(self.bytes.iter().map(Vec::len).sum::<usize>())
+    }
+}
+
+fn samples(kind: Kind, ext: &str) -> Option<Set> {
+    let s = workloads::samples("niotso", &[ext], "niotso-mesh benches", |_, _| true)?;
+    Some(Set::new(kind, s.into_iter().map(|s| s.bytes).collect()))
+}
+
+static GRID: LazyLock<Set> =
+    LazyLock::new(|| Set::generated(Kind::Mesh, &workloads::grid(MILLION)));
+static CLIP: LazyLock<Set> =
+    LazyLock::new(|| Set::generated(Kind::Anim, &workloads::animated_chain(64, 3000)));
+static MESHES: LazyLock<Option<Set>> = LazyLock::new(|| samples(Kind::Mesh, "mesh"));
+static ANIMS: LazyLock<Option<Set>> = LazyLock::new(|| samples(Kind::Anim, "anim"));
+
+/// The workloads: the generated grid and clip, and the samples when present.
+fn workloads() -> impl Iterator<Item = &'static str> {
+    let samples = MESHES.is_some().then_some(["mesh-samples", "anim-samples"]);
+    ["grid-1M", "clip-64x3000"]
+        .into_iter()
+        .chain(samples.into_iter().flatten())
+}
+
+fn set(name: &str) -> &'static Set {
+    match name {
+        "clip-64x3000" => &CLIP,
+        "mesh-samples" => MESHES.as_ref().unwrap_or(&GRID),
+        "anim-samples" => ANIMS.as_ref().unwrap_or(&CLIP),
+        _ => &GRID,
+    }
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn memcpy(b: Bencher, w: &str) {
+    let s = set(w);
+    let mut dst: Vec<Vec<u8>> = s.bytes.iter().map(|b| vec![1; b.len()]).collect();
+    b.counter(s.len()).bench_local(|| {
+        for (d, src) in dst.iter_mut().zip(&s.bytes) {
+            black_box(&mut *d).copy_from_slice(black_box(src));
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn read(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for bytes in &s.bytes {
+            black_box(niotso_mesh::read_any(black_box(bytes), Some(s.kind)).is_ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn write(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for f in &s.files {
+            black_box(f.write().map(|b| b.len()).ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn to_core(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for f in &s.files {
+            let m = f.to_core_with(None, &CoreOptions::default());
+            black_box(m.map(|m| m.value.vertex_count()).ok());
+        }
+    });
+}
+
+#[divan::bench(args = workloads(), sample_count = 10)]
+fn from_core(b: Bencher, w: &str) {
+    let s = set(w);
+    b.counter(s.len()).bench_local(|| {
+        for m in &s.models {
+            let f = VitaboyFile::from_core_with(m, s.kind, &CoreOptions::default());
+            black_box(f.map(|c| c.losses.len()).ok());
+        }
+    });
+}

@@ -1,0 +1,206 @@
+//! M3D load and save beside the reference m3d.h (`../shared/tools/m3d-ref/run.sh`), one
+//! file per process on both sides so peak RSS is per file; rounds alternate ours and
+//! the reference.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use super::timing::median;
+
+/// One side's figures for one file: medians of its rounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Side {
+    /// Load (m3d_load + m3d_free; ours: m3d_format::load + drop), milliseconds.
+    pub load_ms: f64,
+    /// Save (m3d_save; ours: File::write), milliseconds.
+    pub save_ms: f64,
+    /// Peak RSS of the process, KiB.
+    pub peak_kb: f64,
+    /// Bytes saved.
+    pub saved: u64,
+}
+
+/// One file compared.
+pub struct Compared {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// Ours, or why not.
+    pub ours: Result<Side, String>,
+    /// The reference's, or why not.
+    pub reference: Result<Side, String>,
+}
+
+/// Our side of one file in this process (run by `xtask bench-child m3d RUNS FILE` in a
+/// fresh process): medians over `runs` of load (`m3d_format::load`, the one-pass load
+/// that does m3d_load's work, then drop) and save (`File::write` of the file read
+/// once, untimed), and the process's peak RSS (VmHWM) over both.
+pub fn child(runs: usize, file: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let opts = m3d_format::LoadOptions::default();
+    let mut load = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        let copy = bytes.clone(); // the reference copies its input before each load
+        let t0 = Instant::now();
+        let loaded = m3d_format::load(&copy, &opts).map_err(|e| e.to_string())?;
+        drop(std::hint::black_box(loaded));
+        load.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    let f = m3d_format::read(&bytes).map_err(|e| e.to_string())?;
+    let mut save = Vec::with_capacity(runs);
+    let mut saved = 0;
+    for _ in 0..runs.max(1) {
+        let t0 = Instant::now();
+        let out = f.write().map_err(|e| e.to_string())?;
+        save.push(t0.elapsed().as_secs_f64() * 1e3);
+        saved = out.len();
+    }
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .unwrap_or(f64::NAN);
+    Ok(format!(
+        "{:.4}\t{:.4}\t{hwm}\t{saved}",
+        median(&load),
+        median(&save)
+    ))
+}
+
+fn parse_ours(line: &str) -> Result<Side, String> {
+    let v: Vec<&str> = line.trim().split('\t').collect();
+    let num = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok());
+    match (num(0), num(1), num(2), num(3)) {
+        (Some(load_ms), Some(save_ms), Some(peak_kb), Some(saved)) => Ok(Side {
+            load_ms,
+            save_ms,
+            peak_kb,
+            saved: saved as u64,
+        }),
+        _ => Err(format!("unexpected output: {}", line.trim())),
+    }
+}
+
+/// `FILE load_med load_min save_med save_min peak_kb saved_bytes` (or `FILE error`).
+fn parse_reference(line: &str) -> Result<Side, String> {
+    let v: Vec<&str> = line.trim().split('\t').collect();
+    let num = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok());
+    match (num(1), num(3), num(5), num(6)) {
+        (Some(load_ms), Some(save_ms), Some(peak_kb), Some(saved)) => Ok(Side {
+            load_ms,
+            save_ms,
+            peak_kb,
+            saved: saved as u64,
+        }),
+        _ => Err(format!("reference: {}", v.get(1).unwrap_or(&"no output"))),
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "exit {}: {}",
+            out.status.code().unwrap_or(-1),
+            stderr.lines().last().unwrap_or_default()
+        ));
+    }
+    Ok(stdout)
+}
+
+/// Timed runs per call for a file of `bytes` (fewer for large files; a quarter when
+/// quick): about 40 MB of input per call, 3 to 200 runs.
+pub fn runs_for(bytes: u64, quick: bool) -> usize {
+    let n = (40_000_000 / bytes.max(1)).clamp(3, 200) as usize;
+    if quick { (n / 4).max(3) } else { n }
+}
+
+/// Files past this size get one round (their runs take seconds).
+const LARGE: u64 = 4_000_000;
+
+/// Every file compared, `rounds` alternating rounds each (ours, then the reference;
+/// one round for files past [`LARGE`]).
+pub fn compare(
+    run_sh: &Path,
+    xtask: &Path,
+    files: &[PathBuf],
+    rounds: usize,
+    quick: bool,
+) -> Vec<Compared> {
+    files
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            let runs = runs_for(bytes, quick).to_string();
+            let mut ours = Vec::new();
+            let mut reference = Vec::new();
+            let rounds = if bytes > LARGE { 1 } else { rounds.max(1) };
+            for _ in 0..rounds {
+                ours.push(
+                    run(Command::new(xtask)
+                        .args(["bench-child", "m3d", &runs])
+                        .arg(path))
+                    .and_then(|o| parse_ours(&o)),
+                );
+                // Through an intermediate shell that does not exec: a process started
+                // straight from this one inherits this process's (large) peak RSS in
+                // ru_maxrss across exec, and the reference reports that figure.
+                reference.push(
+                    run(Command::new("bash")
+                        .args(["-c", "bash \"$0\" \"$@\"; exit $?"])
+                        .arg(run_sh)
+                        .args(["--runs", &runs, "--save"])
+                        .arg(path))
+                    .and_then(|o| parse_reference(o.lines().next().unwrap_or_default())),
+                );
+            }
+            Compared {
+                path: path.clone(),
+                bytes,
+                ours: settle(ours),
+                reference: settle(reference),
+            }
+        })
+        .collect()
+}
+
+/// The median of each figure over the rounds; the first error if any round failed.
+fn settle(rounds: Vec<Result<Side, String>>) -> Result<Side, String> {
+    let sides: Vec<Side> = rounds.into_iter().collect::<Result<_, _>>()?;
+    let m = |f: fn(&Side) -> f64| median(&sides.iter().map(f).collect::<Vec<_>>());
+    Ok(Side {
+        load_ms: m(|s| s.load_ms),
+        save_ms: m(|s| s.save_ms),
+        peak_kb: m(|s| s.peak_kb),
+        saved: sides.last().map_or(0, |s| s.saved),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_outputs() {
+        let r = parse_reference("a.m3d\t1.5000\t1.2\t3.0\t2.9\t4096\t1234\n").unwrap();
+        assert_eq!(
+            (r.load_ms, r.save_ms, r.peak_kb, r.saved),
+            (1.5, 3.0, 4096.0, 1234)
+        );
+        assert!(parse_reference("a.m3d\terror").is_err());
+        let o = parse_ours("0.5\t0.7\t2048\t99\n").unwrap();
+        assert_eq!(
+            (o.load_ms, o.save_ms, o.peak_kb, o.saved),
+            (0.5, 0.7, 2048.0, 99)
+        );
+        assert_eq!(runs_for(100, false), 200);
+        assert_eq!(runs_for(1 << 30, false), 3);
+    }
+}
