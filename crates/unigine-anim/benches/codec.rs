@@ -11,7 +11,7 @@ use divan::Bencher;
 use divan::counter::BytesCount;
 use meshfmt_core::Model;
 use test_support::workloads;
-use unigine_anim::{AnimFile, DEFAULT_FPS, TargetVersion};
+use unigine_anim::{AnimFile, TargetVersion, WriteOptions};
 
 fn main() {
     divan::main();
@@ -44,7 +44,7 @@ impl Set {
             .unzip();
         let models = files
             .iter()
-            .filter_map(|f| Some((f.to_core(DEFAULT_FPS).ok()?.value, version(f.version()))))
+            .filter_map(|f| Some((f.to_core().ok()?.value, version(f.version()))))
             .collect();
         Set {
             bytes,
@@ -60,9 +60,15 @@ impl Set {
 
 static CLIP: LazyLock<Set> = LazyLock::new(|| {
     let model = workloads::animated_chain(64, 3000);
-    let bytes = AnimFile::from_core(&model, TargetVersion::An10, DEFAULT_FPS)
-        .and_then(|c| c.value.write())
-        .unwrap_or_else(|e| panic!("generating the clip: {e}"));
+    let bytes = AnimFile::from_core(
+        &model,
+        &WriteOptions {
+            version: TargetVersion::An10,
+            ..WriteOptions::default()
+        },
+    )
+    .and_then(|c| c.value.write())
+    .unwrap_or_else(|e| panic!("generating the clip: {e}"));
     Set::new(vec![bytes])
 });
 static SAMPLES: LazyLock<Option<Set>> = LazyLock::new(|| {
@@ -121,11 +127,7 @@ fn to_core(b: Bencher, w: &str) {
     let s = set(w);
     b.counter(s.len()).bench_local(|| {
         for f in &s.files {
-            black_box(
-                f.to_core(DEFAULT_FPS)
-                    .map(|m| m.value.animations.len())
-                    .ok(),
-            );
+            black_box(f.to_core().map(|m| m.value.animations.len()).ok());
         }
     });
 }
@@ -136,9 +138,15 @@ fn from_core(b: Bencher, w: &str) {
     b.counter(s.len()).bench_local(|| {
         for (m, v) in &s.models {
             black_box(
-                AnimFile::from_core(m, *v, DEFAULT_FPS)
-                    .map(|c| c.losses.len())
-                    .ok(),
+                AnimFile::from_core(
+                    m,
+                    &WriteOptions {
+                        version: *v,
+                        ..WriteOptions::default()
+                    },
+                )
+                .map(|c| c.losses.len())
+                .ok(),
             );
         }
     });
