@@ -285,6 +285,7 @@ fn check_m3d_load(data: &[u8]) {
         }
     };
     let opts = m3d_format::LoadOptions {
+        limits,
         budget: Some(b),
         ..Default::default()
     };
