@@ -27,22 +27,17 @@ pub struct UnigineAnim;
 /// The format, for registries.
 pub const FORMAT: UnigineAnim = UnigineAnim;
 
-impl From<Error> for FormatError {
-    fn from(e: Error) -> Self {
-        let format = crate::FORMAT_NAME;
-        match e {
-            Error::Decode(d) => FormatError::Decode(d),
-            Error::OverBudget(b) => FormatError::OverBudget(b),
-            Error::Io(io) => FormatError::Io(io),
-            Error::UnsupportedVersion(v) => FormatError::Unsupported {
-                format,
-                message: format!("unsupported UNIGINE animation version {v}"),
-            },
-            Error::NotAnAnimation(_) => FormatError::not_this_format(format, e.to_string()),
-            other => FormatError::invalid(format, other.to_string()),
-        }
-    }
-}
+meshfmt_core::format_error_from!(
+    Error,
+    crate::FORMAT_NAME,
+    Error::UnsupportedVersion(v) => FormatError::Unsupported {
+        format: crate::FORMAT_NAME,
+        message: format!("unsupported UNIGINE animation version {v}"),
+    },
+    e @ Error::NotAnAnimation(_) => FormatError::not_this_format(crate::FORMAT_NAME, e.to_string()),
+);
+
+meshfmt_core::shares_budget!(CoreOptions, WriteOptions);
 
 const VERSIONS: &[&str] = &crate::versions::NAMES;
 
@@ -76,11 +71,10 @@ impl Format for UnigineAnim {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let opts = ReadOptions {
-            budget: Some(cx.budget.clone()),
-            ..ReadOptions::default()
-        };
-        Ok(Box::new(crate::read_with(data, &opts)?))
+        Ok(Box::new(crate::read_with(
+            data,
+            &cx.options::<ReadOptions>(),
+        )?))
     }
 
     fn from_core(
@@ -88,39 +82,26 @@ impl Format for UnigineAnim {
         model: &Model,
         cx: &Context<'_>,
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
-        if let Some(q) = cx.quality {
-            return Err(FormatError::Unsupported {
-                format: crate::FORMAT_NAME,
-                message: format!(
-                    "--quality {q} does not apply (UNIGINE animations quantize one way)"
-                ),
-            });
-        }
+        cx.refuse_quality(crate::FORMAT_NAME, "UNIGINE animations quantize one way")?;
         if model.skeleton.is_empty() {
             return Err(FormatError::Invalid {
                 format: crate::FORMAT_NAME,
                 message: "the model has no skeleton or animation to write".into(),
             });
         }
-        let ext = cx.extension();
-        let name = cx
-            .version
-            .or_else(|| self.version_for_extension(&ext))
-            .unwrap_or(TargetVersion::default().name());
-        let version = TargetVersion::from_name(name).ok_or_else(|| FormatError::Unsupported {
-            format: crate::FORMAT_NAME,
-            message: format!(
-                "cannot write version '{name}' (choose {})",
-                VERSIONS.join(", ")
-            ),
-        })?;
+        let version = unigine_common::versions::to_write(
+            crate::FORMAT_NAME,
+            crate::versions::VERSIONS,
+            VERSIONS,
+            cx,
+            TargetVersion::default(),
+        )?;
         let opts = WriteOptions {
             version,
-            budget: Some(cx.budget.clone()),
-            ..WriteOptions::default()
+            ..cx.options()
         };
         let c = AnimFile::from_core(model, &opts)?;
-        Ok(c.map(|f| Box::new(f) as Box<dyn FormatFile>))
+        Ok(meshfmt_core::format::boxed(c))
     }
 }
 
@@ -218,17 +199,11 @@ impl FormatFile for AnimFile {
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
-        let bytes = AnimFile::write(self)?;
-        cx.budget.charge("encoded output", bytes.len() as u64)?;
-        Ok(Written::one(bytes))
+        Written::charged(AnimFile::write(self)?, &cx.budget)
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let opts = CoreOptions {
-            budget: Some(cx.budget.clone()),
-            ..CoreOptions::default()
-        };
-        Ok(self.to_core_with(&opts)?)
+        Ok(self.to_core_with(&cx.options())?)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -100,11 +100,7 @@ fn track_bytes(keys: u64, translation: bool, rotation: bool, scale: bool) -> u64
 }
 
 fn unit(q: Quat) -> Quat {
-    if q.length_squared() > 0.0 {
-        q.normalize()
-    } else {
-        Quat::IDENTITY
-    }
+    meshfmt_core::unit_quat_or_identity(q)
 }
 
 /// The meshfmt-core skeleton of a bone list and its bind pose (rotations normalized).

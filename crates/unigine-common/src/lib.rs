@@ -65,6 +65,8 @@ pub struct ReadOptions {
     pub budget: Option<Budget>,
 }
 
+meshfmt_core::shares_budget!(ReadOptions);
+
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

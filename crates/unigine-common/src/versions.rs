@@ -3,6 +3,7 @@
 //! feature lists. The rows' `read` and `from_core` are the crate's own function types.
 
 use meshfmt_core::Feature;
+use meshfmt_core::format::{Context, FormatError};
 
 use crate::magic::{self, magic_name};
 
@@ -77,4 +78,44 @@ pub fn extensions<T, R, C>(
     rows: &'static [Version<T, R, C>],
 ) -> Vec<&'static str> {
     magic::extensions(base, rows.iter().map(|v| v.extension))
+}
+
+/// The version a writer is asked for: the context's `--version`, else the one the
+/// output's extension implies, else `default`; an unknown name is
+/// [`FormatError::Unsupported`] listing `names` (the versions that can be written).
+///
+/// ```
+/// use meshfmt_core::format::Context;
+/// use unigine_common::versions::{Version, to_write};
+/// let rows: &'static [Version<u8, (), ()>] = &[
+///     Version { magic: b"ms11", target: 11, extension: None, holds: &[], read: (), from_core: () },
+///     Version { magic: b"ms08", target: 8, extension: Some("smesh"), holds: &[], read: (), from_core: () },
+/// ];
+/// let names = ["ms11", "ms08"];
+/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.smesh"), 11).unwrap(), 8);
+/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.mesh"), 11).unwrap(), 11);
+/// let cx = Context { version: Some("ms99"), ..Context::new("a.mesh") };
+/// let e = to_write("unigine-mesh", rows, &names, &cx, 11).unwrap_err();
+/// assert_eq!(e.to_string(), "unigine-mesh: cannot write version 'ms99' (choose ms11, ms08)");
+/// ```
+pub fn to_write<T: Copy, R, C>(
+    format: &'static str,
+    rows: &'static [Version<T, R, C>],
+    names: &[&str],
+    cx: &Context<'_>,
+    default: T,
+) -> Result<T, FormatError> {
+    let name = cx
+        .version
+        .or_else(|| version_for_extension(rows, &cx.extension()));
+    let Some(name) = name else {
+        return Ok(default);
+    };
+    from_name(rows, name).ok_or_else(|| FormatError::Unsupported {
+        format,
+        message: format!(
+            "cannot write version '{name}' (choose {})",
+            names.join(", ")
+        ),
+    })
 }

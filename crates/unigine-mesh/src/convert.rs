@@ -74,11 +74,7 @@ pub(crate) fn bind_to_transform(t: &BindTransform) -> Transform {
     let q = Quat::from_array(t.rotation);
     Transform {
         translation: Vec3::from_array(t.position),
-        rotation: if q.length_squared() > 0.0 {
-            q.normalize()
-        } else {
-            Quat::IDENTITY
-        },
+        rotation: meshfmt_core::unit_quat_or_identity(q),
         scale: Vec3::from_array(t.scale),
     }
 }

@@ -36,11 +36,7 @@ pub fn decode(version: Ms1xVersion, t: [i16; 4]) -> (Quat, f32) {
         ),
     };
     let q = Quat::from_xyzw(x, y, z, w);
-    let q = if q.length_squared() > 0.0 {
-        q.normalize()
-    } else {
-        Quat::IDENTITY
-    };
+    let q = meshfmt_core::unit_quat_or_identity(q);
     (q, sign)
 }
 

@@ -297,11 +297,7 @@ fn weights_to_core(w: &VertexWeights) -> VertexInfluences {
 
 fn quat_from_i16(q: [i16; 4]) -> Quat {
     let q = Quat::from_array(q.map(|v| f32::from(v) / 32767.0));
-    if q.length_squared() > 0.0 {
-        q.normalize()
-    } else {
-        Quat::IDENTITY
-    }
+    meshfmt_core::unit_quat_or_identity(q)
 }
 
 fn quat_to_i16(q: Quat) -> [i16; 4] {

@@ -258,11 +258,7 @@ impl Ms08 {
             translation: Vec3::from_array(f.position),
             rotation: {
                 let q = Quat::from_array(f.rotation);
-                if q.length_squared() > 0.0 {
-                    q.normalize()
-                } else {
-                    Quat::IDENTITY
-                }
+                meshfmt_core::unit_quat_or_identity(q)
             },
             scale: Vec3::splat(f.scale),
         };
