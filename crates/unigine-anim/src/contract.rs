@@ -2,8 +2,9 @@
 
 use std::any::Any;
 
+use crate::versions;
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
-use meshfmt_core::{ClipSummary, Converted, Counts, Feature, Model, Summary};
+use meshfmt_core::{ClipSummary, Converted, Counts, Model, Summary};
 use unigine_common::summary::hierarchy;
 
 use crate::{AnimFile, CoreOptions, Error, ReadOptions, TargetVersion, WriteOptions};
@@ -42,33 +43,12 @@ meshfmt_core::shares_budget!(CoreOptions, WriteOptions);
 const VERSIONS: &[&str] = &crate::versions::NAMES;
 
 impl Format for UnigineAnim {
-    fn name(&self) -> &'static str {
-        crate::FORMAT_NAME
-    }
-
-    fn description(&self) -> &'static str {
-        crate::versions::description()
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        crate::versions::extensions()
-    }
-
-    fn sniff(&self, data: &[u8]) -> bool {
-        crate::sniff(data)
-    }
-
-    fn versions(&self) -> &'static [&'static str] {
-        VERSIONS
-    }
-
-    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        crate::versions::version_for_extension(ext)
-    }
-
-    fn holds(&self, version: Option<&str>) -> &'static [Feature] {
-        crate::versions::holds(version.unwrap_or(TargetVersion::default().name()))
-    }
+    unigine_common::table_format_methods!(
+        crate::FORMAT_NAME,
+        versions,
+        crate::sniff,
+        TargetVersion::default().name()
+    );
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
         Ok(Box::new(crate::read_with(

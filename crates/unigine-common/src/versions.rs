@@ -119,3 +119,48 @@ pub fn to_write<T: Copy, R, C>(
         ),
     })
 }
+
+/// The [`Format`](meshfmt_core::format::Format) methods a UNIGINE crate answers from its
+/// version table, inside its `impl Format`: `name`, `description`, `extensions`, `sniff`,
+/// `versions`, `version_for_extension` and `holds`. `$versions` is the crate's module
+/// holding `description()`, `extensions()`, `version_for_extension(ext)`, `holds(name)`
+/// and the `NAMES` array; `$default` the name of the version written by default.
+///
+/// ```ignore
+/// impl Format for UnigineMesh {
+///     unigine_common::table_format_methods!(crate::FORMAT_NAME, versions, crate::sniff, "ms11");
+///     // read, from_core ...
+/// }
+/// ```
+#[macro_export]
+macro_rules! table_format_methods {
+    ($name:expr, $versions:ident, $sniff:path, $default:expr) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+
+        fn description(&self) -> &'static str {
+            $versions::description()
+        }
+
+        fn extensions(&self) -> &'static [&'static str] {
+            $versions::extensions()
+        }
+
+        fn sniff(&self, data: &[u8]) -> bool {
+            $sniff(data)
+        }
+
+        fn versions(&self) -> &'static [&'static str] {
+            &$versions::NAMES
+        }
+
+        fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
+            $versions::version_for_extension(ext)
+        }
+
+        fn holds(&self, version: Option<&str>) -> &'static [::meshfmt_core::Feature] {
+            $versions::holds(version.unwrap_or($default))
+        }
+    };
+}
