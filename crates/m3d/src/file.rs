@@ -36,7 +36,7 @@ pub struct WriteOptions {
     /// Compress HEAD..OMD3 as one zlib stream (the usual form) or store it as is.
     pub compress: bool,
     /// Deflate level on zlib's scale, 0 (stored) to 9 (smallest, slowest); 6 by default
-    /// (the `m3d_bench` benchmark compares its speed and size with m3d.h's `m3d_save`).
+    /// (`cargo xtask bench` compares its speed and size with m3d.h's `m3d_save`).
     pub level: u8,
     /// Coordinate precision [`File::from_core`] writes (the faithful writer keeps what
     /// the file holds).

@@ -19,7 +19,8 @@
 //! [`File::load`] gives a [`Loaded`] model the way m3d.h's `m3d_load` leaves it, with its
 //! post-processing as explicit steps ([`LoadOptions`]): voxels meshed into triangles,
 //! normals generated for faces without them, per-bone weight lists, inverse bind
-//! matrices; then [`Loaded::frame`] and [`Loaded::pose`] like `m3d_frame` and `m3d_pose`,
+//! matrices, inlined PNG textures decoded ([`Loaded::textures`]); [`load`] gives the same
+//! model from the bytes in one pass, without the faithful [`File`] in between; then [`Loaded::frame`] and [`Loaded::pose`] like `m3d_frame` and `m3d_pose`,
 //! without their crashes and without mutating the model. On the public samples the
 //! counts and digests equal the reference's, and poses agree within 1e-5
 //! ([`Loaded::pose_like_m3d_h`]; [`Loaded::pose`] also fixes a blend-factor bug).

@@ -19,8 +19,8 @@ use crate::load::{LoadOptions, Loaded};
 use stream::Parser;
 
 /// A Model 3D file loaded the way m3d.h's `m3d_load` leaves it: what
-/// `read_with(data)?.load(opts)` gives, without keeping the faithful file in between
-/// (faster, and less memory at the peak). Binary files take the one-pass path; ASCII
+/// `read_with(data)?.load(opts)` gives, without keeping the faithful file or the whole
+/// inflated payload in between. Binary files take the one-pass path; ASCII
 /// files, and binary files it refuses, take the checked path, so errors are the same
 /// typed errors with offsets. With a shared budget, a file the one-pass path refuses
 /// is charged twice.
