@@ -4,12 +4,12 @@
 
 use meshfmt_core::{Feature, LossKind, TextureSource};
 
-use crate::ascii::{Blocks, PResult, Parser};
-use crate::ascii_write::{TextLosses, cut};
+use crate::ascii::parse::{Blocks, PResult, Parser};
+use crate::ascii_write::text::{TextLosses, cut};
 use crate::error::Result;
 #[cfg(feature = "png")]
 use crate::file::{Body, Chunk};
-use crate::from_core::FromCore;
+use crate::from_core::context::FromCore;
 use crate::types::Str;
 
 /// `Preview` and `Assets` blocks name external files this reader does not open: skipped.

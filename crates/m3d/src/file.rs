@@ -578,36 +578,10 @@ fn len32(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| invalid(format!("length {n} does not fit 32 bits")))
 }
 
-/// Reads a binary Model 3D file with default options.
-///
-/// ```
-/// let file = m3d_format::File::default();
-/// let bytes = file.write()?;
-/// let back = m3d_format::read(&bytes)?;
-/// assert_eq!(back, file);
-/// # Ok::<(), m3d_format::Error>(())
-/// ```
-pub fn read(data: &[u8]) -> Result<File> {
-    read_with(data, &ReadOptions::default())
-}
-
-/// Reads a binary (`3DMO`) or ASCII (`3dmodel`) Model 3D file, drawing on one budget
-/// (`opts.budget`, or a fresh one of `opts.limits`): the inflated payload and everything
-/// decoded from it are charged to it.
-///
-/// ```
-/// use m3d_format::{Error, File, Limits, ReadOptions};
-/// let bytes = File::default().write()?;
-/// let tiny = ReadOptions::default().with_limits(Limits { max_alloc_bytes: 8, ..Limits::DEFAULT });
-/// let e = m3d_format::read_with(&bytes, &tiny).unwrap_err();
-/// assert!(matches!(e, Error::Inflate { .. } | Error::OverBudget(_)), "{e}");
-/// # Ok::<(), m3d_format::Error>(())
-/// ```
-pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
-    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-    if data.starts_with(b"3dmo") {
-        return crate::ascii::read(data, &budget);
-    }
+/// The binary form (`3DMO`), after [`read_with`](crate::read_with) has told it from the
+/// text form.
+pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
+    let budget = budget.clone();
     let mut r = Reader::new(FORMAT, data).with_budget(budget.clone());
     r.magic(b"3DMO")?;
     let at = r.offset();
@@ -764,7 +738,7 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
                     b"ACTN" => Body::Actn(bones::read_actn(r, t)?),
                     b"ASET" => {
                         let name = r.field("name", |r| read_str(r, t))?;
-                        let data = rest_copy(r)?;
+                        let data = crate::types::rest_copy(r)?;
                         Body::Aset { name, data }
                     }
                     b"HEAD" => {
@@ -773,13 +747,13 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
                         }));
                     }
                     _ => {
-                        let data = rest_copy(r)?;
+                        let data = crate::types::rest_copy(r)?;
                         Body::Extra { magic, data }
                     }
                 })
             })
         })?;
-        let tail = rest_copy(&mut sub)?;
+        let tail = crate::types::rest_copy(&mut sub)?;
         chunks.push(Chunk { body, tail });
     }
     Ok(File {
@@ -790,14 +764,6 @@ fn read_chunks(r: &mut Reader<'_>) -> PResult<File> {
         strings,
         chunks,
     })
-}
-
-/// The bytes left, copied (and charged) as a chunk's opaque data or tail.
-pub(crate) fn rest_copy(r: &mut Reader<'_>) -> PResult<Vec<u8>> {
-    let rest = r.rest();
-    r.charge_for("chunk bytes", rest.len() as u64)?;
-    r.skip(rest.len())?;
-    Ok(rest.to_vec())
 }
 
 fn name_of(magic: &[u8; 4]) -> &'static str {

@@ -130,6 +130,7 @@ mod load;
 mod material;
 mod mesh;
 mod procedural;
+mod read;
 mod shape;
 mod texture;
 mod types;
@@ -138,14 +139,12 @@ mod voxel;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use contract::{FORMAT, Model3d};
-pub use convert::{CoreOptions, ReadFile};
+pub use convert::context::{CoreOptions, ReadFile};
 pub use direct::load;
 #[doc(hidden)]
 pub use direct::load_in_pieces;
 pub use error::{Error, Result};
-pub use file::{
-    Body, Chunk, Counts, File, Precision, ReadOptions, WriteOptions, read, read_payload, read_with,
-};
+pub use file::{Body, Chunk, Counts, File, Precision, ReadOptions, WriteOptions, read_payload};
 pub use label::Labels;
 pub use load::{
     LoadOptions, Loaded, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType,
@@ -154,6 +153,7 @@ pub use load::{
 pub use material::{Material, PropValue, Property};
 pub use mesh::{Corner, Corners, Mesh, MeshRecord};
 pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
+pub use read::{read, read_with};
 pub use shape::{ArgValue, Command, Shape};
 pub use texture::LoadedTexture;
 pub use types::{Coord, Idx, Str, Types};

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::{Blocks, PResult, Parser};
-use crate::ascii_write::{NL, TextWriter};
+use crate::ascii::parse::{Blocks, PResult, Parser};
+use crate::ascii_write::text::{NL, TextWriter};
 use crate::error::Result;
 use crate::file::Body;
 use crate::types::Str;

@@ -355,6 +355,14 @@ impl Cur<'_> {
     }
 }
 
+/// The bytes left, copied (and charged) as a chunk's opaque data or tail.
+pub(crate) fn rest_copy(r: &mut Reader<'_>) -> PResult<Vec<u8>> {
+    let rest = r.rest();
+    r.charge_for("chunk bytes", rest.len() as u64)?;
+    r.skip(rest.len())?;
+    Ok(rest.to_vec())
+}
+
 // ---------------------------------------------------------------- writing
 
 /// A byte sink that knows the widths.

@@ -3,8 +3,45 @@
 use glam::{Mat4, Quat, Vec3};
 use parsing_primitives::{Budget, BudgetExceeded};
 
-use crate::model::Surface;
 use crate::skeleton::{Skeleton, Transform};
+
+/// One bone's translation, rotation and scale tracks, each optional (what
+/// [`Transform::sampled`] reads).
+pub type TrackRefs<'a> = (
+    Option<&'a Track<Vec3>>,
+    Option<&'a Track<Quat>>,
+    Option<&'a Track<Vec3>>,
+);
+
+// Sampling a rest transform lives here, beside the tracks (the skeleton module does not
+// depend on animation).
+impl Transform {
+    /// This transform with the components that `tracks` (translation, rotation, scale)
+    /// animate replaced by their values at `time`; a sampled rotation is normalized.
+    /// What [`Clip::sample`](crate::Clip::sample) does for each channel, for callers
+    /// that look tracks up themselves.
+    ///
+    /// ```
+    /// use meshfmt_core::{glam::{Quat, Vec3}, Track, Transform};
+    /// let t = Track::from_keys([(0.0, Vec3::ZERO), (1.0, Vec3::X)]);
+    /// let posed = Transform::IDENTITY.sampled((Some(&t), None, None), 0.5);
+    /// assert_eq!(posed.translation, Vec3::new(0.5, 0.0, 0.0));
+    /// assert_eq!(posed.rotation, Quat::IDENTITY);
+    /// ```
+    pub fn sampled(mut self, tracks: TrackRefs<'_>, time: f32) -> Transform {
+        let (translation, rotation, scale) = tracks;
+        if let Some(t) = translation.and_then(|t| t.sample(time)) {
+            self.translation = t;
+        }
+        if let Some(r) = rotation.and_then(|t| t.sample(time)) {
+            self.rotation = r.normalize();
+        }
+        if let Some(s) = scale.and_then(|t| t.sample(time)) {
+            self.scale = s;
+        }
+        self
+    }
+}
 
 /// How values between keys are found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -313,59 +350,6 @@ impl Pose {
             .map(|(w, ib)| w * ib)
             .collect()
     }
-}
-
-/// Linear-blend skinning on the CPU: the surface's positions and normals deformed by
-/// `pose`. Vertices without influences (or a surface without a skin) are left as they
-/// are; joints outside the skeleton are ignored; weights are used as stored (normalize
-/// them first if they may not sum to 1).
-///
-/// ```
-/// use meshfmt_core::{glam::{Quat, Vec3}, *};
-/// let skeleton = Skeleton { bones: vec![Bone { name: "root".into(), ..Default::default() }] };
-/// let surface = Surface {
-///     positions: vec![Vec3::X],
-///     skin: vec![VertexInfluences::single(0)],
-///     ..Default::default()
-/// };
-/// let mut pose = Pose::rest(&skeleton);
-/// pose.locals[0].rotation = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
-/// let (positions, _) = skin_surface(&surface, &skeleton, &pose);
-/// assert!(positions[0].abs_diff_eq(Vec3::Y, 1e-6));
-/// ```
-pub fn skin_surface(surface: &Surface, skeleton: &Skeleton, pose: &Pose) -> (Vec<Vec3>, Vec<Vec3>) {
-    let joints = pose.joint_matrices(skeleton);
-    let blend = |i: usize| -> Option<Mat4> {
-        let inf = surface.skin.get(i)?;
-        let mut m = Mat4::ZERO;
-        let mut any = false;
-        for (j, w) in inf.pairs() {
-            if let Some(jm) = joints.get(j as usize) {
-                m += *jm * w;
-                any = true;
-            }
-        }
-        any.then_some(m)
-    };
-    let mut positions = Vec::with_capacity(surface.positions.len());
-    let mut normals = Vec::with_capacity(surface.normals.len());
-    for (i, p) in surface.positions.iter().enumerate() {
-        match blend(i) {
-            Some(m) => {
-                positions.push(m.transform_point3(*p));
-                if let Some(n) = surface.normals.get(i) {
-                    normals.push(m.transform_vector3(*n).normalize_or_zero());
-                }
-            }
-            None => {
-                positions.push(*p);
-                if let Some(n) = surface.normals.get(i) {
-                    normals.push(*n);
-                }
-            }
-        }
-    }
-    (positions, normals)
 }
 
 #[cfg(test)]

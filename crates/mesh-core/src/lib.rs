@@ -81,18 +81,20 @@ mod png;
 pub mod quantize;
 pub mod skeleton;
 pub mod skin;
+mod skinning;
 pub mod summary;
 mod validate;
 
-pub use animation::{Channel, Clip, Interpolation, Pose, Track, skin_surface};
+pub use animation::{Channel, Clip, Interpolation, Pose, Track, TrackRefs};
 pub use bounds::{Aabb, Bounds, Sphere};
 pub use coords::{Conversion, CoordinateSystem, Handedness, UpAxis};
 pub use dump::{DumpOptions, Fnv1a, dump};
 pub use loss::{Converted, Feature, Loss, LossKind};
 pub use material::{Material, RgbaImage, Texture, TextureBinding, TextureRole, TextureSource};
 pub use model::{Model, MorphKind, MorphTarget, Surface};
-pub use skeleton::{Bone, Skeleton, TrackRefs, Transform, unit_quat_or_identity};
+pub use skeleton::{Bone, Skeleton, Transform, unit_quat_or_identity};
 pub use skin::{MAX_INFLUENCES, VertexInfluences};
+pub use skinning::skin_surface;
 pub use summary::{
     Attribute, ClipSummary, Counts, MaterialSummary, SkeletonSummary, Summary, SurfaceSummary,
     TextureSummary,

@@ -2,16 +2,6 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use crate::animation::Track;
-
-/// One bone's translation, rotation and scale tracks, each optional (what
-/// [`Transform::sampled`] reads).
-pub type TrackRefs<'a> = (
-    Option<&'a Track<Vec3>>,
-    Option<&'a Track<Quat>>,
-    Option<&'a Track<Vec3>>,
-);
-
 /// `q` scaled to unit length, or the identity when `q` has no length (zero, or NaN
 /// components). Stored rotations (quantized, or written by hand) are often slightly off
 /// unit length, and an all-zero one means "no rotation".
@@ -63,32 +53,6 @@ impl Transform {
             rotation,
             scale,
         }
-    }
-
-    /// This transform with the components that `tracks` (translation, rotation, scale)
-    /// animate replaced by their values at `time`; a sampled rotation is normalized.
-    /// What [`Clip::sample`](crate::Clip::sample) does for each channel, for callers
-    /// that look tracks up themselves.
-    ///
-    /// ```
-    /// use meshfmt_core::{glam::{Quat, Vec3}, Track, Transform};
-    /// let t = Track::from_keys([(0.0, Vec3::ZERO), (1.0, Vec3::X)]);
-    /// let posed = Transform::IDENTITY.sampled((Some(&t), None, None), 0.5);
-    /// assert_eq!(posed.translation, Vec3::new(0.5, 0.0, 0.0));
-    /// assert_eq!(posed.rotation, Quat::IDENTITY);
-    /// ```
-    pub fn sampled(mut self, tracks: TrackRefs<'_>, time: f32) -> Transform {
-        let (translation, rotation, scale) = tracks;
-        if let Some(t) = translation.and_then(|t| t.sample(time)) {
-            self.translation = t;
-        }
-        if let Some(r) = rotation.and_then(|t| t.sample(time)) {
-            self.rotation = r.normalize();
-        }
-        if let Some(s) = scale.and_then(|t| t.sample(time)) {
-            self.scale = s;
-        }
-        self
     }
 
     /// From ten floats in file order: translation xyz, rotation xyzw, scale xyz (the

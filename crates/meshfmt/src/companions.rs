@@ -289,7 +289,7 @@ impl Assets for LooseFiles<'_> {
     fn find(&self, asset: AssetRef, extensions: &[&str]) -> niotso_mesh::Result<Option<Asset>> {
         let found = self.find_path(asset, extensions).and_then(|p| {
             p.map(|p| {
-                let bytes = crate::convert::read_side_file(&p, self.budget)?;
+                let bytes = crate::files::read_side_file(&p, self.budget)?;
                 self.budget.charge("companion file", bytes.len() as u64)?;
                 Ok(Asset {
                     name: p

@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use meshfmt_core::format::{Context, Format, FormatError, SideFiles};
-use meshfmt_core::{Budget, BudgetExceeded, Converted, Feature, Limits, Loss, Model};
+use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::{LooseFiles, clip_file_stems};
 use crate::error::CliError;
@@ -120,13 +120,6 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
         .to_string())
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Io {
-        path: path.display().to_string(),
-        source,
-    })
-}
-
 /// Converts `input` (already read into `data`) for writing at `output`, under one
 /// [`Budget`] of `opts.limits` for the whole conversion (the input's bytes and every
 /// companion's included); with `opts.strict`, any loss or warning is an error.
@@ -164,27 +157,7 @@ pub fn read_input(path: &Path, limits: &Limits) -> Result<Vec<u8>, CliError> {
     read_side_file(path, &Budget::new(*limits))
 }
 
-/// Reads a side file (a `.gltf`'s buffer, an `.obj`'s material library, an `.m3d`'s
-/// texture) once its size is known to fit what is left of `budget` (the reader of the
-/// bytes charges them).
-pub fn read_side_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
-    let len = std::fs::metadata(path)
-        .map_err(|source| CliError::Io {
-            path: path.display().to_string(),
-            source,
-        })?
-        .len();
-    if len > budget.remaining() {
-        return Err(BudgetExceeded {
-            what: "the input file",
-            requested: len,
-            used: budget.used(),
-            limit: budget.limits().max_alloc_bytes,
-        }
-        .into());
-    }
-    read(path)
-}
+pub use crate::files::read_side_file;
 
 /// Files beside an input, by relative name (never an absolute path or a URI), each
 /// checked against the conversion's budget before it is read.

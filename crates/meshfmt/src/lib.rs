@@ -26,6 +26,7 @@
 pub mod companions;
 pub mod convert;
 pub mod error;
+pub mod files;
 pub mod formats;
 pub mod gltf;
 pub mod info;

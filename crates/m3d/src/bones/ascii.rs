@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::{Blocks, PResult, Parser, idx, num};
-use crate::ascii_write::{NL, TextLosses, TextWriter, idx_text};
+use crate::ascii::parse::{Blocks, PResult, Parser, idx, num};
+use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::bones::{Action, Bone, Frame, Skeleton, Transform};
 use crate::error::{Result, invalid};
 use crate::file::Body;

@@ -8,10 +8,10 @@ use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Feature, LossKind};
 
 use crate::bones::{Action, Bone, Frame, Skin, Transform};
-use crate::convert::ToCore;
+use crate::convert::context::ToCore;
 use crate::error::{Result, invalid};
 use crate::file::{Body, Chunk};
-use crate::from_core::{FromCore, idx};
+use crate::from_core::context::{FromCore, idx};
 use crate::types::Idx;
 use crate::vertex::Vertex;
 use crate::vertex::core::Points;

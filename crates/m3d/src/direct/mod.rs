@@ -14,8 +14,9 @@ mod stream;
 use parsing_primitives::Budget;
 
 use crate::error::Result;
-use crate::file::{ReadOptions, read_with};
+use crate::file::ReadOptions;
 use crate::load::{LoadOptions, Loaded};
+use crate::read::read_with;
 use stream::Parser;
 
 /// A Model 3D file loaded the way m3d.h's `m3d_load` leaves it: what

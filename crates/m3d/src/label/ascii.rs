@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::{Blocks, PResult, Parser, color, idx};
-use crate::ascii_write::{NL, TextLosses, TextWriter, idx_text};
+use crate::ascii::parse::{Blocks, PResult, Parser, color, idx};
+use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::error::Result;
 use crate::file::Body;
 use crate::label::Labels;

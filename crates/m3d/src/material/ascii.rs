@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use meshfmt_core::{Feature, LossKind};
 
-use crate::ascii::{Blocks, PResult, Parser, color, num};
-use crate::ascii_write::{NL, TOKEN, TextLosses, TextWriter, cut};
+use crate::ascii::parse::{Blocks, PResult, Parser, color, num};
+use crate::ascii_write::text::{NL, TOKEN, TextLosses, TextWriter, cut};
 use crate::error::{Result, invalid};
 use crate::file::Body;
 use crate::material::{Material, PropValue, Property};

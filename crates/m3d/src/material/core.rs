@@ -10,10 +10,10 @@ use meshfmt_core::material::{
 use meshfmt_core::model::Model;
 use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
-use crate::convert::{FileNames, Losses, ReadFile, ToCore, rgba_to_vec4};
+use crate::convert::context::{FileNames, Losses, ReadFile, ToCore, rgba_to_vec4};
 use crate::error::Result;
 use crate::file::{Body, Chunk, File};
-use crate::from_core::{FromCore, rgba_exact, vec4_to_rgba};
+use crate::from_core::context::{FromCore, rgba_exact, vec4_to_rgba};
 use crate::material::{Material, PropValue, Property};
 use crate::types::NameKey;
 

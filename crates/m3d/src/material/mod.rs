@@ -72,7 +72,7 @@ pub(crate) fn read_mtrl(r: &mut Reader<'_>, t: Types) -> PResult<Material> {
                     3 | 6 | 7 | 64..=68 => PropValue::Float(r.f32_le()?),
                     8 => PropValue::Byte(r.u8()?),
                     128..=255 => PropValue::Map(read_str(r, t)?),
-                    _ => PropValue::Unknown(crate::file::rest_copy(r)?),
+                    _ => PropValue::Unknown(crate::types::rest_copy(r)?),
                 };
                 Ok(Property { kind, value })
             })

@@ -10,10 +10,10 @@ use meshfmt_core::{Feature, LossKind};
 
 use crate::bones::Skin;
 use crate::bones::core::skin_of;
-use crate::convert::{ToCore, rgba_to_vec4};
+use crate::convert::context::{ToCore, rgba_to_vec4};
 use crate::error::{Result, invalid};
 use crate::file::Body;
-use crate::from_core::{FromCore, f32s, idx, rgba_exact, vec4_to_rgba};
+use crate::from_core::context::{FromCore, f32s, idx, rgba_exact, vec4_to_rgba};
 use crate::mesh::{Corner, Mesh, MeshRecord};
 use crate::types::{Coord, Idx, Str};
 use crate::vertex::Vertex;

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use parsing_primitives::Error as PError;
 
-use crate::ascii::{Blocks, PResult, Parser, idx, num};
-use crate::ascii_write::{NL, TextWriter, idx_text};
+use crate::ascii::parse::{Blocks, PResult, Parser, idx, num};
+use crate::ascii_write::text::{NL, TextWriter, idx_text};
 use crate::error::{Result, invalid};
 use crate::file::Body;
 use crate::shape::{self, ArgValue, Command, Shape};

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::{Blocks, PResult, Parser, color, idx, num};
-use crate::ascii_write::{NL, TextWriter, idx_text};
+use crate::ascii::parse::{Blocks, PResult, Parser, color, idx, num};
+use crate::ascii_write::text::{NL, TextWriter, idx_text};
 use crate::bones::Skin;
 use crate::error::Result;
 use crate::types::{Coord, Idx};

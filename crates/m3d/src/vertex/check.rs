@@ -1,6 +1,6 @@
 //! VRTS problems: colour indices past the CMAP, skin indices past the skins.
 
-use crate::check::Check;
+use crate::check::problems::Check;
 use crate::types::Idx;
 use crate::vertex::{Records, Vertex};
 

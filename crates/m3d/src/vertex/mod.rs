@@ -53,7 +53,7 @@ fn records<T>(
         })?;
         items.push(item);
     }
-    let tail = crate::file::rest_copy(r)?;
+    let tail = crate::types::rest_copy(r)?;
     Ok(Records { items, tail })
 }
 

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::{Blocks, PResult, Parser, color, idx, num};
-use crate::ascii_write::{NL, TextLosses, TextWriter};
+use crate::ascii::parse::{Blocks, PResult, Parser, color, idx, num};
+use crate::ascii_write::text::{NL, TextLosses, TextWriter};
 use crate::error::{Result, invalid};
 use crate::file::Body;
 use crate::types::{Idx, Str};

@@ -8,7 +8,7 @@ use meshfmt_core::glam::Vec3;
 use meshfmt_core::model::Surface;
 use meshfmt_core::{Budget, Feature, Limits, LossKind};
 
-use crate::convert::{ToCore, rgba_to_vec4};
+use crate::convert::context::{ToCore, rgba_to_vec4};
 use crate::error::{Error, Result, invalid};
 use crate::file::{Body, File};
 use crate::load::LoadedVoxelType;

@@ -6,7 +6,7 @@
 use parsing_primitives::{Budget, Limits};
 
 use crate::error::{Result, invalid};
-use crate::load::{LoadedFace, LoadedVertex, LoadedVoxelType, vertex_idx};
+use crate::load::types::{LoadedFace, LoadedVertex, LoadedVoxelType, vertex_idx};
 use crate::types::Idx;
 use crate::voxel::VoxelBlock;
 

@@ -1,8 +1,10 @@
 //! Unit tests of `animation`.
 
 use super::*;
+use crate::model::Surface;
 use crate::skeleton::Bone;
 use crate::skin::VertexInfluences;
+use crate::skinning::skin_surface;
 use std::f32::consts::FRAC_PI_2;
 
 #[test]

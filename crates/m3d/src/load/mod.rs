@@ -12,6 +12,8 @@
 //! on the function. For exact, unit-quaternion animation use [`File::to_core`] and
 //! meshfmt-core's clip sampling.
 
+pub(crate) mod types;
+
 use std::collections::HashMap;
 
 use parsing_primitives::{Budget, Limits};
@@ -24,80 +26,9 @@ use crate::texture::LoadedTexture;
 use crate::types::{Coord, Idx, NameKey, Names, Str};
 use crate::voxel::VoxelBlock;
 
-/// One vertex as m3d_load holds it: normalised coordinates (not multiplied by the
-/// header scale), the colour resolved to RGBA (R in the low byte) and the skin index.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LoadedVertex {
-    /// x, y, z, w (w: 1 for positions, 0 for normals, the scalar part of quaternions).
-    pub xyzw: [f32; 4],
-    /// RGBA, R in the low byte; 0 when there is none.
-    pub color: u32,
-    /// Skin index; [`Idx::UNDEF`] for none, [`Idx::MAX`] (-2) marks a quaternion.
-    pub skin: Idx,
-}
-
-/// One triangle as m3d_load holds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoadedFace {
-    /// Index into [`Loaded::materials`], or [`Idx::UNDEF`].
-    pub material: Idx,
-    /// Position vertices.
-    pub vertex: [Idx; 3],
-    /// Texture coordinates (into [`Loaded::tmap`]), or [`Idx::UNDEF`].
-    pub uv: [Idx; 3],
-    /// Normal vertices, or [`Idx::UNDEF`].
-    pub normal: [Idx; 3],
-}
-
-/// One skin: up to 8 bone ids with weights, in the file's slot order; a slot whose
-/// weight byte was 0 has [`Idx::UNDEF`] and weight 0.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LoadedSkin {
-    /// Bone ids.
-    pub bones: [Idx; 8],
-    /// Weights, normalised to sum to 1 as m3d_load does.
-    pub weights: [f32; 8],
-}
-
-/// One bone after loading.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedBone {
-    /// Name.
-    pub name: String,
-    /// Parent bone or [`Idx::UNDEF`].
-    pub parent: Idx,
-    /// Position vertex.
-    pub pos: Idx,
-    /// Orientation vertex.
-    pub ori: Idx,
-    /// `(vertex, weight)` of every vertex this bone moves ([`Loaded::cross_reference_weights`]).
-    pub weights: Vec<(u32, f32)>,
-    /// The inverse bind matrix, row-major ([`Loaded::bind_matrices`]); identity before.
-    pub inverse_bind: [f32; 16],
-}
-
-/// What a voxel type contributes to the meshed voxels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoadedVoxelType {
-    /// RGBA.
-    pub color: u32,
-    /// Skin index or [`Idx::UNDEF`].
-    pub skin: Idx,
-    /// The material of the same name, or [`Idx::UNDEF`].
-    pub material: Idx,
-}
-
-/// One bone of an interpolated pose ([`Loaded::pose`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PoseBone {
-    /// Position relative to the parent (normalised units).
-    pub pos: [f32; 3],
-    /// Orientation quaternion x, y, z, w.
-    pub ori: [f32; 4],
-    /// Model-space pose matrix, row-major (skinning matrix = this times the inverse bind
-    /// matrix).
-    pub matrix: [f32; 16],
-}
+pub use self::types::{
+    LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType, PoseBone,
+};
 
 /// Which post-processing steps [`File::load`] runs (all by default, like m3d.h built
 /// without `M3D_NO*` switches), and the caps on what they may generate.
@@ -253,16 +184,6 @@ pub(crate) fn block_bytes(b: &VoxelBlock) -> u64 {
         .sum();
     b.runs.len() as u64 * std::mem::size_of::<Run>() as u64
         + literal * std::mem::size_of::<Idx>() as u64
-}
-
-/// `n` as a vertex index, or an error naming `what` (indices are u32 below the
-/// sentinels).
-pub(crate) fn vertex_idx(n: usize, what: &str) -> Result<Idx> {
-    u32::try_from(n)
-        .ok()
-        .filter(|v| *v < Idx::MAX.0)
-        .map(Idx)
-        .ok_or_else(|| invalid(format!("{what}: vertex {n} past what an index holds")))
 }
 
 /// The value m3d.h gives a vertex coordinate, in f32 as it computes it.

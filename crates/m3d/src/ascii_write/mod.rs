@@ -1,184 +1,19 @@
 //! Writing the ASCII `3dmodel` variant.
 
-use std::fmt::Write as _;
+pub(crate) mod text;
 
-use std::collections::HashSet;
+use std::fmt::Write as _;
 
 use meshfmt_core::{Feature, Loss, LossKind};
 use parsing_primitives::Budget;
 
-use crate::bones::Skin;
+#[allow(unused_imports)]
+use self::text::*;
 use crate::error::Result;
-use crate::file::{Body, Colours, File, WriteOptions};
+use crate::file::{Body, File, WriteOptions};
 use crate::mesh::MeshRecord;
-use crate::types::{Idx, Str};
+use crate::types::Str;
 use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
-
-/// The line end m3d.h's exporter writes.
-pub(crate) const NL: &str = "\r\n";
-
-/// The text being written, charged to the budget as it grows: after every line, and
-/// before any part that a few bytes of the model can make long (the slashes of a deep
-/// bone, a voxel grid, a name that is the whole string table). Each chunk module writes
-/// its blocks through it.
-pub(crate) struct TextWriter<'f> {
-    /// The model written.
-    pub file: &'f File,
-    s: String,
-    pub budget: Budget,
-    charged: usize,
-    /// Its colour map, found once.
-    pub colours: Colours<'f>,
-    /// Its skins (written with the vertices).
-    pub skins: &'f [Skin],
-}
-
-impl TextWriter<'_> {
-    /// Charges what was written since the last charge.
-    pub fn settle(&mut self) -> Result<()> {
-        let n = self.s.len().saturating_sub(self.charged);
-        if n > 0 {
-            self.budget.charge("ASCII text", n as u64)?;
-            self.charged = self.s.len();
-        }
-        Ok(())
-    }
-
-    /// Charges `n` bytes about to be written.
-    pub fn reserve(&mut self, n: usize) -> Result<()> {
-        self.settle()?;
-        self.budget.charge("ASCII text", n as u64)?;
-        self.charged = self.charged.saturating_add(n);
-        Ok(())
-    }
-
-    pub fn push_str(&mut self, s: &str) {
-        self.s.push_str(s);
-    }
-
-    /// A name as one token ([`File::name_text`]), the copy charged (a name may be the
-    /// whole table, and be referenced by every record).
-    pub fn name(&mut self, s: Str) -> Result<String> {
-        self.reserve(self.file.string(s).map_or(0, <[u8]>::len))?;
-        Ok(self.file.name_text(s))
-    }
-}
-
-impl std::fmt::Write for TextWriter<'_> {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.s.push_str(s);
-        Ok(())
-    }
-}
-
-pub(crate) fn idx_text(i: Idx) -> String {
-    match i {
-        Idx::UNDEF => "-1".into(),
-        Idx::MAX => "-2".into(),
-        Idx(v) => v.to_string(),
-    }
-}
-
-/// Names in loss paths are cut here: a name may be the whole string table.
-pub(crate) const PATH_NAME_MAX: usize = 1024;
-
-/// Losses of one kind listed before the rest are only counted.
-const LOSS_CAP: usize = 100;
-
-/// Losses listed up to [`LOSS_CAP`] of each kind (feature, kind and reason), then counted.
-#[derive(Default)]
-struct Capped {
-    out: Vec<Loss>,
-    /// Per kind: feature, loss kind, reason, how many.
-    kinds: Vec<(Feature, LossKind, &'static str, usize)>,
-}
-
-impl Capped {
-    fn push(&mut self, feature: Feature, kind: LossKind, path: String, reason: &'static str) {
-        let n = match self
-            .kinds
-            .iter_mut()
-            .find(|k| k.0 == feature && k.1 == kind && k.2 == reason)
-        {
-            Some(k) => {
-                k.3 += 1;
-                k.3
-            }
-            None => {
-                self.kinds.push((feature, kind.clone(), reason, 1));
-                1
-            }
-        };
-        if n <= LOSS_CAP {
-            self.out.push(Loss {
-                feature,
-                kind,
-                path,
-                reason: reason.into(),
-            });
-        }
-    }
-
-    fn finish(mut self) -> Vec<Loss> {
-        for (feature, kind, reason, n) in self.kinds {
-            if n > LOSS_CAP {
-                self.out.push(Loss {
-                    feature,
-                    kind,
-                    path: String::new(),
-                    reason: format!("{} more like this not listed: {reason}", n - LOSS_CAP),
-                });
-            }
-        }
-        self.out
-    }
-}
-
-/// A name as its loss path shows it: cut at [`PATH_NAME_MAX`] bytes.
-pub(crate) fn cut(b: &[u8]) -> String {
-    String::from_utf8_lossy(b.get(..PATH_NAME_MAX).unwrap_or(b)).into_owned()
-}
-
-/// Why a name with whitespace changes.
-pub(crate) const TOKEN: &str = "the ASCII form writes a name as one token: whitespace becomes '_'";
-
-/// The losses [`File::ascii_losses`] lists; each chunk module adds its own.
-pub(crate) struct TextLosses<'f> {
-    pub file: &'f File,
-    out: Capped,
-    /// Materials a mesh uses, by name (a record may name it at another offset).
-    used: HashSet<&'f [u8]>,
-}
-
-impl<'f> TextLosses<'f> {
-    /// Lists (or counts) one loss.
-    pub fn push(&mut self, feature: Feature, kind: LossKind, path: String, reason: &'static str) {
-        self.out.push(feature, kind, path, reason);
-    }
-
-    /// The bytes of a name the text changes, for the path.
-    pub fn changed(&self, s: Str) -> Option<&'f [u8]> {
-        let b = self.file.string(s)?;
-        (self.file.name_text(s) != String::from_utf8_lossy(b)).then_some(b)
-    }
-
-    /// True when a mesh uses the material named `name`.
-    pub fn used(&self, name: &[u8]) -> bool {
-        self.used.contains(name)
-    }
-
-    /// A name (not a material's or a map's) the text changes, under `Names`.
-    pub fn name(&mut self, what: &str, s: Str) {
-        if let Some(b) = self.changed(s) {
-            self.push(
-                Feature::Names,
-                LossKind::Reduced,
-                format!("{what} '{}'", cut(b)),
-                TOKEN,
-            );
-        }
-    }
-}
 
 impl File {
     /// A name as one token on its line: spaces would split it, as m3d.h's exporter knows.

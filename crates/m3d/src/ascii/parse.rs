@@ -1,33 +1,13 @@
-//! The ASCII `3dmodel` variant, read into the same [`File`] the binary form gives.
-//!
-//! The text has no widths, so the reader picks them: f64 coordinates (as m3d.h's ASCII
-//! exporter), u32 indices and strings, literal RGBA colours, u16 voxel types.
+//! The text reader's parser and what the blocks build (a leaf the chunk modules' text readers use).
 
 use std::collections::HashMap;
 
 use parsing_primitives::{Budget, Error as PError, ErrorKind};
 
 use crate::bones::{Bone, Skeleton, Skin};
-use crate::error::Result;
 use crate::file::{Body, Chunk, FORMAT, File};
 use crate::types::{Coord, Idx, Str, Types};
 use crate::vertex::{Records, Vertex};
-use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
-
-/// vc f64, vi/si/ci/ti/bi/sk/fc/hi/fi/vd u32, vp u16, nb 8.
-const TYPES: u32 = 3
-    | (2 << 2)
-    | (2 << 4)
-    | (2 << 6)
-    | (2 << 8)
-    | (2 << 10)
-    | (3 << 12)
-    | (2 << 14)
-    | (2 << 16)
-    | (2 << 18)
-    | (2 << 20)
-    | (2 << 22)
-    | (1 << 24);
 
 /// One line of the text and the byte offset it starts at.
 pub(crate) struct Line<'a> {
@@ -37,12 +17,12 @@ pub(crate) struct Line<'a> {
 
 /// The text's lines, where the reader is, and the string table it builds.
 pub(crate) struct Parser<'a> {
-    lines: Vec<Line<'a>>,
-    pos: usize,
-    strings: Vec<u8>,
-    interned: HashMap<String, Str>,
-    section: String,
-    budget: Budget,
+    pub(crate) lines: Vec<Line<'a>>,
+    pub(crate) pos: usize,
+    pub(crate) strings: Vec<u8>,
+    pub(crate) interned: HashMap<String, Str>,
+    pub(crate) section: String,
+    pub(crate) budget: Budget,
 }
 
 pub(crate) type PResult<T> = std::result::Result<T, PError>;
@@ -139,120 +119,6 @@ pub(crate) fn idx(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<Idx
     }
 }
 
-/// Reads the text, charging what it builds to `budget`.
-pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
-    let text = std::str::from_utf8(data).map_err(|e| {
-        PError::new(
-            FORMAT,
-            e.valid_up_to() as u64,
-            "",
-            ErrorKind::InvalidValue {
-                message: "ASCII model is not UTF-8".into(),
-            },
-        )
-    })?;
-    // One line per newline, 24 bytes each: counted and charged first.
-    let n = data
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        .saturating_add(1);
-    budget.charge_items::<Line<'_>>("text lines", n)?;
-    let mut lines = Vec::with_capacity(n);
-    let mut offset = 0u64;
-    for raw in text.split('\n') {
-        lines.push(Line {
-            offset,
-            text: raw.strip_suffix('\r').unwrap_or(raw),
-        });
-        offset += raw.len() as u64 + 1;
-    }
-    let mut p = Parser {
-        lines,
-        pos: 0,
-        strings: Vec::new(),
-        interned: HashMap::new(),
-        section: "header".into(),
-        budget: budget.clone(),
-    };
-    let first = p.lines.first().map_or("", |l| l.text);
-    let scale: f32 = match first.strip_prefix("3dmodel") {
-        Some(rest) => rest.trim().parse().unwrap_or(1.0),
-        None => return Err(p.err(0, "does not start with 3dmodel").into()),
-    };
-    let scale = if scale > 0.0 { scale } else { 1.0 };
-    // name, license, author lines, then description lines up to a blank line.
-    let mut head = Vec::new();
-    for i in 1..4 {
-        let t = p.lines.get(i).map_or("", |l| l.text);
-        head.extend_from_slice(t.as_bytes());
-        head.push(0);
-    }
-    p.pos = 4;
-    let mut desc = Vec::new();
-    while let Some(l) = p.block_line() {
-        let (at, text) = (l.offset, l.text);
-        p.take(at, "string table", 2 * text.len() + 24)?;
-        desc.push(text.to_owned());
-    }
-    head.extend_from_slice(desc.join("\n").as_bytes());
-    head.push(0);
-    p.strings = head;
-
-    let mut m = Blocks {
-        chunks: Vec::new(),
-        vertices: Vec::new(),
-        tmap: Vec::new(),
-        skins: Vec::new(),
-        skin_ids: HashMap::new(),
-        bones: Vec::new(),
-        text_voxels: data.len().saturating_mul(4),
-    };
-    loop {
-        // Blank lines between blocks.
-        while p.lines.get(p.pos).is_some_and(|l| l.text.trim().is_empty()) {
-            p.pos += 1;
-        }
-        let Some(l) = p.lines.get(p.pos) else { break };
-        let at = l.offset;
-        let (kw, arg) = l.text.split_once(' ').unwrap_or((l.text, ""));
-        let (kw, arg) = (kw.trim().to_owned(), arg.trim().to_owned());
-        p.pos += 1;
-        p.section = kw.clone();
-        if kw == "End" {
-            break;
-        }
-        let Some((_, read_block)) = BLOCKS.iter().find(|b| b.0 == kw) else {
-            return Err(p.err(at, format!("unknown block {kw:?}")).into());
-        };
-        read_block(&mut p, &mut m, at, &arg)?;
-    }
-    Ok(m.finish(scale, p.strings))
-}
-
-/// Reads one block (its keyword line read: `at` is its offset, `arg` the rest of it).
-type ReadBlock = fn(&mut Parser<'_>, &mut Blocks, u64, &str) -> PResult<()>;
-
-/// Every block keyword and its reader (each chunk module reads its own blocks).
-const BLOCKS: [(&str, ReadBlock); 15] = [
-    ("Vertex", vertex::ascii::read_vertex),
-    ("Textmap", vertex::ascii::read_textmap),
-    ("Bones", bones::ascii::read_bones),
-    ("Material", material::ascii::read_material),
-    ("Procedural", procedural::read_ascii),
-    ("Mesh", mesh::ascii::read_mesh),
-    ("Shape", shape::ascii::read_shape),
-    ("VoxTypes", voxel::ascii::read_voxtypes),
-    ("Voxtypes", voxel::ascii::read_voxtypes),
-    ("Voxel", voxel::ascii::read_voxel),
-    ("Labels", label::ascii::read_labels),
-    ("Action", bones::ascii::read_action),
-    ("Extra", extra::read_ascii),
-    // These name external files this reader does not open: skipped.
-    ("Preview", asset::skip_ascii),
-    ("Assets", asset::skip_ascii),
-];
-
 /// What the blocks build: the chunks in text order, and the lists the binary form keeps
 /// in one chunk each (TMAP, VRTS, BONE), which go first.
 pub(crate) struct Blocks {
@@ -277,7 +143,7 @@ impl Blocks {
         });
     }
 
-    fn finish(mut self, scale: f32, strings: Vec<u8>) -> File {
+    pub(crate) fn finish(mut self, scale: f32, strings: Vec<u8>) -> File {
         // Bone orientation vertices are quaternions (skin -2), as m3d.h marks them.
         for b in &self.bones {
             if let Some(v) = b.ori.get().and_then(|i| self.vertices.get_mut(i as usize)) {
@@ -318,3 +184,18 @@ impl Blocks {
         }
     }
 }
+
+/// vc f64, vi/si/ci/ti/bi/sk/fc/hi/fi/vd u32, vp u16, nb 8.
+pub(crate) const TYPES: u32 = 3
+    | (2 << 2)
+    | (2 << 4)
+    | (2 << 6)
+    | (2 << 8)
+    | (2 << 10)
+    | (3 << 12)
+    | (2 << 14)
+    | (2 << 16)
+    | (2 << 18)
+    | (2 << 20)
+    | (2 << 22)
+    | (1 << 24);
