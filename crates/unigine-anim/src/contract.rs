@@ -50,13 +50,6 @@ impl Format for UnigineAnim {
         TargetVersion::default().name()
     );
 
-    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        Ok(Box::new(crate::read_with(
-            data,
-            &cx.options::<ReadOptions>(),
-        )?))
-    }
-
     fn from_core(
         &self,
         model: &Model,

@@ -3,11 +3,9 @@
 //! [`TargetVersion`]) and the format contract's version names, extensions and
 //! feature lists. To add a version, see docs/ARCHITECTURE-unigine.md.
 
-use std::sync::OnceLock;
-
 use meshfmt_core::{Budget, Converted, Feature, Model};
 use parsing_primitives::Reader;
-use unigine_common::magic::{self, magic_name};
+use unigine_common::magic::{self};
 use unigine_common::versions;
 
 use crate::error::Result;
@@ -81,46 +79,7 @@ pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = versions::magics(VERSIONS)
 /// first: the format contract's list.
 pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGICS, b"an10");
 
-impl TargetVersion {
-    /// This version's row of [`VERSIONS`].
-    pub(crate) fn entry(self) -> &'static Version {
-        // Every variant has a row (checked by a test); an10 is the fallback.
-        versions::row(VERSIONS, self).unwrap_or(&VERSIONS[1])
-    }
-
-    /// The version's magic as text (`"an10"`).
-    pub fn name(self) -> &'static str {
-        magic_name(self.entry().magic)
-    }
-
-    /// The version called `name`.
-    pub fn from_name(name: &str) -> Option<TargetVersion> {
-        versions::from_name(VERSIONS, name)
-    }
-}
-
-/// The format contract's description, from [`VERSIONS`] (names with their implied
-/// extensions).
-pub(crate) fn description() -> &'static str {
-    static DESCRIPTION: OnceLock<String> = OnceLock::new();
-    DESCRIPTION.get_or_init(|| versions::description("UNIGINE animation", VERSIONS))
-}
-
-/// The format contract's extensions: `.anim`, then each extension a version implies.
-pub(crate) fn extensions() -> &'static [&'static str] {
-    static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    EXTENSIONS.get_or_init(|| versions::extensions("anim", VERSIONS))
-}
-
-/// The version a file extension implies, if any.
-pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
-    versions::version_for_extension(VERSIONS, ext)
-}
-
-/// What `version` can hold (nothing for an unknown name).
-pub(crate) fn holds(version: &str) -> &'static [Feature] {
-    versions::holds(VERSIONS, version)
-}
+unigine_common::version_table_fns!("UNIGINE animation", "anim", 1);
 
 #[cfg(test)]
 mod tests {

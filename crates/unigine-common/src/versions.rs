@@ -122,7 +122,8 @@ pub fn to_write<T: Copy, R, C>(
 
 /// The [`Format`](meshfmt_core::format::Format) methods a UNIGINE crate answers from its
 /// version table, inside its `impl Format`: `name`, `description`, `extensions`, `sniff`,
-/// `versions`, `version_for_extension` and `holds`. `$versions` is the crate's module
+/// `versions`, `version_for_extension`, `holds` and `read` (through the crate's
+/// `read_with` and `ReadOptions`, on the context's budget). `$versions` is the crate's module
 /// holding `description()`, `extensions()`, `version_for_extension(ext)`, `holds(name)`
 /// and the `NAMES` array; `$default` the name of the version written by default.
 ///
@@ -132,11 +133,21 @@ pub fn to_write<T: Copy, R, C>(
 ///     // read, from_core ...
 /// }
 /// ```
+// `crate::read_with` and `ReadOptions` are the calling format crate's, on purpose.
+#[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! table_format_methods {
     ($name:expr, $versions:ident, $sniff:path, $default:expr) => {
         fn name(&self) -> &'static str {
             $name
+        }
+
+        fn read(
+            &self,
+            data: &[u8],
+            cx: &::meshfmt_core::format::Context<'_>,
+        ) -> Result<Box<dyn ::meshfmt_core::format::FormatFile>, ::meshfmt_core::format::FormatError> {
+            Ok(Box::new(crate::read_with(data, &cx.options::<ReadOptions>())?))
         }
 
         fn description(&self) -> &'static str {
@@ -161,6 +172,64 @@ macro_rules! table_format_methods {
 
         fn holds(&self, version: Option<&str>) -> &'static [::meshfmt_core::Feature] {
             $versions::holds(version.unwrap_or($default))
+        }
+    };
+}
+
+/// The functions a UNIGINE crate's `versions` module derives from its `VERSIONS` table
+/// (a `&[Version<TargetVersion, ..>]` in scope, with `TargetVersion` the crate's version
+/// enum): `TargetVersion::{entry, name, from_name}` and the format contract's
+/// `description()`, `extensions()`, `version_for_extension(ext)` and `holds(name)`.
+/// `$kind` names the family in the description (`"UNIGINE mesh"`), `$base` is the
+/// extension every version takes (`"mesh"`), `$fallback` the row `entry` falls back to.
+///
+/// ```ignore
+/// unigine_common::version_table_fns!("UNIGINE mesh", "mesh", 3);
+/// ```
+#[macro_export]
+macro_rules! version_table_fns {
+    ($kind:expr, $base:expr, $fallback:expr) => {
+        impl TargetVersion {
+            /// This version's row of [`VERSIONS`].
+            pub(crate) fn entry(self) -> &'static Version {
+                // Every variant has a row (checked by a test).
+                $crate::versions::row(VERSIONS, self).unwrap_or(&VERSIONS[$fallback])
+            }
+
+            /// The version's magic as text (`"ms11"`, `"an10"`).
+            pub fn name(self) -> &'static str {
+                $crate::magic::magic_name(self.entry().magic)
+            }
+
+            /// The version called `name`.
+            pub fn from_name(name: &str) -> Option<TargetVersion> {
+                $crate::versions::from_name(VERSIONS, name)
+            }
+        }
+
+        /// The format contract's description, from [`VERSIONS`] (names with their
+        /// implied extensions).
+        pub(crate) fn description() -> &'static str {
+            static DESCRIPTION: ::std::sync::OnceLock<String> = ::std::sync::OnceLock::new();
+            DESCRIPTION.get_or_init(|| $crate::versions::description($kind, VERSIONS))
+        }
+
+        /// The format contract's extensions: the base one, then each extension a
+        /// version implies.
+        pub(crate) fn extensions() -> &'static [&'static str] {
+            static EXTENSIONS: ::std::sync::OnceLock<Vec<&'static str>> =
+                ::std::sync::OnceLock::new();
+            EXTENSIONS.get_or_init(|| $crate::versions::extensions($base, VERSIONS))
+        }
+
+        /// The version a file extension implies, if any.
+        pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
+            $crate::versions::version_for_extension(VERSIONS, ext)
+        }
+
+        /// What `version` can hold (nothing for an unknown name).
+        pub(crate) fn holds(version: &str) -> &'static [::meshfmt_core::Feature] {
+            $crate::versions::holds(VERSIONS, version)
         }
     };
 }

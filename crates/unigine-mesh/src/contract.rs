@@ -49,13 +49,6 @@ impl Format for UnigineMesh {
         TargetVersion::default().name()
     );
 
-    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        Ok(Box::new(crate::read_with(
-            data,
-            &cx.options::<ReadOptions>(),
-        )?))
-    }
-
     fn from_core(
         &self,
         model: &Model,

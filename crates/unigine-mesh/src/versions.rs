@@ -6,8 +6,6 @@
 //! Each row names its version module's `read` and `from_core_in`; to add a version,
 //! see docs/ARCHITECTURE-unigine.md.
 
-use std::sync::OnceLock;
-
 use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
 use parsing_primitives::Reader;
 use unigine_common::ReadOptions;
@@ -198,46 +196,7 @@ pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGI
 /// rather than as non-meshes.
 const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
 
-impl TargetVersion {
-    /// This version's row of [`VERSIONS`].
-    pub(crate) fn entry(self) -> &'static Version {
-        // Every variant has a row (checked by a test); ms11 is the fallback.
-        versions::row(VERSIONS, self).unwrap_or(&VERSIONS[3])
-    }
-
-    /// The version's magic as text (`"ms11"`).
-    pub fn name(self) -> &'static str {
-        magic_name(self.entry().magic)
-    }
-
-    /// The version called `name`.
-    pub fn from_name(name: &str) -> Option<TargetVersion> {
-        versions::from_name(VERSIONS, name)
-    }
-}
-
-/// The format contract's description, from [`VERSIONS`] (names with their implied
-/// extensions).
-pub(crate) fn description() -> &'static str {
-    static DESCRIPTION: OnceLock<String> = OnceLock::new();
-    DESCRIPTION.get_or_init(|| versions::description("UNIGINE mesh", VERSIONS))
-}
-
-/// The format contract's extensions: `.mesh`, then each extension a version implies.
-pub(crate) fn extensions() -> &'static [&'static str] {
-    static EXTENSIONS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    EXTENSIONS.get_or_init(|| versions::extensions("mesh", VERSIONS))
-}
-
-/// The version a file extension implies, if any.
-pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
-    versions::version_for_extension(VERSIONS, ext)
-}
-
-/// What `version` can hold (nothing for an unknown name).
-pub(crate) fn holds(version: &str) -> &'static [Feature] {
-    versions::holds(VERSIONS, version)
-}
+unigine_common::version_table_fns!("UNIGINE mesh", "mesh", 3);
 
 /// A mesh file of any supported version.
 #[derive(Debug, Clone, PartialEq)]
