@@ -198,19 +198,16 @@ impl An10 {
         let nb = self.bones.len();
         check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
         for (i, a) in self.animations.iter().enumerate() {
-            if let Some(b) = a.bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
-                return Err(invalid(format!(
-                    "animation {i}: bone {b} out of range ({nb} bones)"
-                )));
-            }
-            if a.keys.len() as u64 != u64::from(a.num_frames) * a.bones.len() as u64 {
-                return Err(invalid(format!(
-                    "animation {i}: {} keys for {} frames of {} bones",
-                    a.keys.len(),
-                    a.num_frames,
-                    a.bones.len()
-                )));
-            }
+            unigine_common::keys::check_animated_bones(&a.bones, nb)
+                .and_then(|()| {
+                    unigine_common::keys::check_table_len(
+                        a.keys.len(),
+                        a.num_frames,
+                        a.bones.len(),
+                        "keys",
+                    )
+                })
+                .map_err(|m| invalid(format!("animation {i}: {m}")))?;
             if a.keys
                 .iter()
                 .filter_map(|k| k.rotation)

@@ -114,13 +114,8 @@ impl As08 {
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
         check_bone1x_parents(&self.bones).map_err(invalid)?;
-        if self.keys.len() as u64 != u64::from(self.num_frames) * nb as u64 {
-            return Err(invalid(format!(
-                "{} keys for {} frames of {nb} bones",
-                self.keys.len(),
-                self.num_frames
-            )));
-        }
+        unigine_common::keys::check_table_len(self.keys.len(), self.num_frames, nb, "keys")
+            .map_err(invalid)?;
         i32::try_from(self.num_frames).map_err(|_| invalid("too many frames"))?;
         i32::try_from(nb).map_err(|_| invalid("too many bones"))?;
         Ok(())

@@ -114,3 +114,34 @@ pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
         .and_then(|r| keys.get(r))
         .unwrap_or(&[])
 }
+
+/// `Err` with the message unless every animated bone index is a bone of the `nb` in the
+/// file's list.
+///
+/// ```
+/// use unigine_common::keys::check_animated_bones;
+/// assert!(check_animated_bones(&[0, 2], 3).is_ok());
+/// assert_eq!(check_animated_bones(&[0, 3], 3).unwrap_err(), "bone 3 out of range (3 bones)");
+/// ```
+pub fn check_animated_bones(bones: &[i16], nb: usize) -> Result<(), String> {
+    match bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
+        Some(b) => Err(format!("bone {b} out of range ({nb} bones)")),
+        None => Ok(()),
+    }
+}
+
+/// `Err` with the message unless a frame-major table of `len` entries (`what`: "keys",
+/// "bone frames") holds `frames` frames of `bones` bones.
+///
+/// ```
+/// use unigine_common::keys::check_table_len;
+/// assert!(check_table_len(6, 3, 2, "keys").is_ok());
+/// assert_eq!(check_table_len(5, 3, 2, "keys").unwrap_err(), "5 keys for 3 frames of 2 bones");
+/// ```
+pub fn check_table_len(len: usize, frames: u32, bones: usize, what: &str) -> Result<(), String> {
+    if len as u64 == u64::from(frames) * bones as u64 {
+        Ok(())
+    } else {
+        Err(format!("{len} {what} for {frames} frames of {bones} bones"))
+    }
+}

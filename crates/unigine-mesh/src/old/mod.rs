@@ -474,13 +474,13 @@ impl Ms08 {
     pub fn check(&self) -> Result<()> {
         let nb = self.bones.len();
         check_bone1x_parents(&self.bones).map_err(invalid)?;
-        if self.frames.len() as u64 != u64::from(self.num_frames) * nb as u64 {
-            return Err(invalid(format!(
-                "{} bone frames for {} frames of {nb} bones",
-                self.frames.len(),
-                self.num_frames
-            )));
-        }
+        unigine_common::keys::check_table_len(
+            self.frames.len(),
+            self.num_frames,
+            nb,
+            "bone frames",
+        )
+        .map_err(invalid)?;
         for (s, su) in self.surfaces.iter().enumerate() {
             let nv = su.positions.len();
             if su.normals.len() != nv || su.weight_counts.len() != nv {
