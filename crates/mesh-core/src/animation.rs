@@ -161,6 +161,27 @@ pub struct Channel {
     pub scale: Track<Vec3>,
 }
 
+impl Channel {
+    /// Appends one key of all three tracks at `time` (what dense, frame-by-frame formats
+    /// store).
+    ///
+    /// ```
+    /// use meshfmt_core::{Channel, Transform};
+    /// let mut c = Channel::default();
+    /// c.push_key(0.5, &Transform::IDENTITY);
+    /// assert_eq!(c.translation.times, [0.5]);
+    /// assert_eq!((c.rotation.values.len(), c.scale.values.len()), (1, 1));
+    /// ```
+    pub fn push_key(&mut self, time: f32, t: &Transform) {
+        self.translation.times.push(time);
+        self.translation.values.push(t.translation);
+        self.rotation.times.push(time);
+        self.rotation.values.push(t.rotation);
+        self.scale.times.push(time);
+        self.scale.values.push(t.scale);
+    }
+}
+
 /// A named animation.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Clip {

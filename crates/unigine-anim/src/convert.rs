@@ -476,12 +476,7 @@ impl As08 {
                     }
                 }
                 let time = f as f32 / fps;
-                ch.translation.times.push(time);
-                ch.translation.values.push(t.translation);
-                ch.rotation.times.push(time);
-                ch.rotation.values.push(t.rotation);
-                ch.scale.times.push(time);
-                ch.scale.values.push(t.scale);
+                ch.push_key(time, &t);
             }
         }
         let skeleton = skeleton_from(

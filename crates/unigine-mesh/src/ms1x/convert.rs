@@ -355,12 +355,14 @@ fn animation_to_clip(
                 r = quat_from_i16(q);
             }
             let time = f as f32 / DEFAULT_FPS;
-            channel.translation.times.push(time);
-            channel.translation.values.push(t);
-            channel.rotation.times.push(time);
-            channel.rotation.values.push(r);
-            channel.scale.times.push(time);
-            channel.scale.values.push(s);
+            channel.push_key(
+                time,
+                &Transform {
+                    translation: t,
+                    rotation: r,
+                    scale: s,
+                },
+            );
         }
         if flags & 0x07 == 0 {
             channel.translation = Track::default();

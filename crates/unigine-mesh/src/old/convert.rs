@@ -292,12 +292,7 @@ impl Ms08 {
                             break;
                         };
                         let time = (f - 1) as f32 / DEFAULT_FPS;
-                        c.translation.times.push(time);
-                        c.translation.values.push(t.translation);
-                        c.rotation.times.push(time);
-                        c.rotation.values.push(t.rotation);
-                        c.scale.times.push(time);
-                        c.scale.values.push(t.scale);
+                        c.push_key(time, &t);
                     }
                     c
                 })
