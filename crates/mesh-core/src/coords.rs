@@ -213,6 +213,31 @@ impl crate::Model {
     /// assert_eq!(m.surfaces[0].indices, [0, 2, 1]);
     /// ```
     pub fn convert_to(&mut self, target: CoordinateSystem) {
+        self.convert_in_place(target);
+    }
+
+    /// A copy of the model in `target`'s coordinate system, the copy charged to `budget`
+    /// first (what a writer does before encoding a borrowed model).
+    ///
+    /// ```
+    /// use meshfmt_core::{Budget, CoordinateSystem, Limits, Model};
+    /// let m = Model::default();
+    /// let copy = m.copy_in(CoordinateSystem::GLTF, &Budget::new(Limits::DEFAULT))?;
+    /// assert_eq!(copy.coordinate_system, CoordinateSystem::GLTF);
+    /// # Ok::<(), meshfmt_core::BudgetExceeded>(())
+    /// ```
+    pub fn copy_in(
+        &self,
+        target: CoordinateSystem,
+        budget: &parsing_primitives::Budget,
+    ) -> Result<Self, parsing_primitives::BudgetExceeded> {
+        budget.charge("model copy", self.heap_bytes())?;
+        let mut m = self.clone();
+        m.convert_in_place(target);
+        Ok(m)
+    }
+
+    fn convert_in_place(&mut self, target: CoordinateSystem) {
         let c = self.coordinate_system.conversion_to(&target);
         self.coordinate_system = target;
         for s in &mut self.surfaces {

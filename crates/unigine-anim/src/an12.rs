@@ -41,9 +41,9 @@
 //! ```
 
 use parsing_primitives::{RawString, Reader, Writer};
+use unigine_common::BoneInfo;
 use unigine_common::bones::{read_bone_entries, write_bone_entries};
 use unigine_common::keys::frame_keys;
-use unigine_common::{BoneInfo, MAX_NAME};
 
 use crate::FORMAT_NAME;
 use crate::an11::{An11Key, check_anim, read_anim_bones, read_frames, write_frames};
@@ -75,12 +75,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
     r.field("magic", |r| r.magic(b"an12"))?;
     let n = r.field("num_joints", |r| r.i32_count(3))?;
     let joints = read_bone_entries(r, n)?;
-    let skeleton_guid = r.field("skeleton_guid", |r| {
-        r.i32_nul_string(MAX_NAME).map(RawString::from)
-    })?;
-    let skeleton_path = r.field("skeleton_path", |r| {
-        r.i32_nul_string(MAX_NAME).map(RawString::from)
-    })?;
+    let (skeleton_guid, skeleton_path) = unigine_common::bones::read_skeleton_ref(r)?;
     let anim_bones = read_anim_bones(r, joints.len())?;
     let fps = r.field("fps", |r| r.i32_le())?;
     let at = r.offset();

@@ -81,11 +81,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<As08> {
     let nb = r.field("num_bones", |r| r.i32_count(8))?;
     let bones = read_bone1x_entries(r, nb, 8)?;
     let b = r.field("bounds", |r| r.le::<[f32; 8]>())?;
-    let at = r.offset();
-    let num_frames = r.field("num_frames", |r| {
-        let n = r.i32_le()?;
-        u32::try_from(n).map_err(|_| r.invalid_at(at, format!("negative frame count {n}")))
-    })?;
+    let num_frames = unigine_common::bones::read_frame_count(r)?;
     let total = u64::from(num_frames) * nb as u64;
     let keys = r.field("frames", |r| {
         r.array(total, 1, |r| {

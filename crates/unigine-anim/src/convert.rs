@@ -349,9 +349,7 @@ impl An10 {
 /// What both an10 and an11 writers start from: the model in UNIGINE's frame, the losses
 /// of everything but the skeleton and clips, the bone list and the bind pose.
 fn prepare(model: &Model, budget: &Budget) -> Result<Prepared> {
-    budget.charge("model copy", model.heap_bytes())?;
-    let mut m = model.clone();
-    m.convert_to(COORDINATE_SYSTEM);
+    let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
     let mut out = Converted::exact(());
     report_dropped(&m, &mut out);
     let bones = bone_infos(&m.skeleton).map_err(invalid)?;
@@ -514,9 +512,7 @@ impl As08 {
         fps: f32,
         budget: &Budget,
     ) -> Result<Converted<As08>> {
-        budget.charge("model copy", model.heap_bytes())?;
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
+        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_dropped(&m, &mut out);
         let nb = m.skeleton.len();

@@ -136,3 +136,25 @@ pub fn check_bones_and_pose(bones: &[BoneInfo], bind_transforms: usize) -> Resul
     }
     check_bone_parents(bones)
 }
+
+/// The `i32` frame count of the 1.x files (as08, ms08): negative is an error naming the
+/// field's offset.
+pub fn read_frame_count(r: &mut Reader<'_>) -> parsing_primitives::Result<u32> {
+    let at = r.offset();
+    r.field("num_frames", |r| {
+        let n = r.i32_le()?;
+        u32::try_from(n).map_err(|_| r.invalid_at(at, format!("negative frame count {n}")))
+    })
+}
+
+/// The skeleton a current-docs file (an12, sk10) names: its GUID and path, `int32`-length
+/// strings.
+pub fn read_skeleton_ref(r: &mut Reader<'_>) -> parsing_primitives::Result<(RawString, RawString)> {
+    let guid = r.field("skeleton_guid", |r| {
+        r.i32_nul_string(MAX_NAME).map(RawString::from)
+    })?;
+    let path = r.field("skeleton_path", |r| {
+        r.i32_nul_string(MAX_NAME).map(RawString::from)
+    })?;
+    Ok((guid, path))
+}

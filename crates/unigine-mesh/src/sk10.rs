@@ -37,7 +37,7 @@ use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
-use crate::common::{BindTransform, MAX_NAME, read_bounds};
+use crate::common::{BindTransform, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
 use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len};
@@ -104,12 +104,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     let bones = read_bone_entries(r, nj)?;
     let bind_pose = read_transforms(r, "num_bind_transforms", "bind_transforms", nj)?;
     let rest_pose = read_transforms(r, "num_rest_transforms", "rest_transforms", nj)?;
-    let skeleton_guid = r.field("skeleton_guid", |r| {
-        r.i32_nul_string(MAX_NAME).map(RawString::from)
-    })?;
-    let skeleton_path = r.field("skeleton_path", |r| {
-        r.i32_nul_string(MAX_NAME).map(RawString::from)
-    })?;
+    let (skeleton_guid, skeleton_path) = unigine_common::bones::read_skeleton_ref(r)?;
     let headers = read_surface_headers(r, LAYOUT)?;
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
     r.field("marker2", |r| r.magic(b"sk10"))?;
@@ -244,9 +239,7 @@ impl Sk10 {
 
     /// [`Sk10::from_core`], charging what it builds (a copy of the model) to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Sk10>> {
-        budget.charge("model copy", model.heap_bytes())?;
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
+        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
         let rest_world = m.skeleton.rest_world_matrices();
         let bind_world: Vec<Mat4> = m
             .skeleton

@@ -229,9 +229,7 @@ impl Ms1x {
         version: Ms1xVersion,
         budget: &Budget,
     ) -> Result<Converted<Ms1x>> {
-        budget.charge("model copy", model.heap_bytes())?;
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
+        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         let bones = bones_from_core(&m.skeleton, &mut out)?;

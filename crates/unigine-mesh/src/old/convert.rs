@@ -192,9 +192,7 @@ impl Mi08 {
 
     /// [`Mi08::from_core`], charging what it builds to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Mi08>> {
-        budget.charge("model copy", model.heap_bytes())?;
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
+        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         for (feature, present, reason) in [
@@ -351,9 +349,7 @@ impl Ms08 {
     /// [`Ms08::from_core`], charging what it builds (model copy, resampled frames,
     /// geometry) to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Ms08>> {
-        budget.charge("model copy", model.heap_bytes())?;
-        let mut m = model.clone();
-        m.convert_to(COORDINATE_SYSTEM);
+        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         let nb = m.skeleton.len();

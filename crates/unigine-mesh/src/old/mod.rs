@@ -257,11 +257,7 @@ pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
     r.field("magic", |r| r.magic(b"ms08"))?;
     let nb = r.field("num_bones", |r| r.i32_count(9))?;
     let bones = read_bone1x_entries(r, nb, 9)?;
-    let at = r.offset();
-    let num_frames = r.field("num_frames", |r| {
-        let n = r.i32_le()?;
-        u32::try_from(n).map_err(|_| r.invalid_at(at, format!("negative frame count {n}")))
-    })?;
+    let num_frames = unigine_common::bones::read_frame_count(r)?;
     let total = u64::from(num_frames) * nb as u64;
     let frames = r.field("frames", |r| r.le_array::<[f32; 8]>(total))?;
     let frames = frames
