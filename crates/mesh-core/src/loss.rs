@@ -183,6 +183,27 @@ impl<T> Converted<T> {
         self.drop_present_at("", table);
     }
 
+    /// Records that a format holding one animation (`format`, as named in the reason)
+    /// drops all but the first of `clips`; nothing for one clip or none.
+    ///
+    /// ```
+    /// let mut out = meshfmt_core::Converted::exact(());
+    /// out.keep_one_clip(3, "an11");
+    /// assert_eq!(out.losses[0].to_string(), "animation dropped: an11 holds one animation; 2 more dropped");
+    /// out.keep_one_clip(1, "an11");
+    /// assert_eq!(out.losses.len(), 1);
+    /// ```
+    pub fn keep_one_clip(&mut self, clips: usize, format: &str) {
+        if clips > 1 {
+            self.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "",
+                format!("{format} holds one animation; {} more dropped", clips - 1),
+            );
+        }
+    }
+
     /// Records [`LossKind::Dropped`] (whole model, no path) for each `(feature,
     /// reason)` that `model` [has](crate::Model::has): the table of what a format
     /// cannot hold, when "has" means what [`Model::has`](crate::Model::has) says (use

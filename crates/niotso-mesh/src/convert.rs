@@ -1077,17 +1077,7 @@ impl Anim {
             .animations
             .first()
             .ok_or_else(|| invalid("the model has no animation"))?;
-        if model.animations.len() > 1 {
-            out.lose(
-                Feature::Animation,
-                LossKind::Dropped,
-                "",
-                format!(
-                    ".anim holds one animation; {} more dropped",
-                    model.animations.len() - 1
-                ),
-            );
-        }
+        out.keep_one_clip(model.animations.len(), ".anim");
         if !clip.is_on_grid(fps) {
             out.lose(
                 Feature::Animation,

@@ -518,17 +518,7 @@ impl As08 {
         let nb = m.skeleton.len();
         let bones = bone1x_list(&m.skeleton);
         let frames = as08_frames(&m, fps, &mut out, budget)?;
-        if m.animations.len() > 1 {
-            out.lose(
-                Feature::Animation,
-                LossKind::Dropped,
-                "",
-                format!(
-                    "as08 holds one animation; {} more dropped",
-                    m.animations.len() - 1
-                ),
-            );
-        }
+        out.keep_one_clip(m.animations.len(), "as08");
         if m.animations.first().is_some_and(|c| !c.name.is_empty()) {
             out.lose(
                 Feature::Names,
@@ -921,17 +911,7 @@ impl crate::an11::An11 {
                 },
             ),
         };
-        if m.animations.len() > 1 {
-            out.lose(
-                Feature::Animation,
-                LossKind::Dropped,
-                "",
-                format!(
-                    "an11 holds one animation; {} more dropped",
-                    m.animations.len() - 1
-                ),
-            );
-        }
+        out.keep_one_clip(m.animations.len(), "an11");
         let mut keys: Vec<An11Key> = frames
             .translation
             .iter()

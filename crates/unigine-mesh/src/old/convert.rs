@@ -444,17 +444,7 @@ fn frames_from_core(
             "ms08 stores no animation name (it reads back as \"animation\")",
         );
     }
-    if m.animations.len() > 1 {
-        out.lose(
-            Feature::Animation,
-            LossKind::Dropped,
-            "",
-            format!(
-                "ms08 holds one animation; {} more dropped",
-                m.animations.len() - 1
-            ),
-        );
-    }
+    out.keep_one_clip(m.animations.len(), "ms08");
     if non_uniform > 0 {
         out.lose(
             Feature::Skeleton,
