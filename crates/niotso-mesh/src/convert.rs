@@ -241,12 +241,7 @@ impl Skel {
         let mut out = Converted::exact(());
         let bones = &m.skeleton.bones;
         let names: u64 = bones.iter().map(|b| b.name.len() as u64 * 2).sum();
-        budget.charge(
-            "skeleton",
-            (bones.len() as u64)
-                .saturating_mul(size_of::<SkelBone>() as u64)
-                .saturating_add(names),
-        )?;
+        budget.charge_items_with::<SkelBone>("skeleton", bones.len(), names)?;
         let mut skel_bones = Vec::with_capacity(bones.len());
         for (i, b) in bones.iter().enumerate() {
             let parent = match b.parent {

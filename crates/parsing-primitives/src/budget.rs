@@ -141,6 +141,26 @@ impl Budget {
             (count as u64).saturating_mul(std::mem::size_of::<T>() as u64),
         )
     }
+
+    /// [`charge_items`](Self::charge_items) plus `extra` bytes in the same charge (the
+    /// heap text or arrays the items own, such as bone names).
+    ///
+    /// ```
+    /// use parsing_primitives::{Budget, Limits};
+    /// let b = Budget::new(Limits::DEFAULT);
+    /// b.charge_items_with::<u32>("bones", 3, 10)?;
+    /// assert_eq!(b.used(), 22);
+    /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+    /// ```
+    pub fn charge_items_with<T>(
+        &self,
+        what: &'static str,
+        count: usize,
+        extra: u64,
+    ) -> Result<(), BudgetExceeded> {
+        let items = (count as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        self.charge(what, items.saturating_add(extra))
+    }
 }
 
 impl Default for Budget {

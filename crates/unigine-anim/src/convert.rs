@@ -106,12 +106,7 @@ fn unit(q: Quat) -> Quat {
 /// The meshfmt-core skeleton of a bone list and its bind pose (rotations normalized).
 fn skeleton(bones: &[BoneInfo], bind_pose: &[Transform], budget: &Budget) -> Result<Skeleton> {
     let names: u64 = bones.iter().map(|b| b.name.as_bytes().len() as u64).sum();
-    budget.charge(
-        "converted skeleton",
-        (bones.len() as u64)
-            .saturating_mul(size_of::<Bone>() as u64)
-            .saturating_add(names),
-    )?;
+    budget.charge_items_with::<Bone>("converted skeleton", bones.len(), names)?;
     Ok(skeleton_from(bones.iter().zip(bind_pose).map(|(b, t)| {
         let rest = Transform {
             rotation: unit(t.rotation),
