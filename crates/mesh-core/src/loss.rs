@@ -183,6 +183,26 @@ impl<T> Converted<T> {
         self.drop_present_at("", table);
     }
 
+    /// Records that clip `index` is stored resampled at `fps` frames per second, unless
+    /// its keys already sit on that grid (what frame-by-frame formats do to a clip).
+    ///
+    /// ```
+    /// use meshfmt_core::{Clip, Converted};
+    /// let mut out = Converted::exact(());
+    /// out.note_resampled(&Clip::default(), 0, 30.0);
+    /// assert!(out.losses.is_empty());
+    /// ```
+    pub fn note_resampled(&mut self, clip: &crate::Clip, index: usize, fps: f32) {
+        if !clip.is_on_grid(fps) {
+            self.lose(
+                Feature::Animation,
+                LossKind::Reduced,
+                format!("animations[{index}]"),
+                format!("keys resampled at {fps} frames per second"),
+            );
+        }
+    }
+
     /// Records that a format holding one animation (`format`, as named in the reason)
     /// drops all but the first of `clips`; nothing for one clip or none.
     ///

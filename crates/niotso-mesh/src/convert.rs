@@ -1073,14 +1073,7 @@ impl Anim {
             .first()
             .ok_or_else(|| invalid("the model has no animation"))?;
         out.keep_one_clip(model.animations.len(), ".anim");
-        if !clip.is_on_grid(fps) {
-            out.lose(
-                Feature::Animation,
-                LossKind::Reduced,
-                "animations[0]",
-                format!("keys resampled at {fps} frames per second"),
-            );
-        }
+        out.note_resampled(clip, 0, fps);
         if clip.channels.iter().any(|c| !c.scale.is_empty()) {
             out.lose(
                 Feature::Animation,

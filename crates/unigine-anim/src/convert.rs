@@ -293,14 +293,7 @@ impl An10 {
         let mut animations = Vec::new();
         for (i, clip) in m.animations.iter().enumerate() {
             let bones = clip_bones(i, clip, &mut seen)?;
-            if !clip.is_on_grid(fps) {
-                out.lose(
-                    Feature::Animation,
-                    LossKind::Reduced,
-                    format!("animations[{i}]"),
-                    format!("keys resampled at {fps} frames per second"),
-                );
-            }
+            out.note_resampled(clip, i, fps);
             let frames = frames_from_clip(
                 clip,
                 &m.skeleton,
@@ -580,14 +573,7 @@ fn as08_frames(m: &Model, fps: f32, out: &mut Converted<()>, budget: &Budget) ->
     let all: Vec<usize> = (0..nb).collect();
     Ok(match m.animations.first() {
         Some(clip) => {
-            if !clip.is_on_grid(fps) {
-                out.lose(
-                    Feature::Animation,
-                    LossKind::Reduced,
-                    "animations[0]",
-                    format!("keys resampled at {fps} frames per second"),
-                );
-            }
+            out.note_resampled(clip, 0, fps);
             frames_from_clip(
                 clip,
                 &m.skeleton,
@@ -868,14 +854,7 @@ impl crate::an11::An11 {
         let nb = m.skeleton.len();
         let (anim_bones, frames) = match m.animations.first() {
             Some(clip) => {
-                if !clip.is_on_grid(fps) {
-                    out.lose(
-                        Feature::Animation,
-                        LossKind::Reduced,
-                        "animations[0]",
-                        format!("keys resampled at {fps} frames per second"),
-                    );
-                }
+                out.note_resampled(clip, 0, fps);
                 if !clip.name.is_empty() {
                     out.lose(
                         Feature::Names,

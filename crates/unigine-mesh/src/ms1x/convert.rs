@@ -387,14 +387,7 @@ fn clip_to_embedded(
     out: &mut Converted<()>,
     budget: &Budget,
 ) -> Result<EmbeddedAnimation> {
-    if !clip.is_on_grid(DEFAULT_FPS) {
-        out.lose(
-            Feature::Animation,
-            LossKind::Reduced,
-            format!("animations[{index}]"),
-            format!("keys resampled at {DEFAULT_FPS} frames per second"),
-        );
-    }
+    out.note_resampled(clip, index, DEFAULT_FPS);
     let mut bones = Vec::new();
     let mut channels = Vec::new();
     // A flag per skeleton bone (bones_from_core bounds the count by i16::MAX), not a

@@ -404,14 +404,7 @@ fn frames_from_core(
     let mut frames: Vec<BoneFrame> = m.skeleton.bones.iter().map(|b| to_frame(&b.rest)).collect();
     let mut num_frames = 1u32;
     if let Some(clip) = m.animations.first() {
-        if !clip.is_on_grid(DEFAULT_FPS) {
-            out.lose(
-                Feature::Animation,
-                LossKind::Reduced,
-                "animations[0]",
-                format!("keys resampled at {DEFAULT_FPS} frames per second"),
-            );
-        }
+        out.note_resampled(clip, 0, DEFAULT_FPS);
         // A transform per bone per frame, and the sampled pose it comes from.
         let per_frame = (nb as u64).saturating_mul(size_of::<BoneFrame>() as u64 + 40);
         let times = clip.frame_times(DEFAULT_FPS, budget, per_frame)?;
