@@ -37,7 +37,7 @@ impl Corner {
 /// let quad = [(0, 0), (1, 1), (2, 2), (3, 3)];
 /// let mut ids = Vec::new();
 /// for key in quad.iter().chain(&quad[..2]) {
-///     let c = map.vertex(*key, positions.len()).unwrap();
+///     let c = map.vertex(*key, positions.len()).ok_or("over 2^32 vertices")?;
 ///     if let Corner::New(_) = c {
 ///         positions.push(key.0);
 ///     }
@@ -46,6 +46,7 @@ impl Corner {
 /// assert_eq!(positions, [0, 1, 2, 3]);
 /// push_fan(&mut indices, &ids[..4]);
 /// assert_eq!(indices, [0, 1, 2, 0, 2, 3]);
+/// # Ok::<(), &str>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct CornerMap<K, S = RandomState> {

@@ -121,7 +121,7 @@ pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
 /// ```
 /// use unigine_common::keys::check_animated_bones;
 /// assert!(check_animated_bones(&[0, 2], 3).is_ok());
-/// assert_eq!(check_animated_bones(&[0, 3], 3).unwrap_err(), "bone 3 out of range (3 bones)");
+/// assert_eq!(check_animated_bones(&[0, 3], 3).err().as_deref(), Some("bone 3 out of range (3 bones)"));
 /// ```
 pub fn check_animated_bones(bones: &[i16], nb: usize) -> Result<(), String> {
     match bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
@@ -136,7 +136,7 @@ pub fn check_animated_bones(bones: &[i16], nb: usize) -> Result<(), String> {
 /// ```
 /// use unigine_common::keys::check_table_len;
 /// assert!(check_table_len(6, 3, 2, "keys").is_ok());
-/// assert_eq!(check_table_len(5, 3, 2, "keys").unwrap_err(), "5 keys for 3 frames of 2 bones");
+/// assert_eq!(check_table_len(5, 3, 2, "keys").err().as_deref(), Some("5 keys for 3 frames of 2 bones"));
 /// ```
 pub fn check_table_len(len: usize, frames: u32, bones: usize, what: &str) -> Result<(), String> {
     if len as u64 == u64::from(frames) * bones as u64 {

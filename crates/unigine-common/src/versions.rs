@@ -92,11 +92,12 @@ pub fn extensions<T, R, C>(
 ///     Version { magic: b"ms08", target: 8, extension: Some("smesh"), holds: &[], read: (), from_core: () },
 /// ];
 /// let names = ["ms11", "ms08"];
-/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.smesh"), 11).unwrap(), 8);
-/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.mesh"), 11).unwrap(), 11);
+/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.smesh"), 11)?, 8);
+/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.mesh"), 11)?, 11);
 /// let cx = Context { version: Some("ms99"), ..Context::new("a.mesh") };
-/// let e = to_write("unigine-mesh", rows, &names, &cx, 11).unwrap_err();
-/// assert_eq!(e.to_string(), "unigine-mesh: cannot write version 'ms99' (choose ms11, ms08)");
+/// let e = to_write("unigine-mesh", rows, &names, &cx, 11).err().map(|e| e.to_string());
+/// assert_eq!(e.as_deref(), Some("unigine-mesh: cannot write version 'ms99' (choose ms11, ms08)"));
+/// # Ok::<(), meshfmt_core::format::FormatError>(())
 /// ```
 pub fn to_write<T: Copy, R, C>(
     format: &'static str,
