@@ -12,6 +12,7 @@ use divan::Bencher;
 use divan::counter::BytesCount;
 use m3d_format::{File, LoadOptions, WriteOptions};
 use meshfmt_core::Model;
+use test_support::bench as workloads_bench;
 use test_support::workloads::{self, MILLION};
 
 fn main() {
@@ -46,7 +47,7 @@ impl Set {
     }
 
     fn len(&self) -> BytesCount {
-        BytesCount::new(self.bytes.iter().map(Vec::len).sum::<usize>())
+        workloads_bench::bytes_of(&self.bytes)
     }
 }
 
@@ -79,65 +80,46 @@ fn set(name: &str) -> &'static Set {
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn memcpy(b: Bencher, w: &str) {
     let s = set(w);
-    let mut dst: Vec<Vec<u8>> = s.bytes.iter().map(|b| vec![1; b.len()]).collect();
-    b.counter(s.len()).bench_local(|| {
-        for (d, src) in dst.iter_mut().zip(&s.bytes) {
-            black_box(&mut *d).copy_from_slice(black_box(src));
-        }
-    });
+    workloads_bench::memcpy(b, &s.bytes);
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn read(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for bytes in &s.bytes {
-            black_box(m3d_format::read(black_box(bytes)).is_ok());
-        }
+    workloads_bench::each(b, s.len(), &s.bytes, |bytes| {
+        m3d_format::read(bytes).is_ok()
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn load(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for bytes in &s.bytes {
-            let l = m3d_format::load(black_box(bytes), &LoadOptions::default());
-            black_box(l.map(|l| l.vertices.len()).ok());
-        }
+    workloads_bench::each(b, s.len(), &s.bytes, |bytes| {
+        let l = m3d_format::load(bytes, &LoadOptions::default());
+        black_box(l.map(|l| l.vertices.len()).ok());
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn write(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            black_box(f.write().map(|b| b.len()).ok());
-        }
-    });
+    workloads_bench::each(b, s.len(), &s.files, |f| f.write().map(|b| b.len()).ok());
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn to_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            black_box(f.to_core().map(|m| m.value.vertex_count()).ok());
-        }
+    workloads_bench::each(b, s.len(), &s.files, |f| {
+        f.to_core().map(|m| m.value.vertex_count()).ok()
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for m in &s.models {
-            black_box(
-                File::from_core(m, &WriteOptions::default())
-                    .map(|c| c.losses.len())
-                    .ok(),
-            );
-        }
+    workloads_bench::each(b, s.len(), &s.models, |m| {
+        File::from_core(m, &WriteOptions::default())
+            .map(|c| c.losses.len())
+            .ok()
     });
 }

@@ -12,6 +12,7 @@ use divan::Bencher;
 use divan::counter::BytesCount;
 use meshfmt_core::Model;
 use niotso_mesh::{CoreOptions, Kind, VitaboyFile};
+use test_support::bench as workloads_bench;
 use test_support::workloads::{self, MILLION};
 
 fn main() {
@@ -55,7 +56,7 @@ impl Set {
     }
 
     fn len(&self) -> BytesCount {
-        BytesCount::new(self.bytes.iter().map(Vec::len).sum::<usize>())
+        workloads_bench::bytes_of(&self.bytes)
     }
 }
 
@@ -91,52 +92,37 @@ fn set(name: &str) -> &'static Set {
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn memcpy(b: Bencher, w: &str) {
     let s = set(w);
-    let mut dst: Vec<Vec<u8>> = s.bytes.iter().map(|b| vec![1; b.len()]).collect();
-    b.counter(s.len()).bench_local(|| {
-        for (d, src) in dst.iter_mut().zip(&s.bytes) {
-            black_box(&mut *d).copy_from_slice(black_box(src));
-        }
-    });
+    workloads_bench::memcpy(b, &s.bytes);
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn read(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for bytes in &s.bytes {
-            black_box(niotso_mesh::read_any(black_box(bytes), Some(s.kind)).is_ok());
-        }
+    workloads_bench::each(b, s.len(), &s.bytes, |bytes| {
+        niotso_mesh::read_any(bytes, Some(s.kind)).is_ok()
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn write(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            black_box(f.write().map(|b| b.len()).ok());
-        }
-    });
+    workloads_bench::each(b, s.len(), &s.files, |f| f.write().map(|b| b.len()).ok());
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn to_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            let m = f.to_core_with(None, &CoreOptions::default());
-            black_box(m.map(|m| m.value.vertex_count()).ok());
-        }
+    workloads_bench::each(b, s.len(), &s.files, |f| {
+        let m = f.to_core_with(None, &CoreOptions::default());
+        black_box(m.map(|m| m.value.vertex_count()).ok());
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 10)]
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for m in &s.models {
-            let f = VitaboyFile::from_core_with(m, s.kind, &CoreOptions::default());
-            black_box(f.map(|c| c.losses.len()).ok());
-        }
+    workloads_bench::each(b, s.len(), &s.models, |m| {
+        let f = VitaboyFile::from_core_with(m, s.kind, &CoreOptions::default());
+        black_box(f.map(|c| c.losses.len()).ok());
     });
 }

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod bench;
 mod bytes;
 mod compare;
 mod harness;

@@ -4,12 +4,12 @@
 //! file(s). Run with `cargo bench -p unigine-anim`; `cargo xtask bench` puts these
 //! figures, as ratios to memcpy, in BENCHMARKS.md.
 
-use std::hint::black_box;
 use std::sync::LazyLock;
 
 use divan::Bencher;
 use divan::counter::BytesCount;
 use meshfmt_core::Model;
+use test_support::bench as workloads_bench;
 use test_support::workloads;
 use unigine_anim::{AnimFile, TargetVersion, WriteOptions};
 
@@ -54,7 +54,7 @@ impl Set {
     }
 
     fn len(&self) -> BytesCount {
-        BytesCount::new(self.bytes.iter().map(Vec::len).sum::<usize>())
+        workloads_bench::bytes_of(&self.bytes)
     }
 }
 
@@ -94,60 +94,43 @@ fn set(name: &str) -> &'static Set {
 #[divan::bench(args = workloads(), sample_count = 20)]
 fn memcpy(b: Bencher, w: &str) {
     let s = set(w);
-    let mut dst: Vec<Vec<u8>> = s.bytes.iter().map(|b| vec![1; b.len()]).collect();
-    b.counter(s.len()).bench_local(|| {
-        for (d, src) in dst.iter_mut().zip(&s.bytes) {
-            black_box(&mut *d).copy_from_slice(black_box(src));
-        }
-    });
+    workloads_bench::memcpy(b, &s.bytes);
 }
 
 #[divan::bench(args = workloads(), sample_count = 20)]
 fn read(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for bytes in &s.bytes {
-            black_box(unigine_anim::read(black_box(bytes)).is_ok());
-        }
+    workloads_bench::each(b, s.len(), &s.bytes, |bytes| {
+        unigine_anim::read(bytes).is_ok()
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 20)]
 fn write(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            black_box(f.write().map(|b| b.len()).ok());
-        }
-    });
+    workloads_bench::each(b, s.len(), &s.files, |f| f.write().map(|b| b.len()).ok());
 }
 
 #[divan::bench(args = workloads(), sample_count = 20)]
 fn to_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for f in &s.files {
-            black_box(f.to_core().map(|m| m.value.animations.len()).ok());
-        }
+    workloads_bench::each(b, s.len(), &s.files, |f| {
+        f.to_core().map(|m| m.value.animations.len()).ok()
     });
 }
 
 #[divan::bench(args = workloads(), sample_count = 20)]
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
-    b.counter(s.len()).bench_local(|| {
-        for (m, v) in &s.models {
-            black_box(
-                AnimFile::from_core(
-                    m,
-                    &WriteOptions {
-                        version: *v,
-                        ..WriteOptions::default()
-                    },
-                )
-                .map(|c| c.losses.len())
-                .ok(),
-            );
-        }
+    workloads_bench::each(b, s.len(), &s.models, |(m, v)| {
+        AnimFile::from_core(
+            m,
+            &WriteOptions {
+                version: *v,
+                ..WriteOptions::default()
+            },
+        )
+        .map(|c| c.losses.len())
+        .ok()
     });
 }

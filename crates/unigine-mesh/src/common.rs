@@ -174,6 +174,39 @@ impl Bounds {
         self.min != min || self.max != max || !surfaces.into_iter().all(|s| self.holds(s))
     }
 
+    /// The bounds a writer stores for a mesh with these whole-mesh bounds and `surfaces`
+    /// (each surface's stored bounds and its vertices): each surface's bounds as stored
+    /// unless stale for its vertices, then rebuilt ([`Bounds::of_vertices`]); the mesh
+    /// bounds as stored unless stale ([`Bounds::is_stale_for_mesh`]), then merged from the
+    /// bounds of the surfaces that have a finite vertex ([`Bounds::merged`]).
+    pub(crate) fn for_writing<'a>(
+        &self,
+        surfaces: impl Iterator<Item = (&'a Bounds, &'a [[f32; 3]])> + Clone,
+    ) -> (Bounds, Vec<Bounds>) {
+        let bounds: Vec<Bounds> = surfaces
+            .clone()
+            .map(|(b, v)| {
+                if b.is_stale_for(v) {
+                    Bounds::of_vertices(v)
+                } else {
+                    *b
+                }
+            })
+            .collect();
+        let whole = if self.is_stale_for_mesh(surfaces.clone().map(|(_, v)| v)) {
+            // Only surfaces with something to bound take part in the merge.
+            let parts: Vec<Bounds> = surfaces
+                .zip(&bounds)
+                .filter(|((_, v), _)| v.iter().any(|p| p.iter().all(|c| c.is_finite())))
+                .map(|(_, b)| *b)
+                .collect();
+            Bounds::merged(&parts)
+        } else {
+            *self
+        };
+        (whole, bounds)
+    }
+
     /// Whole-mesh bounds from the surfaces' bounds, as the engine builds them: one
     /// surface's bounds are copied; several give the union of the boxes and the spheres
     /// merged one after the other (each step the smallest sphere holding the sphere so

@@ -133,6 +133,9 @@ pub(crate) fn old_detail<'a>(surfaces: impl Iterator<Item = OldSurface<'a>>, s: 
         a.push(Attribute::new("indices", if wide { "i32" } else { "u16" }));
         let computed = points_box(x.positions.iter().copied());
         s.bounds = union(s.bounds, computed);
+        s.counts.surfaces += 1;
+        s.counts.vertices += x.positions.len() as u64;
+        s.counts.triangles += x.triangles as u64;
         s.surfaces.push(SurfaceSummary {
             name: x.name.to_string_lossy(),
             vertices: x.positions.len() as u64,

@@ -620,39 +620,8 @@ impl Ms1x {
     /// # Ok::<(), unigine_mesh::Error>(())
     /// ```
     pub fn bounds_to_write(&self) -> (Bounds, Vec<Bounds>) {
-        let surfaces: Vec<Bounds> = self
-            .surfaces
-            .iter()
-            .map(|s| {
-                let v = base_vertices(s);
-                if s.bounds.is_stale_for(v) {
-                    Bounds::of_vertices(v)
-                } else {
-                    s.bounds
-                }
-            })
-            .collect();
-        let bounds = if self
-            .bounds
-            .is_stale_for_mesh(self.surfaces.iter().map(base_vertices))
-        {
-            // Only surfaces with something to bound take part in the merge.
-            let parts: Vec<Bounds> = self
-                .surfaces
-                .iter()
-                .zip(&surfaces)
-                .filter(|(s, _)| {
-                    base_vertices(s)
-                        .iter()
-                        .any(|p| p.iter().all(|v| v.is_finite()))
-                })
-                .map(|(_, b)| *b)
-                .collect();
-            Bounds::merged(&parts)
-        } else {
-            self.bounds
-        };
-        (bounds, surfaces)
+        self.bounds
+            .for_writing(self.surfaces.iter().map(|s| (&s.bounds, base_vertices(s))))
     }
 
     /// The file's bytes, after [`Ms1x::check`]: minimal compact ints and index widths

@@ -412,33 +412,8 @@ impl Mi08 {
     /// ([`Ms1x::bounds_to_write`](crate::Ms1x::bounds_to_write)): stored unless they
     /// no longer fit the vertices, then rebuilt the engine's way.
     pub fn bounds_to_write(&self) -> (Bounds, Vec<Bounds>) {
-        let surfaces: Vec<Bounds> = self
-            .surfaces
-            .iter()
-            .map(|s| {
-                if s.bounds.is_stale_for(&s.positions) {
-                    Bounds::of_vertices(&s.positions)
-                } else {
-                    s.bounds
-                }
-            })
-            .collect();
-        let bounds = if self
-            .bounds
-            .is_stale_for_mesh(self.surfaces.iter().map(|s| &s.positions[..]))
-        {
-            let parts: Vec<Bounds> = self
-                .surfaces
-                .iter()
-                .zip(&surfaces)
-                .filter(|(s, _)| s.positions.iter().any(|p| p.iter().all(|v| v.is_finite())))
-                .map(|(_, b)| *b)
-                .collect();
-            Bounds::merged(&parts)
-        } else {
-            self.bounds
-        };
-        (bounds, surfaces)
+        self.bounds
+            .for_writing(self.surfaces.iter().map(|s| (&s.bounds, &s.positions[..])))
     }
 
     /// The file's bytes; stale bounds are rebuilt ([`Mi08::bounds_to_write`]).
@@ -573,10 +548,6 @@ impl crate::file::VersionFile for Mi08 {
             s.bounds = Some(b);
             s.bounds_stored = true;
         }
-        let c = &mut s.counts;
-        c.surfaces = self.surfaces.len() as u64;
-        c.vertices = self.surfaces.iter().map(|s| s.positions.len() as u64).sum();
-        c.triangles = self.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
     }
 }
 
@@ -620,9 +591,6 @@ impl crate::file::VersionFile for Ms08 {
             ));
         }
         let c = &mut s.counts;
-        c.surfaces = self.surfaces.len() as u64;
-        c.vertices = self.surfaces.iter().map(|s| s.positions.len() as u64).sum();
-        c.triangles = self.surfaces.iter().map(|s| s.triangles.len() as u64).sum();
         c.bones = self.bones.len() as u64;
         c.animations = u64::from(self.num_frames > 1);
         c.frames = u64::from(self.num_frames.saturating_sub(1));
