@@ -90,27 +90,26 @@ fn old_geometry(
     } else {
         generated_normals(s)
     };
-    for (feature, present, reason) in [
-        (
-            Feature::Tangents,
-            !s.tangents.is_empty(),
-            "UNIGINE 1.x meshes store no tangents",
-        ),
-        (
-            Feature::Colors,
-            !s.colors.is_empty(),
-            "UNIGINE 1.x meshes store no colors",
-        ),
-        (
-            Feature::MorphTargets,
-            !s.morph_targets.is_empty(),
-            "UNIGINE 1.x meshes have no morph targets",
-        ),
-    ] {
-        if present {
-            out.lose(feature, LossKind::Dropped, path.clone(), reason);
-        }
-    }
+    out.drop_present_at(
+        &path,
+        [
+            (
+                !s.tangents.is_empty(),
+                Feature::Tangents,
+                "UNIGINE 1.x meshes store no tangents",
+            ),
+            (
+                !s.colors.is_empty(),
+                Feature::Colors,
+                "UNIGINE 1.x meshes store no colors",
+            ),
+            (
+                !s.morph_targets.is_empty(),
+                Feature::MorphTargets,
+                "UNIGINE 1.x meshes have no morph targets",
+            ),
+        ],
+    );
     let compressed: Vec<[u16; 3]> = normals
         .iter()
         .map(|v| v.to_array().map(compress_normal))
@@ -195,27 +194,23 @@ impl Mi08 {
         let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
-        for (feature, present, reason) in [
+        out.drop_present([
             (
-                Feature::Skin,
                 m.surfaces.iter().any(|s| !s.skin.is_empty()),
+                Feature::Skin,
                 "mi08 is static: no skin",
             ),
             (
-                Feature::Skeleton,
                 !m.skeleton.is_empty(),
+                Feature::Skeleton,
                 "mi08 is static: no skeleton",
             ),
             (
-                Feature::Animation,
                 !m.animations.is_empty(),
+                Feature::Animation,
                 "mi08 is static: no animation",
             ),
-        ] {
-            if present {
-                out.lose(feature, LossKind::Dropped, "", reason);
-            }
-        }
+        ]);
         let mut surfaces = Vec::new();
         for (i, s) in m.surfaces.iter().enumerate() {
             let g = old_geometry(i, s, &mut out, budget)?;
