@@ -3,7 +3,7 @@
 //! when it is a PNG. Names are matched through keys found in one pass over the string
 //! table ([`Names`]), so a table of long overlapping names costs its length, not more.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use parsing_primitives::Budget;
 
@@ -73,14 +73,14 @@ pub(crate) fn decode(
             by_name.entry(k).or_insert(data);
         }
     }
-    let mut seen: HashMap<NameKey, ()> = HashMap::new();
+    let mut seen: HashSet<NameKey> = HashSet::new();
     let mut out = Vec::new();
     for &m in maps {
         // m3d.h's failsafe: a map with an empty name is no texture.
         let Some(key) = names.key(m).filter(|k| !k.is_empty()) else {
             continue;
         };
-        if seen.insert(key, ()).is_some() {
+        if !seen.insert(key) {
             continue;
         }
         let bytes = crate::file::string_at(strings, m).unwrap_or_default();

@@ -104,6 +104,21 @@ const PIECE: usize = 256 << 10;
 /// Compressed inputs from this size on are inflated on a second thread.
 const THREADED: usize = 256 << 10;
 
+/// One step of inflating the zlib stream `z` into `out`: the bytes written and whether
+/// the stream ended; `None` for a corrupt stream or one cut before its end (no progress).
+fn inflate_step(st: &mut zlib_rs::Inflate, z: &[u8], out: &mut [u8]) -> Option<(usize, bool)> {
+    use zlib_rs::{InflateFlush, Status};
+    let (before_in, before_out) = (st.total_in(), st.total_out());
+    let input = z.get(st.total_in() as usize..)?;
+    let status = st.decompress(input, out, InflateFlush::NoFlush).ok()?;
+    let got = (st.total_out() - before_out) as usize;
+    match status {
+        Status::StreamEnd => Some((got, true)),
+        _ if got == 0 && st.total_in() == before_in => None,
+        _ => Some((got, false)),
+    }
+}
+
 /// Inflates the zlib stream `z` into `window` piece by piece, handing each piece to
 /// `sink`; `None` for a corrupt or cut stream (or when `sink` refuses a piece).
 fn inflate_pieces(
@@ -111,20 +126,14 @@ fn inflate_pieces(
     window: &mut [u8],
     mut sink: impl FnMut(&[u8]) -> Option<()>,
 ) -> Option<()> {
-    use zlib_rs::{Inflate, InflateFlush, Status};
-    let mut st = Inflate::new(true, 15);
+    let mut st = zlib_rs::Inflate::new(true, 15);
     loop {
-        let (before_in, before_out) = (st.total_in(), st.total_out());
-        let input = z.get(st.total_in() as usize..)?;
-        let status = st.decompress(input, window, InflateFlush::NoFlush).ok()?;
-        let got = (st.total_out() - before_out) as usize;
+        let (got, end) = inflate_step(&mut st, z, window)?;
         if got > 0 {
             sink(window.get(..got)?)?;
         }
-        match status {
-            Status::StreamEnd => return Some(()),
-            _ if got == 0 && st.total_in() == before_in => return None,
-            _ => {}
+        if end {
+            return Some(());
         }
     }
 }
@@ -140,21 +149,17 @@ fn inflate_beside(z: &[u8], parser: &mut Parser<'_>) -> Option<()> {
     }
     std::thread::scope(|s| {
         let inflater = s.spawn(move || {
-            use zlib_rs::{Inflate, InflateFlush, Status};
-            let mut st = Inflate::new(true, 15);
+            let mut st = zlib_rs::Inflate::new(true, 15);
+            let mut buf = empty_rx.recv().ok()?;
             loop {
-                let mut buf = empty_rx.recv().ok()?;
-                let (before_in, before_out) = (st.total_in(), st.total_out());
-                let input = z.get(st.total_in() as usize..)?;
-                let status = st.decompress(input, &mut buf, InflateFlush::NoFlush).ok()?;
-                let got = (st.total_out() - before_out) as usize;
+                let (got, end) = inflate_step(&mut st, z, &mut buf)?;
+                if end {
+                    return (got == 0 || full_tx.send((buf, got)).is_ok()).then_some(());
+                }
+                // A step that wrote nothing keeps its buffer (never one lost to the pool).
                 if got > 0 {
                     full_tx.send((buf, got)).ok()?;
-                }
-                match status {
-                    Status::StreamEnd => return Some(()),
-                    _ if got == 0 && st.total_in() == before_in => return None,
-                    _ => {}
+                    buf = empty_rx.recv().ok()?;
                 }
             }
         });
