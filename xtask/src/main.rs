@@ -20,6 +20,8 @@ mod bench;
 mod codecs;
 mod compare;
 mod conformance;
+#[cfg(test)]
+mod cycles;
 mod fixtures;
 mod gltf;
 mod samples;
