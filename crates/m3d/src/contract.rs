@@ -62,24 +62,14 @@ fn ascii_wanted(cx: &Context<'_>, default: bool) -> bool {
 }
 
 impl Format for Model3d {
+    meshfmt_core::format_identity!(
+        crate::file::FORMAT,
+        "Model 3D, binary (3DMO) and ASCII (3dmodel)",
+        ["m3d", "a3d"],
+        crate::sniff
+    );
     fn compresses(&self) -> bool {
         true
-    }
-
-    fn name(&self) -> &'static str {
-        crate::file::FORMAT
-    }
-
-    fn description(&self) -> &'static str {
-        "Model 3D, binary (3DMO) and ASCII (3dmodel)"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["m3d", "a3d"]
-    }
-
-    fn sniff(&self, data: &[u8]) -> bool {
-        crate::sniff(data)
     }
 
     fn versions(&self) -> &'static [&'static str] {

@@ -418,6 +418,49 @@ macro_rules! format_error_from {
     };
 }
 
+/// The four [`Format`](crate::format::Format) methods that only name a format, inside its
+/// `impl Format`: `name`, `description`, `extensions` (the first is the default output)
+/// and `sniff` (a `fn(&[u8]) -> bool`).
+///
+/// ```
+/// use meshfmt_core::format::{Context, Format, FormatError, FormatFile};
+/// use meshfmt_core::{Converted, Feature, Model};
+/// struct Plain;
+/// impl Format for Plain {
+///     meshfmt_core::format_identity!("plain", "Plain text meshes", ["txt"], |d: &[u8]| d.starts_with(b"plain"));
+///     fn holds(&self, _: Option<&str>) -> &'static [Feature] { &[Feature::Geometry] }
+///     fn read(&self, _: &[u8], _: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+///         Err(FormatError::invalid("plain", "not implemented here".into()))
+///     }
+///     fn from_core(&self, _: &Model, _: &Context<'_>) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+///         Err(FormatError::invalid("plain", "not implemented here".into()))
+///     }
+/// }
+/// assert_eq!(Plain.name(), "plain");
+/// assert_eq!(Plain.extensions(), &["txt"]);
+/// assert!(Plain.sniff(b"plain 1") && !Plain.sniff(b"3DMO"));
+/// ```
+#[macro_export]
+macro_rules! format_identity {
+    ($name:expr, $description:expr, [$($ext:expr),+ $(,)?], $sniff:expr) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+
+        fn description(&self) -> &'static str {
+            $description
+        }
+
+        fn extensions(&self) -> &'static [&'static str] {
+            &[$($ext),+]
+        }
+
+        fn sniff(&self, data: &[u8]) -> bool {
+            ($sniff)(data)
+        }
+    };
+}
+
 /// What a writer put beside its output serves as the side files for reading it back.
 impl SideFiles for Written {
     fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError> {

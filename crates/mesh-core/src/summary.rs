@@ -93,6 +93,26 @@ pub struct SurfaceSummary {
     pub bounds: Option<Aabb>,
 }
 
+impl SurfaceSummary {
+    /// A surface with no material.
+    pub fn new(
+        name: impl Into<String>,
+        vertices: u64,
+        triangles: u64,
+        attributes: Vec<Attribute>,
+        bounds: Option<Aabb>,
+    ) -> SurfaceSummary {
+        SurfaceSummary {
+            name: name.into(),
+            vertices,
+            triangles,
+            attributes,
+            material: None,
+            bounds,
+        }
+    }
+}
+
 /// The skeleton.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SkeletonSummary {
@@ -342,6 +362,23 @@ pub fn union(a: Option<Aabb>, b: Option<Aabb>) -> Option<Aabb> {
 }
 
 impl Summary {
+    /// Adds a surface and counts it (surfaces, vertices, triangles).
+    ///
+    /// ```
+    /// use meshfmt_core::summary::{Attribute, Summary, SurfaceSummary};
+    /// let mut s = Summary::default();
+    /// s.push_surface(SurfaceSummary::new("body", 8, 12, vec![Attribute::new("position", "f32x3")], None));
+    /// s.push_surface(SurfaceSummary::new("", 3, 1, Vec::new(), None));
+    /// assert_eq!((s.counts.surfaces, s.counts.vertices, s.counts.triangles), (2, 11, 13));
+    /// assert_eq!(s.surfaces[0].name, "body");
+    /// ```
+    pub fn push_surface(&mut self, surface: SurfaceSummary) {
+        self.counts.surfaces += 1;
+        self.counts.vertices += surface.vertices;
+        self.counts.triangles += surface.triangles;
+        self.surfaces.push(surface);
+    }
+
     /// The summary of a meshfmt-core model, attributes given as meshfmt-core holds them
     /// (`f32x3` ...): what formats without a summary of their own report.
     ///

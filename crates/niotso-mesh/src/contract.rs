@@ -37,21 +37,12 @@ meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 meshfmt_core::shares_budget!(ReadOptions, CoreOptions);
 
 impl Format for Vitaboy {
-    fn name(&self) -> &'static str {
-        crate::FORMAT_NAME
-    }
-
-    fn description(&self) -> &'static str {
-        "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["mesh", "skel", "anim"]
-    }
-
-    fn sniff(&self, data: &[u8]) -> bool {
-        crate::sniff(data)
-    }
+    meshfmt_core::format_identity!(
+        crate::FORMAT_NAME,
+        "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2",
+        ["mesh", "skel", "anim"],
+        crate::sniff
+    );
 
     fn versions(&self) -> &'static [&'static str] {
         &["mesh", "skel", "anim"]
@@ -159,14 +150,13 @@ impl FormatFile for VitaboyFile {
                     },
                     None => None,
                 };
-                s.surfaces.push(SurfaceSummary {
-                    name: String::new(),
-                    vertices: m.real_vertices.len() as u64,
-                    triangles: m.faces.len() as u64,
-                    attributes: a,
-                    material: None,
+                s.surfaces.push(SurfaceSummary::new(
+                    "",
+                    m.real_vertices.len() as u64,
+                    m.faces.len() as u64,
+                    a,
                     bounds,
-                });
+                ));
                 s.bounds = bounds;
             }
             VitaboyFile::Skel(k) if !k.bones.is_empty() => {

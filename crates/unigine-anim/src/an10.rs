@@ -9,7 +9,7 @@
 use meshfmt_core::Transform;
 use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
-use unigine_common::keys::{RotationRange, key_flags, read_key, write_key};
+use unigine_common::keys::{RotationRange, read_key, write_key};
 
 use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
@@ -79,20 +79,7 @@ pub struct Animation {
     pub keys: Vec<Key>,
 }
 
-impl Animation {
-    /// The keys of frame `f` (empty past the end).
-    pub fn frame(&self, f: usize) -> &[Key] {
-        frame_keys(&self.keys, f, self.bones.len())
-    }
-
-    /// The OR of every key's flags: what the flag byte of real files holds, and what
-    /// the writer stores.
-    pub fn key_flags(&self) -> u8 {
-        key_flags(&self.keys)
-    }
-}
-
-pub(crate) use unigine_common::keys::frame_keys;
+unigine_common::frame_major_methods!(Animation, Key);
 
 impl QuantBox {
     /// True when axis `axis` can decode values: finite minimum and size, not the

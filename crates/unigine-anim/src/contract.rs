@@ -40,42 +40,26 @@ meshfmt_core::format_error_from!(
 
 meshfmt_core::shares_budget!(CoreOptions, WriteOptions);
 
-const VERSIONS: &[&str] = &crate::versions::NAMES;
+/// An animation file needs bones to animate.
+fn needs_skeleton(model: &Model) -> Result<(), FormatError> {
+    if model.skeleton.is_empty() {
+        return Err(FormatError::Invalid {
+            format: crate::FORMAT_NAME,
+            message: "the model has no skeleton or animation to write".into(),
+        });
+    }
+    Ok(())
+}
 
 impl Format for UnigineAnim {
     unigine_common::table_format_methods!(
         crate::FORMAT_NAME,
         versions,
         crate::sniff,
-        TargetVersion::default().name()
+        AnimFile,
+        quality: "UNIGINE animations quantize one way",
+        check: needs_skeleton
     );
-
-    fn from_core(
-        &self,
-        model: &Model,
-        cx: &Context<'_>,
-    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
-        cx.refuse_quality(crate::FORMAT_NAME, "UNIGINE animations quantize one way")?;
-        if model.skeleton.is_empty() {
-            return Err(FormatError::Invalid {
-                format: crate::FORMAT_NAME,
-                message: "the model has no skeleton or animation to write".into(),
-            });
-        }
-        let version = unigine_common::versions::to_write(
-            crate::FORMAT_NAME,
-            crate::versions::VERSIONS,
-            VERSIONS,
-            cx,
-            TargetVersion::default(),
-        )?;
-        let opts = WriteOptions {
-            version,
-            ..cx.options()
-        };
-        let c = AnimFile::from_core(model, &opts)?;
-        Ok(meshfmt_core::format::boxed(c))
-    }
 }
 
 impl FormatFile for AnimFile {

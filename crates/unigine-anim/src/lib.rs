@@ -187,11 +187,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn sniff_magics() {
-        for m in super::MAGICS {
-            assert!(super::sniff(m));
-        }
-        assert!(!super::sniff(b"an1"));
+    fn sniff_refuses_a_near_magic() {
         assert!(!super::sniff(b"an13"));
     }
 }

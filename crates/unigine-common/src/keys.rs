@@ -115,6 +115,39 @@ pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
         .unwrap_or(&[])
 }
 
+/// `frame(f)` and `key_flags()` for an animation type with `bones` (one entry per
+/// animated bone) and `keys` (frame-major, `$key` each): the same two methods on an10
+/// animations and on the animations a mesh embeds.
+///
+/// ```
+/// use unigine_common::Key;
+/// pub struct Clip { pub bones: Vec<i16>, pub keys: Vec<Key<f32>> }
+/// unigine_common::frame_major_methods!(Clip, Key<f32>);
+/// let moved = Key { translation: [Some(1.0), None, None], ..Key::<f32>::default() };
+/// let turned = Key { rotation: Some([0, 0, 0, 32767]), ..Key::<f32>::default() };
+/// let clip = Clip { bones: vec![0, 1], keys: vec![moved, Key::default(), turned, Key::default()] };
+/// assert_eq!(clip.frame(1), &[turned, Key::default()]);
+/// assert!(clip.frame(2).is_empty());
+/// assert_eq!(clip.key_flags(), 0x01 | 0x08);
+/// ```
+#[macro_export]
+macro_rules! frame_major_methods {
+    ($ty:ty, $key:ty) => {
+        impl $ty {
+            /// The keys of frame `f` (empty past the end).
+            pub fn frame(&self, f: usize) -> &[$key] {
+                $crate::keys::frame_keys(&self.keys, f, self.bones.len())
+            }
+
+            /// The OR of every key's flags: what the flag byte of real files holds, and
+            /// what the writer stores.
+            pub fn key_flags(&self) -> u8 {
+                $crate::keys::key_flags(&self.keys)
+            }
+        }
+    };
+}
+
 /// `Err` with the message unless every animated bone index is a bone of the `nb` in the
 /// file's list.
 ///

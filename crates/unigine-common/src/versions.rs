@@ -123,32 +123,31 @@ pub fn to_write<T: Copy, R, C>(
 
 /// The [`Format`](meshfmt_core::format::Format) methods a UNIGINE crate answers from its
 /// version table, inside its `impl Format`: `name`, `description`, `extensions`, `sniff`,
-/// `versions`, `version_for_extension`, `holds` and `read` (through the crate's
-/// `read_with` and `ReadOptions`, on the context's budget). `$versions` is the crate's module
-/// holding `description()`, `extensions()`, `version_for_extension(ext)`, `holds(name)`
-/// and the `NAMES` array; `$default` the name of the version written by default.
+/// `versions`, `version_for_extension`, `holds`, `read` (through the crate's `read_with`
+/// and `ReadOptions`, on the context's budget) and `from_core` (the version from
+/// [`to_write`] over the crate's `versions::VERSIONS`, else `TargetVersion::default()`, then
+/// `$file::from_core` with the crate's `WriteOptions`). `$versions` is the crate's module
+/// holding `VERSIONS`, `description()`, `extensions()`, `version_for_extension(ext)`,
+/// `holds(name)` and the `NAMES` array; `$file` the faithful type; `quality:` why a
+/// `--quality` choice is refused; `check:` (optional) a `fn(&Model) -> Result<(),
+/// FormatError>` run before converting.
 ///
 /// ```ignore
 /// impl Format for UnigineMesh {
-///     unigine_common::table_format_methods!(crate::FORMAT_NAME, versions, crate::sniff, "ms11");
-///     // read, from_core ...
+///     unigine_common::table_format_methods!(
+///         crate::FORMAT_NAME, versions, crate::sniff, MeshFile,
+///         quality: "UNIGINE meshes do not quantize by choice"
+///     );
 /// }
 /// ```
-// `crate::read_with` and `ReadOptions` are the calling format crate's, on purpose.
+// `crate::read_with`, `ReadOptions`, `WriteOptions` and `TargetVersion` are the calling
+// format crate's, on purpose.
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! table_format_methods {
-    ($name:expr, $versions:ident, $sniff:path, $default:expr) => {
+    ($name:expr, $versions:ident, $sniff:path, $file:ident, quality: $quality:expr $(, check: $check:expr)? $(,)?) => {
         fn name(&self) -> &'static str {
             $name
-        }
-
-        fn read(
-            &self,
-            data: &[u8],
-            cx: &::meshfmt_core::format::Context<'_>,
-        ) -> Result<Box<dyn ::meshfmt_core::format::FormatFile>, ::meshfmt_core::format::FormatError> {
-            Ok(Box::new(crate::read_with(data, &cx.options::<ReadOptions>())?))
         }
 
         fn description(&self) -> &'static str {
@@ -163,6 +162,14 @@ macro_rules! table_format_methods {
             $sniff(data)
         }
 
+        fn read(
+            &self,
+            data: &[u8],
+            cx: &::meshfmt_core::format::Context<'_>,
+        ) -> Result<Box<dyn ::meshfmt_core::format::FormatFile>, ::meshfmt_core::format::FormatError> {
+            Ok(Box::new(crate::read_with(data, &cx.options::<ReadOptions>())?))
+        }
+
         fn versions(&self) -> &'static [&'static str] {
             &$versions::NAMES
         }
@@ -172,7 +179,31 @@ macro_rules! table_format_methods {
         }
 
         fn holds(&self, version: Option<&str>) -> &'static [::meshfmt_core::Feature] {
-            $versions::holds(version.unwrap_or($default))
+            $versions::holds(version.unwrap_or(TargetVersion::default().name()))
+        }
+
+        fn from_core(
+            &self,
+            model: &::meshfmt_core::Model,
+            cx: &::meshfmt_core::format::Context<'_>,
+        ) -> Result<
+            ::meshfmt_core::Converted<Box<dyn ::meshfmt_core::format::FormatFile>>,
+            ::meshfmt_core::format::FormatError,
+        > {
+            cx.refuse_quality($name, $quality)?;
+            $(($check)(model)?;)?
+            let version = $crate::versions::to_write(
+                $name,
+                $versions::VERSIONS,
+                &$versions::NAMES,
+                cx,
+                TargetVersion::default(),
+            )?;
+            let options = WriteOptions {
+                version,
+                ..cx.options()
+            };
+            Ok(::meshfmt_core::format::boxed($file::from_core(model, &options)?))
         }
     };
 }
@@ -183,10 +214,14 @@ macro_rules! table_format_methods {
 /// `description()`, `extensions()`, `version_for_extension(ext)` and `holds(name)`.
 /// `$kind` names the family in the description (`"UNIGINE mesh"`), `$base` is the
 /// extension every version takes (`"mesh"`), `$fallback` the row `entry` falls back to.
+/// Tests come with it: every row's target finds the row, `NAMES` starts with the default,
+/// and `crate::sniff` knows every magic (and not its first three bytes).
 ///
 /// ```ignore
 /// unigine_common::version_table_fns!("UNIGINE mesh", "mesh", 3);
 /// ```
+// `crate::sniff` is the calling format crate's, on purpose.
+#[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! version_table_fns {
     ($kind:expr, $base:expr, $fallback:expr) => {
@@ -231,6 +266,29 @@ macro_rules! version_table_fns {
         /// What `version` can hold (nothing for an unknown name).
         pub(crate) fn holds(version: &str) -> &'static [::meshfmt_core::Feature] {
             $crate::versions::holds(VERSIONS, version)
+        }
+
+        #[cfg(test)]
+        mod table_tests {
+            use super::*;
+
+            #[test]
+            fn every_target_has_its_row() {
+                for v in VERSIONS {
+                    assert_eq!(v.target.entry().magic, v.magic);
+                    assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
+                }
+                assert_eq!(NAMES[0], TargetVersion::default().name());
+            }
+
+            #[test]
+            fn every_magic_sniffs() {
+                for v in VERSIONS {
+                    assert!(crate::sniff(v.magic));
+                    assert!(!crate::sniff(&v.magic[..3]));
+                }
+                assert!(!crate::sniff(b""));
+            }
         }
     };
 }

@@ -39,39 +39,14 @@ meshfmt_core::format_error_from!(
 
 meshfmt_core::shares_budget!(CoreOptions, WriteOptions);
 
-const VERSIONS: &[&str] = &crate::versions::NAMES;
-
 impl Format for UnigineMesh {
     unigine_common::table_format_methods!(
         crate::FORMAT_NAME,
         versions,
         crate::sniff,
-        TargetVersion::default().name()
+        MeshFile,
+        quality: "UNIGINE meshes do not quantize by choice"
     );
-
-    fn from_core(
-        &self,
-        model: &Model,
-        cx: &Context<'_>,
-    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
-        cx.refuse_quality(
-            crate::FORMAT_NAME,
-            "UNIGINE meshes do not quantize by choice",
-        )?;
-        let version = unigine_common::versions::to_write(
-            crate::FORMAT_NAME,
-            crate::versions::VERSIONS,
-            VERSIONS,
-            cx,
-            TargetVersion::default(),
-        )?;
-        let opts = WriteOptions {
-            version,
-            ..cx.options()
-        };
-        let c = MeshFile::from_core(model, &opts)?;
-        Ok(meshfmt_core::format::boxed(c))
-    }
 }
 
 impl FormatFile for MeshFile {

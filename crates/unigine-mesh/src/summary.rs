@@ -67,14 +67,13 @@ pub(crate) fn ms1x_detail(m: &crate::Ms1x, blocks: &[(usize, usize)], s: &mut Su
                 },
             ));
         }
-        s.surfaces.push(SurfaceSummary {
-            name: x.name.to_string_lossy(),
-            vertices: nc as u64,
-            triangles: x.cindices.len() as u64 / 3,
-            attributes: a,
-            material: None,
-            bounds: stored_box(x.bounds.min, x.bounds.max),
-        });
+        s.surfaces.push(SurfaceSummary::new(
+            x.name.to_string_lossy(),
+            nc as u64,
+            x.cindices.len() as u64 / 3,
+            a,
+            stored_box(x.bounds.min, x.bounds.max),
+        ));
     }
     if let Some(b) = stored_box(m.bounds.min, m.bounds.max) {
         s.bounds = Some(b);
@@ -133,17 +132,13 @@ pub(crate) fn old_detail<'a>(surfaces: impl Iterator<Item = OldSurface<'a>>, s: 
         a.push(Attribute::new("indices", if wide { "i32" } else { "u16" }));
         let computed = points_box(x.positions.iter().copied());
         s.bounds = union(s.bounds, computed);
-        s.counts.surfaces += 1;
-        s.counts.vertices += x.positions.len() as u64;
-        s.counts.triangles += x.triangles as u64;
-        s.surfaces.push(SurfaceSummary {
-            name: x.name.to_string_lossy(),
-            vertices: x.positions.len() as u64,
-            triangles: x.triangles as u64,
-            attributes: a,
-            material: None,
-            bounds: x.bounds.or(computed),
-        });
+        s.push_surface(SurfaceSummary::new(
+            x.name.to_string_lossy(),
+            x.positions.len() as u64,
+            x.triangles as u64,
+            a,
+            x.bounds.or(computed),
+        ));
     }
 }
 

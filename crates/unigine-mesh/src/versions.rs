@@ -323,15 +323,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_target_has_its_row() {
-        for v in VERSIONS {
-            assert_eq!(v.target.entry().magic, v.magic);
-            assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
-        }
-        assert_eq!(NAMES[0], TargetVersion::default().name());
-    }
-
-    #[test]
     fn contract_lists_follow_the_table() {
         assert_eq!(
             description(),

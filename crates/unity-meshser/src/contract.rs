@@ -4,7 +4,7 @@ use std::any::Any;
 
 use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written, boxed};
 use meshfmt_core::summary::stored_box;
-use meshfmt_core::{Attribute, Converted, Counts, Feature, Model, Summary, SurfaceSummary};
+use meshfmt_core::{Attribute, Converted, Feature, Model, Summary, SurfaceSummary};
 
 use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOptions};
 
@@ -42,21 +42,12 @@ fn quantization(quality: Option<&str>) -> Result<Quantization, FormatError> {
 }
 
 impl Format for MeshSerializer2 {
-    fn name(&self) -> &'static str {
-        crate::FORMAT_NAME
-    }
-
-    fn description(&self) -> &'static str {
-        "Unity MeshSerializer2 compact mesh (no magic; exact-length check)"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["bytes", "data"]
-    }
-
-    fn sniff(&self, data: &[u8]) -> bool {
-        crate::sniff(data)
-    }
+    meshfmt_core::format_identity!(
+        crate::FORMAT_NAME,
+        "Unity MeshSerializer2 compact mesh (no magic; exact-length check)",
+        ["bytes", "data"],
+        crate::sniff
+    );
 
     fn has_magic(&self) -> bool {
         false
@@ -122,27 +113,21 @@ impl FormatFile for MeshFile {
         let bounds = (!self.positions.is_empty())
             .then(|| stored_box([x0, y0, z0], [x1, y1, z1]))
             .flatten();
-        Ok(Summary {
+        let mut s = Summary {
             format: crate::FORMAT_NAME.into(),
             version: FormatFile::version(self),
-            counts: Counts {
-                surfaces: 1,
-                vertices: self.positions.len() as u64,
-                triangles: self.triangles.len() as u64,
-                ..Counts::default()
-            },
-            surfaces: vec![SurfaceSummary {
-                name: String::new(),
-                vertices: self.positions.len() as u64,
-                triangles: self.triangles.len() as u64,
-                attributes: a,
-                material: None,
-                bounds,
-            }],
             bounds,
             bounds_stored: bounds.is_some(),
             ..Summary::default()
-        })
+        };
+        s.push_surface(SurfaceSummary::new(
+            "",
+            self.positions.len() as u64,
+            self.triangles.len() as u64,
+            a,
+            bounds,
+        ));
+        Ok(s)
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {

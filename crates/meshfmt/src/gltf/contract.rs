@@ -47,21 +47,12 @@ fn format_error(e: CliError) -> FormatError {
 }
 
 impl Format for Gltf {
-    fn name(&self) -> &'static str {
-        "gltf"
-    }
-
-    fn description(&self) -> &'static str {
-        "glTF 2.0: .glb, .gltf with a separate or embedded buffer"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["glb", "gltf"]
-    }
-
-    fn sniff(&self, data: &[u8]) -> bool {
-        sniff(data)
-    }
+    meshfmt_core::format_identity!(
+        "gltf",
+        "glTF 2.0: .glb, .gltf with a separate or embedded buffer",
+        ["glb", "gltf"],
+        sniff
+    );
 
     fn versions(&self) -> &'static [&'static str] {
         &[]

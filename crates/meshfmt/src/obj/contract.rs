@@ -38,21 +38,12 @@ fn mtl_name(cx: &Context<'_>) -> String {
 }
 
 impl Format for Obj {
-    fn name(&self) -> &'static str {
-        "obj"
-    }
-
-    fn description(&self) -> &'static str {
-        "Wavefront OBJ + MTL (static geometry; by extension, no magic)"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["obj"]
-    }
-
-    fn sniff(&self, _: &[u8]) -> bool {
-        false
-    }
+    meshfmt_core::format_identity!(
+        "obj",
+        "Wavefront OBJ + MTL (static geometry; by extension, no magic)",
+        ["obj"],
+        |_: &[u8]| false
+    );
 
     fn has_magic(&self) -> bool {
         false

@@ -10,7 +10,7 @@ mod convert;
 use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
-use unigine_common::keys::{RotationRange, frame_keys, key_flags, read_key, write_key};
+use unigine_common::keys::{RotationRange, read_key, write_key};
 
 use crate::FORMAT_NAME;
 use crate::common::{
@@ -73,17 +73,7 @@ pub struct EmbeddedAnimation {
     pub keys: Vec<FrameKey>,
 }
 
-impl EmbeddedAnimation {
-    /// The keys of frame `f` (empty past the end).
-    pub fn frame(&self, f: usize) -> &[FrameKey] {
-        frame_keys(&self.keys, f, self.bones.len())
-    }
-
-    /// The flag byte the writer stores: the OR of every key's flags.
-    pub fn key_flags(&self) -> u8 {
-        key_flags(&self.keys)
-    }
-}
+unigine_common::frame_major_methods!(EmbeddedAnimation, FrameKey);
 
 /// One morph target's geometry: coordinate vertices and tangent vertices.
 #[derive(Debug, Clone, PartialEq)]
