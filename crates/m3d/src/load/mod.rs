@@ -488,17 +488,21 @@ impl Loaded {
         if self.voxel_blocks.is_empty() {
             return Ok(());
         }
-        let m = crate::voxel::meshing::mesh(
+        // Meshed straight onto the loaded lists (taken for the call, then put back).
+        let mut out = crate::voxel::meshing::Meshed {
+            vertices: std::mem::take(&mut self.vertices),
+            faces: std::mem::take(&mut self.faces),
+        };
+        let meshed = crate::voxel::meshing::mesh(
             self.voxel_blocks.iter(),
             &self.voxel_types,
             self.limits,
             &self.budget.0,
-            self.vertices.len(),
-            self.faces.len(),
-        )?;
-        self.vertices.extend(m.vertices);
-        self.faces.extend(m.faces);
-        Ok(())
+            &mut out,
+        );
+        self.vertices = out.vertices;
+        self.faces = out.faces;
+        meshed
     }
 
     /// Normals for faces without them, as m3d_load does when any face corner lacks one:

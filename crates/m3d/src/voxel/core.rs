@@ -38,8 +38,12 @@ pub(crate) fn to_core(cx: &mut ToCore<'_>, limits: Limits) -> Result<bool> {
         max_alloc_bytes: limits.max_alloc_bytes.min(256 << 20),
     };
     let types = voxel_types(file, &cx.budget)?;
-    let meshed = match meshing::mesh(blocks, &types, limits, &cx.budget, 0, 0) {
-        Ok(m) => m,
+    let mut meshed = Meshed {
+        vertices: Vec::new(),
+        faces: Vec::new(),
+    };
+    match meshing::mesh(blocks, &types, limits, &cx.budget, &mut meshed) {
+        Ok(()) => {}
         Err(e @ Error::OverBudget(_)) => return Err(e),
         Err(e) => {
             cx.out.lose(

@@ -27,37 +27,47 @@ const TRIS: [[[usize; 3]; 2]; 6] = [
     [[1, 5, 7], [1, 7, 3]], // east (+x)
 ];
 
-/// The meshing in progress.
+/// The meshing in progress: what every block shares.
 struct Mesher<'t> {
     types: &'t [LoadedVoxelType],
-    limits: Limits,
-    budget: &'t Budget,
-    /// Vertices before the meshed ones (the six normals are the first of them).
+    /// Index of the first of the six axis normals.
     enorm: usize,
-    /// Faces before the meshed ones.
-    faces_before: usize,
     /// 1 / the largest extent of the blocks.
     w: f32,
-    out: Meshed,
+}
+
+/// One block's grid, as its runs code it.
+struct Grid<'b> {
+    block: &'b VoxelBlock,
+    data: Vec<Idx>,
+}
+
+/// One solid voxel with an open side: its type, position in the block, and which
+/// corners (bits as in m3d.h's diagram) and sides (bit per [`TRIS`] row) are exposed.
+struct Exposed {
+    t: LoadedVoxelType,
+    at: [usize; 3],
+    corners: u32,
+    sides: u32,
 }
 
 /// Voxel `blocks` to triangles, as m3d_load does (see
-/// [`Loaded::mesh_voxels`](crate::Loaded::mesh_voxels)), after `vertices` vertices and
-/// `faces` faces: six axis normals, then for every solid voxel (type below the number of
-/// `types`) the corners of its exposed faces as new vertices (not shared between voxels;
-/// w = 0, colour and skin of the voxel type) and two triangles per exposed face
-/// (neighbour empty or block edge), with coordinates `(block position + i) / largest
-/// extent`. Fails past `limits` (a grid of more than `max_elements` or
-/// `max_alloc_bytes / 4` voxels, more vertices or faces than `max_elements`) or the
-/// budget. Only the voxels the runs code are visited.
+/// [`Loaded::mesh_voxels`](crate::Loaded::mesh_voxels)), appended to `out`: six axis
+/// normals, then for every solid voxel (type below the number of `types`) the corners
+/// of its exposed faces as new vertices (not shared between voxels; w = 0, colour and
+/// skin of the voxel type) and two triangles per exposed face (neighbour empty or block
+/// edge), with coordinates `(block position + i) / largest extent`. Fails past `limits`
+/// (a grid of more than `max_elements` or `max_alloc_bytes / 4` voxels, more vertices or
+/// faces than `max_elements`) or the budget, before anything is meshed. Only the voxels
+/// the runs code are visited. The exposed corners and sides are counted first, so the
+/// output grows once, to its exact size.
 pub(crate) fn mesh<'b>(
     blocks: impl Iterator<Item = &'b VoxelBlock> + Clone,
     types: &[LoadedVoxelType],
     limits: Limits,
     budget: &Budget,
-    vertices: usize,
-    faces: usize,
-) -> Result<Meshed> {
+    out: &mut Meshed,
+) -> Result<()> {
     let (mut min, mut max) = ([i64::MAX; 3], [-i64::from(i32::MAX); 3]);
     for b in blocks.clone() {
         for a in 0..3 {
@@ -70,19 +80,51 @@ pub(crate) fn mesh<'b>(
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut m = Mesher {
+    let m = Mesher {
         types,
-        limits,
-        budget,
-        enorm: vertices,
-        faces_before: faces,
+        enorm: out.vertices.len(),
         w: 1.0 / extent as f32,
-        out: Meshed {
-            vertices: Vec::new(),
-            faces: Vec::new(),
-        },
     };
-    budget.charge_items::<LoadedVertex>("meshed voxels", 6)?;
+    let max_voxels =
+        usize::try_from(limits.max_elements.min(limits.max_alloc_bytes / 4)).unwrap_or(usize::MAX);
+    let grids = blocks
+        .map(|block| {
+            let n = block
+                .voxel_count()
+                .filter(|n| *n <= max_voxels)
+                .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
+            // The coded voxels only: past them the grid is empty, as m3d.h fills it.
+            let data = block.coded_voxels(n, budget)?;
+            Ok(Grid { block, data })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // Count, check and charge first: then the output grows once.
+    let (mut corners, mut sides) = (0u64, 0u64);
+    for g in &grids {
+        m.each_exposed(g, |e| {
+            corners += u64::from(e.corners.count_ones());
+            sides += u64::from(e.sides.count_ones());
+        });
+    }
+    let max = limits.max_elements;
+    let (vertices, faces) = (
+        (out.vertices.len() as u64).saturating_add(6 + corners),
+        (out.faces.len() as u64).saturating_add(2 * sides),
+    );
+    if vertices > max || faces > max {
+        return Err(invalid(format!(
+            "voxels: {vertices} vertices and {faces} faces exceed the limit of {max} elements"
+        )));
+    }
+    vertex_idx(vertices.saturating_sub(1) as usize, "meshed voxels")?;
+    budget.charge(
+        "meshed voxels",
+        (6 + corners).saturating_mul(std::mem::size_of::<LoadedVertex>() as u64)
+            + (2 * sides).saturating_mul(std::mem::size_of::<LoadedFace>() as u64),
+    )?;
+    // Both within max_elements, which fits a usize (checked by the limit above).
+    out.vertices.reserve_exact(6 + corners as usize);
+    out.faces.reserve_exact(2 * sides as usize);
     for (l, axis) in [
         (1, -1.0),
         (2, -1.0),
@@ -93,16 +135,16 @@ pub(crate) fn mesh<'b>(
     ] {
         let mut xyzw = [0.0; 4];
         xyzw[l] = axis;
-        m.out.vertices.push(LoadedVertex {
+        out.vertices.push(LoadedVertex {
             xyzw,
             color: 0,
             skin: Idx::UNDEF,
         });
     }
-    for b in blocks {
-        m.block(b)?;
+    for g in &grids {
+        m.each_exposed(g, |e| m.voxel(g.block, &e, out));
     }
-    Ok(m.out)
+    Ok(())
 }
 
 impl Mesher<'_> {
@@ -110,32 +152,11 @@ impl Mesher<'_> {
         v.is_some_and(|v| u64::from(v.0) < self.types.len() as u64)
     }
 
-    /// Whether `vertices` and `faces` stay within [`Limits::max_elements`].
-    fn room(&self, vertices: usize, faces: usize) -> Result<()> {
-        let max = usize::try_from(self.limits.max_elements).unwrap_or(usize::MAX);
-        if vertices > max || faces > max {
-            return Err(invalid(format!(
-                "voxels: {vertices} vertices and {faces} faces exceed the limit of {max} elements"
-            )));
-        }
-        Ok(())
-    }
-
-    fn block(&mut self, b: &VoxelBlock) -> Result<()> {
-        let max_voxels = usize::try_from(
-            self.limits
-                .max_elements
-                .min(self.limits.max_alloc_bytes / 4),
-        )
-        .unwrap_or(usize::MAX);
-        let n = b
-            .voxel_count()
-            .filter(|n| *n <= max_voxels)
-            .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
-        // The coded voxels only: past them the grid is empty, as m3d.h fills it.
-        let data = b.coded_voxels(n, self.budget)?;
-        let [sx, sy, sz] = b.size.map(|v| v as usize);
-        // Both at most n, which fits.
+    /// Calls `f` for every solid voxel of `g` with an exposed side.
+    fn each_exposed(&self, g: &Grid<'_>, mut f: impl FnMut(Exposed)) {
+        let data = &g.data;
+        let [sx, sy, sz] = g.block.size.map(|v| v as usize);
+        // Both at most the grid size, which fits.
         let (row, layer) = (sx.max(1), sx.saturating_mul(sz).max(1));
         let (drow, dlayer) = (
             isize::try_from(row).unwrap_or(isize::MAX),
@@ -166,70 +187,59 @@ impl Mesher<'_> {
                     corners |= k;
                 }
             }
-            if corners == 0 {
-                continue;
+            if corners != 0 {
+                f(Exposed {
+                    t: *t,
+                    at: [x, y, z],
+                    corners,
+                    sides,
+                });
             }
-            let at = [
-                i64::from(b.pos[0]) + x as i64,
-                i64::from(b.pos[1]) + y as i64,
-                i64::from(b.pos[2]) + z as i64,
-            ];
-            self.voxel(*t, at, corners, sides)?;
         }
-        Ok(())
     }
 
-    /// One voxel of type `t` at block position `at`: the `corners` (bits) of its open
-    /// `sides` (bits) as new vertices, two triangles a side.
-    fn voxel(&mut self, t: LoadedVoxelType, at: [i64; 3], corners: u32, sides: u32) -> Result<()> {
-        let base = self.enorm.saturating_add(self.out.vertices.len());
-        self.room(
-            base.saturating_add(8),
-            (self.faces_before + self.out.faces.len()).saturating_add(12),
-        )?;
-        self.budget.charge(
-            "meshed voxels",
-            u64::from(corners.count_ones()) * std::mem::size_of::<LoadedVertex>() as u64
-                + u64::from(sides.count_ones()) * 2 * std::mem::size_of::<LoadedFace>() as u64,
-        )?;
+    /// One exposed voxel of `b`: the corners of its open sides as new vertices, two
+    /// triangles a side. Indices fit (checked on the counts before).
+    fn voxel(&self, b: &VoxelBlock, e: &Exposed, out: &mut Meshed) {
         let mut edge = [Idx::UNDEF; 8];
-        let [bx, by, bz] = at;
-        for (bit, e) in edge.iter_mut().enumerate() {
-            if corners & (1 << bit) == 0 {
+        let [x, y, z] = e.at;
+        let base = [
+            i64::from(b.pos[0]) + x as i64,
+            i64::from(b.pos[1]) + y as i64,
+            i64::from(b.pos[2]) + z as i64,
+        ];
+        let w = self.w;
+        for (bit, slot) in edge.iter_mut().enumerate() {
+            if e.corners & (1 << bit) == 0 {
                 continue;
             }
-            *e = vertex_idx(
-                self.enorm.saturating_add(self.out.vertices.len()),
-                "meshed voxels",
-            )?;
-            let (dx, dy, dz) = (bit & 1, (bit >> 2) & 1, (bit >> 1) & 1);
-            let w = self.w;
-            self.out.vertices.push(LoadedVertex {
+            *slot = Idx(out.vertices.len() as u32);
+            let d = [bit & 1, (bit >> 2) & 1, (bit >> 1) & 1];
+            out.vertices.push(LoadedVertex {
                 xyzw: [
-                    (bx + dx as i64) as f32 * w,
-                    (by + dy as i64) as f32 * w,
-                    (bz + dz as i64) as f32 * w,
+                    (base[0] + d[0] as i64) as f32 * w,
+                    (base[1] + d[1] as i64) as f32 * w,
+                    (base[2] + d[2] as i64) as f32 * w,
                     0.0,
                 ],
-                color: t.color,
-                skin: t.skin,
+                color: e.t.color,
+                skin: e.t.skin,
             });
         }
         for (side, tris) in TRIS.iter().enumerate() {
-            if sides & (1 << side) == 0 {
+            if e.sides & (1 << side) == 0 {
                 continue;
             }
             // The axis normal the side uses.
-            let n = vertex_idx(self.enorm.saturating_add(side), "meshed voxels")?;
+            let n = Idx((self.enorm + side) as u32);
             for t3 in tris {
-                self.out.faces.push(LoadedFace {
-                    material: t.material,
+                out.faces.push(LoadedFace {
+                    material: e.t.material,
                     vertex: t3.map(|c| edge[c]),
                     uv: [Idx::UNDEF; 3],
                     normal: [n; 3],
                 });
             }
         }
-        Ok(())
     }
 }
