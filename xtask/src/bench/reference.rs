@@ -149,17 +149,19 @@ pub fn compare(
                         .arg(path))
                     .and_then(|o| parse_ours(&o)),
                 );
-                // Through an intermediate shell that does not exec: a process started
-                // straight from this one inherits this process's (large) peak RSS in
-                // ru_maxrss across exec, and the reference reports that figure.
-                reference.push(
-                    run(Command::new("bash")
-                        .args(["-c", "bash \"$0\" \"$@\"; exit $?"])
-                        .arg(run_sh)
-                        .args(["--runs", &runs, "--save"])
-                        .arg(path))
-                    .and_then(|o| parse_reference(o.lines().next().unwrap_or_default())),
-                );
+                // Loads timed in run.sh's load-only mode (as ours are: all loads, then
+                // all saves); save, peak RSS and size from a `--save` run. With a save
+                // between loads, glibc keeps the heap the save grew, and m3d_load's
+                // per-voxel reallocs stop faulting pages in (lantea's load time more
+                // than halves): a state of the allocator, not of the loader.
+                let load = reference_run(run_sh, &runs, path, false);
+                let save = reference_run(run_sh, &runs, path, true);
+                reference.push(load.and_then(|l| {
+                    save.map(|s| Side {
+                        load_ms: l.load_ms,
+                        ..s
+                    })
+                }));
             }
             Compared {
                 path: path.clone(),
@@ -169,6 +171,21 @@ pub fn compare(
             }
         })
         .collect()
+}
+
+/// One reference process over `path`: loads only, or loads with a save after each.
+// Through an intermediate shell that does not exec: a process started straight from
+// this one inherits this process's (large) peak RSS in ru_maxrss across exec, and the
+// reference reports that figure.
+fn reference_run(run_sh: &Path, runs: &str, path: &Path, save: bool) -> Result<Side, String> {
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "bash \"$0\" \"$@\"; exit $?"])
+        .arg(run_sh)
+        .args(["--runs", runs]);
+    if save {
+        cmd.arg("--save");
+    }
+    run(cmd.arg(path)).and_then(|o| parse_reference(o.lines().next().unwrap_or_default()))
 }
 
 /// The median of each figure over the rounds; the first error if any round failed.

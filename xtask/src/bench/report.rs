@@ -380,8 +380,11 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          `File::write` of the file read, compressed; the sizes saved follow the times: m3d.h saves \
          what it loaded, meshed voxels and generated normals included, we save the file \
          as stored); one process per file and side, {} \
-         alternating rounds of medians (one for files past 4 MB); peak RSS is each process's \
-         over all its loads and saves (ours / m3d.h).\n\n",
+         alternating rounds of medians (one for files past 4 MB). Loads are timed in a run of \
+         loads only on both sides (`run.sh` without `--save`: with a save between loads \
+         glibc keeps the heap the save grew, which speeds m3d_load's per-voxel reallocs up), \
+         saves in a second reference run with `--save`; peak RSS is each side's over its \
+         loads and saves (ours / m3d.h).\n\n",
         o.runs,
         if o.quick { 1 } else { 3 }
     ));
