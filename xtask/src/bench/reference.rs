@@ -11,8 +11,12 @@ use super::timing::median;
 /// One side's figures for one file: medians of its rounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Side {
-    /// Load (m3d_load + m3d_free; ours: m3d_format::load + drop), milliseconds.
+    /// Load (m3d_load + m3d_free; ours: m3d_format::load + drop), milliseconds, in a
+    /// run of loads only.
     pub load_ms: f64,
+    /// The same with a save after each load (the reference's `--save` run): the heap
+    /// the saves grow changes what the loads' allocations cost.
+    pub load_between_ms: f64,
     /// Save (m3d_save; ours: File::write), milliseconds.
     pub save_ms: f64,
     /// Peak RSS of the process, KiB.
@@ -36,7 +40,8 @@ pub struct Compared {
 /// Our side of one file in this process (run by `xtask bench-child m3d RUNS FILE` in a
 /// fresh process): medians over `runs` of load (`m3d_format::load`, the one-pass load
 /// that does m3d_load's work, then drop) and save (`File::write` of the file read
-/// once, untimed), and the process's peak RSS (VmHWM) over both.
+/// once, untimed), then loads again with a save after each (as the reference's `--save`
+/// run does), and the process's peak RSS (VmHWM) over all of them.
 pub fn child(runs: usize, file: &Path) -> Result<String, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let opts = m3d_format::LoadOptions::default();
@@ -57,6 +62,18 @@ pub fn child(runs: usize, file: &Path) -> Result<String, String> {
         save.push(t0.elapsed().as_secs_f64() * 1e3);
         saved = out.len();
     }
+    let mut between = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        let copy = bytes.clone();
+        let t0 = Instant::now();
+        let loaded = m3d_format::load(&copy, &opts).map_err(|e| e.to_string())?;
+        let took = t0.elapsed();
+        let out = f.write().map_err(|e| e.to_string())?;
+        drop(std::hint::black_box(out));
+        let t1 = Instant::now();
+        drop(std::hint::black_box(loaded));
+        between.push((took + t1.elapsed()).as_secs_f64() * 1e3);
+    }
     let hwm = std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -66,22 +83,26 @@ pub fn child(runs: usize, file: &Path) -> Result<String, String> {
         })
         .unwrap_or(f64::NAN);
     Ok(format!(
-        "{:.4}\t{:.4}\t{hwm}\t{saved}",
+        "{:.4}\t{:.4}\t{hwm}\t{saved}\t{:.4}",
         median(&load),
-        median(&save)
+        median(&save),
+        median(&between)
     ))
 }
 
 fn parse_ours(line: &str) -> Result<Side, String> {
     let v: Vec<&str> = line.trim().split('\t').collect();
     let num = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok());
-    match (num(0), num(1), num(2), num(3)) {
-        (Some(load_ms), Some(save_ms), Some(peak_kb), Some(saved)) => Ok(Side {
-            load_ms,
-            save_ms,
-            peak_kb,
-            saved: saved as u64,
-        }),
+    match (num(0), num(1), num(2), num(3), num(4)) {
+        (Some(load_ms), Some(save_ms), Some(peak_kb), Some(saved), Some(load_between_ms)) => {
+            Ok(Side {
+                load_ms,
+                load_between_ms,
+                save_ms,
+                peak_kb,
+                saved: saved as u64,
+            })
+        }
         _ => Err(format!("unexpected output: {}", line.trim())),
     }
 }
@@ -93,6 +114,7 @@ fn parse_reference(line: &str) -> Result<Side, String> {
     match (num(1), num(3), num(5), num(6)) {
         (Some(load_ms), Some(save_ms), Some(peak_kb), Some(saved)) => Ok(Side {
             load_ms,
+            load_between_ms: load_ms,
             save_ms,
             peak_kb,
             saved: saved as u64,
@@ -159,6 +181,7 @@ pub fn compare(
                 reference.push(load.and_then(|l| {
                     save.map(|s| Side {
                         load_ms: l.load_ms,
+                        load_between_ms: s.load_ms,
                         ..s
                     })
                 }));
@@ -194,6 +217,7 @@ fn settle(rounds: Vec<Result<Side, String>>) -> Result<Side, String> {
     let m = |f: fn(&Side) -> f64| median(&sides.iter().map(f).collect::<Vec<_>>());
     Ok(Side {
         load_ms: m(|s| s.load_ms),
+        load_between_ms: m(|s| s.load_between_ms),
         save_ms: m(|s| s.save_ms),
         peak_kb: m(|s| s.peak_kb),
         saved: sides.last().map_or(0, |s| s.saved),
@@ -212,10 +236,10 @@ mod tests {
             (1.5, 3.0, 4096.0, 1234)
         );
         assert!(parse_reference("a.m3d\terror").is_err());
-        let o = parse_ours("0.5\t0.7\t2048\t99\n").unwrap();
+        let o = parse_ours("0.5\t0.7\t2048\t99\t0.4\n").unwrap();
         assert_eq!(
-            (o.load_ms, o.save_ms, o.peak_kb, o.saved),
-            (0.5, 0.7, 2048.0, 99)
+            (o.load_ms, o.save_ms, o.peak_kb, o.saved, o.load_between_ms),
+            (0.5, 0.7, 2048.0, 99, 0.4)
         );
         assert_eq!(runs_for(100, false), 200);
         assert_eq!(runs_for(1 << 30, false), 3);
