@@ -68,11 +68,18 @@ for t in "${targets[@]}"; do
   fi
   echo "==> fuzz $t (${limits[*]})"
   mkdir -p "artifacts/$t"
+  log="$(mktemp)"
   cargo fuzz run -s none -O -a "$bin" "$dir" -- \
     "${limits[@]}" -max_len=262144 -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-25}" \
-    -artifact_prefix="artifacts/$t/" -print_final_stats=1 2>&1 |
-    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|.*(panicked|ERROR|crash|timeout|leak))' || true
+    -artifact_prefix="artifacts/$t/" -print_final_stats=1 >"$log" 2>&1 || true
+  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|==|SUMMARY|.*(panicked|ERROR|crash|timeout|leak))' "$log" || true
   if ls "artifacts/$t"/* >/dev/null 2>&1; then
     echo "fuzz: $t found crashes in fuzz/artifacts/$t"; exit 1
   fi
+  # A run that never started (a build error, a bad flag) prints no final stats: that is
+  # a failure too, not a quiet pass.
+  if ! grep -q '^stat::number_of_executed_units' "$log"; then
+    echo "fuzz: $t did not run:"; tail -20 "$log"; exit 1
+  fi
+  rm -f "$log"
 done

@@ -9,7 +9,7 @@
 use meshfmt_core::Transform;
 use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
-use unigine_common::keys::{RotationRange, read_key, write_key};
+use unigine_common::keys::{RotationRange, read_animated_bones, read_frames, read_key, write_key};
 
 use crate::FORMAT_NAME;
 use crate::error::{Result, invalid};
@@ -57,29 +57,16 @@ impl QuantBox {
 /// [`unigine_common::keys`]).
 pub type Key = unigine_common::Key<u16>;
 
-/// One animation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Animation {
-    /// Name (from the header's list).
-    pub name: RawString,
-    /// Animated bones, as indices into the file's bone list.
-    pub bones: Vec<i16>,
-    /// Translation box.
-    pub translation_box: QuantBox,
-    /// Scale box.
-    pub scale_box: QuantBox,
-    /// The stored animation flag byte (real files: the OR of every frame's flags).
-    /// Derived data: the writer stores [`Animation::key_flags`] and
-    /// [`to_core`](crate::AnimFile::to_core) follows the keys, reporting a loss when
-    /// this byte disagrees with them.
-    pub flags: u8,
-    /// Number of frames.
-    pub num_frames: u32,
-    /// `num_frames * bones.len()` keys, frame-major.
-    pub keys: Vec<Key>,
+unigine_common::animation_type! {
+    /// One animation. A stored flag byte that disagrees with the keys is reported as a
+    /// loss by [`to_core`](crate::AnimFile::to_core).
+    pub struct Animation<Key> {
+        /// Translation box.
+        pub translation_box: QuantBox,
+        /// Scale box.
+        pub scale_box: QuantBox,
+    }
 }
-
-unigine_common::frame_major_methods!(Animation, Key);
 
 impl QuantBox {
     /// True when axis `axis` can decode values: finite minimum and size, not the
@@ -132,26 +119,12 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
     for (a, name) in names.into_iter().enumerate() {
         let anim = r.field("animations", |r| {
             r.item(a, |r| {
-                let n = r.field("num_bones", |r| r.compact_count(2))?;
-                let at = r.offset();
-                let bones: Vec<i16> = r.field("bones", |r| r.le_array(n as u64))?;
-                if let Some(k) = bones.iter().position(|&b| b < 0 || b as usize >= num_bones) {
-                    return Err(r.invalid_at(
-                        at + 2 * k as u64,
-                        format!("bone {} out of range ({num_bones} bones)", bones[k]),
-                    ));
-                }
+                let bones = read_animated_bones(r, num_bones)?;
                 let translation_box = r.field("translation_box", read_box)?;
                 let scale_box = r.field("scale_box", read_box)?;
                 let flags = r.field("flags", |r| r.u8())?;
-                let at = r.offset();
-                let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
-                let num_frames =
-                    u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
-                let total = u64::from(num_frames) * n as u64;
-                let keys = r.field("frames", |r| {
-                    r.array(total, 1, |r| read_key(r, RotationRange::Checked))
-                })?;
+                let (num_frames, keys) =
+                    read_frames(r, bones.len(), |r| read_key(r, RotationRange::Checked))?;
                 Ok(Animation {
                     name,
                     bones,
@@ -185,15 +158,7 @@ impl An10 {
         let nb = self.bones.len();
         check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
         for (i, a) in self.animations.iter().enumerate() {
-            unigine_common::keys::check_animated_bones(&a.bones, nb)
-                .and_then(|()| {
-                    unigine_common::keys::check_table_len(
-                        a.keys.len(),
-                        a.num_frames,
-                        a.bones.len(),
-                        "keys",
-                    )
-                })
+            a.check_keys(nb)
                 .map_err(|m| invalid(format!("animation {i}: {m}")))?;
             if a.keys
                 .iter()

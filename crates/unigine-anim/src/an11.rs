@@ -90,38 +90,30 @@ pub(crate) fn read_frames(
     r: &mut Reader<'_>,
     na: usize,
 ) -> parsing_primitives::Result<(u32, Vec<An11Key>)> {
-    let at = r.offset();
-    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
-    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
-    let keys = r.field("frames", |r| {
-        r.array(u64::from(num_frames) * na as u64, 1, |r| {
-            let at = r.offset();
-            let flags = r.u8()?;
-            if flags & !7 != 0 {
-                return Err(
-                    r.invalid_at(at, format!("frame flags {flags:#04x} use undefined bits"))
-                );
-            }
-            Ok(An11Key {
-                position: if flags & 1 != 0 {
-                    Some(r.le::<[f32; 3]>()?)
-                } else {
-                    None
-                },
-                rotation: if flags & 2 != 0 {
-                    Some(r.le::<[f32; 4]>()?)
-                } else {
-                    None
-                },
-                scale: if flags & 4 != 0 {
-                    Some(r.le::<[f32; 3]>()?)
-                } else {
-                    None
-                },
-            })
+    unigine_common::keys::read_frames(r, na, |r| {
+        let at = r.offset();
+        let flags = r.u8()?;
+        if flags & !7 != 0 {
+            return Err(r.invalid_at(at, format!("frame flags {flags:#04x} use undefined bits")));
+        }
+        Ok(An11Key {
+            position: if flags & 1 != 0 {
+                Some(r.le::<[f32; 3]>()?)
+            } else {
+                None
+            },
+            rotation: if flags & 2 != 0 {
+                Some(r.le::<[f32; 4]>()?)
+            } else {
+                None
+            },
+            scale: if flags & 4 != 0 {
+                Some(r.le::<[f32; 3]>()?)
+            } else {
+                None
+            },
         })
-    })?;
-    Ok((num_frames, keys))
+    })
 }
 
 /// Writes `ci num_frames` and the key records (shared by an11 and an12).

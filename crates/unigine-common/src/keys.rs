@@ -6,6 +6,9 @@
 
 use parsing_primitives::{Element, Reader, Writer};
 
+#[doc(hidden)]
+pub use parsing_primitives::RawString;
+
 /// One bone's key in one frame. A component is `Some` when the frame stores it; the
 /// flag byte is derived from these. `T` is the stored translation/scale component
 /// (`u16` box units in an10, `f32` in meshes).
@@ -115,25 +118,65 @@ pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
         .unwrap_or(&[])
 }
 
-/// `frame(f)` and `key_flags()` for an animation type with `bones` (one entry per
-/// animated bone) and `keys` (frame-major, `$key` each): the same two methods on an10
-/// animations and on the animations a mesh embeds.
+/// Declares an animation type as both UNIGINE families store one: `name`, the animated
+/// `bones`, the fields given (an10's quantization boxes), the stored `flags` byte,
+/// `num_frames` and the frame-major `keys`; with `frame(f)` and `key_flags()`. an10
+/// animations and the animations a mesh embeds are declared with it, so the shared
+/// fields and their meaning are written once.
 ///
 /// ```
 /// use unigine_common::Key;
-/// pub struct Clip { pub bones: Vec<i16>, pub keys: Vec<Key<f32>> }
-/// unigine_common::frame_major_methods!(Clip, Key<f32>);
+/// unigine_common::animation_type! {
+///     /// A clip.
+///     pub struct Clip<Key<f32>> {
+///         /// Frames per second.
+///         pub fps: f32,
+///     }
+/// }
 /// let moved = Key { translation: [Some(1.0), None, None], ..Key::<f32>::default() };
 /// let turned = Key { rotation: Some([0, 0, 0, 32767]), ..Key::<f32>::default() };
-/// let clip = Clip { bones: vec![0, 1], keys: vec![moved, Key::default(), turned, Key::default()] };
+/// let clip = Clip {
+///     name: "walk".into(),
+///     bones: vec![0, 1],
+///     fps: 30.0,
+///     flags: 0x09,
+///     num_frames: 2,
+///     keys: vec![moved, Key::default(), turned, Key::default()],
+/// };
 /// assert_eq!(clip.frame(1), &[turned, Key::default()]);
 /// assert!(clip.frame(2).is_empty());
 /// assert_eq!(clip.key_flags(), 0x01 | 0x08);
+/// assert!(clip.check_keys(2).is_ok());
+/// assert!(clip.check_keys(1).is_err()); // bone 1 of 1
 /// ```
 #[macro_export]
-macro_rules! frame_major_methods {
-    ($ty:ty, $key:ty) => {
-        impl $ty {
+macro_rules! animation_type {
+    (
+        $(#[$doc:meta])*
+        pub struct $name:ident < $key:ty > {
+            $( $(#[$field_doc:meta])* pub $field:ident : $field_ty:ty, )*
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $name {
+            /// Name (from the file's name list).
+            pub name: $crate::keys::RawString,
+            /// Animated bones, as indices into the file's bone list.
+            pub bones: Vec<i16>,
+            $( $(#[$field_doc])* pub $field: $field_ty, )*
+            /// The stored animation flag byte (real files: the OR of every key's flags).
+            /// Derived data: the writer stores [`key_flags`](Self::key_flags), and
+            /// conversion follows the keys.
+            pub flags: u8,
+            /// Number of frames.
+            pub num_frames: u32,
+            /// `num_frames * bones.len()` keys, frame-major: the key of bone `b` in frame
+            /// `f` is `keys[f * bones.len() + b]`.
+            pub keys: Vec<$key>,
+        }
+
+        impl $name {
             /// The keys of frame `f` (empty past the end).
             pub fn frame(&self, f: usize) -> &[$key] {
                 $crate::keys::frame_keys(&self.keys, f, self.bones.len())
@@ -144,8 +187,78 @@ macro_rules! frame_major_methods {
             pub fn key_flags(&self) -> u8 {
                 $crate::keys::key_flags(&self.keys)
             }
+
+            /// `Err` with the message unless every animated bone is one of the file's
+            /// `num_bones` and there are `num_frames * bones.len()` keys.
+            pub fn check_keys(&self, num_bones: usize) -> Result<(), String> {
+                $crate::keys::check_animated_bones(&self.bones, num_bones).and_then(|()| {
+                    $crate::keys::check_table_len(
+                        self.keys.len(),
+                        self.num_frames,
+                        self.bones.len(),
+                        "keys",
+                    )
+                })
+            }
         }
     };
+}
+
+/// An animation's `num_bones` (compact) and its animated bones (`i16` each), every one a
+/// bone of the `num_bones` in the file's list: the start of every stored animation.
+///
+/// ```
+/// use parsing_primitives::Reader;
+/// use unigine_common::keys::read_animated_bones;
+/// let mut r = Reader::new("test", &[2, 1, 0, 0, 0]);
+/// assert_eq!(read_animated_bones(&mut r, 2)?, vec![1, 0]);
+/// let mut r = Reader::new("test", &[1, 5, 0]);
+/// assert!(read_animated_bones(&mut r, 2).is_err()); // bone 5 of 2
+/// # Ok::<(), parsing_primitives::Error>(())
+/// ```
+pub fn read_animated_bones(
+    r: &mut Reader<'_>,
+    num_bones: usize,
+) -> parsing_primitives::Result<Vec<i16>> {
+    let n = r.field("num_bones", |r| r.compact_count(2))?;
+    let at = r.offset();
+    let bones: Vec<i16> = r.field("bones", |r| r.le_array(n as u64))?;
+    if let Some(k) = bones.iter().position(|&b| b < 0 || b as usize >= num_bones) {
+        return Err(r.invalid_at(
+            at + 2 * k as u64,
+            format!("bone {} out of range ({num_bones} bones)", bones[k]),
+        ));
+    }
+    Ok(bones)
+}
+
+/// An animation's `num_frames` (compact, at most `u32::MAX`) and its frame-major keys,
+/// `animated` per frame, each read by `key` (at least one byte each): the end of every
+/// stored animation.
+///
+/// ```
+/// use parsing_primitives::Reader;
+/// use unigine_common::keys::{RotationRange, read_frames, read_key};
+/// // Two frames of one bone: no key data in the first, translation x = 1.5 in the second.
+/// let mut data = vec![2, 0x00, 0x01];
+/// data.extend_from_slice(&1.5f32.to_le_bytes());
+/// let mut r = Reader::new("test", &data);
+/// let (frames, keys) = read_frames(&mut r, 1, |r| read_key::<f32>(r, RotationRange::Checked))?;
+/// assert_eq!((frames, keys.len()), (2, 2));
+/// assert_eq!(keys[1].translation, [Some(1.5), None, None]);
+/// # Ok::<(), parsing_primitives::Error>(())
+/// ```
+pub fn read_frames<K>(
+    r: &mut Reader<'_>,
+    animated: usize,
+    key: impl FnMut(&mut Reader<'_>) -> parsing_primitives::Result<K>,
+) -> parsing_primitives::Result<(u32, Vec<K>)> {
+    let at = r.offset();
+    let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
+    let num_frames = u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+    let total = u64::from(num_frames).saturating_mul(animated as u64);
+    let keys = r.field("frames", |r| r.array(total, 1, key))?;
+    Ok((num_frames, keys))
 }
 
 /// `Err` with the message unless every animated bone index is a bone of the `nb` in the

@@ -10,7 +10,7 @@ mod convert;
 use parsing_primitives::compact::compact_len;
 use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
-use unigine_common::keys::{RotationRange, read_key, write_key};
+use unigine_common::keys::{RotationRange, read_animated_bones, read_frames, read_key, write_key};
 
 use crate::FORMAT_NAME;
 use crate::common::{
@@ -55,25 +55,11 @@ impl Ms1xVersion {
 /// `f32`, rotation in units of 1/32767 (flag bits in [`unigine_common::keys`]).
 pub type FrameKey = unigine_common::Key<f32>;
 
-/// An animation stored inside the mesh (float translation and scale, i16 rotation,
-/// no bounding boxes).
-#[derive(Debug, Clone, PartialEq)]
-pub struct EmbeddedAnimation {
-    /// Name (from the header's name list).
-    pub name: RawString,
-    /// Animated bones, as indices into the bone list.
-    pub bones: Vec<i16>,
-    /// The stored animation flag byte (in real files the OR of every frame's flags).
-    /// Derived data: the writer stores the OR of the keys' flags, whatever this says.
-    pub flags: u8,
-    /// Number of frames.
-    pub num_frames: u32,
-    /// `num_frames * bones.len()` keys, frame-major: key of bone `b` in frame `f` is
-    /// `keys[f * bones.len() + b]`.
-    pub keys: Vec<FrameKey>,
+unigine_common::animation_type! {
+    /// An animation stored inside the mesh (float translation and scale, i16 rotation,
+    /// no bounding boxes).
+    pub struct EmbeddedAnimation<FrameKey> {}
 }
-
-unigine_common::frame_major_methods!(EmbeddedAnimation, FrameKey);
 
 /// One morph target's geometry: coordinate vertices and tangent vertices.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,24 +214,10 @@ pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives:
     for (a, name) in names.into_iter().enumerate() {
         let anim = r.field("animations", |r| {
             r.item(a, |r| {
-                let n = r.field("num_bones", |r| r.compact_count(2))?;
-                let at = r.offset();
-                let bones: Vec<i16> = r.field("bones", |r| r.le_array(n as u64))?;
-                if let Some(k) = bones.iter().position(|&b| b < 0 || b as usize >= num_bones) {
-                    return Err(r.invalid_at(
-                        at + 2 * k as u64,
-                        format!("bone {} out of range ({num_bones} bones)", bones[k]),
-                    ));
-                }
+                let bones = read_animated_bones(r, num_bones)?;
                 let flags = r.field("flags", |r| r.u8())?;
-                let at = r.offset();
-                let num_frames = r.field("num_frames", |r| r.compact_count(0))?;
-                let total = (num_frames as u64).saturating_mul(n as u64);
-                let keys = r.field("frames", |r| {
-                    r.array(total, 1, |r| read_key(r, RotationRange::AsStored))
-                })?;
-                let num_frames =
-                    u32::try_from(num_frames).map_err(|_| r.invalid_at(at, "too many frames"))?;
+                let (num_frames, keys) =
+                    read_frames(r, bones.len(), |r| read_key(r, RotationRange::AsStored))?;
                 Ok(EmbeddedAnimation {
                     name,
                     bones,
@@ -509,15 +481,7 @@ impl Ms1x {
             ));
         }
         for (i, a) in self.animations.iter().enumerate() {
-            unigine_common::keys::check_animated_bones(&a.bones, nb)
-                .and_then(|()| {
-                    unigine_common::keys::check_table_len(
-                        a.keys.len(),
-                        a.num_frames,
-                        a.bones.len(),
-                        "keys",
-                    )
-                })
+            a.check_keys(nb)
                 .map_err(|m| invalid(format!("animation {i}: {m}")))?;
         }
         for (i, s) in self.surfaces.iter().enumerate() {
