@@ -48,7 +48,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         pos: 0,
         strings: Vec::new(),
         interned: HashMap::new(),
-        section: "header".into(),
+        section: "header",
         budget: budget.clone(),
     };
     let first = p.lines.first().map_or("", |l| l.text);
@@ -65,13 +65,16 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         head.push(0);
     }
     p.pos = 4;
-    let mut desc = Vec::new();
+    let mut first = true;
     while let Some(l) = p.block_line() {
         let (at, text) = (l.offset, l.text);
         p.take(at, "string table", 2 * text.len() + 24)?;
-        desc.push(text.to_owned());
+        if !first {
+            head.push(b'\n');
+        }
+        head.extend_from_slice(text.as_bytes());
+        first = false;
     }
-    head.extend_from_slice(desc.join("\n").as_bytes());
     head.push(0);
     p.strings = head;
 
@@ -92,16 +95,16 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         let Some(l) = p.lines.get(p.pos) else { break };
         let at = l.offset;
         let (kw, arg) = l.text.split_once(' ').unwrap_or((l.text, ""));
-        let (kw, arg) = (kw.trim().to_owned(), arg.trim().to_owned());
+        let (kw, arg) = (kw.trim(), arg.trim());
         p.pos += 1;
-        p.section = kw.clone();
+        p.section = kw;
         if kw == "End" {
             break;
         }
         let Some((_, read_block)) = BLOCKS.iter().find(|b| b.0 == kw) else {
             return Err(p.err(at, format!("unknown block {kw:?}")).into());
         };
-        read_block(&mut p, &mut m, at, &arg)?;
+        read_block(&mut p, &mut m, at, arg)?;
     }
     Ok(m.finish(scale, p.strings))
 }

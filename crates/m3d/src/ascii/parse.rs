@@ -21,7 +21,8 @@ pub(crate) struct Parser<'a> {
     pub(crate) pos: usize,
     pub(crate) strings: Vec<u8>,
     pub(crate) interned: HashMap<String, Str>,
-    pub(crate) section: String,
+    /// The block being read (its keyword), for error paths.
+    pub(crate) section: &'a str,
     pub(crate) budget: Budget,
 }
 
@@ -33,7 +34,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn take(&self, at: u64, what: &'static str, bytes: usize) -> PResult<()> {
         self.budget
             .charge(what, bytes as u64)
-            .map_err(|e| PError::new(FORMAT, at, self.section.clone(), ErrorKind::OverBudget(e)))
+            .map_err(|e| PError::new(FORMAT, at, self.section, ErrorKind::OverBudget(e)))
     }
     /// [`take`](Self::take) for `n` values of `T`.
     pub(crate) fn take_items<T>(&self, at: u64, what: &'static str, n: usize) -> PResult<()> {
@@ -44,7 +45,7 @@ impl<'a> Parser<'a> {
         PError::new(
             FORMAT,
             at,
-            self.section.clone(),
+            self.section,
             ErrorKind::InvalidValue {
                 message: message.into(),
             },
@@ -101,6 +102,12 @@ pub(crate) fn color(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<u
 
 /// An index token: `.` or empty is -1, `-` is -2.
 pub(crate) fn idx(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<Idx, PError> {
+    // Plain decimal digits, as nearly every index is: below 10^9, so below the sentinels.
+    if (1..=9).contains(&tok.len()) && tok.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(Idx(tok
+            .bytes()
+            .fold(0u32, |v, b| v * 10 + u32::from(b - b'0'))));
+    }
     match tok {
         "" | "." => Ok(Idx::UNDEF),
         "-" => Ok(Idx::MAX),

@@ -6,7 +6,7 @@ use crate::ascii::parse::{Blocks, PResult, Parser, idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::error::Result;
 use crate::file::Body;
-use crate::mesh::{Corner, Mesh, MeshRecord};
+use crate::mesh::{Corner, Corners, Mesh, MeshRecord};
 use crate::types::Idx;
 
 /// `Mesh`: `use NAME`, `par NAME` and polygon lines (`v[/uv[/normal[/max]]] ...`).
@@ -24,9 +24,13 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
                 name: p.string(at, v.trim())?,
             }),
             _ => {
-                let mut corners = Vec::new();
+                // Built in place: no list per polygon (triangles stay inline).
+                let mut corners = Corners::new();
                 let mut flags = 0u8;
                 for tok in text.split_whitespace() {
+                    if corners.len() == 15 {
+                        return Err(p.err(at, "a polygon has 1..=15 corners"));
+                    }
                     let mut parts = tok.split('/');
                     let mut c = Corner {
                         vertex: Idx::UNDEF,
@@ -46,16 +50,13 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
                     }
                     corners.push(c);
                 }
-                if corners.is_empty() || corners.len() > 15 {
+                if corners.is_empty() {
                     return Err(p.err(at, "a polygon has 1..=15 corners"));
                 }
                 if corners.len() > 3 {
                     p.take_items::<Corner>(at, "polygon corners", corners.len())?;
                 }
-                records.push(MeshRecord::Polygon {
-                    flags,
-                    corners: corners.into(),
-                });
+                records.push(MeshRecord::Polygon { flags, corners });
             }
         }
     }
