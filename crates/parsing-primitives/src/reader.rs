@@ -565,6 +565,71 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// [`array`](Self::array) for hot paths: `fast` decodes one element from the start of
+    /// the bytes left, giving the value and the bytes it used, or `None` when it cannot
+    /// (too few bytes, a form it does not take); then `slow` decodes that element with
+    /// the checked reader inside its `[i]` path step, so errors are [`array`]'s. `fast`
+    /// must decode exactly what `slow` would and use at least one byte.
+    ///
+    /// ```
+    /// use parsing_primitives::Reader;
+    /// // u16 values: the fast path takes two bytes at a time; the slow path reports.
+    /// let fast = |b: &[u8]| Some((u16::from_le_bytes(b.get(..2)?.try_into().ok()?), 2));
+    /// let mut r = Reader::new("test", &[1, 0, 2, 0]);
+    /// assert_eq!(r.array_bulk(2, 2, fast, |r| r.le::<u16>())?, vec![1, 2]);
+    /// let mut r = Reader::new("test", &[1, 0, 2, 0, 3]);
+    /// let e = r.array_bulk(3, 1, fast, |r| r.le::<u16>()).err().map(|e| e.to_string());
+    /// assert!(e.is_some_and(|e| e.contains("[2]")));
+    /// # Ok::<(), parsing_primitives::Error>(())
+    /// ```
+    pub fn array_bulk<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        mut fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
+        mut slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.count(count, min_element_size)?;
+        self.charge((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))?;
+        let mut out = Vec::with_capacity(n);
+        let data = self.data;
+        let mut pos = self.pos;
+        while out.len() < n {
+            let decoded = data
+                .get(pos..)
+                .and_then(&mut fast)
+                .filter(|(_, used)| *used > 0 && pos.saturating_add(*used) <= data.len());
+            match decoded {
+                Some((v, used)) => {
+                    out.push(v);
+                    pos += used;
+                }
+                None => {
+                    self.pos = pos;
+                    let i = out.len();
+                    out.push(self.item(i, &mut slow)?);
+                    pos = self.pos;
+                }
+            }
+        }
+        self.pos = pos;
+        Ok(out)
+    }
+
+    /// `count` compact ints ([`compact_int`](Self::compact_int)) in one pass, each at
+    /// least one byte.
+    ///
+    /// ```
+    /// use parsing_primitives::Reader;
+    /// let mut r = Reader::new("test", &[0x05, 0x45, 0x80, 0x87, 0x01]);
+    /// assert_eq!(r.compact_ints(3)?, vec![5, -5, 8640]);
+    /// assert!(Reader::new("test", &[0x05, 0x80]).compact_ints(2).is_err()); // cut
+    /// # Ok::<(), parsing_primitives::Error>(())
+    /// ```
+    pub fn compact_ints(&mut self, count: u64) -> Result<Vec<i64>> {
+        self.array_bulk(count, 1, compact::compact_prefix, Self::compact_int)
+    }
+
     /// One little-endian element, without allocating (e.g. `le::<[i16; 4]>()`).
     pub fn le<T: Element>(&mut self) -> Result<T> {
         self.one(Endian::Little)

@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::compact::compact_len;
+use parsing_primitives::compact::{compact_len, compact_prefix};
 use parsing_primitives::{Budget, Reader, Writer};
 
 use crate::FORMAT_NAME;
@@ -87,35 +87,60 @@ impl SpatialTree {
             Ok(flags.to_vec())
         })?;
         let n = r.field("num_node_indices", |r| r.compact_count(1))?;
-        let node_indices = r.field("node_indices", |r| {
-            r.array(n as u64, 1, |r| r.compact_int())
-        })?;
+        let node_indices = r.field("node_indices", |r| r.compact_ints(n as u64))?;
         let n = r.field("num_nodes", |r| r.compact_count(MIN_NODE_SIZE))?;
-        let links = r.field("nodes", |r| {
-            r.array(n as u64, 5, |r| {
-                let axis = r.u8()?;
-                let [left, right, start, end] = [(); 4].map(|()| r.compact_int());
-                Ok((axis, left?, right?, start?, end?))
-            })
+        // Nodes built from their links; boxes and splits, stored after all links, are
+        // filled in place below.
+        let node = |axis, [left, right, start, end]: [i64; 4]| TreeNode {
+            axis,
+            left,
+            right,
+            start,
+            end,
+            min: [0.0; 3],
+            max: [0.0; 3],
+            split: 0.0,
+        };
+        let mut nodes = r.field("nodes", |r| {
+            r.array_bulk(
+                n as u64,
+                5,
+                |b| {
+                    let (&axis, mut rest) = b.split_first()?;
+                    let mut links = [0i64; 4];
+                    for l in &mut links {
+                        let (v, used) = compact_prefix(rest)?;
+                        *l = v;
+                        rest = rest.get(used..)?;
+                    }
+                    Some((node(axis, links), b.len() - rest.len()))
+                },
+                |r| {
+                    let axis = r.u8()?;
+                    let [left, right, start, end] = [(); 4].map(|()| r.compact_int());
+                    Ok(node(axis, [left?, right?, start?, end?]))
+                },
+            )
         })?;
-        let boxes = r.field("boxes", |r| r.le_array::<[f32; 6]>(n as u64))?;
-        let splits = r.field("splits", |r| r.le_array::<f32>(n as u64))?;
+        let boxes = r.field("boxes", |r| r.bytes(n.saturating_mul(24)))?;
+        let splits = r.field("splits", |r| r.bytes(n.saturating_mul(4)))?;
         r.finish()?;
-        let nodes = links
-            .into_iter()
-            .zip(boxes)
-            .zip(splits)
-            .map(|(((axis, left, right, start, end), b), split)| TreeNode {
-                axis,
-                left,
-                right,
-                start,
-                end,
-                min: [b[0], b[1], b[2]],
-                max: [b[3], b[4], b[5]],
-                split,
-            })
-            .collect();
+        for ((t, b), s) in nodes
+            .iter_mut()
+            .zip(boxes.chunks_exact(24))
+            .zip(splits.chunks_exact(4))
+        {
+            let f = |i: usize| {
+                let mut w = [0u8; 4];
+                w.copy_from_slice(&b[4 * i..4 * i + 4]);
+                f32::from_le_bytes(w)
+            };
+            t.min = [f(0), f(1), f(2)];
+            t.max = [f(3), f(4), f(5)];
+            let mut w = [0u8; 4];
+            w.copy_from_slice(s);
+            t.split = f32::from_le_bytes(w);
+        }
         Ok(SpatialTree {
             edge_flags,
             node_indices,
