@@ -13,7 +13,9 @@ use crate::limits::Limits;
 /// decompressed payloads, resampled frames, generated geometry, instanced meshes,
 /// output buffers) is *charged* before it is made; a charge that would take the total
 /// past [`Limits::max_alloc_bytes`] fails with [`BudgetExceeded`] and nothing is
-/// allocated. Charges are never refunded: the total bounds the peak.
+/// allocated. Charges stay until the operation ends, so the total bounds the peak;
+/// working memory a step frees before the operation ends (a build's scratch arrays)
+/// may be handed back with [`Budget::release`] once it is dropped.
 ///
 /// A `Budget` is a shared handle: clones charge the same total, so the steps of one
 /// operation (sub-readers, blocks, chunks, conversions) all draw from it. Make a new one
@@ -123,6 +125,31 @@ impl Budget {
                 Err(now) => used = now,
             }
         }
+    }
+
+    /// Hands back `bytes` of an earlier charge whose memory has been freed (working
+    /// memory of a step, not what the operation keeps), so later steps may use it. Never
+    /// goes below zero.
+    ///
+    /// ```
+    /// # use parsing_primitives::{Budget, Limits};
+    /// let budget = Budget::new(Limits { max_alloc_bytes: 100, ..Limits::DEFAULT });
+    /// budget.charge("scratch", 80)?;
+    /// // ... build with the scratch arrays, keep 10 bytes of result, drop the rest ...
+    /// budget.release(70);
+    /// assert_eq!(budget.used(), 10);
+    /// budget.charge("next step", 90)?;
+    /// budget.release(1000);
+    /// assert_eq!(budget.used(), 0);
+    /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+    /// ```
+    pub fn release(&self, bytes: u64) {
+        let _ = self
+            .0
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                Some(used.saturating_sub(bytes))
+            });
     }
 
     /// Charges `count` values of `T` (`count * size_of::<T>()` bytes, saturating).

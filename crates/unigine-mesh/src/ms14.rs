@@ -693,11 +693,12 @@ impl Ms14 {
         for s in &mesh.surfaces {
             let positions = s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..]);
             let triangles = s.cindices.len() / 3;
-            budget.charge(
-                "spatial tree",
-                (triangles as u64).saturating_mul(SpatialTree::BUILD_BYTES_PER_TRIANGLE),
-            )?;
+            // The build's working memory is charged up front and handed back once it is
+            // freed; what the tree keeps stays charged.
+            let scratch = (triangles as u64).saturating_mul(SpatialTree::BUILD_BYTES_PER_TRIANGLE);
+            budget.charge("spatial tree", scratch)?;
             let tree = SpatialTree::build(&s.cindices, positions, 4);
+            budget.release(scratch.saturating_sub(tree.heap_bytes()));
             if let Some(p) = tree.check(triangles).first() {
                 return Err(invalid(format!(
                     "surface '{}': built spatial tree: {p}",

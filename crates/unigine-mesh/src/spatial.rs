@@ -178,6 +178,13 @@ impl SpatialTree {
     /// before building.
     pub const BUILD_BYTES_PER_TRIANGLE: u64 = 600;
 
+    /// Heap bytes the tree holds (its three arrays).
+    pub fn heap_bytes(&self) -> u64 {
+        (self.edge_flags.capacity()
+            + self.node_indices.capacity() * std::mem::size_of::<i64>()
+            + self.nodes.capacity() * std::mem::size_of::<TreeNode>()) as u64
+    }
+
     /// Length of [`SpatialTree::to_bytes`]'s output, computed without writing it.
     pub fn encoded_len(&self) -> usize {
         let c = |n: usize| compact_len(i64::try_from(n).unwrap_or(i64::MAX));

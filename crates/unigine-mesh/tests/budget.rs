@@ -661,6 +661,33 @@ fn ms14_spatial_trees_are_charged() {
 }
 
 #[test]
+fn ms14_tree_working_memory_is_handed_back() {
+    // Two surfaces of 100,000 triangles: each build charges 60 MB of working memory
+    // (600 bytes a triangle) and keeps only the tree. Under 100 MB the second build
+    // fits only if the first one's working memory was handed back.
+    let mut model = grid_model(1000, 100_000, true);
+    model.surfaces.push(model.surfaces[0].clone());
+    let budget = Budget::new(Limits {
+        max_alloc_bytes: 100 * MIB,
+        ..Limits::DEFAULT
+    });
+    let opts = WriteOptions {
+        version: TargetVersion::Ms14,
+        budget: Some(budget.clone()),
+        ..WriteOptions::default()
+    };
+    let file = MeshFile::from_core(&model, &opts).unwrap().value;
+    let MeshFile::Ms14(m) = &file else {
+        panic!("not ms14")
+    };
+    let kept: u64 = m.trees.iter().map(|t| t.heap_bytes()).sum();
+    // What stays charged: the model copy, the file's arrays and the trees, far below
+    // the two builds' 120 MB of working memory.
+    assert!(budget.used() < 60 * MIB, "{} bytes", budget.used());
+    assert!(kept > 0 && budget.used() > kept, "{kept} of {}", budget.used());
+}
+
+#[test]
 fn many_channels_are_checked_in_linear_time() {
     // 32,767 bones, one channel each: checking for repeated bones searched the list
     // per channel (5e8 steps).
