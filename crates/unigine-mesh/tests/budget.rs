@@ -684,7 +684,11 @@ fn ms14_tree_working_memory_is_handed_back() {
     // What stays charged: the model copy, the file's arrays and the trees, far below
     // the two builds' 120 MB of working memory.
     assert!(budget.used() < 60 * MIB, "{} bytes", budget.used());
-    assert!(kept > 0 && budget.used() > kept, "{kept} of {}", budget.used());
+    assert!(
+        kept > 0 && budget.used() > kept,
+        "{kept} of {}",
+        budget.used()
+    );
 }
 
 #[test]
