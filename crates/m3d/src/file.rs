@@ -618,7 +618,7 @@ pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
         return Ok(f);
     }
     let start = r.offset();
-    let payload = inflate(r.rest(), &budget).map_err(|e| match e {
+    let (payload, charged) = inflate(r.rest(), &budget).map_err(|e| match e {
         InflateError::Stream(message) => Error::Inflate {
             offset: start,
             message,
@@ -629,6 +629,9 @@ pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
         Error::Decode(d) => Error::Payload(d),
         other => other,
     })?;
+    // The file holds what it decoded, not the payload: its charge is handed back.
+    drop(payload);
+    budget.release(charged);
     f.preview = preview;
     Ok(f)
 }
@@ -795,8 +798,13 @@ pub(crate) enum InflateError {
 /// Inflates one zlib stream into at most [`Limits::max_alloc_bytes`] bytes, charging the
 /// buffer to `budget` as it grows (zlib-rs). The
 /// buffer starts at 2.5 times the input and doubles within what the budget has left, so
-/// a stream that would inflate past either stops there without allocating more.
-pub(crate) fn inflate(data: &[u8], budget: &Budget) -> std::result::Result<Vec<u8>, InflateError> {
+/// a stream that would inflate past either stops there without allocating more. Also
+/// gives the bytes charged (the buffer before it is cut to the payload's length), for
+/// handing back once the payload is dropped.
+pub(crate) fn inflate(
+    data: &[u8],
+    budget: &Budget,
+) -> std::result::Result<(Vec<u8>, u64), InflateError> {
     use zlib_rs::{Inflate, InflateFlush, Status};
     const WHAT: &str = "inflated payload";
     let limit = usize::try_from(budget.limits().max_alloc_bytes).unwrap_or(usize::MAX);
@@ -827,8 +835,9 @@ pub(crate) fn inflate(data: &[u8], budget: &Budget) -> std::result::Result<Vec<u
         (consumed, written) = (c, w);
         match status {
             Status::StreamEnd => {
+                let charged = out.len() as u64;
                 out.truncate(written);
-                return Ok(out);
+                return Ok((out, charged));
             }
             Status::Ok | Status::BufError if written == out.len() => {
                 if out.len() >= limit {

@@ -144,6 +144,24 @@ fn the_inflated_payload_and_what_it_decodes_to_share_one_budget() {
 }
 
 #[test]
+fn the_inflated_payload_is_handed_back_once_decoded() {
+    // After reading, a shared budget holds what the file keeps: the same for the
+    // compressed and the uncompressed form of one payload (the inflated buffer, 8 MiB
+    // here, is freed and its charge handed back for the steps that follow).
+    let body = vec![0u8; 6 << 20];
+    let payload = Payload::new(BASE, b"m\0\0\0\0").chunk(b"ZZZZ", &body).end();
+    let used = |file: &[u8]| {
+        let budget = Budget::new(Limits::DEFAULT);
+        let opts = ReadOptions::default().with_budget(budget.clone());
+        m3d_format::read_with(file, &opts).unwrap();
+        budget.used()
+    };
+    let plain = used(&uncompressed(&payload));
+    assert!(plain >= 6 << 20, "{plain}");
+    assert_eq!(used(&compressed(&payload)), plain);
+}
+
+#[test]
 fn a_compression_bomb_stops_at_what_the_shared_budget_has_left() {
     // 64 MiB of zeros in ~64 KB. A fresh 4 MiB budget: the stream itself is past the
     // limit (Error::Inflate, as before). A budget of 4 MiB with 3 already spent by an

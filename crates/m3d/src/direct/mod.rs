@@ -233,7 +233,7 @@ mod tests {
                 body.to_vec()
             } else {
                 match crate::file::inflate(body, &Budget::default()) {
-                    Ok(p) => p,
+                    Ok((p, _)) => p,
                     Err(_) => continue,
                 }
             };

@@ -208,14 +208,15 @@ fn finish(cx: &mut ToCore<'_>, surfaces: Vec<SurfaceBuild>) -> Result<()> {
         // Vertices in the order of their (vertex, uv, normal) records rather than of
         // first use: file order for real files, and the original order for models this
         // crate wrote. The reorder copies the arrays: charged.
-        cx.budget.charge(
-            "reordered vertices",
-            (seen.len() as u64).saturating_mul(CORNER_BYTES + 24),
-        )?;
+        let reorder = (seen.len() as u64).saturating_mul(CORNER_BYTES + 24);
+        cx.budget.charge("reordered vertices", reorder)?;
         let mut keys: Vec<((Idx, Idx, Idx), u32)> = seen.iter().map(|(k, v)| (*k, v)).collect();
         keys.sort_unstable();
         let order: Vec<usize> = keys.iter().map(|(_, v)| *v as usize).collect();
         s.reorder_vertices(&order);
+        // The old arrays and the order are freed: the surface holds what it held.
+        drop((keys, order));
+        cx.budget.release(reorder);
         if seen.iter().any(|(k, _)| k.2.get().is_none()) {
             s.normals.clear();
         }
