@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use parsing_primitives::Error as PError;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, idx, num};
+use crate::ascii::parse::{Blocks, PResult, Parser, coord, idx, num};
 use crate::ascii_write::text::{NL, TextWriter, idx_text};
 use crate::error::{Result, invalid};
 use crate::file::Body;
@@ -18,7 +18,11 @@ pub(crate) fn read_shape(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     let mut commands = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
-        let text = l.text.replace(['[', ']'], " ");
+        // Brackets only group a variadic list: read as spaces (copied only when present).
+        let text = match l.text.contains(['[', ']']) {
+            true => std::borrow::Cow::Owned(l.text.replace(['[', ']'], " ")),
+            false => std::borrow::Cow::Borrowed(l.text),
+        };
         let mut t = text.split_whitespace();
         let k = t.next().unwrap_or("");
         if k == "group" {
@@ -34,19 +38,20 @@ pub(crate) fn read_shape(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             "shape commands",
             std::mem::size_of::<Command>() + (toks.len() + 8) * std::mem::size_of::<ArgValue>(),
         )?;
-        let mut args = Vec::new();
+        let mut args = Vec::with_capacity(toks.len());
         let mut it = toks.iter();
-        let mut next_arg = |a: shape::ArgKind,
-                            p: &mut Parser<'_>|
-         -> std::result::Result<ArgValue, PError> {
-            let tok = it.next().copied();
-            Ok(match a {
-                shape::ArgKind::Str => ArgValue::Str(p.string(at, tok.unwrap_or(""))?),
-                shape::ArgKind::Idx => ArgValue::Idx(idx(p, at, tok.unwrap_or(""))?),
-                shape::ArgKind::Coord => ArgValue::Coord(Coord::F64(num(p, at, tok, "argument")?)),
-                shape::ArgKind::Int => ArgValue::Int(num(p, at, tok, "argument")?),
-            })
-        };
+        let mut next_arg =
+            |a: shape::ArgKind, p: &mut Parser<'_>| -> std::result::Result<ArgValue, PError> {
+                let tok = it.next().copied();
+                Ok(match a {
+                    shape::ArgKind::Str => ArgValue::Str(p.string(at, tok.unwrap_or(""))?),
+                    shape::ArgKind::Idx => ArgValue::Idx(idx(p, at, tok.unwrap_or(""))?),
+                    shape::ArgKind::Coord => {
+                        ArgValue::Coord(Coord::F64(coord(p, at, tok, "argument")?))
+                    }
+                    shape::ArgKind::Int => ArgValue::Int(num(p, at, tok, "argument")?),
+                })
+            };
         let mut k = 0;
         while let Some(&a) = layout.get(k) {
             let v = next_arg(shape::arg_kind(a), p)?;

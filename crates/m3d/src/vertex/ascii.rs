@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, idx, num};
+use crate::ascii::parse::{Blocks, PResult, Parser, color, coord, idx, num};
 use crate::ascii_write::text::{NL, TextWriter, idx_text};
 use crate::bones::Skin;
 use crate::error::Result;
@@ -18,7 +18,7 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &s
         p.take_items::<Vertex>(at, "vertices", 1)?;
         let mut c = [Coord::F64(0.0); 4];
         for (i, c) in c.iter_mut().enumerate() {
-            *c = Coord::F64(num(p, at, t.next(), ["x", "y", "z", "w"][i])?);
+            *c = Coord::F64(coord(p, at, t.next(), ["x", "y", "z", "w"][i])?);
         }
         let mut v = Vertex {
             coords: c,
@@ -96,8 +96,8 @@ pub(crate) fn read_textmap(
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let mut t = l.text.split_whitespace();
-        let u: f64 = num(p, at, t.next(), "u")?;
-        let v: f64 = num(p, at, t.next(), "v")?;
+        let u = coord(p, at, t.next(), "u")?;
+        let v = coord(p, at, t.next(), "v")?;
         p.take_items::<[Coord; 2]>(at, "texture coordinates", 1)?;
         m.tmap.push([Coord::F64(u), Coord::F64(v)]);
     }
