@@ -19,8 +19,12 @@ pub struct Side {
     pub load_between_ms: f64,
     /// Save (m3d_save; ours: File::write), milliseconds.
     pub save_ms: f64,
-    /// Peak RSS of the process, KiB.
+    /// Peak RSS of loading, KiB: the process's over its loads only (ours: before the
+    /// saves; the reference's: its run without `--save`).
     pub peak_kb: f64,
+    /// Peak RSS over loads and saves, KiB (ours: at the end; the reference's: its
+    /// `--save` run).
+    pub peak_all_kb: f64,
     /// Bytes saved.
     pub saved: u64,
 }
@@ -41,7 +45,7 @@ pub struct Compared {
 /// fresh process): medians over `runs` of load (`m3d_format::load`, the one-pass load
 /// that does m3d_load's work, then drop) and save (`File::write` of the file read
 /// once, untimed), then loads again with a save after each (as the reference's `--save`
-/// run does), and the process's peak RSS (VmHWM) over all of them.
+/// run does), and the process's peak RSS (VmHWM) after the first loads.
 pub fn child(runs: usize, file: &Path) -> Result<String, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let opts = m3d_format::LoadOptions::default();
@@ -53,6 +57,8 @@ pub fn child(runs: usize, file: &Path) -> Result<String, String> {
         drop(std::hint::black_box(loaded));
         load.push(t0.elapsed().as_secs_f64() * 1e3);
     }
+    // Peak memory of loading: read before anything else is held.
+    let hwm = peak_rss_kb();
     let f = m3d_format::read(&bytes).map_err(|e| e.to_string())?;
     let mut save = Vec::with_capacity(runs);
     let mut saved = 0;
@@ -74,35 +80,47 @@ pub fn child(runs: usize, file: &Path) -> Result<String, String> {
         drop(std::hint::black_box(loaded));
         between.push((took + t1.elapsed()).as_secs_f64() * 1e3);
     }
-    let hwm = std::fs::read_to_string("/proc/self/status")
+
+    Ok(format!(
+        "{:.4}\t{:.4}\t{hwm}\t{saved}\t{:.4}\t{}",
+        median(&load),
+        median(&save),
+        median(&between),
+        peak_rss_kb()
+    ))
+}
+
+/// This process's peak RSS so far (VmHWM), KiB.
+fn peak_rss_kb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
                 .find_map(|l| l.strip_prefix("VmHWM:"))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         })
-        .unwrap_or(f64::NAN);
-    Ok(format!(
-        "{:.4}\t{:.4}\t{hwm}\t{saved}\t{:.4}",
-        median(&load),
-        median(&save),
-        median(&between)
-    ))
+        .unwrap_or(f64::NAN)
 }
 
 fn parse_ours(line: &str) -> Result<Side, String> {
     let v: Vec<&str> = line.trim().split('\t').collect();
     let num = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok());
-    match (num(0), num(1), num(2), num(3), num(4)) {
-        (Some(load_ms), Some(save_ms), Some(peak_kb), Some(saved), Some(load_between_ms)) => {
-            Ok(Side {
-                load_ms,
-                load_between_ms,
-                save_ms,
-                peak_kb,
-                saved: saved as u64,
-            })
-        }
+    match (num(0), num(1), num(2), num(3), num(4), num(5)) {
+        (
+            Some(load_ms),
+            Some(save_ms),
+            Some(peak_kb),
+            Some(saved),
+            Some(load_between_ms),
+            Some(peak_all_kb),
+        ) => Ok(Side {
+            load_ms,
+            load_between_ms,
+            save_ms,
+            peak_kb,
+            peak_all_kb,
+            saved: saved as u64,
+        }),
         _ => Err(format!("unexpected output: {}", line.trim())),
     }
 }
@@ -117,6 +135,7 @@ fn parse_reference(line: &str) -> Result<Side, String> {
             load_between_ms: load_ms,
             save_ms,
             peak_kb,
+            peak_all_kb: peak_kb,
             saved: saved as u64,
         }),
         _ => Err(format!("reference: {}", v.get(1).unwrap_or(&"no output"))),
@@ -182,6 +201,8 @@ pub fn compare(
                     save.map(|s| Side {
                         load_ms: l.load_ms,
                         load_between_ms: s.load_ms,
+                        peak_kb: l.peak_kb,
+                        peak_all_kb: s.peak_kb,
                         ..s
                     })
                 }));
@@ -220,6 +241,7 @@ fn settle(rounds: Vec<Result<Side, String>>) -> Result<Side, String> {
         load_between_ms: m(|s| s.load_between_ms),
         save_ms: m(|s| s.save_ms),
         peak_kb: m(|s| s.peak_kb),
+        peak_all_kb: m(|s| s.peak_all_kb),
         saved: sides.last().map_or(0, |s| s.saved),
     })
 }
@@ -236,10 +258,17 @@ mod tests {
             (1.5, 3.0, 4096.0, 1234)
         );
         assert!(parse_reference("a.m3d\terror").is_err());
-        let o = parse_ours("0.5\t0.7\t2048\t99\t0.4\n").unwrap();
+        let o = parse_ours("0.5\t0.7\t2048\t99\t0.4\t4096\n").unwrap();
         assert_eq!(
-            (o.load_ms, o.save_ms, o.peak_kb, o.saved, o.load_between_ms),
-            (0.5, 0.7, 2048.0, 99, 0.4)
+            (
+                o.load_ms,
+                o.save_ms,
+                o.peak_kb,
+                o.saved,
+                o.load_between_ms,
+                o.peak_all_kb
+            ),
+            (0.5, 0.7, 2048.0, 99, 0.4, 4096.0)
         );
         assert_eq!(runs_for(100, false), 200);
         assert_eq!(runs_for(1 << 30, false), 3);

@@ -341,7 +341,11 @@ impl Row {
                 String::new(),
                 String::new(),
             ],
-            peak: memory(Some(o.peak_kb), Some(t.peak_kb)),
+            peak: format!(
+                "{}; with saves: {}",
+                memory(Some(o.peak_kb), Some(t.peak_kb)),
+                memory(Some(o.peak_all_kb), Some(t.peak_all_kb))
+            ),
         }
     }
 }
@@ -395,7 +399,8 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          after each load (`run.sh --save`; ours: `File::write` of the file read): what the \
          saves leave in glibc's heap changes what the loads' allocations cost (brk, page \
          faults), so both figures are shown; saves come from the second run. Peak RSS is \
-         each side's over its loads and saves (ours / m3d.h).\n\n",
+         each side's while loading (a process of loads only), then over loads and saves \
+         (ours / m3d.h).\n\n",
         o.runs,
         if o.quick { 1 } else { 3 }
     ));
