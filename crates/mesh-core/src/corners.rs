@@ -7,6 +7,90 @@ use std::collections::HashMap;
 use std::collections::hash_map::{Entry, RandomState};
 use std::hash::{BuildHasher, Hash};
 
+/// The hasher [`CornerMap`] uses by default: corner keys are a few small integers, for
+/// which SipHash costs more than the rest of the lookup. Each word is mixed by a folded
+/// 64 x 64 -> 128-bit multiply with a key drawn per map from std's `RandomState` (the
+/// construction of aHash's fallback and foldhash), so keys from the input cannot be
+/// chosen to collide without knowing it.
+///
+/// ```
+/// use std::hash::BuildHasher;
+/// use meshfmt_core::corners::CornerState;
+/// let s = CornerState::default();
+/// assert_eq!(s.hash_one([1u32, 2, 3]), s.hash_one([1u32, 2, 3]));
+/// assert_ne!(s.hash_one([1u32, 2, 3]), s.hash_one([1u32, 2, 4]));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct CornerState {
+    start: u64,
+    key: u64,
+}
+
+impl Default for CornerState {
+    fn default() -> Self {
+        let s = RandomState::new();
+        CornerState {
+            start: s.hash_one(1u8),
+            // Odd, so the multiply loses no bit.
+            key: s.hash_one(2u8) | 1,
+        }
+    }
+}
+
+impl BuildHasher for CornerState {
+    type Hasher = CornerHasher;
+
+    fn build_hasher(&self) -> CornerHasher {
+        CornerHasher {
+            h: self.start,
+            key: self.key,
+        }
+    }
+}
+
+/// The hasher of [`CornerState`].
+#[derive(Debug, Clone, Copy)]
+pub struct CornerHasher {
+    h: u64,
+    key: u64,
+}
+
+/// The high and low halves of the 128-bit product, folded together.
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+impl std::hash::Hasher for CornerHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.h = folded_multiply(self.h ^ n, self.key);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        folded_multiply(self.h, self.key.rotate_left(32) | 1)
+    }
+}
+
 /// Where a corner's vertex is, from [`CornerMap::vertex`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Corner {
@@ -49,15 +133,15 @@ impl Corner {
 /// # Ok::<(), &str>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct CornerMap<K, S = RandomState> {
+pub struct CornerMap<K, S = CornerState> {
     seen: HashMap<K, u32, S>,
 }
 
 impl<K: Hash + Eq> CornerMap<K> {
-    /// An empty map.
+    /// An empty map (hashing with [`CornerState`]).
     pub fn new() -> Self {
         CornerMap {
-            seen: HashMap::new(),
+            seen: HashMap::with_hasher(CornerState::default()),
         }
     }
 }
@@ -70,7 +154,7 @@ impl<K: Hash + Eq> Default for CornerMap<K> {
 
 impl<K: Hash + Eq, S: BuildHasher> CornerMap<K, S> {
     /// An empty map hashing with `hasher` (keys that are already well mixed can skip
-    /// the default SipHash).
+    /// even [`CornerState`]'s mixing).
     pub fn with_hasher(hasher: S) -> Self {
         CornerMap {
             seen: HashMap::with_hasher(hasher),

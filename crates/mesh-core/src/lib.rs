@@ -60,7 +60,7 @@
 pub use glam;
 /// The memory allowance of one operation, shared by the reader, the conversions and the
 /// writer of a pipeline (re-exported from parsing-primitives).
-pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
+pub use parsing_primitives::{Budget, BudgetExceeded, Credit, Limits};
 
 pub mod animation;
 mod assemble;

@@ -256,3 +256,77 @@ mod tests {
         assert_eq!(b.used(), 1000);
     }
 }
+
+/// Charges to a [`Budget`] in blocks, for loops that charge a few bytes per item: the
+/// shared total moves once per [`Credit::BLOCK`] bytes rather than once per item, and what
+/// is left of the last block is handed back when the credit is dropped. A charge the
+/// block does not fit is tried exactly, so a credit refuses only what a direct charge
+/// would refuse.
+///
+/// ```
+/// # use parsing_primitives::{Budget, Credit, Limits};
+/// let budget = Budget::new(Limits { max_alloc_bytes: 1 << 20, ..Limits::DEFAULT });
+/// let mut vertices = Credit::new(&budget, "vertices");
+/// for _ in 0..1000 {
+///     vertices.charge(48)?;
+/// }
+/// assert!(budget.used() >= 48_000);
+/// drop(vertices);
+/// assert_eq!(budget.used(), 48_000);
+/// // Near the limit a credit takes what fits, as a direct charge would.
+/// let small = Budget::new(Limits { max_alloc_bytes: 100 << 10, ..Limits::DEFAULT });
+/// small.charge("earlier", 90 << 10)?;
+/// let mut c = Credit::new(&small, "vertices");
+/// c.charge(5 << 10)?;
+/// assert!(c.charge(6 << 10).is_err());
+/// drop(c);
+/// assert_eq!(small.used(), 95 << 10);
+/// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+/// ```
+#[derive(Debug)]
+pub struct Credit<'b> {
+    budget: &'b Budget,
+    what: &'static str,
+    left: u64,
+}
+
+impl<'b> Credit<'b> {
+    /// Bytes taken from the budget at a time.
+    pub const BLOCK: u64 = 64 << 10;
+
+    /// A credit on `budget` for charges named `what`.
+    pub fn new(budget: &'b Budget, what: &'static str) -> Self {
+        Credit {
+            budget,
+            what,
+            left: 0,
+        }
+    }
+
+    /// Charges `bytes`, from the block in hand or a new one.
+    #[inline]
+    pub fn charge(&mut self, bytes: u64) -> Result<(), BudgetExceeded> {
+        if let Some(left) = self.left.checked_sub(bytes) {
+            self.left = left;
+            return Ok(());
+        }
+        let block = bytes.max(Self::BLOCK);
+        match self.budget.charge(self.what, block) {
+            Ok(()) => self.left += block - bytes,
+            // Near the limit: what a direct charge would do.
+            Err(_) => self.budget.charge(self.what, bytes)?,
+        }
+        Ok(())
+    }
+
+    /// [`charge`](Self::charge) for `count` values of `T`.
+    pub fn charge_items<T>(&mut self, count: usize) -> Result<(), BudgetExceeded> {
+        self.charge((count as u64).saturating_mul(std::mem::size_of::<T>() as u64))
+    }
+}
+
+impl Drop for Credit<'_> {
+    fn drop(&mut self) {
+        self.budget.release(self.left);
+    }
+}

@@ -43,7 +43,7 @@ mod reader;
 mod text;
 mod writer;
 
-pub use budget::{Budget, BudgetExceeded};
+pub use budget::{Budget, BudgetExceeded, Credit};
 pub use element::{Element, Endian};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;

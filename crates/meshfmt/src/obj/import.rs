@@ -15,8 +15,8 @@ use std::rc::Rc;
 use meshfmt_core::corners::{Corner, CornerMap, push_fan};
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Budget, Converted, CoordinateSystem, Feature, LossKind, Material, Model, Surface, Texture,
-    TextureBinding, TextureRole, TextureSource,
+    Budget, Converted, CoordinateSystem, Credit, Feature, LossKind, Material, Model, Surface,
+    Texture, TextureBinding, TextureRole, TextureSource,
 };
 
 use crate::error::CliError;
@@ -139,6 +139,10 @@ pub fn import(
     let mut skipped: HashMap<String, usize> = HashMap::new();
     let mut libraries: Vec<String> = Vec::new();
     let mut missing: HashMap<String, usize> = HashMap::new();
+    // Charged a block at a time: a few bytes per line would move the shared total
+    // millions of times.
+    let mut vertex_bytes = Credit::new(budget, "OBJ vertices");
+    let mut face_bytes = Credit::new(budget, "OBJ faces");
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let l = raw.split('#').next().unwrap_or_default().trim();
@@ -149,7 +153,7 @@ pub fn import(
         match key {
             "v" => {
                 let p: [f32; 6] = floats(line, rest, 3)?;
-                budget.charge_items::<[Vec4; 2]>("OBJ vertices", 1)?;
+                vertex_bytes.charge_items::<[Vec4; 2]>(1)?;
                 v.push(Vec3::new(p[0], p[1], p[2]));
                 if rest.len() >= 6 {
                     colors.push(Vec4::new(p[3], p[4], p[5], 1.0));
@@ -168,7 +172,7 @@ pub fn import(
                 if rest.len() < 3 {
                     return Err(bad(line, "a face needs at least three corners"));
                 }
-                budget.charge_items::<[u32; 3]>("OBJ faces", rest.len() - 2)?;
+                face_bytes.charge_items::<[u32; 3]>(rest.len() - 2)?;
                 let mut ids = Vec::with_capacity(rest.len());
                 for token in rest {
                     let c = corner(line, token, [v.len(), vt.len(), vn.len()])?;
@@ -178,7 +182,7 @@ pub fn import(
                         .vertex(c, s.surface.positions.len())
                         .ok_or_else(|| bad(line, "a surface of over 2^32 vertices"))?;
                     if let Corner::New(_) = corner {
-                        budget.charge("OBJ vertices", VERTEX_BYTES)?;
+                        vertex_bytes.charge(VERTEX_BYTES)?;
                         let [pv, pt, pn] = c;
                         let pv = pv.unwrap_or(0);
                         s.surface.positions.push(v[pv]);
