@@ -6,7 +6,7 @@ use meshfmt_core::corners::{Corner as CornerKind, CornerMap, push_fan};
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::model::Surface;
 use meshfmt_core::skin::VertexInfluences;
-use meshfmt_core::{Feature, LossKind};
+use meshfmt_core::{Credit, Feature, LossKind};
 
 use crate::bones::Skin;
 use crate::bones::core::skin_of;
@@ -53,6 +53,13 @@ fn add_mesh(
     // every MESH chunk) starts a new run, so surfaces come back in file order, and
     // a run that holds no face makes no surface.
     let mut current: Option<usize> = None;
+    // A few bytes a polygon: charged a block at a time.
+    let budget = cx.budget.clone();
+    let mut charges = Charges {
+        triangles: Credit::new(&budget, "triangles"),
+        vertices: Credit::new(&budget, "surface vertices"),
+        ids: Vec::with_capacity(16),
+    };
     for (ri, rec) in m.records.iter().enumerate() {
         let corners = match rec {
             MeshRecord::UseMaterial(s) => {
@@ -123,9 +130,17 @@ fn add_mesh(
         let Some((surf, seen)) = surfaces.get_mut(si) else {
             continue;
         };
-        add_polygon(cx, surf, seen, corners)?;
+        add_polygon(cx, surf, seen, corners, &mut charges)?;
     }
     Ok(())
+}
+
+/// What polygons are charged through, and the vertex list of the polygon at hand
+/// (reused: no list per polygon).
+struct Charges<'b> {
+    triangles: Credit<'b>,
+    vertices: Credit<'b>,
+    ids: Vec<u32>,
 }
 
 /// One polygon's corners (new ones become vertices) and its triangles.
@@ -134,10 +149,12 @@ fn add_polygon(
     surf: &mut Surface,
     seen: &mut CornerMap<(Idx, Idx, Idx)>,
     corners: &[Corner],
+    charges: &mut Charges<'_>,
 ) -> Result<()> {
-    let b = &cx.budget;
-    b.charge_items::<[u32; 3]>("triangles", corners.len() - 2)?;
-    let mut ids = Vec::with_capacity(corners.len());
+    charges
+        .triangles
+        .charge_items::<[u32; 3]>(corners.len().saturating_sub(2))?;
+    charges.ids.clear();
     for c in corners {
         let key = (c.vertex, c.uv, c.normal);
         let corner = seen
@@ -145,13 +162,13 @@ fn add_polygon(
             .ok_or_else(|| invalid("a surface of over 2^32 vertices"))?;
         if let CornerKind::New(_) = corner {
             // 1 to 3 bytes of input make a corner of ~110 bytes.
-            b.charge("surface vertices", CORNER_BYTES)?;
+            charges.vertices.charge(CORNER_BYTES)?;
             push_corner(cx, surf, c);
         }
-        ids.push(corner.index());
+        charges.ids.push(corner.index());
     }
     // Fan triangulation (only triangles exist in practice).
-    push_fan(&mut surf.indices, &ids);
+    push_fan(&mut surf.indices, &charges.ids);
     Ok(())
 }
 
