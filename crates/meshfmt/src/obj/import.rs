@@ -41,6 +41,31 @@ fn floats<const N: usize>(line: usize, parts: &[&str], min: usize) -> Result<[f3
     Ok(out)
 }
 
+/// The whitespace-separated tokens of `l` into `out`, as `split_whitespace` gives them:
+/// ASCII lines (nearly all) are split on bytes (tab to carriage return and space, the
+/// ASCII characters Unicode calls white space), others by `split_whitespace` itself.
+fn tokens<'a>(l: &'a str, out: &mut Vec<&'a str>) {
+    out.clear();
+    if !l.is_ascii() {
+        out.extend(l.split_whitespace());
+        return;
+    }
+    let mut start = None;
+    for (i, c) in l.bytes().enumerate() {
+        match (matches!(c, b'\t'..=b'\r' | b' '), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.extend(l.get(s..i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.extend(l.get(s..));
+    }
+}
+
 /// One corner's `v/vt/vn` triple, resolved to 0-based indices.
 fn corner(line: usize, token: &str, counts: [usize; 3]) -> Result<[Option<usize>; 3], CliError> {
     let mut out = [None; 3];
@@ -143,10 +168,12 @@ pub fn import(
     // millions of times.
     let mut vertex_bytes = Credit::new(budget, "OBJ vertices");
     let mut face_bytes = Credit::new(budget, "OBJ faces");
+    // One token list for every line.
+    let mut parts: Vec<&str> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
-        let l = raw.split('#').next().unwrap_or_default().trim();
-        let parts: Vec<&str> = l.split_whitespace().collect();
+        let l = raw.split('#').next().unwrap_or_default();
+        tokens(l, &mut parts);
         let Some((&key, rest)) = parts.split_first() else {
             continue;
         };
@@ -362,5 +389,32 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
             String::new(),
             format!("{bad_lines} malformed mtllib lines skipped"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokens;
+
+    /// The byte splitter agrees with `split_whitespace` on ASCII white space (vertical tab
+    /// and form feed included), on control characters that are not white space, and on
+    /// lines with Unicode white space (which take `split_whitespace` itself).
+    #[test]
+    fn tokens_split_as_split_whitespace_does() {
+        let lines = [
+            "",
+            "   ",
+            "v 1 2 3",
+            "  f 1/2/3\t4/5/6  7/8/9 ",
+            "v\x0b1\x0c2\r3",
+            "g a\x1fb c",
+            "o name\u{a0}with\u{2003}spaces",
+            "usemtl é ü",
+        ];
+        let mut out = Vec::new();
+        for l in lines {
+            tokens(l, &mut out);
+            assert_eq!(out, l.split_whitespace().collect::<Vec<_>>(), "{l:?}");
+        }
     }
 }
