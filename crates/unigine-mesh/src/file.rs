@@ -19,3 +19,22 @@ pub(crate) trait VersionFile {
     /// clips and counts (the contract adds format, version and the budget charge).
     fn summarize(&self, s: &mut Summary);
 }
+
+/// `write` and `to_core_in` of a [`VersionFile`] impl, handed to the type's own functions
+/// of those names (inherent functions come first in `Self::` paths; a type without them
+/// would recurse, which the `unconditional_recursion` lint refuses).
+macro_rules! version_file_delegates {
+    () => {
+        fn write(&self) -> crate::error::Result<Vec<u8>> {
+            Self::write(self)
+        }
+
+        fn to_core_in(
+            &self,
+            budget: &meshfmt_core::Budget,
+        ) -> crate::error::Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+            Self::to_core_in(self, budget)
+        }
+    };
+}
+pub(crate) use version_file_delegates;

@@ -153,13 +153,7 @@ impl crate::file::VersionFile for Ms15 {
         b"ms15"
     }
 
-    fn write(&self) -> Result<Vec<u8>> {
-        Ms15::write(self)
-    }
-
-    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
-        Ms15::to_core_in(self, budget)
-    }
+    crate::file::version_file_delegates!();
 
     fn summarize(&self, s: &mut meshfmt_core::Summary) {
         crate::summary::ms1x_detail(&self.0.mesh, &self.0.geometry_block_sizes(), s);

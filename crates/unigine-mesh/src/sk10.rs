@@ -301,13 +301,7 @@ impl crate::file::VersionFile for Sk10 {
         b"sk10"
     }
 
-    fn write(&self) -> Result<Vec<u8>> {
-        Sk10::write(self)
-    }
-
-    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
-        Sk10::to_core_in(self, budget)
-    }
+    crate::file::version_file_delegates!();
 
     fn summarize(&self, s: &mut meshfmt_core::Summary) {
         let blocks: Vec<(usize, usize)> = self

@@ -296,13 +296,7 @@ impl crate::file::VersionFile for Sn10 {
         b"sn10"
     }
 
-    fn write(&self) -> Result<Vec<u8>> {
-        Sn10::write(self)
-    }
-
-    fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>> {
-        Sn10::to_core_in(self, budget)
-    }
+    crate::file::version_file_delegates!();
 
     /// The joint hierarchy and count; no surfaces.
     fn summarize(&self, s: &mut meshfmt_core::Summary) {

@@ -746,16 +746,7 @@ impl crate::file::VersionFile for Ms1x {
         self.version.magic()
     }
 
-    fn write(&self) -> Result<Vec<u8>> {
-        Ms1x::write(self)
-    }
-
-    fn to_core_in(
-        &self,
-        budget: &meshfmt_core::Budget,
-    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
-        Ms1x::to_core_in(self, budget)
-    }
+    crate::file::version_file_delegates!();
 
     fn summarize(&self, s: &mut meshfmt_core::Summary) {
         crate::summary::ms1x_detail(self, &[], s);

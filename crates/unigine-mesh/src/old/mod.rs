@@ -520,16 +520,7 @@ impl crate::file::VersionFile for Mi08 {
         b"mi08"
     }
 
-    fn write(&self) -> Result<Vec<u8>> {
-        Mi08::write(self)
-    }
-
-    fn to_core_in(
-        &self,
-        budget: &meshfmt_core::Budget,
-    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
-        Mi08::to_core_in(self, budget)
-    }
+    crate::file::version_file_delegates!();
 
     fn summarize(&self, s: &mut meshfmt_core::Summary) {
         use meshfmt_core::summary::stored_box;
@@ -556,16 +547,7 @@ impl crate::file::VersionFile for Ms08 {
         b"ms08"
     }
 
-    fn write(&self) -> Result<Vec<u8>> {
-        Ms08::write(self)
-    }
-
-    fn to_core_in(
-        &self,
-        budget: &meshfmt_core::Budget,
-    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
-        Ms08::to_core_in(self, budget)
-    }
+    crate::file::version_file_delegates!();
 
     /// Frame 0 is the bind pose; the rest form the one animation.
     fn summarize(&self, s: &mut meshfmt_core::Summary) {
