@@ -339,13 +339,7 @@ impl SpatialTree {
     /// edge flags on boundary and crease edges.
     pub fn build(cindices: &[u32], positions: &[[f32; 3]], leaf_size: usize) -> SpatialTree {
         let tri_count = cindices.len() / 3;
-        let corner = |t: usize, k: usize| {
-            cindices
-                .get(3 * t + k)
-                .and_then(|&i| positions.get(i as usize))
-                .copied()
-                .unwrap_or([0.0; 3])
-        };
+        let corner = |t: usize, k: usize| corner(cindices, positions, t, k);
         // Per-triangle boxes and centroid sums once, so each level is a linear pass.
         let mut boxes = Vec::with_capacity(tri_count);
         let mut centroids = Vec::with_capacity(tri_count);
@@ -458,6 +452,15 @@ impl Builder {
     }
 }
 
+/// Corner `k` of triangle `t`; an index past the positions reads as the origin.
+fn corner(cindices: &[u32], positions: &[[f32; 3]], t: usize, k: usize) -> [f32; 3] {
+    cindices
+        .get(3 * t + k)
+        .and_then(|&i| positions.get(i as usize))
+        .copied()
+        .unwrap_or([0.0; 3])
+}
+
 /// Edge flags, one byte per triangle: bit `k` for the edge opposite corner `k`, set
 /// unless exactly one other triangle shares the edge and lies in the same plane.
 ///
@@ -515,14 +518,7 @@ fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec
     }
     drop(fill);
     let normal = |t: usize| {
-        let corner = |k: usize| {
-            cindices
-                .get(3 * t + k)
-                .and_then(|&i| positions.get(i as usize))
-                .copied()
-                .unwrap_or([0.0; 3])
-        };
-        let [a, b, c] = [0, 1, 2].map(corner);
+        let [a, b, c] = [0, 1, 2].map(|k| corner(cindices, positions, t, k));
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
         let n = [
