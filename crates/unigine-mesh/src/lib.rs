@@ -104,6 +104,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod block;
 pub mod common;
 mod contract;
 pub mod convert;

@@ -10,29 +10,22 @@
 //! sizes are equal.
 //!
 //! The engine's LZ4 output cannot be reproduced by any public compressor setting, so a
-//! byte-identical rewrite keeps each block's original bytes and writes them back when
-//! the decoded content is unchanged ([`Ms14::blocks`]); changed content is compressed
-//! anew (stored raw when compression does not shrink it).
+//! byte-identical rewrite keeps each block's stored bytes ([`StoredBlock`]) and writes
+//! them back when the content is unchanged ([`Ms14::blocks`]); changed content is
+//! compressed anew (stored raw when compression does not shrink it).
 
 use parsing_primitives::{Budget, RawString, Reader, Writer};
 use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
+pub use crate::block::StoredBlock;
+use crate::block::{kept, memory_estimate_for, read_block, with_content, write_block};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
     HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_geometry, write_geometry_with,
 };
 use crate::spatial::SpatialTree;
-
-/// A block as the file had it: its decoded content and its stored bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredBlock {
-    /// The decoded content.
-    pub content: Vec<u8>,
-    /// The bytes after the two sizes (LZ4, or `content` itself when stored raw).
-    pub stored: Vec<u8>,
-}
 
 /// The original blocks of one surface (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,71 +82,6 @@ pub fn geometry_hash(s: &Surface) -> u64 {
         mix(u64::from(pair[0]) | u64::from(hi) << 32);
     }
     h
-}
-
-/// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
-const LZ4_MAX_RATIO: u64 = 255;
-
-pub(crate) fn read_block(
-    r: &mut Reader<'_>,
-    what: &'static str,
-) -> parsing_primitives::Result<StoredBlock> {
-    r.field(what, |r| {
-        let at = r.offset();
-        let [size, csize] = r.le::<[u64; 2]>()?;
-        if csize > size {
-            return Err(r.invalid_at(
-                at,
-                format!("compressed size {csize} exceeds the decoded size {size}"),
-            ));
-        }
-        // A hostile size must fail before anything is allocated.
-        if size > csize.saturating_mul(LZ4_MAX_RATIO).saturating_add(16) {
-            return Err(r.invalid_at(
-                at,
-                format!("{csize} compressed bytes cannot decode to {size}"),
-            ));
-        }
-        let stored = r.bytes(usize::try_from(csize).unwrap_or(usize::MAX))?;
-        // Both copies are kept (the stored bytes for a byte-identical rewrite, the
-        // content to decode), so both are charged, a raw block's twice.
-        r.charge_for("stored block", csize)?;
-        r.charge_for("decompressed block", size)?;
-        let stored = stored.to_vec();
-        let content = if csize == size {
-            stored.clone()
-        } else {
-            usize::try_from(size)
-                .ok()
-                .and_then(|size| decompress(&stored, size))
-                .ok_or_else(|| r.invalid_at(at + 16, "corrupt LZ4 block"))?
-        };
-        Ok(StoredBlock { content, stored })
-    })
-}
-
-#[cfg(feature = "lz4")]
-fn decompress(src: &[u8], size: usize) -> Option<Vec<u8>> {
-    let mut out = vec![0u8; size];
-    match lz4_flex::block::decompress_into(src, &mut out) {
-        Ok(n) if n == size => Some(out),
-        _ => None,
-    }
-}
-
-#[cfg(not(feature = "lz4"))]
-fn decompress(_: &[u8], _: usize) -> Option<Vec<u8>> {
-    None
-}
-
-#[cfg(feature = "lz4")]
-fn compress(content: &[u8]) -> Vec<u8> {
-    lz4_flex::block::compress(content)
-}
-
-#[cfg(not(feature = "lz4"))]
-fn compress(content: &[u8]) -> Vec<u8> {
-    content.to_vec()
 }
 
 /// What sets the block-based layouts (ms14, ms15, sk10) apart. Each version module
@@ -249,16 +177,17 @@ pub(crate) fn read_surface_headers(
     })
 }
 
-/// `ns` geometry blocks and the file offset of each.
-pub(crate) fn read_geometry_blocks(
+/// `ns` blocks (the `field` list: geometry or tree blocks) and the file offset of each.
+pub(crate) fn read_blocks(
     r: &mut Reader<'_>,
     ns: usize,
+    field: &'static str,
 ) -> parsing_primitives::Result<(Vec<u64>, Vec<StoredBlock>)> {
     let mut positions = Vec::with_capacity(ns);
     let mut blocks = Vec::with_capacity(ns);
     for s in 0..ns {
         positions.push(r.offset());
-        blocks.push(r.field("geometry_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
+        blocks.push(r.field(field, |r| r.item(s, |r| read_block(r, "block")))?);
     }
     Ok((positions, blocks))
 }
@@ -286,17 +215,20 @@ pub(crate) fn read_offsets(
     Ok(())
 }
 
-/// Parses each decoded geometry block with its header's counts; `weights` says whether
-/// the payload has a weights count (not in ms15).
+/// Parses each geometry block (read at `positions`) with its header's counts,
+/// decoding into `scratch`; `weights` says whether the payload has a weights count (not
+/// in ms15).
 pub(crate) fn decode_surfaces(
-    r: &Reader<'_>,
+    r: &mut Reader<'_>,
     headers: Vec<SurfaceHeader>,
-    blocks: &[StoredBlock],
+    (positions, blocks): (&[u64], &[StoredBlock]),
     nb: usize,
     weights: bool,
+    scratch: &mut Vec<u8>,
 ) -> parsing_primitives::Result<Vec<Surface>> {
     let mut surfaces = Vec::with_capacity(headers.len());
-    for ((s, h), block) in headers.into_iter().enumerate().zip(blocks) {
+    let blocks = positions.iter().zip(blocks);
+    for ((s, h), (&at, block)) in headers.into_iter().enumerate().zip(blocks) {
         let counts = HeaderCounts {
             vertices: h.morphs.iter().map(|m| m.1).collect(),
             cindices: h.cindices,
@@ -304,25 +236,32 @@ pub(crate) fn decode_surfaces(
             weights,
         };
         let names = h.morphs.into_iter().map(|m| m.0).collect();
-        // Offsets inside the decoded block, which has no place in the file; the
-        // operation's budget is shared.
-        let mut g = Reader::new(FORMAT_NAME, &block.content).with_budget(r.budget().clone());
-        let surface = g.field("surfaces", |g| {
-            g.item(s, |g| {
-                g.field("geometry (decoded)", |g| {
-                    let mut surface = read_geometry(
-                        g,
-                        Ms1xVersion::Ms13,
-                        nb,
-                        8,
-                        h.name.clone(),
-                        h.bounds,
-                        names,
-                        Some(&counts),
-                    )?;
-                    g.finish()?;
-                    surface.lightmap = h.lightmap;
-                    Ok(surface)
+        let budget = r.budget().clone();
+        let surface = r.field("geometry_blocks", |r| {
+            r.item(s, |r| {
+                with_content(r, at, block, scratch, |content| {
+                    // Offsets inside the decoded block, which has no place in the
+                    // file; the operation's budget is shared.
+                    let mut g = Reader::new(FORMAT_NAME, content).with_budget(budget);
+                    g.field("surfaces", |g| {
+                        g.item(s, |g| {
+                            g.field("geometry (decoded)", |g| {
+                                let mut surface = read_geometry(
+                                    g,
+                                    Ms1xVersion::Ms13,
+                                    nb,
+                                    8,
+                                    h.name.clone(),
+                                    h.bounds,
+                                    names,
+                                    Some(&counts),
+                                )?;
+                                g.finish()?;
+                                surface.lightmap = h.lightmap;
+                                Ok(surface)
+                            })
+                        })
+                    })
                 })
             })
         })?;
@@ -361,24 +300,36 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
         .into_iter()
         .map(BindTransform::from_array)
         .collect();
-    let (positions, geometry_blocks) = read_geometry_blocks(r, ns)?;
+    let (positions, geometry_blocks) = read_blocks(r, ns, "geometry_blocks")?;
     r.field("marker3", |r| r.magic(magic))?;
-    let mut tree_blocks = Vec::with_capacity(ns);
-    for s in 0..ns {
-        tree_blocks.push(r.field("tree_blocks", |r| r.item(s, |r| read_block(r, "block")))?);
-    }
+    let (tree_positions, tree_blocks) = read_blocks(r, ns, "tree_blocks")?;
     r.field("marker4", |r| r.magic(magic))?;
     read_offsets(r, &positions)?;
     r.field("marker5", |r| r.magic(magic))?;
     r.finish()?;
 
-    let surfaces = decode_surfaces(r, headers, &geometry_blocks, nb, layout.skinned)?;
+    let mut scratch = Vec::new();
+    let surfaces = decode_surfaces(
+        r,
+        headers,
+        (&positions, &geometry_blocks),
+        nb,
+        layout.skinned,
+        &mut scratch,
+    )?;
     let tree_geometry = surfaces.iter().map(geometry_hash).collect();
     let mut trees = Vec::with_capacity(ns);
-    for (s, b) in tree_blocks.iter().enumerate() {
-        let mut t = Reader::new(FORMAT_NAME, &b.content).with_budget(r.budget().clone());
-        trees.push(t.field("tree_blocks", |t| {
-            t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
+    for (s, (&at, b)) in tree_positions.iter().zip(&tree_blocks).enumerate() {
+        let budget = r.budget().clone();
+        trees.push(r.field("tree_blocks", |r| {
+            r.item(s, |r| {
+                with_content(r, at, b, &mut scratch, |content| {
+                    let mut t = Reader::new(FORMAT_NAME, content).with_budget(budget);
+                    t.field("tree_blocks", |t| {
+                        t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
+                    })
+                })
+            })
         })?);
     }
     let blocks = geometry_blocks
@@ -445,60 +396,19 @@ pub(crate) fn geometry_contents(surfaces: &[Surface], weights: bool) -> Result<V
         .collect()
 }
 
-/// One geometry block per surface (original bytes kept when the content is
-/// unchanged); returns each block's file offset.
-pub(crate) fn write_geometry_blocks<'a>(
+/// One geometry block per surface, each keeping its original's stored bytes where
+/// `kept` has one; returns each block's file offset.
+pub(crate) fn write_geometry_blocks(
     w: &mut Writer,
     contents: &[Vec<u8>],
-    original: impl Fn(usize) -> Option<&'a StoredBlock>,
+    kept: &[Option<&StoredBlock>],
 ) -> Vec<i64> {
     let mut offsets = Vec::with_capacity(contents.len());
     for (i, content) in contents.iter().enumerate() {
         offsets.push(i64::try_from(w.len()).unwrap_or(i64::MAX));
-        write_block(w, content, original(i));
+        write_block(w, content, kept.get(i).copied().flatten());
     }
     offsets
-}
-
-fn write_block(w: &mut Writer, content: &[u8], original: Option<&StoredBlock>) {
-    let compressed;
-    let stored: &[u8] = match original {
-        Some(o) if o.content == content => &o.stored,
-        _ => {
-            compressed = compress(content);
-            if compressed.len() < content.len() {
-                &compressed
-            } else {
-                content
-            }
-        }
-    };
-    w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
-    w.bytes(stored);
-}
-
-/// The memory estimate to write: `stored` for a mesh built in memory (no original
-/// blocks: the builder set it) or while every block's content equals the original's
-/// (same count, same bytes); otherwise `stored` scaled by new / original decoded size
-/// (the new decoded size when `stored` is not positive).
-pub(crate) fn memory_estimate_for(stored: i64, contents: &[&[u8]], original: &[&[u8]]) -> i64 {
-    let unchanged =
-        contents.len() == original.len() && contents.iter().zip(original).all(|(a, b)| a == b);
-    if unchanged || original.is_empty() {
-        return stored;
-    }
-    let total = |blocks: &[&[u8]]| blocks.iter().map(|b| b.len() as u128).sum::<u128>();
-    let (new, old) = (total(contents), total(original));
-    let scaled = match u128::try_from(stored) {
-        // Rounded to nearest: (stored * new + old / 2) / old.
-        Ok(s) if s > 0 && old > 0 => s
-            .saturating_mul(new)
-            .saturating_add(old / 2)
-            .checked_div(old)
-            .unwrap_or(new),
-        _ => new,
-    };
-    i64::try_from(scaled).unwrap_or(i64::MAX)
 }
 
 impl Ms14 {
@@ -635,12 +545,17 @@ impl Ms14 {
             .iter()
             .map(|t| t.to_bytes())
             .collect::<Result<Vec<_>>>()?;
-        let contents: Vec<&[u8]> = geometry.iter().chain(&trees).map(Vec::as_slice).collect();
-        let original: Vec<&[u8]> = (self.blocks.iter().map(|b| &b.geometry.content))
-            .chain(self.blocks.iter().map(|b| &b.tree.content))
-            .map(Vec::as_slice)
-            .collect();
-        let estimate = memory_estimate_for(self.memory_estimate, &contents, &original);
+        let geometry_slices: Vec<&[u8]> = geometry.iter().map(Vec::as_slice).collect();
+        let tree_slices: Vec<&[u8]> = trees.iter().map(Vec::as_slice).collect();
+        let geometry_originals: Vec<&StoredBlock> =
+            self.blocks.iter().map(|b| &b.geometry).collect();
+        let tree_originals: Vec<&StoredBlock> = self.blocks.iter().map(|b| &b.tree).collect();
+        let kept_geometry = kept(&geometry_slices, &geometry_originals);
+        let kept_trees = kept(&tree_slices, &tree_originals);
+        let contents = [geometry_slices, tree_slices].concat();
+        let originals = [geometry_originals, tree_originals].concat();
+        let kept = [&kept_geometry[..], &kept_trees].concat();
+        let estimate = memory_estimate_for(self.memory_estimate, &contents, &originals, &kept);
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(magic);
         let stt = i32::try_from(self.spatial_tree_triangles)
@@ -658,12 +573,10 @@ impl Ms14 {
         w.bytes(magic);
         let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
-        let offsets = write_geometry_blocks(&mut w, &geometry, |i| {
-            self.blocks.get(i).map(|b| &b.geometry)
-        });
+        let offsets = write_geometry_blocks(&mut w, &geometry, &kept_geometry);
         w.bytes(magic);
-        for (i, t) in trees.iter().enumerate() {
-            write_block(&mut w, t, self.blocks.get(i).map(|b| &b.tree));
+        for (t, original) in trees.iter().zip(&kept_trees) {
+            write_block(&mut w, t, *original);
         }
         w.bytes(magic);
         w.le_slice(&offsets);
@@ -747,7 +660,7 @@ impl Ms14 {
     pub(crate) fn geometry_block_sizes(&self) -> Vec<(usize, usize)> {
         self.blocks
             .iter()
-            .map(|b| (b.geometry.stored.len(), b.geometry.content.len()))
+            .map(|b| (b.geometry.stored.len(), b.geometry.size as usize))
             .collect()
     }
 }

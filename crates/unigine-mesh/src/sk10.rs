@@ -37,14 +37,14 @@ use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
+use crate::block::{kept, memory_estimate_for};
 use crate::common::{BindTransform, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
 use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len};
 use crate::ms14::{
-    Layout, StoredBlock, decode_surfaces, geometry_contents, memory_estimate_for,
-    read_geometry_blocks, read_offsets, read_surface_headers, write_geometry_blocks,
-    write_surface_headers,
+    Layout, StoredBlock, decode_surfaces, geometry_contents, read_blocks, read_offsets,
+    read_surface_headers, write_geometry_blocks, write_surface_headers,
 };
 
 /// sk10: surface headers without lightmap bytes; joints, bind and rest poses and the
@@ -108,12 +108,13 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     let headers = read_surface_headers(r, LAYOUT)?;
     let memory_estimate = r.field("memory_estimate", |r| r.i64_le())?;
     r.field("marker2", |r| r.magic(b"sk10"))?;
-    let (positions, blocks) = read_geometry_blocks(r, headers.len())?;
+    let (positions, blocks) = read_blocks(r, headers.len(), "geometry_blocks")?;
     r.field("marker3", |r| r.magic(b"sk10"))?;
     read_offsets(r, &positions)?;
     r.field("marker4", |r| r.magic(b"sk10"))?;
     r.finish()?;
-    let surfaces = decode_surfaces(r, headers, &blocks, nj, true)?;
+    let mut scratch = Vec::new();
+    let surfaces = decode_surfaces(r, headers, (&positions, &blocks), nj, true, &mut scratch)?;
     Ok(Sk10 {
         mesh: Ms1x {
             version: Ms1xVersion::Ms13,
@@ -158,8 +159,9 @@ impl Sk10 {
         let (bounds, surface_bounds) = m.bounds_to_write();
         let geometry = geometry_contents(&m.surfaces, true)?;
         let contents: Vec<&[u8]> = geometry.iter().map(Vec::as_slice).collect();
-        let original: Vec<&[u8]> = self.blocks.iter().map(|b| b.content.as_slice()).collect();
-        let estimate = memory_estimate_for(self.memory_estimate, &contents, &original);
+        let originals: Vec<&StoredBlock> = self.blocks.iter().collect();
+        let kept = kept(&contents, &originals);
+        let estimate = memory_estimate_for(self.memory_estimate, &contents, &originals, &kept);
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"sk10");
         let stt = u32::try_from(self.spatial_tree_triangles)
@@ -182,7 +184,7 @@ impl Sk10 {
         write_surface_headers(&mut w, &m.surfaces, &surface_bounds, LAYOUT)?;
         w.i64_le(estimate);
         w.bytes(b"sk10");
-        let offsets = write_geometry_blocks(&mut w, &geometry, |i| self.blocks.get(i));
+        let offsets = write_geometry_blocks(&mut w, &geometry, &kept);
         w.bytes(b"sk10");
         w.le_slice(&offsets);
         w.bytes(b"sk10");
@@ -307,7 +309,7 @@ impl crate::file::VersionFile for Sk10 {
         let blocks: Vec<(usize, usize)> = self
             .blocks
             .iter()
-            .map(|b| (b.stored.len(), b.content.len()))
+            .map(|b| (b.stored.len(), b.size as usize))
             .collect();
         crate::summary::ms1x_detail(&self.mesh, &blocks, s);
         crate::summary::ms1x_counts(&self.mesh, &mut s.counts);

@@ -158,7 +158,7 @@ fn hostile_ms14_block_sizes_fail_without_overflowing() {
     ));
     let m = ms14(&bytes);
     let b = &m.blocks[0].geometry;
-    let at = find_sizes(&bytes, b.content.len(), b.stored.len());
+    let at = find_sizes(&bytes, b.size as usize, b.stored.len());
     // Sizes near u64::MAX used to overflow `csize * 255 + 16` (a panic with overflow
     // checks); now they are an ordinary error.
     for (size, csize) in [
@@ -177,9 +177,10 @@ fn hostile_ms14_block_sizes_fail_without_overflowing() {
 }
 
 #[test]
-fn a_raw_block_is_charged_for_both_of_its_copies() {
-    // Noise does not compress: the geometry block is stored raw, and the reader keeps
-    // it twice (the stored bytes for a faithful rewrite, the content to decode).
+fn a_raw_block_is_kept_once_and_parsed_in_place() {
+    // Noise does not compress: the geometry block is stored raw. The reader keeps its
+    // stored bytes (for a faithful rewrite) and parses the arrays straight from them:
+    // what stays charged is the block once plus the decoded arrays, not a second copy.
     let mut seed = 0x1234_5678u32;
     let noise: Vec<[f32; 3]> = (0..20_000)
         .map(|_| {
@@ -195,12 +196,21 @@ fn a_raw_block_is_charged_for_both_of_its_copies() {
         vec![surface(noise, 1, vec![0, 1, 2], vec![0; 3])],
     ));
     let m = ms14(&bytes);
-    let size = m.blocks[0].geometry.content.len() as u64;
+    let size = m.blocks[0].geometry.size;
     assert_eq!(m.blocks[0].geometry.stored.len() as u64, size, "stored raw");
-    // Room for one copy (and the small rest of the file), not for two.
-    let budget = Budget::new(limits(size + size / 2));
-    let err = read_under(&bytes, &budget).unwrap_err();
-    assert_eq!(over_budget(&err), Some("decompressed block"), "{err}");
+    let budget = Budget::new(limits(u64::MAX));
+    read_under(&bytes, &budget).unwrap();
+    // The positions alone are 240,000 of the block's bytes.
+    let arrays = 20_000 * 12;
+    assert!(size > arrays && size < arrays + 1024, "{size}");
+    let used = budget.used();
+    assert!(used >= size + arrays, "{used}");
+    assert!(
+        used < size + arrays + 16 * 1024,
+        "{used} charged for {size}"
+    );
+    // Room for the block and its arrays, not for a third copy.
+    assert!(read_under(&bytes, &Budget::new(limits(size + arrays + 16 * 1024))).is_ok());
 }
 
 #[test]

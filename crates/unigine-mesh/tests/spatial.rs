@@ -106,7 +106,11 @@ fn engine_trees_decode_check_and_reencode_exactly() {
             "{name}: one tree per surface"
         );
         for (i, (tree, s)) in m.trees.iter().zip(&m.mesh.surfaces).enumerate() {
-            assert_eq!(tree.to_bytes().unwrap(), m.blocks[i].tree.content, "{name}");
+            assert_eq!(
+                tree.to_bytes().unwrap(),
+                m.blocks[i].tree.content().unwrap(),
+                "{name}"
+            );
             let pos = &s.morph_targets[0].vertices;
             assert_engine_shape(&format!("{name} surface {i}"), tree, &s.cindices, pos);
             surfaces += 1;

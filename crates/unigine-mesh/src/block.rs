@@ -1,0 +1,315 @@
+//! The LZ4 blocks of the block-based layouts (ms14, ms15, sk10): `u64 decoded size,
+//! u64 stored size, bytes`, the bytes in plain LZ4 block format, or the content itself
+//! when both sizes are equal (notes/unigine-current.md section 4).
+//!
+//! The engine's LZ4 output cannot be reproduced by any public compressor setting, so a
+//! byte-identical rewrite needs each block's stored bytes. Only those are kept: the
+//! decoded content is parsed from one scratch buffer and dropped, and the writer
+//! decodes a block again only to tell whether new content equals it
+//! ([`StoredBlock::holds`]). Keeping the content too tripled the memory a read faults
+//! in and took a quarter of its time.
+
+use parsing_primitives::Reader;
+
+use crate::error::{Result, invalid};
+
+/// A block as the file stored it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBlock {
+    /// The decoded size.
+    pub size: u64,
+    /// The bytes after the two sizes: LZ4, or the content itself when their length
+    /// equals `size`.
+    pub stored: Vec<u8>,
+}
+
+/// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
+const LZ4_MAX_RATIO: u64 = 255;
+
+/// Whether `csize` stored bytes can decode to `size` bytes at all.
+fn plausible(size: u64, csize: u64) -> bool {
+    csize <= size && size <= csize.saturating_mul(LZ4_MAX_RATIO).saturating_add(16)
+}
+
+impl StoredBlock {
+    /// True when the block is stored raw (its bytes are its content).
+    pub fn is_raw(&self) -> bool {
+        self.stored.len() as u64 == self.size
+    }
+
+    /// The decoded content.
+    ///
+    /// ```
+    /// use unigine_mesh::ms14::StoredBlock;
+    /// // LZ4: one literal 'a', then a match of 4 + 3 at offset 1 (token 0x13).
+    /// let b = StoredBlock { size: 8, stored: vec![0x13, b'a', 1, 0, 0x00] };
+    /// assert_eq!(b.content()?, b"aaaaaaaa");
+    /// assert!(b.holds(b"aaaaaaaa"));
+    /// assert!(!b.holds(b"aaaaaaab"));
+    /// # Ok::<(), unigine_mesh::Error>(())
+    /// ```
+    pub fn content(&self) -> Result<Vec<u8>> {
+        let mut scratch = Vec::new();
+        self.decode(&mut scratch)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| invalid("the block's stored bytes do not decode to its size"))
+    }
+
+    /// True when `content` is what the block decodes to (the writer keeps the stored
+    /// bytes of such a block).
+    pub fn holds(&self, content: &[u8]) -> bool {
+        if content.len() as u64 != self.size {
+            return false;
+        }
+        let mut scratch = Vec::new();
+        self.decode(&mut scratch) == Some(content)
+    }
+
+    /// The content: the stored bytes themselves when raw, else decoded into `scratch`
+    /// (reused between blocks). `None` when the stored bytes do not decode to `size`.
+    pub(crate) fn decode<'a>(&'a self, scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
+        let csize = self.stored.len() as u64;
+        if !plausible(self.size, csize) {
+            return None;
+        }
+        if self.is_raw() {
+            return Some(&self.stored);
+        }
+        let size = usize::try_from(self.size).ok()?;
+        if scratch.len() < size {
+            // A fresh zeroed allocation: the allocator's zero pages, not a memset
+            // over the old buffer (what `resize` would do).
+            *scratch = vec![0; size];
+        }
+        let out = scratch.get_mut(..size)?;
+        decompress_into(&self.stored, out).then_some(&*out)
+    }
+}
+
+/// One block at the reader's position; `at` in errors is the block's first byte.
+pub(crate) fn read_block(
+    r: &mut Reader<'_>,
+    what: &'static str,
+) -> parsing_primitives::Result<StoredBlock> {
+    r.field(what, |r| {
+        let at = r.offset();
+        let [size, csize] = r.le::<[u64; 2]>()?;
+        if csize > size {
+            return Err(r.invalid_at(
+                at,
+                format!("compressed size {csize} exceeds the decoded size {size}"),
+            ));
+        }
+        // A hostile size must fail before anything is allocated.
+        if !plausible(size, csize) {
+            return Err(r.invalid_at(
+                at,
+                format!("{csize} compressed bytes cannot decode to {size}"),
+            ));
+        }
+        let stored = r.bytes(usize::try_from(csize).unwrap_or(usize::MAX))?;
+        r.charge_for("stored block", csize)?;
+        Ok(StoredBlock {
+            size,
+            stored: stored.to_vec(),
+        })
+    })
+}
+
+/// Decodes `block` (read at file offset `at`, inside `r`'s current path) into
+/// `scratch` and hands the content to `parse`. The scratch is charged to `r`'s budget
+/// while it grows and handed back afterwards.
+pub(crate) fn with_content<T>(
+    r: &mut Reader<'_>,
+    at: u64,
+    block: &StoredBlock,
+    scratch: &mut Vec<u8>,
+    parse: impl FnOnce(&[u8]) -> parsing_primitives::Result<T>,
+) -> parsing_primitives::Result<T> {
+    // What `decode` allocates: a new buffer when the one it has is too small.
+    let grow = match block.is_raw() || block.size <= scratch.len() as u64 {
+        true => 0,
+        false => block.size,
+    };
+    r.field("block", |r| r.charge_for("decompressed block", grow))?;
+    let content = block.decode(scratch);
+    let out = match content {
+        Some(content) => parse(content),
+        None => r.field("block", |r| Err(r.invalid_at(at + 16, "corrupt LZ4 block"))),
+    };
+    r.budget().release(grow);
+    out
+}
+
+#[cfg(feature = "lz4")]
+fn decompress_into(src: &[u8], out: &mut [u8]) -> bool {
+    matches!(lz4_flex::block::decompress_into(src, out), Ok(n) if n == out.len())
+}
+
+#[cfg(not(feature = "lz4"))]
+fn decompress_into(_: &[u8], _: &mut [u8]) -> bool {
+    false
+}
+
+/// LZ4 of `content`, or `None` when that does not shrink it (the block is then stored
+/// raw).
+#[cfg(feature = "lz4")]
+fn compress(content: &[u8]) -> Option<Vec<u8>> {
+    let c = lz4_flex::block::compress(content);
+    (c.len() < content.len()).then_some(c)
+}
+
+#[cfg(not(feature = "lz4"))]
+fn compress(_: &[u8]) -> Option<Vec<u8>> {
+    None
+}
+
+/// Writes `content` as a block: `original`'s stored bytes when given (the caller
+/// checked [`StoredBlock::holds`]), else compressed anew.
+pub(crate) fn write_block(
+    w: &mut parsing_primitives::Writer,
+    content: &[u8],
+    original: Option<&StoredBlock>,
+) {
+    let compressed;
+    let stored: &[u8] = match original {
+        Some(o) => &o.stored,
+        None => {
+            compressed = compress(content);
+            compressed.as_deref().unwrap_or(content)
+        }
+    };
+    w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
+    w.bytes(stored);
+}
+
+/// Of each new block content, the original block it may keep (the one at its index,
+/// when it [holds](StoredBlock::holds) the same content).
+pub(crate) fn kept<'a>(
+    contents: &[&[u8]],
+    originals: &[&'a StoredBlock],
+) -> Vec<Option<&'a StoredBlock>> {
+    contents
+        .iter()
+        .enumerate()
+        .map(|(i, c)| originals.get(i).copied().filter(|o| o.holds(c)))
+        .collect()
+}
+
+/// The memory estimate to write: `stored` for a mesh built in memory (no original
+/// blocks: the builder set it) or while every block's content equals the original's
+/// (same count, each kept); otherwise `stored` scaled by new / original decoded size
+/// (the new decoded size when `stored` is not positive).
+pub(crate) fn memory_estimate_for(
+    stored: i64,
+    contents: &[&[u8]],
+    originals: &[&StoredBlock],
+    kept: &[Option<&StoredBlock>],
+) -> i64 {
+    let unchanged = contents.len() == originals.len() && kept.iter().all(Option::is_some);
+    if unchanged || originals.is_empty() {
+        return stored;
+    }
+    let new: u128 = contents.iter().map(|b| b.len() as u128).sum();
+    let old: u128 = originals.iter().map(|b| u128::from(b.size)).sum();
+    let scaled = match u128::try_from(stored) {
+        // Rounded to nearest: (stored * new + old / 2) / old.
+        Ok(s) if s > 0 && old > 0 => s
+            .saturating_mul(new)
+            .saturating_add(old / 2)
+            .checked_div(old)
+            .unwrap_or(new),
+        _ => new,
+    };
+    i64::try_from(scaled).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn implausible_sizes_decode_to_nothing() {
+        // Stored longer than decoded, and more than LZ4's 255:1 expansion.
+        for (size, stored) in [(2, vec![0u8; 3]), (16 + 255 * 2 + 1, vec![0u8; 2])] {
+            let b = StoredBlock { size, stored };
+            assert!(b.decode(&mut Vec::new()).is_none(), "{}", b.size);
+            assert!(b.content().is_err());
+        }
+        // A raw block is its own content.
+        let b = StoredBlock {
+            size: 3,
+            stored: vec![1, 2, 3],
+        };
+        assert_eq!(b.decode(&mut Vec::new()), Some(&[1u8, 2, 3][..]));
+        assert!(b.holds(&[1, 2, 3]) && !b.holds(&[1, 2, 4]) && !b.holds(&[1, 2]));
+    }
+
+    #[test]
+    fn the_scratch_is_charged_while_parsing_and_handed_back() {
+        use parsing_primitives::{Budget, Limits};
+        let limits = |max_alloc_bytes| Limits {
+            max_alloc_bytes,
+            ..Limits::DEFAULT
+        };
+        // One literal 'a', then a match of 7 at offset 1: eight 'a'.
+        let b = StoredBlock {
+            size: 8,
+            stored: vec![0x13, b'a', 1, 0, 0x00],
+        };
+        let budget = Budget::new(limits(100));
+        let mut r = Reader::new("t", &[]).with_budget(budget.clone());
+        let mut scratch = Vec::new();
+        let got = with_content(&mut r, 0, &b, &mut scratch, |c| {
+            Ok((c.to_vec(), budget.used()))
+        });
+        assert_eq!(got.ok(), Some((b"aaaaaaaa".to_vec(), 8)));
+        assert_eq!(budget.used(), 0);
+        // The scratch is reused: a second block of the same size charges nothing.
+        let got = with_content(&mut r, 0, &b, &mut scratch, |_| Ok(budget.used()));
+        assert_eq!(got.ok(), Some(0));
+        // Too small a budget for the scratch.
+        let mut r = Reader::new("t", &[]).with_budget(Budget::new(limits(7)));
+        let e = with_content(&mut r, 0, &b, &mut Vec::new(), |_| Ok(()));
+        assert!(matches!(e, Err(e) if e.to_string().contains("decompressed block")));
+        // A corrupt block names the byte after the two sizes.
+        let bad = StoredBlock {
+            size: 8,
+            stored: vec![0x13, b'a', 2, 0, 0x00],
+        };
+        let mut r = Reader::new("t", &[]);
+        let e = with_content(&mut r, 100, &bad, &mut Vec::new(), |_| Ok(()));
+        assert!(
+            matches!(&e, Err(e) if e.offset() == 116 && e.to_string().contains("corrupt LZ4")),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn the_estimate_scales_only_when_a_block_changed() {
+        let a = StoredBlock {
+            size: 4,
+            stored: vec![1, 2, 3, 4],
+        };
+        let b = StoredBlock {
+            size: 2,
+            stored: vec![5, 6],
+        };
+        let originals = [&a, &b];
+        let same: [&[u8]; 2] = [&[1, 2, 3, 4], &[5, 6]];
+        let k = kept(&same, &originals);
+        assert_eq!(memory_estimate_for(100, &same, &originals, &k), 100);
+        // One block grew from 2 to 5 bytes: 100 * 9 / 6 = 150.
+        let grown: [&[u8]; 2] = [&[1, 2, 3, 4], &[5, 6, 7, 8, 9]];
+        let k = kept(&grown, &originals);
+        assert_eq!(
+            k.iter().map(Option::is_some).collect::<Vec<_>>(),
+            [true, false]
+        );
+        assert_eq!(memory_estimate_for(100, &grown, &originals, &k), 150);
+        // No estimate stored: the new decoded size.
+        assert_eq!(memory_estimate_for(0, &grown, &originals, &k), 9);
+        // Built in memory: as set.
+        assert_eq!(memory_estimate_for(7, &grown, &[], &[]), 7);
+    }
+}
