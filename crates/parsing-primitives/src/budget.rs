@@ -306,15 +306,32 @@ impl<'b> Credit<'b> {
     /// Charges `bytes`, from the block in hand or a new one.
     #[inline]
     pub fn charge(&mut self, bytes: u64) -> Result<(), BudgetExceeded> {
+        self.charge_for(self.what, bytes)
+    }
+
+    /// [`charge`](Self::charge), naming what this charge is for (a reader that builds
+    /// several things from one credit); a new block taken from the budget, and an
+    /// error, carry that name.
+    ///
+    /// ```
+    /// # use parsing_primitives::{Budget, Credit, Limits};
+    /// let budget = Budget::new(Limits { max_alloc_bytes: 1000, ..Limits::DEFAULT });
+    /// let mut c = Credit::new(&budget, "text");
+    /// c.charge_for("vertices", 600)?;
+    /// assert_eq!(c.charge_for("faces", 600).map_err(|e| e.what), Err("faces"));
+    /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+    /// ```
+    #[inline]
+    pub fn charge_for(&mut self, what: &'static str, bytes: u64) -> Result<(), BudgetExceeded> {
         if let Some(left) = self.left.checked_sub(bytes) {
             self.left = left;
             return Ok(());
         }
         let block = bytes.max(Self::BLOCK);
-        match self.budget.charge(self.what, block) {
+        match self.budget.charge(what, block) {
             Ok(()) => self.left += block - bytes,
             // Near the limit: what a direct charge would do.
-            Err(_) => self.budget.charge(self.what, bytes)?,
+            Err(_) => self.budget.charge(what, bytes)?,
         }
         Ok(())
     }

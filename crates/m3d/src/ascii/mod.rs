@@ -7,7 +7,7 @@ pub(crate) mod parse;
 
 use std::collections::HashMap;
 
-use parsing_primitives::{Budget, Error as PError, ErrorKind};
+use parsing_primitives::{Budget, Credit, Error as PError, ErrorKind};
 
 #[allow(unused_imports)]
 use self::parse::*;
@@ -35,13 +35,20 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         .saturating_add(1);
     budget.charge_items::<Line<'_>>("text lines", n)?;
     let mut lines = Vec::with_capacity(n);
-    let mut offset = 0u64;
-    for raw in text.split('\n') {
+    // A byte scan: lines are short, and `str::split` pays a searcher per line.
+    let mut start = 0;
+    while start <= data.len() {
+        let end = data[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(data.len(), |k| start + k);
+        // '\n' and '\r' are ASCII: both ends are character boundaries.
+        let raw = text.get(start..end).unwrap_or("");
         lines.push(Line {
-            offset,
+            offset: start as u64,
             text: raw.strip_suffix('\r').unwrap_or(raw),
         });
-        offset += raw.len() as u64 + 1;
+        start = end + 1;
     }
     let mut p = Parser {
         lines,
@@ -49,7 +56,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         strings: Vec::new(),
         interned: HashMap::new(),
         section: "header",
-        budget: budget.clone(),
+        credit: Credit::new(budget, "text"),
     };
     let first = p.lines.first().map_or("", |l| l.text);
     let scale: f32 = match first.strip_prefix("3dmodel") {
@@ -89,7 +96,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     };
     loop {
         // Blank lines between blocks.
-        while p.lines.get(p.pos).is_some_and(|l| l.text.trim().is_empty()) {
+        while p.lines.get(p.pos).is_some_and(|l| blank(l.text)) {
             p.pos += 1;
         }
         let Some(l) = p.lines.get(p.pos) else { break };

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::{Budget, Error as PError, ErrorKind};
+use parsing_primitives::{Credit, Error as PError, ErrorKind};
 
 use crate::bones::{Bone, Skeleton, Skin};
 use crate::file::{Body, Chunk, FORMAT, File};
@@ -23,7 +23,9 @@ pub(crate) struct Parser<'a> {
     pub(crate) interned: HashMap<String, Str>,
     /// The block being read (its keyword), for error paths.
     pub(crate) section: &'a str,
-    pub(crate) budget: Budget,
+    /// Charges in blocks: a text makes many small records, and the shared total
+    /// should not move once per line.
+    pub(crate) credit: Credit<'a>,
 }
 
 pub(crate) type PResult<T> = std::result::Result<T, PError>;
@@ -31,13 +33,13 @@ pub(crate) type PResult<T> = std::result::Result<T, PError>;
 impl<'a> Parser<'a> {
     /// Charges what is about to be built from the text (a line of a few bytes can make a
     /// record of tens), naming where.
-    pub(crate) fn take(&self, at: u64, what: &'static str, bytes: usize) -> PResult<()> {
-        self.budget
-            .charge(what, bytes as u64)
+    pub(crate) fn take(&mut self, at: u64, what: &'static str, bytes: usize) -> PResult<()> {
+        self.credit
+            .charge_for(what, bytes as u64)
             .map_err(|e| PError::new(FORMAT, at, self.section, ErrorKind::OverBudget(e)))
     }
     /// [`take`](Self::take) for `n` values of `T`.
-    pub(crate) fn take_items<T>(&self, at: u64, what: &'static str, n: usize) -> PResult<()> {
+    pub(crate) fn take_items<T>(&mut self, at: u64, what: &'static str, n: usize) -> PResult<()> {
         self.take(at, what, n.saturating_mul(std::mem::size_of::<T>()))
     }
     /// An invalid-value error at `at`, in the current block.
@@ -54,7 +56,7 @@ impl<'a> Parser<'a> {
     /// The next non-blank line of the current block, or `None` at the blank line ending it.
     pub(crate) fn block_line(&mut self) -> Option<&Line<'a>> {
         let l = self.lines.get(self.pos)?;
-        if l.text.trim().is_empty() {
+        if blank(l.text) {
             return None;
         }
         self.pos += 1;
@@ -78,6 +80,18 @@ impl<'a> Parser<'a> {
         self.strings.push(0);
         self.interned.insert(s.to_owned(), Str(offset));
         Ok(Str(offset))
+    }
+}
+
+/// `text.trim().is_empty()`, deciding on the first byte for most lines: an ASCII byte
+/// that is not whitespace settles it (only non-ASCII text needs `trim`'s Unicode
+/// rules).
+pub(crate) fn blank(text: &str) -> bool {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    match text.bytes().find(|b| !ws(b)) {
+        None => true,
+        Some(b) if b < 0x80 => false,
+        Some(_) => text.trim().is_empty(),
     }
 }
 
@@ -262,7 +276,28 @@ pub(crate) const TYPES: u32 = 3
 
 #[cfg(test)]
 mod tests {
-    use super::plain_decimal;
+    use super::{blank, plain_decimal};
+
+    #[test]
+    fn blank_is_trim_is_empty() {
+        for t in [
+            "",
+            " ",
+            "\t\r",
+            "\x0b\x0c",
+            "\u{a0}",
+            " \u{2003} ",
+            "x",
+            " x",
+            "\u{a0}x",
+            "é",
+            "\u{85}",
+            "\x1f",
+            "\x7f",
+        ] {
+            assert_eq!(blank(t), t.trim().is_empty(), "{t:?}");
+        }
+    }
 
     /// The fast path gives what `str::parse::<f64>` gives, bit for bit, on every token
     /// it takes, and leaves the others (exponents, long mantissas) to it.

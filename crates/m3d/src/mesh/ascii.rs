@@ -15,11 +15,15 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let text = l.text;
-        let (k, v) = text.split_once(' ').unwrap_or((text, ""));
         p.take_items::<MeshRecord>(at, "mesh records", 1)?;
-        match k {
-            "use" => records.push(MeshRecord::UseMaterial(p.string(at, v.trim())?)),
-            "par" => records.push(MeshRecord::UseParameter {
+        // Polygon lines start with an index: only the others can be `use` or `par`.
+        let word = match text.as_bytes().first() {
+            Some(b'u' | b'p') => text.split_once(' '),
+            _ => None,
+        };
+        match word {
+            Some(("use", v)) => records.push(MeshRecord::UseMaterial(p.string(at, v.trim())?)),
+            Some(("par", v)) => records.push(MeshRecord::UseParameter {
                 flags: 1,
                 name: p.string(at, v.trim())?,
             }),
@@ -31,7 +35,18 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
                     if corners.len() == 15 {
                         return Err(p.err(at, "a polygon has 1..=15 corners"));
                     }
-                    let mut parts = tok.split('/');
+                    // Split on a byte scan: `str::split` pays a searcher per token.
+                    let mut rest = Some(tok);
+                    let mut parts = std::iter::from_fn(|| {
+                        let r = rest?;
+                        match r.bytes().position(|b| b == b'/') {
+                            Some(k) => {
+                                rest = r.get(k + 1..);
+                                r.get(..k)
+                            }
+                            None => rest.take(),
+                        }
+                    });
                     let mut c = Corner {
                         vertex: Idx::UNDEF,
                         uv: Idx::UNDEF,
