@@ -70,9 +70,15 @@ impl Endian {
 
 /// Decodes `bytes` (exactly `n * size_of::<T>()` long) into a vector in one copy.
 pub(crate) fn decode_array<T: Element>(bytes: &[u8], endian: Endian) -> Vec<T> {
-    let n = bytes.len() / std::mem::size_of::<T>().max(1);
-    let mut out = vec![T::zeroed(); n];
-    bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(bytes);
+    // Aligned input is copied in one go; other input is read element by element
+    // (unaligned loads), which beats zeroing the output and then copying into it.
+    let mut out = match bytemuck::try_cast_slice::<u8, T>(bytes) {
+        Ok(items) => items.to_vec(),
+        Err(_) => bytes
+            .chunks_exact(std::mem::size_of::<T>().max(1))
+            .map(bytemuck::pod_read_unaligned)
+            .collect(),
+    };
     if endian != Endian::NATIVE {
         T::swap_bytes(&mut out);
     }
@@ -103,6 +109,21 @@ mod tests {
         assert_eq!(be, [0x0102, 0x0304, 0x0506, 0x0708]);
         let be32: Vec<[u32; 2]> = decode_array(&bytes, Endian::Big);
         assert_eq!(be32, [[0x01020304, 0x05060708]]);
+    }
+
+    #[test]
+    fn aligned_and_unaligned_input_decode_alike() {
+        // The same 12 bytes at every offset of a buffer: some starts are aligned for
+        // u32 (one copy), the others take the element-by-element path.
+        let bytes: Vec<u8> = (1..=12).collect();
+        for shift in 0..4 {
+            let mut buf = vec![0u8; shift];
+            buf.extend_from_slice(&bytes);
+            let le: Vec<u32> = decode_array(&buf[shift..], Endian::Little);
+            assert_eq!(le, [0x0403_0201, 0x0807_0605, 0x0c0b_0a09], "shift {shift}");
+            let be: Vec<[u16; 2]> = decode_array(&buf[shift..], Endian::Big);
+            assert_eq!(be, [[0x0102, 0x0304], [0x0506, 0x0708], [0x090a, 0x0b0c]]);
+        }
     }
 
     #[test]

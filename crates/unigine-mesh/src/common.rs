@@ -330,23 +330,32 @@ pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u3
     // top of the stored-width array read first.
     let n = r.count(n as u64, width)?;
     r.charge_for("indices", (n as u64).saturating_mul(4))?;
+    // Widened straight from the stored bytes: one pass, no array at the stored width.
+    let bytes = r.bytes(n.saturating_mul(width))?;
     Ok(match width {
-        1 => r
-            .le_array::<u8>(n as u64)?
-            .into_iter()
-            .map(u32::from)
-            .collect(),
-        2 => r
-            .le_array::<u16>(n as u64)?
-            .into_iter()
-            .map(u32::from)
+        1 => bytes.iter().map(|&b| u32::from(b)).collect(),
+        2 => bytes
+            .chunks_exact(2)
+            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
             .collect(),
         _ => {
-            let raw = r.le_array::<i32>(n as u64)?;
-            if let Some(k) = raw.iter().position(|&i| i < 0) {
-                return Err(r.invalid_at(at + 4 * k as u64, format!("negative index {}", raw[k])));
+            let raw: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            // Stored as i32: a set top bit is a negative index.
+            // An OR over all of them first (vectorised); the position only on failure.
+            let any_negative = raw.iter().fold(0, |a, &i| a | i) > i32::MAX as u32;
+            if let Some(k) = any_negative
+                .then(|| raw.iter().position(|&i| i > i32::MAX as u32))
+                .flatten()
+            {
+                return Err(r.invalid_at(
+                    at + 4 * k as u64,
+                    format!("negative index {}", raw[k] as i32),
+                ));
             }
-            raw.into_iter().map(|i| i as u32).collect()
+            raw
         }
     })
 }
@@ -371,6 +380,11 @@ pub fn write_indices(w: &mut parsing_primitives::Writer, indices: &[u32], width:
 
 /// The first index at or past `limit`, with its position.
 pub fn first_out_of_range(indices: &[u32], limit: usize) -> Option<(usize, u32)> {
+    // The maximum first (vectorised); the position only when one is out of range.
+    let max = indices.iter().copied().max()?;
+    if (max as usize) < limit {
+        return None;
+    }
     indices
         .iter()
         .position(|&i| i as usize >= limit)
