@@ -390,3 +390,40 @@ pub fn first_out_of_range(indices: &[u32], limit: usize) -> Option<(usize, u32)>
         .position(|&i| i as usize >= limit)
         .map(|k| (k, indices[k]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_widen_from_every_width() {
+        let bytes = [1u8, 0, 2, 0, 0, 0];
+        let read = |width, n| read_indices(&mut Reader::new("t", &bytes), n, width);
+        assert_eq!(read(1, 3).ok(), Some(vec![1, 0, 2]));
+        assert_eq!(read(2, 3).ok(), Some(vec![1, 2, 0]));
+        assert_eq!(read(4, 1).ok(), Some(vec![0x0002_0001]));
+        // More than the bytes hold.
+        assert!(read(4, 2).is_err());
+    }
+
+    #[test]
+    fn a_negative_index_names_its_offset() {
+        // 7, then -2 at byte 4, then -1.
+        let bytes: Vec<u8> = [7i32, -2, -1]
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect();
+        let e = read_indices(&mut Reader::new("t", &bytes), 3, 4);
+        assert!(
+            matches!(&e, Err(e) if e.offset() == 4 && e.to_string().contains("negative index -2")),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn the_first_index_out_of_range_is_found() {
+        assert_eq!(first_out_of_range(&[0, 5, 2, 9], 5), Some((1, 5)));
+        assert_eq!(first_out_of_range(&[0, 4, 2], 5), None);
+        assert_eq!(first_out_of_range(&[], 0), None);
+    }
+}
