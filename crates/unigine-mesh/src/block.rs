@@ -219,36 +219,72 @@ fn compress(_: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// Writes `content` as a block: `original`'s stored bytes when given (the caller
-/// checked [`StoredBlock::holds`]), else compressed anew.
-pub(crate) fn write_block(
-    w: &mut parsing_primitives::Writer,
-    content: &[u8],
-    original: Option<&StoredBlock>,
-) {
-    let compressed;
-    let stored: &[u8] = match original {
-        Some(o) => &o.stored,
-        None => {
-            compressed = compress(content);
-            compressed.as_deref().unwrap_or(content)
-        }
-    };
-    w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
-    w.bytes(stored);
+/// A list of blocks ready to write: each one's content, the original block it keeps
+/// (one that [holds](StoredBlock::holds) the same content, at the same index), and its
+/// new compressed bytes where it keeps none and LZ4 shrinks it.
+pub(crate) struct Prepared<'a> {
+    pub contents: Vec<Vec<u8>>,
+    pub kept: Vec<Option<&'a StoredBlock>>,
+    compressed: Vec<Option<Vec<u8>>>,
 }
 
-/// Of each new block content, the original block it may keep (the one at its index,
-/// when it [holds](StoredBlock::holds) the same content).
-pub(crate) fn kept<'a>(
-    contents: &[&[u8]],
-    originals: &[&'a StoredBlock],
-) -> Vec<Option<&'a StoredBlock>> {
-    contents
+/// Checks each content against its original and compresses the ones not kept.
+pub(crate) fn prepare<'a>(contents: Vec<Vec<u8>>, originals: &[&'a StoredBlock]) -> Prepared<'a> {
+    let kept: Vec<Option<&StoredBlock>> = contents
         .iter()
         .enumerate()
         .map(|(i, c)| originals.get(i).copied().filter(|o| o.holds(c)))
-        .collect()
+        .collect();
+    let compressed = contents
+        .iter()
+        .zip(&kept)
+        .map(|(c, k)| k.is_none().then(|| compress(c)).flatten())
+        .collect();
+    Prepared {
+        contents,
+        kept,
+        compressed,
+    }
+}
+
+impl Prepared<'_> {
+    /// The blocks one after the other; returns each one's file offset.
+    pub(crate) fn write(&self, w: &mut parsing_primitives::Writer) -> Vec<i64> {
+        let mut offsets = Vec::with_capacity(self.contents.len());
+        for (i, content) in self.contents.iter().enumerate() {
+            offsets.push(i64::try_from(w.len()).unwrap_or(i64::MAX));
+            let kept = self.kept.get(i).copied().flatten().map(|o| &o.stored[..]);
+            let compressed = self.compressed.get(i).and_then(Option::as_deref);
+            let stored = kept.or(compressed).unwrap_or(content);
+            w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
+            w.bytes(stored);
+        }
+        offsets
+    }
+
+    /// The contents as slices.
+    pub(crate) fn slices(&self) -> Vec<&[u8]> {
+        self.contents.iter().map(Vec::as_slice).collect()
+    }
+}
+
+/// Runs `a` here and `b` on a second thread when `threaded`, else one after the other.
+pub(crate) fn beside<A, B: Send>(
+    threaded: bool,
+    a: impl FnOnce() -> A,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !threaded {
+        let a = a();
+        return (a, b());
+    }
+    std::thread::scope(|scope| {
+        let b = scope.spawn(b);
+        let a = a();
+        // `b` does not panic on any input; if it did, the panic carries on here.
+        let b = b.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (a, b)
+    })
 }
 
 /// The memory estimate to write: `stored` for a mesh built in memory (no original
@@ -398,20 +434,24 @@ mod tests {
             stored: vec![5, 6],
         };
         let originals = [&a, &b];
-        let same: [&[u8]; 2] = [&[1, 2, 3, 4], &[5, 6]];
-        let k = kept(&same, &originals);
-        assert_eq!(memory_estimate_for(100, &same, &originals, &k), 100);
+        let same = prepare(vec![vec![1, 2, 3, 4], vec![5, 6]], &originals);
+        let same_slices = same.slices();
+        assert_eq!(
+            memory_estimate_for(100, &same_slices, &originals, &same.kept),
+            100
+        );
         // One block grew from 2 to 5 bytes: 100 * 9 / 6 = 150.
-        let grown: [&[u8]; 2] = [&[1, 2, 3, 4], &[5, 6, 7, 8, 9]];
-        let k = kept(&grown, &originals);
+        let grown = prepare(vec![vec![1, 2, 3, 4], vec![5, 6, 7, 8, 9]], &originals);
+        let k = &grown.kept;
         assert_eq!(
             k.iter().map(Option::is_some).collect::<Vec<_>>(),
             [true, false]
         );
-        assert_eq!(memory_estimate_for(100, &grown, &originals, &k), 150);
+        let grown_slices = grown.slices();
+        assert_eq!(memory_estimate_for(100, &grown_slices, &originals, k), 150);
         // No estimate stored: the new decoded size.
-        assert_eq!(memory_estimate_for(0, &grown, &originals, &k), 9);
+        assert_eq!(memory_estimate_for(0, &grown_slices, &originals, k), 9);
         // Built in memory: as set.
-        assert_eq!(memory_estimate_for(7, &grown, &[], &[]), 7);
+        assert_eq!(memory_estimate_for(7, &grown_slices, &[], &[]), 7);
     }
 }

@@ -19,7 +19,7 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{kept, memory_estimate_for, read_block, with_content, write_block};
+use crate::block::{Prepared, beside, memory_estimate_for, prepare, read_block, with_content};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
@@ -270,6 +270,38 @@ pub(crate) fn decode_surfaces(
     Ok(surfaces)
 }
 
+/// Files whose tree blocks store this many bytes or more decode them on a second
+/// thread.
+const THREADED: usize = 1 << 20;
+
+/// Meshes of this many triangles or more prepare their tree blocks on a second thread
+/// when written (about the size from which reading them does).
+const THREADED_TRIANGLES: usize = 1 << 16;
+
+/// Each surface's spatial tree from its block (read at `positions`).
+fn read_trees(
+    r: &mut Reader<'_>,
+    positions: &[u64],
+    blocks: &[StoredBlock],
+) -> parsing_primitives::Result<Vec<SpatialTree>> {
+    let mut scratch = Vec::new();
+    let mut trees = Vec::with_capacity(blocks.len());
+    for (s, (&at, b)) in positions.iter().zip(blocks).enumerate() {
+        let budget = r.budget().clone();
+        trees.push(r.field("tree_blocks", |r| {
+            r.item(s, |r| {
+                with_content(r, at, b, &mut scratch, |content| {
+                    let mut t = Reader::new(FORMAT_NAME, content).with_budget(budget);
+                    t.field("tree_blocks", |t| {
+                        t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
+                    })
+                })
+            })
+        })?);
+    }
+    Ok(trees)
+}
+
 /// Reads an ms14 file.
 pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
     read_layout(r, LAYOUT)
@@ -308,30 +340,29 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     r.field("marker5", |r| r.magic(magic))?;
     r.finish()?;
 
-    let mut scratch = Vec::new();
-    let surfaces = decode_surfaces(
-        r,
-        headers,
-        (&positions, &geometry_blocks),
-        nb,
-        layout.skinned,
-        &mut scratch,
-    )?;
+    let geometry = (&positions[..], &geometry_blocks[..]);
+    let decode_surfaces = |r: &mut Reader<'_>| {
+        decode_surfaces(r, headers, geometry, nb, layout.skinned, &mut Vec::new())
+    };
+    let trees_stored: usize = tree_blocks.iter().map(|b| b.stored.len()).sum();
+    // The trees on a second thread while this one decodes the geometry: the two are
+    // independent, and each is a third to a half of the read. The geometry's error
+    // comes first, as when read in order.
+    let budget = r.budget().clone();
+    let (tp, tb) = (&tree_positions, &tree_blocks);
+    let (surfaces, trees) = beside(
+        trees_stored >= THREADED,
+        || decode_surfaces(r),
+        move || {
+            read_trees(
+                &mut Reader::new(FORMAT_NAME, &[]).with_budget(budget),
+                tp,
+                tb,
+            )
+        },
+    );
+    let (surfaces, trees) = (surfaces?, trees?);
     let tree_geometry = surfaces.iter().map(geometry_hash).collect();
-    let mut trees = Vec::with_capacity(ns);
-    for (s, (&at, b)) in tree_positions.iter().zip(&tree_blocks).enumerate() {
-        let budget = r.budget().clone();
-        trees.push(r.field("tree_blocks", |r| {
-            r.item(s, |r| {
-                with_content(r, at, b, &mut scratch, |content| {
-                    let mut t = Reader::new(FORMAT_NAME, content).with_budget(budget);
-                    t.field("tree_blocks", |t| {
-                        t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
-                    })
-                })
-            })
-        })?);
-    }
     let blocks = geometry_blocks
         .into_iter()
         .zip(tree_blocks)
@@ -394,21 +425,6 @@ pub(crate) fn geometry_contents(surfaces: &[Surface], weights: bool) -> Result<V
             Ok(g.into_inner())
         })
         .collect()
-}
-
-/// One geometry block per surface, each keeping its original's stored bytes where
-/// `kept` has one; returns each block's file offset.
-pub(crate) fn write_geometry_blocks(
-    w: &mut Writer,
-    contents: &[Vec<u8>],
-    kept: &[Option<&StoredBlock>],
-) -> Vec<i64> {
-    let mut offsets = Vec::with_capacity(contents.len());
-    for (i, content) in contents.iter().enumerate() {
-        offsets.push(i64::try_from(w.len()).unwrap_or(i64::MAX));
-        write_block(w, content, kept.get(i).copied().flatten());
-    }
-    offsets
 }
 
 impl Ms14 {
@@ -539,22 +555,29 @@ impl Ms14 {
         let magic = layout.magic;
         let m = &self.mesh;
         let (bounds, surface_bounds) = m.bounds_to_write();
-        let geometry = geometry_contents(&m.surfaces, layout.skinned)?;
-        let trees = self
-            .trees_to_write()
-            .iter()
-            .map(|t| t.to_bytes())
-            .collect::<Result<Vec<_>>>()?;
-        let geometry_slices: Vec<&[u8]> = geometry.iter().map(Vec::as_slice).collect();
-        let tree_slices: Vec<&[u8]> = trees.iter().map(Vec::as_slice).collect();
         let geometry_originals: Vec<&StoredBlock> =
             self.blocks.iter().map(|b| &b.geometry).collect();
         let tree_originals: Vec<&StoredBlock> = self.blocks.iter().map(|b| &b.tree).collect();
-        let kept_geometry = kept(&geometry_slices, &geometry_originals);
-        let kept_trees = kept(&tree_slices, &tree_originals);
-        let contents = [geometry_slices, tree_slices].concat();
+        // The trees (rebuilt where stale, encoded, checked against the originals,
+        // compressed) on a second thread while this one does the geometry.
+        let triangles: usize = m.surfaces.iter().map(|s| s.cindices.len() / 3).sum();
+        let (geometry, trees) = beside(
+            triangles >= THREADED_TRIANGLES,
+            || -> Result<Prepared<'_>> {
+                let contents = geometry_contents(&m.surfaces, layout.skinned)?;
+                Ok(prepare(contents, &geometry_originals))
+            },
+            || -> Result<Prepared<'_>> {
+                let contents = (self.trees_to_write().iter())
+                    .map(|t| t.to_bytes())
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(prepare(contents, &tree_originals))
+            },
+        );
+        let (geometry, trees) = (geometry?, trees?);
+        let contents = [geometry.slices(), trees.slices()].concat();
         let originals = [geometry_originals, tree_originals].concat();
-        let kept = [&kept_geometry[..], &kept_trees].concat();
+        let kept = [&geometry.kept[..], &trees.kept].concat();
         let estimate = memory_estimate_for(self.memory_estimate, &contents, &originals, &kept);
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(magic);
@@ -573,11 +596,9 @@ impl Ms14 {
         w.bytes(magic);
         let pose: Vec<[f32; 10]> = m.bind_pose.iter().map(BindTransform::to_array).collect();
         w.le_slice(&pose);
-        let offsets = write_geometry_blocks(&mut w, &geometry, &kept_geometry);
+        let offsets = geometry.write(&mut w);
         w.bytes(magic);
-        for (t, original) in trees.iter().zip(&kept_trees) {
-            write_block(&mut w, t, *original);
-        }
+        trees.write(&mut w);
         w.bytes(magic);
         w.le_slice(&offsets);
         w.bytes(magic);

@@ -37,14 +37,14 @@ use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
-use crate::block::{kept, memory_estimate_for};
+use crate::block::{memory_estimate_for, prepare};
 use crate::common::{BindTransform, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
 use crate::ms1x::{Ms1x, Ms1xVersion, geometry_len};
 use crate::ms14::{
     Layout, StoredBlock, decode_surfaces, geometry_contents, read_blocks, read_offsets,
-    read_surface_headers, write_geometry_blocks, write_surface_headers,
+    read_surface_headers, write_surface_headers,
 };
 
 /// sk10: surface headers without lightmap bytes; joints, bind and rest poses and the
@@ -157,11 +157,14 @@ impl Sk10 {
         self.check()?;
         let m = &self.mesh;
         let (bounds, surface_bounds) = m.bounds_to_write();
-        let geometry = geometry_contents(&m.surfaces, true)?;
-        let contents: Vec<&[u8]> = geometry.iter().map(Vec::as_slice).collect();
         let originals: Vec<&StoredBlock> = self.blocks.iter().collect();
-        let kept = kept(&contents, &originals);
-        let estimate = memory_estimate_for(self.memory_estimate, &contents, &originals, &kept);
+        let geometry = prepare(geometry_contents(&m.surfaces, true)?, &originals);
+        let estimate = memory_estimate_for(
+            self.memory_estimate,
+            &geometry.slices(),
+            &originals,
+            &geometry.kept,
+        );
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"sk10");
         let stt = u32::try_from(self.spatial_tree_triangles)
@@ -184,7 +187,7 @@ impl Sk10 {
         write_surface_headers(&mut w, &m.surfaces, &surface_bounds, LAYOUT)?;
         w.i64_le(estimate);
         w.bytes(b"sk10");
-        let offsets = write_geometry_blocks(&mut w, &geometry, &kept);
+        let offsets = geometry.write(&mut w);
         w.bytes(b"sk10");
         w.le_slice(&offsets);
         w.bytes(b"sk10");

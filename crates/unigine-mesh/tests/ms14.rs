@@ -121,3 +121,87 @@ fn corrupt_and_hostile_blocks_fail_cleanly() {
     }
     assert!(errors > 0);
 }
+
+/// A grid of `side` x `side` quads, positions jittered so LZ4 has work to do, written
+/// as ms14 with trees we build (`Ms14::from_ms13`).
+fn big_ms14(side: u32) -> unigine_mesh::ms14::Ms14 {
+    use unigine_mesh::ms1x::{MorphTarget, Surface};
+    use unigine_mesh::{Bounds, Ms1x, Ms1xVersion};
+    let n = side + 1;
+    let vertices: Vec<[f32; 3]> = (0..n * n)
+        .map(|i| {
+            let (x, y) = ((i % n) as f32, (i / n) as f32);
+            [x, y, ((x * 0.37).sin() * (y * 0.11).cos()).abs()]
+        })
+        .collect();
+    let mut cindices = Vec::new();
+    for y in 0..side {
+        for x in 0..side {
+            let i = y * n + x;
+            cindices.extend([i, i + 1, i + n, i + 1, i + n + 1, i + n]);
+        }
+    }
+    let tindices = vec![0; cindices.len()];
+    let surface = Surface {
+        name: "grid".into(),
+        bounds: Bounds::of_vertices(&vertices),
+        lightmap: [0, 0],
+        morph_targets: vec![MorphTarget {
+            name: Default::default(),
+            vertices,
+            tangents: vec![[0, 0, 0, 32767]],
+        }],
+        weights: Vec::new(),
+        uv0: Vec::new(),
+        uv1: Vec::new(),
+        colors: Vec::new(),
+        cindices,
+        tindices,
+    };
+    let mesh = Ms1x {
+        version: Ms1xVersion::Ms13,
+        bounds: Bounds::EMPTY,
+        bones: Vec::new(),
+        bind_pose: Vec::new(),
+        animations: Vec::new(),
+        surfaces: vec![surface],
+    };
+    unigine_mesh::ms14::Ms14::from_ms13(mesh).unwrap()
+}
+
+#[test]
+fn big_files_decode_their_trees_beside_the_geometry() {
+    // 180,000 triangles: the tree block stores more than the 1 MiB from which trees
+    // are decoded on a second thread.
+    let built = big_ms14(300);
+    let bytes = built.write().unwrap();
+    let MeshFile::Ms14(m) = read(&bytes).unwrap() else {
+        panic!()
+    };
+    assert!(
+        m.blocks[0].tree.stored.len() > 1 << 20,
+        "{}",
+        m.blocks[0].tree.stored.len()
+    );
+    // What was built comes back: the geometry and the tree, node for node.
+    assert!(m.mesh.surfaces == built.mesh.surfaces);
+    assert_eq!(m.trees, built.trees);
+    assert_eq!(m.write().unwrap(), bytes);
+
+    // A corrupt tree block: the error names the tree block and its offset.
+    let tree_at = bytes.len() - (4 + 8 + 4) - (16 + m.blocks[0].tree.stored.len());
+    let mut bad = bytes.clone();
+    let mid = tree_at + 16 + m.blocks[0].tree.stored.len() / 2;
+    bad[mid..mid + 64].fill(0xff);
+    let e = read(&bad).unwrap_err().to_string();
+    assert!(e.contains("tree_blocks[0]"), "{e}");
+    // Both blocks corrupt: the geometry's error, as a read in order would give.
+    let geometry_at = usize::try_from(i64::from_le_bytes(
+        bytes[bytes.len() - 12..bytes.len() - 4].try_into().unwrap(),
+    ))
+    .unwrap();
+    let gmid = geometry_at + 16 + m.blocks[0].geometry.stored.len() / 2;
+    bad[gmid..gmid + 64].fill(0xff);
+    let e = read(&bad).unwrap_err().to_string();
+    assert!(e.contains("geometry_blocks[0]"), "{e}");
+}
