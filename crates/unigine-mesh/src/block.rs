@@ -219,52 +219,55 @@ fn compress(_: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// A list of blocks ready to write: each one's content, the original block it keeps
-/// (one that [holds](StoredBlock::holds) the same content, at the same index), and its
-/// new compressed bytes where it keeps none and LZ4 shrinks it.
+/// A list of blocks ready to write, each as its decoded size and either the original
+/// block it keeps (one that [holds](StoredBlock::holds) the same content, at the same
+/// index) or the bytes to store: LZ4, or the content itself where LZ4 does not shrink
+/// it. The contents are not kept: each is dropped once compressed.
 pub(crate) struct Prepared<'a> {
-    pub contents: Vec<Vec<u8>>,
-    pub kept: Vec<Option<&'a StoredBlock>>,
-    compressed: Vec<Option<Vec<u8>>>,
+    blocks: Vec<(u64, Option<&'a StoredBlock>, Vec<u8>)>,
 }
 
 /// Checks each content against its original and compresses the ones not kept.
 pub(crate) fn prepare<'a>(contents: Vec<Vec<u8>>, originals: &[&'a StoredBlock]) -> Prepared<'a> {
-    let kept: Vec<Option<&StoredBlock>> = contents
-        .iter()
+    let blocks = contents
+        .into_iter()
         .enumerate()
-        .map(|(i, c)| originals.get(i).copied().filter(|o| o.holds(c)))
+        .map(|(i, c)| {
+            let size = c.len() as u64;
+            match originals.get(i).copied().filter(|o| o.holds(&c)) {
+                Some(o) => (size, Some(o), Vec::new()),
+                None => (size, None, compress(&c).unwrap_or(c)),
+            }
+        })
         .collect();
-    let compressed = contents
-        .iter()
-        .zip(&kept)
-        .map(|(c, k)| k.is_none().then(|| compress(c)).flatten())
-        .collect();
-    Prepared {
-        contents,
-        kept,
-        compressed,
-    }
+    Prepared { blocks }
 }
 
 impl Prepared<'_> {
     /// The blocks one after the other; returns each one's file offset.
     pub(crate) fn write(&self, w: &mut parsing_primitives::Writer) -> Vec<i64> {
-        let mut offsets = Vec::with_capacity(self.contents.len());
-        for (i, content) in self.contents.iter().enumerate() {
+        let mut offsets = Vec::with_capacity(self.blocks.len());
+        for (size, kept, own) in &self.blocks {
             offsets.push(i64::try_from(w.len()).unwrap_or(i64::MAX));
-            let kept = self.kept.get(i).copied().flatten().map(|o| &o.stored[..]);
-            let compressed = self.compressed.get(i).and_then(Option::as_deref);
-            let stored = kept.or(compressed).unwrap_or(content);
-            w.u64_le(content.len() as u64).u64_le(stored.len() as u64);
+            let stored = kept.map_or(&own[..], |o| &o.stored[..]);
+            w.u64_le(*size).u64_le(stored.len() as u64);
             w.bytes(stored);
         }
         offsets
     }
 
-    /// The contents as slices.
-    pub(crate) fn slices(&self) -> Vec<&[u8]> {
-        self.contents.iter().map(Vec::as_slice).collect()
+    /// The bytes [`write`](Self::write) writes.
+    pub(crate) fn written_len(&self) -> usize {
+        let stored = |(_, k, own): &(u64, Option<&StoredBlock>, Vec<u8>)| {
+            16 + k.map_or(own.len(), |o| o.stored.len())
+        };
+        self.blocks.iter().map(stored).sum()
+    }
+
+    /// Whether block `i` keeps its original.
+    #[cfg(test)]
+    fn keeps(&self, i: usize) -> bool {
+        self.blocks.get(i).is_some_and(|b| b.1.is_some())
     }
 }
 
@@ -288,20 +291,20 @@ pub(crate) fn beside<A, B: Send>(
 }
 
 /// The memory estimate to write: `stored` for a mesh built in memory (no original
-/// blocks: the builder set it) or while every block's content equals the original's
-/// (same count, each kept); otherwise `stored` scaled by new / original decoded size
-/// (the new decoded size when `stored` is not positive).
+/// blocks: the builder set it) or while every block keeps its original (same count);
+/// otherwise `stored` scaled by new / original decoded size (the new decoded size when
+/// `stored` is not positive).
 pub(crate) fn memory_estimate_for(
     stored: i64,
-    contents: &[&[u8]],
+    prepared: &[&Prepared<'_>],
     originals: &[&StoredBlock],
-    kept: &[Option<&StoredBlock>],
 ) -> i64 {
-    let unchanged = contents.len() == originals.len() && kept.iter().all(Option::is_some);
+    let blocks = || prepared.iter().flat_map(|p| &p.blocks);
+    let unchanged = blocks().count() == originals.len() && blocks().all(|b| b.1.is_some());
     if unchanged || originals.is_empty() {
         return stored;
     }
-    let new: u128 = contents.iter().map(|b| b.len() as u128).sum();
+    let new: u128 = blocks().map(|b| u128::from(b.0)).sum();
     let old: u128 = originals.iter().map(|b| u128::from(b.size)).sum();
     let scaled = match u128::try_from(stored) {
         // Rounded to nearest: (stored * new + old / 2) / old.
@@ -435,23 +438,21 @@ mod tests {
         };
         let originals = [&a, &b];
         let same = prepare(vec![vec![1, 2, 3, 4], vec![5, 6]], &originals);
-        let same_slices = same.slices();
-        assert_eq!(
-            memory_estimate_for(100, &same_slices, &originals, &same.kept),
-            100
-        );
+        assert!(same.keeps(0) && same.keeps(1));
+        assert_eq!(memory_estimate_for(100, &[&same], &originals), 100);
         // One block grew from 2 to 5 bytes: 100 * 9 / 6 = 150.
         let grown = prepare(vec![vec![1, 2, 3, 4], vec![5, 6, 7, 8, 9]], &originals);
-        let k = &grown.kept;
-        assert_eq!(
-            k.iter().map(Option::is_some).collect::<Vec<_>>(),
-            [true, false]
-        );
-        let grown_slices = grown.slices();
-        assert_eq!(memory_estimate_for(100, &grown_slices, &originals, k), 150);
+        assert!(grown.keeps(0) && !grown.keeps(1));
+        assert_eq!(memory_estimate_for(100, &[&grown], &originals), 150);
         // No estimate stored: the new decoded size.
-        assert_eq!(memory_estimate_for(0, &grown_slices, &originals, k), 9);
+        assert_eq!(memory_estimate_for(0, &[&grown], &originals), 9);
         // Built in memory: as set.
-        assert_eq!(memory_estimate_for(7, &grown_slices, &[], &[]), 7);
+        assert_eq!(memory_estimate_for(7, &[&grown], &[]), 7);
+        // What is written: a kept block's stored bytes, a new block's raw content
+        // (5 bytes do not compress), each after its two sizes.
+        assert_eq!(grown.written_len(), 16 + 4 + 16 + 5);
+        let mut w = parsing_primitives::Writer::new("t");
+        assert_eq!(grown.write(&mut w), [0, 20]);
+        assert_eq!(w.into_inner().len(), grown.written_len());
     }
 }

@@ -575,11 +575,13 @@ impl Ms14 {
             },
         );
         let (geometry, trees) = (geometry?, trees?);
-        let contents = [geometry.slices(), trees.slices()].concat();
         let originals = [geometry_originals, tree_originals].concat();
-        let kept = [&geometry.kept[..], &trees.kept].concat();
-        let estimate = memory_estimate_for(self.memory_estimate, &contents, &originals, &kept);
-        let mut w = Writer::new(FORMAT_NAME);
+        let estimate = memory_estimate_for(self.memory_estimate, &[&geometry, &trees], &originals);
+        // Sized up front (the blocks, and room for the header's bones and surfaces), so
+        // the output is not grown by doubling and copying.
+        let header = 4096 + 128 * (m.bones.len() + self.mesh.surfaces.len());
+        let blocks = geometry.written_len() + trees.written_len();
+        let mut w = Writer::with_capacity(FORMAT_NAME, blocks.saturating_add(header));
         w.bytes(magic);
         let stt = i32::try_from(self.spatial_tree_triangles)
             .map_err(|_| invalid("spatial tree triangles out of range"))?;

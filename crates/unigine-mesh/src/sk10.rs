@@ -159,13 +159,8 @@ impl Sk10 {
         let (bounds, surface_bounds) = m.bounds_to_write();
         let originals: Vec<&StoredBlock> = self.blocks.iter().collect();
         let geometry = prepare(geometry_contents(&m.surfaces, true)?, &originals);
-        let estimate = memory_estimate_for(
-            self.memory_estimate,
-            &geometry.slices(),
-            &originals,
-            &geometry.kept,
-        );
-        let mut w = Writer::new(FORMAT_NAME);
+        let estimate = memory_estimate_for(self.memory_estimate, &[&geometry], &originals);
+        let mut w = Writer::with_capacity(FORMAT_NAME, geometry.written_len() + (1 << 12));
         w.bytes(b"sk10");
         let stt = u32::try_from(self.spatial_tree_triangles)
             .ok()
