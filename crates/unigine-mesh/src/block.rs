@@ -271,25 +271,6 @@ impl Prepared<'_> {
     }
 }
 
-/// Runs `a` here and `b` on a second thread when `threaded`, else one after the other.
-pub(crate) fn beside<A, B: Send>(
-    threaded: bool,
-    a: impl FnOnce() -> A,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    if !threaded {
-        let a = a();
-        return (a, b());
-    }
-    std::thread::scope(|scope| {
-        let b = scope.spawn(b);
-        let a = a();
-        // `b` does not panic on any input; if it did, the panic carries on here.
-        let b = b.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (a, b)
-    })
-}
-
 /// The memory estimate to write: `stored` for a mesh built in memory (no original
 /// blocks: the builder set it) or while every block keeps its original (same count);
 /// otherwise `stored` scaled by new / original decoded size (the new decoded size when

@@ -119,6 +119,7 @@ pub mod sn10;
 pub mod spatial;
 mod summary;
 pub mod tangent;
+mod threads;
 mod versions;
 
 use unigine_common::magic;

@@ -19,13 +19,14 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{Prepared, beside, memory_estimate_for, prepare, read_block, with_content};
+use crate::block::{Prepared, memory_estimate_for, prepare, read_block, with_content};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
     HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_geometry, write_geometry_with,
 };
 use crate::spatial::SpatialTree;
+use crate::threads::{THREADED_TRIANGLES, beside};
 
 /// The original blocks of one surface (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,10 +274,6 @@ pub(crate) fn decode_surfaces(
 /// Files whose tree blocks store this many bytes or more decode them on a second
 /// thread.
 const THREADED: usize = 1 << 20;
-
-/// Meshes of this many triangles or more prepare their tree blocks on a second thread
-/// when written (about the size from which reading them does).
-const THREADED_TRIANGLES: usize = 1 << 16;
 
 /// Each surface's spatial tree from its block (read at `positions`).
 fn read_trees(

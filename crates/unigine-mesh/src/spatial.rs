@@ -358,12 +358,20 @@ impl SpatialTree {
             order: Vec::with_capacity(tri_count),
             scratch: Vec::new(),
         };
-        let mut tris: Vec<u32> = (0..tri_count as u32).collect();
-        if tri_count > 0 {
-            b.node(&mut tris, 0);
-        }
+        // The edge flags do not depend on the tree: on a second thread for big meshes.
+        let (b, edge_flags) = crate::threads::beside(
+            tri_count >= crate::threads::THREADED_TRIANGLES,
+            move || {
+                let mut tris: Vec<u32> = (0..tri_count as u32).collect();
+                if tri_count > 0 {
+                    b.node(&mut tris, 0);
+                }
+                b
+            },
+            || edge_flags(cindices, positions, tri_count),
+        );
         SpatialTree {
-            edge_flags: edge_flags(cindices, positions, tri_count),
+            edge_flags,
             node_indices: b.order.into_iter().map(|t| 3 * i64::from(t)).collect(),
             nodes: b.nodes,
         }
