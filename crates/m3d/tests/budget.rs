@@ -1057,3 +1057,63 @@ fn writing_charges_the_payload_and_the_output() {
     assert!(budget.used() > (n * 4) as u64);
     assert_eq!(m3d_format::read(&out).unwrap().counts().vertices, n);
 }
+
+#[test]
+fn an_ascii_load_reads_and_loads_on_one_budget() {
+    // A text of 20,000 triangles. Reading it and loading what was read each charge
+    // the budget; without one given, `load` makes one for both, as it does when the
+    // caller shares theirs.
+    let n = 20_000;
+    let mut text = String::from("3dmodel 1\nmany\nMIT\nbzt\n\nVertex\n");
+    for i in 0..n + 2 {
+        text.push_str(&format!("{i} 0 0 1\n"));
+    }
+    text.push_str("\nMesh\n");
+    for i in 0..n {
+        text.push_str(&format!("{} {} {}\n", i, i + 1, i + 2));
+    }
+    text.push_str("\nEnd\n");
+    let bytes = text.into_bytes();
+    // What each part charges alone.
+    let read_budget = Budget::new(Limits::DEFAULT);
+    let file = m3d_format::read_with(
+        &bytes,
+        &ReadOptions::default().with_budget(read_budget.clone()),
+    )
+    .unwrap();
+    let load_budget = Budget::new(Limits::DEFAULT);
+    let shared = |budget: &Budget| LoadOptions {
+        budget: Some(budget.clone()),
+        ..LoadOptions::default()
+    };
+    file.load(&shared(&load_budget)).unwrap();
+    let (read, load) = (read_budget.used(), load_budget.used());
+    assert!(read > 0 && load > 0, "{read} {load}");
+    // A limit each part fits but not both.
+    let limits = Limits {
+        max_alloc_bytes: read.max(load) + (read.min(load) / 2),
+        ..Limits::DEFAULT
+    };
+    let e = m3d_format::load(
+        &bytes,
+        &LoadOptions {
+            limits,
+            ..LoadOptions::default()
+        },
+    );
+    assert!(over_budget(&e.unwrap_err()).is_some());
+    // Room for both: it loads.
+    let limits = Limits {
+        max_alloc_bytes: read + load,
+        ..Limits::DEFAULT
+    };
+    let l = m3d_format::load(
+        &bytes,
+        &LoadOptions {
+            limits,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(l.faces.len(), n);
+}

@@ -49,11 +49,17 @@ pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         l.run_steps(opts)?;
         return Ok(l);
     }
+    // The checked path: read, then load, both charging the one budget (a budget for
+    // each would let the two together use twice the limit).
     let read = ReadOptions {
         limits: opts.limits,
-        budget: opts.budget.clone(),
+        budget: Some(budget.clone()),
     };
-    read_with(data, &read)?.load(opts)
+    let opts = LoadOptions {
+        budget: Some(budget),
+        ..opts.clone()
+    };
+    read_with(data, &read)?.load(&opts)
 }
 
 /// The one-pass load, `None` for anything it leaves to the checked path.
