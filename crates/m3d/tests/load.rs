@@ -429,3 +429,26 @@ fn one_pass_load_of_a_large_model_equals_read_then_load() {
         same_as_checked(&format!("grid byte {at} flipped"), &b);
     }
 }
+
+#[test]
+fn a_bare_use_line_names_no_material() {
+    // Blender's exporter writes `use` alone for faces without a material (CRLF lines
+    // here, as it writes them).
+    let text = "3dmodel 1\r\nbare\r\nMIT\r\nbzt\r\n\r\nVertex\r\n0 0 0 1\r\n1 0 0 1\r\n0 1 0 1\r\n\r\nMesh\r\nuse\r\n0 1 2\r\n\r\nEnd\r\n";
+    let file = m3d_format::read(text.as_bytes()).unwrap();
+    let mesh = file
+        .chunks
+        .iter()
+        .find_map(|c| match &c.body {
+            m3d_format::Body::Mesh(m) => Some(m),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        mesh.records.first(),
+        Some(&m3d_format::MeshRecord::UseMaterial(m3d_format::Str(0)))
+    );
+    let l = m3d_format::load(text.as_bytes(), &LoadOptions::default()).unwrap();
+    assert_eq!(l.faces.len(), 1);
+    assert_eq!(l.faces[0].material, Idx::UNDEF);
+}

@@ -49,8 +49,11 @@ pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         l.run_steps(opts)?;
         return Ok(l);
     }
-    // The checked path: read, then load, both charging the one budget (a budget for
-    // each would let the two together use twice the limit).
+    // The checked path: read, then load, both charging one budget (a budget for each
+    // would let the two together use twice the limit). Without a budget from the
+    // caller it is a fresh one: what the one-pass path charged before it refused the
+    // file is not carried over.
+    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
     let read = ReadOptions {
         limits: opts.limits,
         budget: Some(budget.clone()),

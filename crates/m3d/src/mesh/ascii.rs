@@ -17,8 +17,10 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
         let text = l.text;
         p.take_items::<MeshRecord>(at, "mesh records", 1)?;
         // Polygon lines start with an index: only the others can be `use` or `par`.
+        // A bare `use` (Blender's exporter writes one for faces without a material)
+        // names the empty string.
         let word = match text.as_bytes().first() {
-            Some(b'u' | b'p') => text.split_once(' '),
+            Some(b'u' | b'p') => Some(text.split_once(' ').unwrap_or((text, ""))),
             _ => None,
         };
         match word {
