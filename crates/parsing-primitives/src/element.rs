@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn aligned_and_unaligned_input_decode_alike() {
         // The same 12 bytes at every offset of a buffer: some starts are aligned for
-        // u32 (one copy), the others take the element-by-element path.
+        // u32 (one copy), the others are copied into a zeroed output.
         let bytes: Vec<u8> = (1..=12).collect();
         for shift in 0..4 {
             let mut buf = vec![0u8; shift];

@@ -323,11 +323,13 @@ pub fn index_width(count: usize) -> usize {
     }
 }
 
-/// Reads `n` indices of `width` bytes in bulk.
+/// Reads `n` indices of `width` bytes (1, 2 or 4, as [`index_width`] gives) in bulk.
 pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
     let at = r.offset();
-    // The u32 output is four bytes per index whatever the stored width: charged on
-    // top of the stored-width array read first.
+    if !matches!(width, 1 | 2 | 4) {
+        return Err(r.invalid_at(at, format!("indices of {width} bytes")));
+    }
+    // The u32 output is four bytes per index whatever the stored width.
     let n = r.count(n as u64, width)?;
     r.charge_for("indices", (n as u64).saturating_mul(4))?;
     // Widened straight from the stored bytes: one pass, no array at the stored width.
@@ -402,8 +404,9 @@ mod tests {
         assert_eq!(read(1, 3).ok(), Some(vec![1, 0, 2]));
         assert_eq!(read(2, 3).ok(), Some(vec![1, 2, 0]));
         assert_eq!(read(4, 1).ok(), Some(vec![0x0002_0001]));
-        // More than the bytes hold.
+        // More than the bytes hold; a width no version stores.
         assert!(read(4, 2).is_err());
+        assert!(read(3, 1).is_err() && read(8, 0).is_err());
     }
 
     #[test]

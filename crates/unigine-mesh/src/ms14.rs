@@ -343,8 +343,9 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     };
     let trees_stored: usize = tree_blocks.iter().map(|b| b.stored.len()).sum();
     // The trees on a second thread while this one decodes the geometry: the two are
-    // independent, and each is a third to a half of the read. The geometry's error
-    // comes first, as when read in order.
+    // independent. An error in the geometry is reported before one in the trees, as
+    // when read in order; near the budget's limit, which side runs out first depends
+    // on timing (both name their block).
     let budget = r.budget().clone();
     let (tp, tb) = (&tree_positions, &tree_blocks);
     let (surfaces, trees) = beside(

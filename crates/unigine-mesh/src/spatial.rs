@@ -624,6 +624,34 @@ mod edge_tests {
     }
 
     #[test]
+    fn a_big_build_computes_its_edge_flags_beside_the_tree_as_the_rule_says() {
+        // 80,000 triangles, past the size from which the flags are computed on a
+        // second thread; heights on a coarse pattern give flat patches and creases.
+        let side = 201u32;
+        let pos: Vec<[f32; 3]> = (0..side * side)
+            .map(|i| {
+                let (x, y) = (i % side, i / side);
+                [x as f32, y as f32, ((x / 7 + y / 5) % 3) as f32]
+            })
+            .collect();
+        let mut cind = Vec::new();
+        for y in 0..side - 1 {
+            for x in 0..side - 1 {
+                let i = y * side + x;
+                cind.extend([i, i + 1, i + side, i + 1, i + side + 1, i + side]);
+            }
+        }
+        let tris = cind.len() / 3;
+        assert!(tris >= crate::threads::THREADED_TRIANGLES);
+        let tree = super::SpatialTree::build(&cind, &pos, 4);
+        let want = by_hash(&cind, &pos);
+        assert_eq!(tree.edge_flags, want);
+        // Both kinds of edge occur: flat interior ones and flagged ones.
+        assert!(want.iter().any(|&f| f == 0) && want.iter().any(|&f| f != 0));
+        assert!(tree.check(tris).is_empty());
+    }
+
+    #[test]
     fn grouped_edges_give_what_a_hash_per_edge_gives() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = move |n: u64| {

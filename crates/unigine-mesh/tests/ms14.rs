@@ -193,8 +193,12 @@ fn big_files_decode_their_trees_beside_the_geometry() {
     let mut bad = bytes.clone();
     let mid = tree_at + 16 + m.blocks[0].tree.stored.len() / 2;
     bad[mid..mid + 64].fill(0xff);
-    let e = read(&bad).unwrap_err().to_string();
-    assert!(e.contains("tree_blocks[0]"), "{e}");
+    let Err(Error::Decode(e)) = read(&bad) else {
+        panic!("read a corrupt tree block")
+    };
+    assert!(e.to_string().contains("tree_blocks[0].block"), "{e}");
+    assert!(e.to_string().contains("corrupt LZ4 block"), "{e}");
+    assert_eq!(e.offset(), (tree_at + 16) as u64);
     // Both blocks corrupt: the geometry's error, as a read in order would give.
     let geometry_at = usize::try_from(i64::from_le_bytes(
         bytes[bytes.len() - 12..bytes.len() - 4].try_into().unwrap(),
@@ -202,6 +206,29 @@ fn big_files_decode_their_trees_beside_the_geometry() {
     .unwrap();
     let gmid = geometry_at + 16 + m.blocks[0].geometry.stored.len() / 2;
     bad[gmid..gmid + 64].fill(0xff);
-    let e = read(&bad).unwrap_err().to_string();
-    assert!(e.contains("geometry_blocks[0]"), "{e}");
+    let Err(Error::Decode(e)) = read(&bad) else {
+        panic!("read two corrupt blocks")
+    };
+    assert!(e.to_string().contains("geometry_blocks[0].block"), "{e}");
+    assert_eq!(e.offset(), (geometry_at + 16) as u64);
+
+    // Room for the stored blocks but not for decoding them: whichever side runs out
+    // names its own block.
+    let stored = (m.blocks[0].geometry.stored.len() + m.blocks[0].tree.stored.len()) as u64;
+    let budget = meshfmt_core::Budget::new(meshfmt_core::Limits {
+        max_alloc_bytes: stored + 4096,
+        ..meshfmt_core::Limits::DEFAULT
+    });
+    let opts = unigine_mesh::ReadOptions {
+        budget: Some(budget),
+        ..Default::default()
+    };
+    let Err(Error::Decode(e)) = unigine_mesh::read_with(&bytes, &opts) else {
+        panic!("read under a small budget")
+    };
+    assert!(e.to_string().contains("decompressed block"), "{e}");
+    assert!(
+        [geometry_at + 16, tree_at + 16].contains(&(e.offset() as usize)),
+        "{e}"
+    );
 }
