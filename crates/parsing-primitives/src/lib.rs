@@ -39,6 +39,7 @@ pub mod compact;
 mod element;
 mod error;
 mod limits;
+pub mod lines;
 mod reader;
 mod text;
 mod writer;

@@ -7,6 +7,7 @@ pub(crate) mod parse;
 
 use std::collections::HashMap;
 
+use parsing_primitives::lines::split_lines;
 use parsing_primitives::{Budget, Credit, Error as PError, ErrorKind};
 
 #[allow(unused_imports)]
@@ -27,28 +28,16 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
             },
         )
     })?;
-    // One line per newline, 24 bytes each: counted and charged first.
-    let n = data
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        .saturating_add(1);
-    budget.charge_items::<Line<'_>>("text lines", n)?;
-    let mut lines = Vec::with_capacity(n);
-    // A byte scan: lines are short, and `str::split` pays a searcher per line.
-    let mut start = 0;
-    while start <= data.len() {
-        let end = data[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(data.len(), |k| start + k);
-        // '\n' and '\r' are ASCII: both ends are character boundaries.
-        let raw = text.get(start..end).unwrap_or("");
+    // Each line charged before it is kept, from a credit the parser then uses (a
+    // charge per line would be one atomic update each).
+    let mut credit = Credit::new(budget, "text");
+    let mut lines = Vec::new();
+    for (offset, raw) in split_lines(text) {
+        credit.charge_for("text lines", std::mem::size_of::<Line<'_>>() as u64)?;
         lines.push(Line {
-            offset: start as u64,
+            offset: offset as u64,
             text: raw.strip_suffix('\r').unwrap_or(raw),
         });
-        start = end + 1;
     }
     let mut p = Parser {
         lines,
@@ -56,7 +45,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         strings: Vec::new(),
         interned: HashMap::new(),
         section: "header",
-        credit: Credit::new(budget, "text"),
+        credit,
     };
     let first = p.lines.first().map_or("", |l| l.text);
     let scale: f32 = match first.strip_prefix("3dmodel") {

@@ -1,0 +1,110 @@
+//! Text split into lines by a word-at-a-time scan: text formats have short lines, where
+//! a byte loop or a searcher set up per line costs more than the scan itself.
+
+/// The position of the first `b'\n'` in `bytes`, looking at eight bytes at a time.
+///
+/// ```
+/// use parsing_primitives::lines::find_newline;
+/// assert_eq!(find_newline(b"0 1 2\n3 4 5\n"), Some(5));
+/// assert_eq!(find_newline(b"no newline here"), None);
+/// ```
+pub fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for w in words.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        // Bytes equal to '\n' become zero; the lowest flagged byte is the first zero
+        // (flags above a zero byte can be false, never below it).
+        let x = u64::from_le_bytes(word) ^ NEWLINES;
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|k| at + k)
+}
+
+/// The lines of `text` and the byte offset each starts at, as `text.split('\n')` gives
+/// them (an empty last line after a final newline included; `\r` kept).
+///
+/// ```
+/// use parsing_primitives::lines::split_lines;
+/// let lines: Vec<_> = split_lines("a\r\nbc\n").collect();
+/// assert_eq!(lines, [(0, "a\r"), (3, "bc"), (6, "")]);
+/// ```
+pub fn split_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = Some(0);
+    std::iter::from_fn(move || {
+        let from = start?;
+        let rest = text.get(from..)?;
+        let (line, next) = match find_newline(rest.as_bytes()) {
+            // '\n' is ASCII: both ends are character boundaries.
+            Some(k) => (rest.get(..k)?, Some(from + k + 1)),
+            None => (rest, None),
+        };
+        start = next;
+        Some((from, line))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_newline_agrees_with_a_byte_search() {
+        // Every length up to 40 and every newline position, with bytes that trip the
+        // word trick's false flags (0x0b, 0x8a, 0x0a + 0x80...) around them.
+        let fill = [b'a', 0x0b, 0x8a, 0x09, 0xff, 0x00, 0x0a ^ 0x80];
+        for len in 0..40 {
+            for nl in 0..=len {
+                for f in fill {
+                    let mut v = vec![f; len];
+                    if let Some(b) = v.get_mut(nl) {
+                        *b = b'\n';
+                    }
+                    // A second newline later, which must not win.
+                    if nl + 3 < len {
+                        v[nl + 3] = b'\n';
+                    }
+                    let want = v.iter().position(|&b| b == b'\n');
+                    assert_eq!(find_newline(&v), want, "{v:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_what_split_gives() {
+        for text in [
+            "",
+            "\n",
+            "one",
+            "one\n",
+            "one\ntwo",
+            "3dmodel 1\r\nname\r\n\r\nVertex\n0 0 0 1\n\nEnd\n",
+            "é\nüñ\n\n\u{2028}x",
+            "a long line of more than eight bytes\nand another one, longer still\n",
+        ] {
+            let mut offset = 0;
+            let want: Vec<(usize, &str)> = text
+                .split('\n')
+                .map(|l| {
+                    let at = offset;
+                    offset += l.len() + 1;
+                    (at, l)
+                })
+                .collect();
+            assert_eq!(split_lines(text).collect::<Vec<_>>(), want, "{text:?}");
+        }
+    }
+}
