@@ -18,6 +18,7 @@ use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Credit, Feature, LossKind, Material, Model, Surface,
     Texture, TextureBinding, TextureRole, TextureSource,
 };
+use parsing_primitives::lines::split_lines;
 
 use crate::error::CliError;
 
@@ -170,9 +171,15 @@ pub fn import(
     let mut face_bytes = Credit::new(budget, "OBJ faces");
     // One token list for every line.
     let mut parts: Vec<&str> = Vec::new();
-    for (n, raw) in text.lines().enumerate() {
+    // Split on a word-at-a-time scan: lines are short, and `str::lines` and
+    // `str::split` pay a searcher per line. A '\r' left at a line's end, and the empty
+    // line after a final newline, make no tokens.
+    for (n, (_, raw)) in split_lines(text).enumerate() {
         let line = n + 1;
-        let l = raw.split('#').next().unwrap_or_default();
+        let l = match raw.bytes().position(|b| b == b'#') {
+            Some(k) => raw.get(..k).unwrap_or_default(),
+            None => raw,
+        };
         tokens(l, &mut parts);
         let Some((&key, rest)) = parts.split_first() else {
             continue;
@@ -394,7 +401,31 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
 
 #[cfg(test)]
 mod tests {
-    use super::tokens;
+    use super::{import, tokens};
+
+    /// CRLF line ends, comments, a final line without a newline and one with a final
+    /// newline all read as the plain LF text does.
+    #[test]
+    fn line_ends_and_comments_do_not_change_the_model() {
+        let lf = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3";
+        let no_files = |_: &str| Err(crate::error::CliError::format("obj", "no files"));
+        let read = |text: &str| {
+            import(text.as_bytes(), &no_files, &meshfmt_core::Budget::default())
+                .map(|c| c.value)
+                .map_err(|e| e.to_string())
+        };
+        let want = read(lf);
+        assert!(
+            matches!(&want, Ok(m) if m.surfaces.iter().map(|s| s.indices.len()).sum::<usize>() == 6)
+        );
+        for text in [
+            "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nv 1 1 0\r\nf 1 2 3\r\nf 2 4 3\r\n",
+            "# a cube's corner\nv 0 0 0 # origin\nv 1 0 0\nv 0 1 0\nv 1 1 0#x\nf 1 2 3\nf 2 4 3\n\n",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\r",
+        ] {
+            assert_eq!(read(text), want, "{text:?}");
+        }
+    }
 
     /// The byte splitter agrees with `split_whitespace` on ASCII white space (vertical tab
     /// and form feed included), on control characters that are not white space, and on
