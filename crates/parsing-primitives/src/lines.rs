@@ -1,5 +1,6 @@
-//! Text split into lines by a word-at-a-time scan: text formats have short lines, where
-//! a byte loop or a searcher set up per line costs more than the scan itself.
+//! Text split into lines by a word-at-a-time scan, and lines into tokens on bytes: text
+//! formats have short lines, where a searcher set up per line, or a character-by-character
+//! Unicode test, costs more than the scan itself.
 
 /// The position of the first `b'\n'` in `bytes`, looking at eight bytes at a time.
 ///
@@ -56,9 +57,63 @@ pub fn split_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// The whitespace-separated tokens of `line` into `out` (cleared first), as
+/// `split_whitespace` gives them: ASCII lines (nearly all) are split on bytes (tab to
+/// carriage return and space, the ASCII characters Unicode calls white space), others by
+/// `split_whitespace` itself.
+///
+/// ```
+/// let mut out = Vec::new();
+/// parsing_primitives::lines::tokens(" f 1/2/3\t4/5/6 ", &mut out);
+/// assert_eq!(out, ["f", "1/2/3", "4/5/6"]);
+/// ```
+pub fn tokens<'a>(line: &'a str, out: &mut Vec<&'a str>) {
+    out.clear();
+    if !line.is_ascii() {
+        out.extend(line.split_whitespace());
+        return;
+    }
+    let mut start = None;
+    for (i, c) in line.bytes().enumerate() {
+        match (matches!(c, b'\t'..=b'\r' | b' '), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.extend(line.get(s..i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.extend(line.get(s..));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte splitter agrees with `split_whitespace` on ASCII white space (vertical tab
+    /// and form feed included), on control characters that are not white space, and on
+    /// lines with Unicode white space (which take `split_whitespace` itself).
+    #[test]
+    fn tokens_split_as_split_whitespace_does() {
+        let lines = [
+            "",
+            "   ",
+            "v 1 2 3",
+            "  f 1/2/3\t4/5/6  7/8/9 ",
+            "v\x0b1\x0c2\r3",
+            "g a\x1fb c",
+            "o name\u{a0}with\u{2003}spaces",
+            "usemtl é ü",
+        ];
+        let mut out = Vec::new();
+        for l in lines {
+            tokens(l, &mut out);
+            assert_eq!(out, l.split_whitespace().collect::<Vec<_>>(), "{l:?}");
+        }
+    }
 
     #[test]
     fn find_newline_agrees_with_a_byte_search() {

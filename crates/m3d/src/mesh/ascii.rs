@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use parsing_primitives::lines::tokens;
+
 use crate::ascii::parse::{Blocks, PResult, Parser, idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::error::Result;
@@ -12,6 +14,8 @@ use crate::types::Idx;
 /// `Mesh`: `use NAME`, `par NAME` and polygon lines (`v[/uv[/normal[/max]]] ...`).
 pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
     let mut records = Vec::new();
+    // One token list for the block's lines.
+    let mut toks = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let text = l.text;
@@ -33,7 +37,8 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str
                 // Built in place: no list per polygon (triangles stay inline).
                 let mut corners = Corners::new();
                 let mut flags = 0u8;
-                for tok in text.split_whitespace() {
+                tokens(text, &mut toks);
+                for &tok in &toks {
                     if corners.len() == 15 {
                         return Err(p.err(at, "a polygon has 1..=15 corners"));
                     }

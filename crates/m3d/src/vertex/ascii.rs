@@ -1,5 +1,7 @@
 //! The `Vertex` and `Textmap` blocks (CMAP has none: the text writes colours literally).
 
+use parsing_primitives::lines::tokens;
+
 use std::fmt::Write as _;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, color, coord, idx, num};
@@ -12,9 +14,12 @@ use crate::vertex::{Records, Vertex};
 /// `Vertex`: one VRTS record a line (`x y z w [#colour] [bone[:weight]...]`); the
 /// skins the lines name join the BONE chunk's list, one per distinct skin.
 pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
+    // One token list for the block's lines.
+    let mut toks = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
-        let mut t = l.text.split_whitespace();
+        tokens(l.text, &mut toks);
+        let mut t = toks.iter().copied();
         p.take_items::<Vertex>(at, "vertices", 1)?;
         let mut c = [Coord::F64(0.0); 4];
         for (i, c) in c.iter_mut().enumerate() {
@@ -93,9 +98,12 @@ pub(crate) fn read_textmap(
     _at: u64,
     _arg: &str,
 ) -> PResult<()> {
+    // One token list for the block's lines.
+    let mut toks = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
-        let mut t = l.text.split_whitespace();
+        tokens(l.text, &mut toks);
+        let mut t = toks.iter().copied();
         let u = coord(p, at, t.next(), "u")?;
         let v = coord(p, at, t.next(), "v")?;
         p.take_items::<[Coord; 2]>(at, "texture coordinates", 1)?;

@@ -18,7 +18,7 @@ use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Credit, Feature, LossKind, Material, Model, Surface,
     Texture, TextureBinding, TextureRole, TextureSource,
 };
-use parsing_primitives::lines::split_lines;
+use parsing_primitives::lines::{split_lines, tokens};
 
 use crate::error::CliError;
 
@@ -40,31 +40,6 @@ fn floats<const N: usize>(line: usize, parts: &[&str], min: usize) -> Result<[f3
             .map_err(|_| bad(line, format!("'{p}' is not a number")))?;
     }
     Ok(out)
-}
-
-/// The whitespace-separated tokens of `l` into `out`, as `split_whitespace` gives them:
-/// ASCII lines (nearly all) are split on bytes (tab to carriage return and space, the
-/// ASCII characters Unicode calls white space), others by `split_whitespace` itself.
-fn tokens<'a>(l: &'a str, out: &mut Vec<&'a str>) {
-    out.clear();
-    if !l.is_ascii() {
-        out.extend(l.split_whitespace());
-        return;
-    }
-    let mut start = None;
-    for (i, c) in l.bytes().enumerate() {
-        match (matches!(c, b'\t'..=b'\r' | b' '), start) {
-            (false, None) => start = Some(i),
-            (true, Some(s)) => {
-                out.extend(l.get(s..i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.extend(l.get(s..));
-    }
 }
 
 /// One corner's `v/vt/vn` triple, resolved to 0-based indices.
@@ -401,7 +376,7 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
 
 #[cfg(test)]
 mod tests {
-    use super::{import, tokens};
+    use super::import;
 
     /// CRLF line ends, comments, a final line without a newline and one with a final
     /// newline all read as the plain LF text does.
@@ -424,28 +399,6 @@ mod tests {
             "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\r",
         ] {
             assert_eq!(read(text), want, "{text:?}");
-        }
-    }
-
-    /// The byte splitter agrees with `split_whitespace` on ASCII white space (vertical tab
-    /// and form feed included), on control characters that are not white space, and on
-    /// lines with Unicode white space (which take `split_whitespace` itself).
-    #[test]
-    fn tokens_split_as_split_whitespace_does() {
-        let lines = [
-            "",
-            "   ",
-            "v 1 2 3",
-            "  f 1/2/3\t4/5/6  7/8/9 ",
-            "v\x0b1\x0c2\r3",
-            "g a\x1fb c",
-            "o name\u{a0}with\u{2003}spaces",
-            "usemtl é ü",
-        ];
-        let mut out = Vec::new();
-        for l in lines {
-            tokens(l, &mut out);
-            assert_eq!(out, l.split_whitespace().collect::<Vec<_>>(), "{l:?}");
         }
     }
 }
