@@ -62,6 +62,12 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.lines.get(self.pos - 1)
     }
+    /// How many lines the current block has left (up to its blank line): lists sized
+    /// from it grow once. Each is charged as it is read.
+    pub(crate) fn block_len(&self) -> usize {
+        let rest = self.lines.get(self.pos..).unwrap_or_default();
+        rest.iter().take_while(|l| !blank(l.text)).count()
+    }
     /// The offset of `s` in the string table being built (0 for the empty string).
     pub(crate) fn string(&mut self, at: u64, s: &str) -> PResult<Str> {
         if s.is_empty() {

@@ -12,14 +12,16 @@ use crate::mesh::{Corner, Corners, Mesh, MeshRecord};
 use crate::types::Idx;
 
 /// `Mesh`: `use NAME`, `par NAME` and polygon lines (`v[/uv[/normal[/max]]] ...`).
-pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
-    let mut records = Vec::new();
+pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+    // One record a line: charged and sized once, so the list grows once.
+    let n = p.block_len();
+    p.take_items::<MeshRecord>(at, "mesh records", n)?;
+    let mut records = Vec::with_capacity(n);
     // One token list for the block's lines.
     let mut toks = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let text = l.text;
-        p.take_items::<MeshRecord>(at, "mesh records", 1)?;
         // Polygon lines start with an index: only the others can be `use` or `par`.
         // A bare `use` (Blender's exporter writes one for faces without a material)
         // names the empty string.

@@ -13,14 +13,17 @@ use crate::vertex::{Records, Vertex};
 
 /// `Vertex`: one VRTS record a line (`x y z w [#colour] [bone[:weight]...]`); the
 /// skins the lines name join the BONE chunk's list, one per distinct skin.
-pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
+pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+    // One vertex a line: charged and sized once, so the list grows once.
+    let n = p.block_len();
+    p.take_items::<Vertex>(at, "vertices", n)?;
+    m.vertices.reserve(n);
     // One token list for the block's lines.
     let mut toks = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
         tokens(l.text, &mut toks);
         let mut t = toks.iter().copied();
-        p.take_items::<Vertex>(at, "vertices", 1)?;
         let mut c = [Coord::F64(0.0); 4];
         for (i, c) in c.iter_mut().enumerate() {
             *c = Coord::F64(coord(p, at, t.next(), ["x", "y", "z", "w"][i])?);
