@@ -44,10 +44,13 @@ use stream::Parser;
 /// # Ok::<(), m3d_format::Error>(())
 /// ```
 pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
-    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-    if let Some(mut l) = one_pass(data, opts, &budget) {
-        l.run_steps(opts)?;
-        return Ok(l);
+    // Only binary files have a one-pass path (and a budget made for it).
+    if envelope(data).is_some() {
+        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        if let Some(mut l) = one_pass(data, opts, &budget) {
+            l.run_steps(opts)?;
+            return Ok(l);
+        }
     }
     // The checked path: read, then load, both charging one budget (a budget for each
     // would let the two together use twice the limit). Without a budget from the

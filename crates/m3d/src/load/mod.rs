@@ -111,9 +111,16 @@ pub struct Loaded {
 }
 
 /// The budget a [`Loaded`]'s steps charge. Not part of its value: two models are equal
-/// whatever they were charged to.
+/// whatever they were charged to. Empty in a default `Loaded` (a fresh budget per use),
+/// so building one allocates nothing it then throws away.
 #[derive(Clone, Default)]
-struct StepBudget(Budget);
+struct StepBudget(Option<Budget>);
+
+impl StepBudget {
+    fn get(&self) -> Budget {
+        self.0.clone().unwrap_or_default()
+    }
+}
 
 impl PartialEq for StepBudget {
     fn eq(&self, _: &Self) -> bool {
@@ -237,7 +244,7 @@ impl File {
         let mut l = Loaded::from_file(self, opts)?;
         l.run_steps(opts)?;
         if opts.textures {
-            l.textures = crate::texture::of_file(self, &l.budget.0)?;
+            l.textures = crate::texture::of_file(self, &l.budget.get())?;
         }
         Ok(l)
     }
@@ -267,7 +274,7 @@ impl Loaded {
     pub(crate) fn empty(limits: Limits, budget: Budget) -> Loaded {
         Loaded {
             limits,
-            budget: StepBudget(budget),
+            budget: StepBudget(Some(budget)),
             ..Loaded::default()
         }
     }
@@ -295,7 +302,7 @@ impl Loaded {
     fn build(file: &File, limits: Limits, budget: Budget) -> Result<Loaded> {
         let mut l = Loaded {
             limits,
-            budget: StepBudget(budget.clone()),
+            budget: StepBudget(Some(budget.clone())),
             ..Loaded::default()
         };
         let b = &budget;
@@ -497,7 +504,7 @@ impl Loaded {
             self.voxel_blocks.iter(),
             &self.voxel_types,
             self.limits,
-            &self.budget.0,
+            &self.budget.get(),
             &mut out,
         );
         self.vertices = out.vertices;
@@ -528,7 +535,7 @@ impl Loaded {
                 ))
             })?;
         self.room("generated normals", n.saturating_mul(2), self.faces.len())?;
-        let budget = &self.budget.0;
+        let budget = &self.budget.get();
         budget.charge_items::<[f64; 3]>("generated normals", n)?;
         budget.charge_items::<LoadedVertex>("generated normals", n)?;
         let mut sums = vec![[0.0f64; 3]; n];
@@ -605,7 +612,7 @@ impl Loaded {
         }
         let total = per_bone.iter().fold(0usize, |a, n| a.saturating_add(*n));
         self.budget
-            .0
+            .get()
             .charge_items::<(u32, f32)>("bone weights", total)?;
         for (b, n) in self.bones.iter_mut().zip(per_bone) {
             b.weights.reserve_exact(n);
