@@ -208,6 +208,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_credit_refuses_only_what_direct_charges_would() {
+        let kib = 1u64 << 10;
+        let budget = Budget::new(Limits {
+            max_alloc_bytes: 100 * kib,
+            ..Limits::DEFAULT
+        });
+        let mut c = Credit::new(&budget, "t");
+        // 1 KiB takes a 64 KiB block: 63 KiB left in hand.
+        assert!(c.charge(kib).is_ok());
+        assert_eq!(budget.used(), 64 * kib);
+        // 70 KiB more: 71 KiB in all fits the 100 KiB limit, so the credit must take
+        // it (the 63 KiB in hand and 7 KiB more), though a new 64 KiB block would not.
+        assert!(c.charge(70 * kib).is_ok());
+        assert_eq!(budget.used(), 71 * kib);
+        // 30 KiB more would pass the limit, as a direct charge would.
+        assert!(c.charge(30 * kib).is_err());
+        drop(c);
+        assert_eq!(budget.used(), 71 * kib);
+    }
+
+    #[test]
     fn clones_share_one_total_and_new_budgets_do_not() -> Result<(), BudgetExceeded> {
         let limits = Limits {
             max_alloc_bytes: 10,
@@ -327,11 +348,16 @@ impl<'b> Credit<'b> {
             self.left = left;
             return Ok(());
         }
-        let block = bytes.max(Self::BLOCK);
+        // What the block in hand lacks, taken with a new block (or exactly, near the
+        // limit): the credit then refuses only what a direct charge would.
+        let need = bytes - self.left;
+        let block = need.max(Self::BLOCK);
         match self.budget.charge(what, block) {
-            Ok(()) => self.left += block - bytes,
-            // Near the limit: what a direct charge would do.
-            Err(_) => self.budget.charge(what, bytes)?,
+            Ok(()) => self.left = block - need,
+            Err(_) => {
+                self.budget.charge(what, need)?;
+                self.left = 0;
+            }
         }
         Ok(())
     }

@@ -13,7 +13,9 @@
 //! - One [`Error`] type: byte offset, a context path (`surface[2] 'body'.tindices`) and
 //!   an [`ErrorKind`]. Its `Display` is one line.
 //! - [`Writer`]: the encoder side, with the same vocabulary plus back-patching.
-//! - [`compact`]: UNIGINE's variable-length integers; [`RawString`]: names kept as bytes.
+//! - [`compact`]: UNIGINE's variable-length integers; [`RawString`]: names kept as bytes;
+//!   [`lines`]: line splitting and tokens for the text formats; [`Credit`]: budget charges
+//!   taken a block at a time.
 //!
 //! # The no-panic contract
 //! No function in this crate panics, hangs or allocates more than its [`Budget`]

@@ -1,6 +1,5 @@
-//! Text split into lines by a word-at-a-time scan, and lines into tokens on bytes: text
-//! formats have short lines, where a searcher set up per line, or a character-by-character
-//! Unicode test, costs more than the scan itself.
+//! Text split into lines by a word-at-a-time scan, and lines into tokens on bytes, for
+//! the text formats (M3D's ASCII variant, OBJ), whose lines are short.
 
 /// The position of the first `b'\n'` in `bytes`, looking at eight bytes at a time.
 ///

@@ -28,12 +28,20 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
             },
         )
     })?;
-    // Each line charged before it is kept, from a credit the parser then uses (a
-    // charge per line would be one atomic update each).
+    // One line per newline, counted and charged first (from the credit the parser then
+    // uses), so the list is allocated once at its size.
     let mut credit = Credit::new(budget, "text");
-    let mut lines = Vec::new();
+    let n = data
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        .saturating_add(1);
+    credit.charge_for(
+        "text lines",
+        (n as u64).saturating_mul(std::mem::size_of::<Line<'_>>() as u64),
+    )?;
+    let mut lines = Vec::with_capacity(n);
     for (offset, raw) in split_lines(text) {
-        credit.charge_for("text lines", std::mem::size_of::<Line<'_>>() as u64)?;
         lines.push(Line {
             offset: offset as u64,
             text: raw.strip_suffix('\r').unwrap_or(raw),

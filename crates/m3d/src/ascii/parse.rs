@@ -62,8 +62,9 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.lines.get(self.pos - 1)
     }
-    /// How many lines the current block has left (up to its blank line): lists sized
-    /// from it grow once. Each is charged as it is read.
+    /// How many lines the current block has left (up to its blank line): the Vertex and
+    /// Mesh readers charge and size their lists from it once (an over-budget error then
+    /// names the block's first line).
     pub(crate) fn block_len(&self) -> usize {
         let rest = self.lines.get(self.pos..).unwrap_or_default();
         rest.iter().take_while(|l| !blank(l.text)).count()

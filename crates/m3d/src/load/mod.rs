@@ -111,14 +111,15 @@ pub struct Loaded {
 }
 
 /// The budget a [`Loaded`]'s steps charge. Not part of its value: two models are equal
-/// whatever they were charged to. Empty in a default `Loaded` (a fresh budget per use),
-/// so building one allocates nothing it then throws away.
+/// whatever they were charged to. A default `Loaded` makes its budget when a step first
+/// needs one (and keeps it for the next steps), so building one from the stored data
+/// allocates no budget it then throws away.
 #[derive(Clone, Default)]
 struct StepBudget(Option<Budget>);
 
 impl StepBudget {
-    fn get(&self) -> Budget {
-        self.0.clone().unwrap_or_default()
+    fn get(&mut self) -> Budget {
+        self.0.get_or_insert_with(Budget::default).clone()
     }
 }
 

@@ -17,7 +17,7 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &st
     // One vertex a line: charged and sized once, so the list grows once.
     let n = p.block_len();
     p.take_items::<Vertex>(at, "vertices", n)?;
-    m.vertices.reserve(n);
+    m.vertices.reserve_exact(n);
     // One token list for the block's lines.
     let mut toks = Vec::new();
     while let Some(l) = p.block_line() {

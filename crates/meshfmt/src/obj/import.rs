@@ -146,9 +146,8 @@ pub fn import(
     let mut face_bytes = Credit::new(budget, "OBJ faces");
     // One token list for every line.
     let mut parts: Vec<&str> = Vec::new();
-    // Split on a word-at-a-time scan: lines are short, and `str::lines` and
-    // `str::split` pay a searcher per line. A '\r' left at a line's end, and the empty
-    // line after a final newline, make no tokens.
+    // Lines split by `split_lines` (as `str::split('\n')`, not `str::lines`): a '\r'
+    // left at a line's end, and the empty line after a final newline, make no tokens.
     for (n, (_, raw)) in split_lines(text).enumerate() {
         let line = n + 1;
         let l = match raw.bytes().position(|b| b == b'#') {
@@ -171,10 +170,12 @@ pub fn import(
             "vt" => {
                 // OBJ's origin is bottom-left; meshfmt-core follows glTF (top-left).
                 let t: [f32; 2] = floats(line, rest, 1)?;
+                vertex_bytes.charge_items::<Vec2>(1)?;
                 vt.push(Vec2::new(t[0], 1.0 - t[1]));
             }
             "vn" => {
                 let d: [f32; 3] = floats(line, rest, 3)?;
+                vertex_bytes.charge_items::<Vec3>(1)?;
                 vn.push(Vec3::from_array(d));
             }
             "f" => {
@@ -399,6 +400,14 @@ mod tests {
             "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\r",
         ] {
             assert_eq!(read(text), want, "{text:?}");
+        }
+        // Errors name the same line with either line end.
+        for text in [
+            "v 0 0 0\nv 1 0 0\nf 1 2 9\n",
+            "v 0 0 0\r\nv 1 0 0\r\nf 1 2 9\r\n",
+        ] {
+            let e = read(text);
+            assert!(matches!(&e, Err(e) if e.contains("line 3")), "{e:?}");
         }
     }
 }
