@@ -345,17 +345,9 @@ pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u3
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
-            // Stored as i32: a set top bit is a negative index.
-            // An OR over all of them first (vectorised); the position only on failure.
-            let any_negative = raw.iter().fold(0, |a, &i| a | i) > i32::MAX as u32;
-            if let Some(k) = any_negative
-                .then(|| raw.iter().position(|&i| i > i32::MAX as u32))
-                .flatten()
-            {
-                return Err(r.invalid_at(
-                    at + 4 * k as u64,
-                    format!("negative index {}", raw[k] as i32),
-                ));
+            // Stored as i32: one at or past 2^31 (a set top bit) is a negative index.
+            if let Some((k, i)) = first_out_of_range(&raw, 1 << 31) {
+                return Err(r.invalid_at(at + 4 * k as u64, format!("negative index {}", i as i32)));
             }
             raw
         }
@@ -382,9 +374,12 @@ pub fn write_indices(w: &mut parsing_primitives::Writer, indices: &[u32], width:
 
 /// The first index at or past `limit`, with its position.
 pub fn first_out_of_range(indices: &[u32], limit: usize) -> Option<(usize, u32)> {
-    // The maximum first (vectorised); the position only when one is out of range.
-    let max = indices.iter().copied().max()?;
-    if (max as usize) < limit {
+    // A branch-free pass first (vectorised); the position only when one is out of
+    // range.
+    let Ok(limit32) = u32::try_from(limit) else {
+        return None;
+    };
+    if !indices.iter().fold(false, |a, &i| a | (i >= limit32)) {
         return None;
     }
     indices
