@@ -224,12 +224,28 @@ fn compress(_: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// A list of blocks ready to write, each as its decoded size and either the original
-/// block it keeps (one that [holds](StoredBlock::holds) the same content, at the same
-/// index) or the bytes to store: LZ4, or the content itself where LZ4 does not shrink
-/// it. The contents are not kept: each is dropped once compressed.
+/// A list of blocks ready to write, each as its decoded size and the bytes it stores.
 pub(crate) struct Prepared<'a> {
-    blocks: Vec<(u64, Option<&'a StoredBlock>, Vec<u8>)>,
+    blocks: Vec<(u64, Stored<'a>)>,
+}
+
+/// What a prepared block stores.
+enum Stored<'a> {
+    /// The original block at its index, which [holds](StoredBlock::holds) the same
+    /// content: its stored bytes are written back.
+    Kept(&'a StoredBlock),
+    /// New bytes: LZ4, or the content itself where LZ4 does not shrink it (the content
+    /// is not kept otherwise: each is dropped once compressed).
+    New(Vec<u8>),
+}
+
+impl Stored<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Stored::Kept(o) => &o.stored,
+            Stored::New(b) => b,
+        }
+    }
 }
 
 /// Checks each content against its original and compresses the ones not kept.
@@ -240,8 +256,8 @@ pub(crate) fn prepare<'a>(contents: Vec<Vec<u8>>, originals: &[&'a StoredBlock])
         .map(|(i, c)| {
             let size = c.len() as u64;
             match originals.get(i).copied().filter(|o| o.holds(&c)) {
-                Some(o) => (size, Some(o), Vec::new()),
-                None => (size, None, compress(&c).unwrap_or(c)),
+                Some(o) => (size, Stored::Kept(o)),
+                None => (size, Stored::New(compress(&c).unwrap_or(c))),
             }
         })
         .collect();
@@ -252,27 +268,24 @@ impl Prepared<'_> {
     /// The blocks one after the other; returns each one's file offset.
     pub(crate) fn write(&self, w: &mut parsing_primitives::Writer) -> Vec<i64> {
         let mut offsets = Vec::with_capacity(self.blocks.len());
-        for (size, kept, own) in &self.blocks {
+        for (size, stored) in &self.blocks {
             offsets.push(i64::try_from(w.len()).unwrap_or(i64::MAX));
-            let stored = kept.map_or(&own[..], |o| &o.stored[..]);
-            w.u64_le(*size).u64_le(stored.len() as u64);
-            w.bytes(stored);
+            let bytes = stored.bytes();
+            w.u64_le(*size).u64_le(bytes.len() as u64);
+            w.bytes(bytes);
         }
         offsets
     }
 
     /// The bytes [`write`](Self::write) writes.
     pub(crate) fn written_len(&self) -> usize {
-        let stored = |(_, k, own): &(u64, Option<&StoredBlock>, Vec<u8>)| {
-            16 + k.map_or(own.len(), |o| o.stored.len())
-        };
-        self.blocks.iter().map(stored).sum()
+        self.blocks.iter().map(|(_, s)| 16 + s.bytes().len()).sum()
     }
 
     /// Whether block `i` keeps its original.
     #[cfg(test)]
     fn keeps(&self, i: usize) -> bool {
-        self.blocks.get(i).is_some_and(|b| b.1.is_some())
+        matches!(self.blocks.get(i), Some((_, Stored::Kept(_))))
     }
 }
 
@@ -286,11 +299,12 @@ pub(crate) fn memory_estimate_for(
     originals: &[&StoredBlock],
 ) -> i64 {
     let blocks = || prepared.iter().flat_map(|p| &p.blocks);
-    let unchanged = blocks().count() == originals.len() && blocks().all(|b| b.1.is_some());
+    let unchanged =
+        blocks().count() == originals.len() && blocks().all(|(_, s)| matches!(s, Stored::Kept(_)));
     if unchanged || originals.is_empty() {
         return stored;
     }
-    let new: u128 = blocks().map(|b| u128::from(b.0)).sum();
+    let new: u128 = blocks().map(|(size, _)| u128::from(*size)).sum();
     let old: u128 = originals.iter().map(|b| u128::from(b.size)).sum();
     let scaled = match u128::try_from(stored) {
         // Rounded to nearest: (stored * new + old / 2) / old.
