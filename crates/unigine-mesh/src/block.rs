@@ -201,6 +201,26 @@ pub(crate) fn with_content<T>(
     out
 }
 
+/// Item `s` of the `field` list of blocks (read at file offset `at`): its content,
+/// decoded into `scratch` ([`with_content`]), read by `parse` through a reader of its
+/// own on `r`'s budget (offsets inside the content, which has no place in the file).
+pub(crate) fn parse_block<T>(
+    r: &mut Reader<'_>,
+    (field, s): (&'static str, usize),
+    (at, block): (u64, &StoredBlock),
+    scratch: &mut Vec<u8>,
+    parse: impl FnOnce(&mut Reader<'_>) -> parsing_primitives::Result<T>,
+) -> parsing_primitives::Result<T> {
+    let budget = r.budget().clone();
+    r.field(field, |r| {
+        r.item(s, |r| {
+            with_content(r, at, block, scratch, |content| {
+                parse(&mut Reader::new(crate::FORMAT_NAME, content).with_budget(budget))
+            })
+        })
+    })
+}
+
 #[cfg(feature = "lz4")]
 fn decompress_into(src: &[u8], out: &mut [u8]) -> bool {
     matches!(lz4_flex::block::decompress_into(src, out), Ok(n) if n == out.len())

@@ -19,7 +19,7 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{Prepared, memory_estimate_for, prepare, read_block, with_content};
+use crate::block::{Prepared, memory_estimate_for, parse_block, prepare, read_block};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::ms1x::{
@@ -216,18 +216,18 @@ pub(crate) fn read_offsets(
     Ok(())
 }
 
-/// Parses each geometry block (read at `positions`) with its header's counts,
-/// decoding into `scratch`; `weights` says whether the payload has a weights count (not
-/// in ms15).
+/// Parses each geometry block (read at `positions`) with its header's counts, decoding
+/// them into one scratch buffer; `weights` says whether the payload has a weights count
+/// (not in ms15).
 pub(crate) fn decode_surfaces(
     r: &mut Reader<'_>,
     headers: Vec<SurfaceHeader>,
     (positions, blocks): (&[u64], &[StoredBlock]),
     nb: usize,
     weights: bool,
-    scratch: &mut Vec<u8>,
 ) -> parsing_primitives::Result<Vec<Surface>> {
     let mut surfaces = Vec::with_capacity(headers.len());
+    let mut scratch = Vec::new();
     let blocks = positions.iter().zip(blocks);
     for ((s, h), (&at, block)) in headers.into_iter().enumerate().zip(blocks) {
         let counts = HeaderCounts {
@@ -237,31 +237,23 @@ pub(crate) fn decode_surfaces(
             weights,
         };
         let names = h.morphs.into_iter().map(|m| m.0).collect();
-        let budget = r.budget().clone();
-        let surface = r.field("geometry_blocks", |r| {
-            r.item(s, |r| {
-                with_content(r, at, block, scratch, |content| {
-                    // Offsets inside the decoded block, which has no place in the
-                    // file; the operation's budget is shared.
-                    let mut g = Reader::new(FORMAT_NAME, content).with_budget(budget);
-                    g.field("surfaces", |g| {
-                        g.item(s, |g| {
-                            g.field("geometry (decoded)", |g| {
-                                let mut surface = read_geometry(
-                                    g,
-                                    Ms1xVersion::Ms13,
-                                    nb,
-                                    8,
-                                    h.name.clone(),
-                                    h.bounds,
-                                    names,
-                                    Some(&counts),
-                                )?;
-                                g.finish()?;
-                                surface.lightmap = h.lightmap;
-                                Ok(surface)
-                            })
-                        })
+        let surface = parse_block(r, ("geometry_blocks", s), (at, block), &mut scratch, |g| {
+            g.field("surfaces", |g| {
+                g.item(s, |g| {
+                    g.field("geometry (decoded)", |g| {
+                        let mut surface = read_geometry(
+                            g,
+                            Ms1xVersion::Ms13,
+                            nb,
+                            8,
+                            h.name.clone(),
+                            h.bounds,
+                            names,
+                            Some(&counts),
+                        )?;
+                        g.finish()?;
+                        surface.lightmap = h.lightmap;
+                        Ok(surface)
                     })
                 })
             })
@@ -284,17 +276,17 @@ fn read_trees(
     let mut scratch = Vec::new();
     let mut trees = Vec::with_capacity(blocks.len());
     for (s, (&at, b)) in positions.iter().zip(blocks).enumerate() {
-        let budget = r.budget().clone();
-        trees.push(r.field("tree_blocks", |r| {
-            r.item(s, |r| {
-                with_content(r, at, b, &mut scratch, |content| {
-                    let mut t = Reader::new(FORMAT_NAME, content).with_budget(budget);
-                    t.field("tree_blocks", |t| {
-                        t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
-                    })
+        trees.push(parse_block(
+            r,
+            ("tree_blocks", s),
+            (at, b),
+            &mut scratch,
+            |t| {
+                t.field("tree_blocks", |t| {
+                    t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
                 })
-            })
-        })?);
+            },
+        )?);
     }
     Ok(trees)
 }
@@ -338,9 +330,8 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     r.finish()?;
 
     let geometry = (&positions[..], &geometry_blocks[..]);
-    let decode_surfaces = |r: &mut Reader<'_>| {
-        decode_surfaces(r, headers, geometry, nb, layout.skinned, &mut Vec::new())
-    };
+    let decode_surfaces =
+        |r: &mut Reader<'_>| decode_surfaces(r, headers, geometry, nb, layout.skinned);
     let trees_stored: usize = tree_blocks.iter().map(|b| b.stored.len()).sum();
     // The trees on a second thread while this one decodes the geometry: the two are
     // independent. An error in the geometry is reported before one in the trees, as
@@ -577,7 +568,7 @@ impl Ms14 {
         let estimate = memory_estimate_for(self.memory_estimate, &[&geometry, &trees], &originals);
         // Sized up front (the blocks, and room for the header's bones and surfaces), so
         // the output is not grown by doubling and copying.
-        let header = 4096 + 128 * (m.bones.len() + self.mesh.surfaces.len());
+        let header = 4096 + 128 * (m.bones.len() + m.surfaces.len());
         let blocks = geometry.written_len() + trees.written_len();
         let mut w = Writer::with_capacity(FORMAT_NAME, blocks.saturating_add(header));
         w.bytes(magic);

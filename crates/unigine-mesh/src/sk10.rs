@@ -113,8 +113,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     read_offsets(r, &positions)?;
     r.field("marker4", |r| r.magic(b"sk10"))?;
     r.finish()?;
-    let mut scratch = Vec::new();
-    let surfaces = decode_surfaces(r, headers, (&positions, &blocks), nj, true, &mut scratch)?;
+    let surfaces = decode_surfaces(r, headers, (&positions, &blocks), nj, true)?;
     Ok(Sk10 {
         mesh: Ms1x {
             version: Ms1xVersion::Ms13,
