@@ -56,6 +56,29 @@ pub fn split_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// `text.split(sep)` for an ASCII `sep` (`/` between a face corner's indices, `#`
+/// before a comment), found by a byte scan rather than a searcher set up per call.
+///
+/// ```
+/// use parsing_primitives::lines::split_ascii;
+/// assert_eq!(split_ascii("1//3", b'/').collect::<Vec<_>>(), ["1", "", "3"]);
+/// assert_eq!(split_ascii("v 1 # note", b'#').next(), Some("v 1 "));
+/// ```
+pub fn split_ascii(text: &str, sep: u8) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == sep) {
+            // An ASCII byte: both sides of it are character boundaries.
+            Some(k) => {
+                rest = r.get(k + 1..);
+                r.get(..k)
+            }
+            None => rest.take(),
+        }
+    })
+}
+
 /// The whitespace-separated tokens of `line` into `out` (cleared first), as
 /// `split_whitespace` gives them: ASCII lines (nearly all) are split on bytes (tab to
 /// carriage return and space, the ASCII characters Unicode calls white space), others by
@@ -133,6 +156,16 @@ mod tests {
                     let want = v.iter().position(|&b| b == b'\n');
                     assert_eq!(find_newline(&v), want, "{v:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn split_ascii_is_what_split_gives() {
+        for text in ["", "/", "1", "1/2/3", "1//3", "/2/", "é/ü//", "a#b#", "#"] {
+            for sep in [b'/', b'#'] {
+                let want: Vec<&str> = text.split(char::from(sep)).collect();
+                assert_eq!(split_ascii(text, sep).collect::<Vec<_>>(), want, "{text:?}");
             }
         }
     }

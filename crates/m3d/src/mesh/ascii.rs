@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use parsing_primitives::lines::tokens;
+use parsing_primitives::lines::{split_ascii, tokens};
 
 use crate::ascii::parse::{Blocks, PResult, Parser, idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
@@ -44,18 +44,7 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str)
                     if corners.len() == 15 {
                         return Err(p.err(at, "a polygon has 1..=15 corners"));
                     }
-                    // Split on a byte scan: `str::split` pays a searcher per token.
-                    let mut rest = Some(tok);
-                    let mut parts = std::iter::from_fn(|| {
-                        let r = rest?;
-                        match r.bytes().position(|b| b == b'/') {
-                            Some(k) => {
-                                rest = r.get(k + 1..);
-                                r.get(..k)
-                            }
-                            None => rest.take(),
-                        }
-                    });
+                    let mut parts = split_ascii(tok, b'/');
                     let mut c = Corner {
                         vertex: Idx::UNDEF,
                         uv: Idx::UNDEF,

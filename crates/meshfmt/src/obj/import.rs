@@ -18,7 +18,7 @@ use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Credit, Feature, LossKind, Material, Model, Surface,
     Texture, TextureBinding, TextureRole, TextureSource,
 };
-use parsing_primitives::lines::{split_lines, tokens};
+use parsing_primitives::lines::{split_ascii, split_lines, tokens};
 
 use crate::error::CliError;
 
@@ -45,7 +45,7 @@ fn floats<const N: usize>(line: usize, parts: &[&str], min: usize) -> Result<[f3
 /// One corner's `v/vt/vn` triple, resolved to 0-based indices.
 fn corner(line: usize, token: &str, counts: [usize; 3]) -> Result<[Option<usize>; 3], CliError> {
     let mut out = [None; 3];
-    for (k, part) in token.split('/').enumerate() {
+    for (k, part) in split_ascii(token, b'/').enumerate() {
         if k > 2 {
             return Err(bad(line, format!("'{token}' has more than three indices")));
         }
@@ -150,10 +150,7 @@ pub fn import(
     // left at a line's end, and the empty line after a final newline, make no tokens.
     for (n, (_, raw)) in split_lines(text).enumerate() {
         let line = n + 1;
-        let l = match raw.bytes().position(|b| b == b'#') {
-            Some(k) => raw.get(..k).unwrap_or_default(),
-            None => raw,
-        };
+        let l = split_ascii(raw, b'#').next().unwrap_or_default();
         tokens(l, &mut parts);
         let Some((&key, rest)) = parts.split_first() else {
             continue;
