@@ -13,7 +13,10 @@ use meshfmt_core::{
     Surface as CoreSurface, Track, Transform,
 };
 use parsing_primitives::ErrorKind;
-use unigine_mesh::ms1x::{BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Surface};
+mod common;
+
+use common::surface;
+use unigine_mesh::ms1x::{BoneInfo, EmbeddedAnimation, FrameKey, Surface};
 use unigine_mesh::old::{Mi08Surface, Ms08Bone, Ms08Surface, Ms08Weight};
 use unigine_mesh::spatial::{MAX_MIDPOINT_DEPTH, SpatialTree};
 use unigine_mesh::{
@@ -79,30 +82,6 @@ const IDENTITY: BindTransform = BindTransform {
     rotation: [0.0, 0.0, 0.0, 1.0],
     scale: [1.0; 3],
 };
-
-fn surface(
-    vertices: Vec<[f32; 3]>,
-    tangents: usize,
-    cindices: Vec<u32>,
-    tindices: Vec<u32>,
-) -> Surface {
-    Surface {
-        name: "s".into(),
-        bounds: Bounds::of_vertices(&vertices),
-        lightmap: [0, 0],
-        morph_targets: vec![MorphTarget {
-            name: Default::default(),
-            vertices,
-            tangents: vec![[0, 0, 0, 32767]; tangents],
-        }],
-        weights: Vec::new(),
-        uv0: Vec::new(),
-        uv1: Vec::new(),
-        colors: Vec::new(),
-        cindices,
-        tindices,
-    }
-}
 
 fn ms11(bones: usize, animations: Vec<EmbeddedAnimation>, surfaces: Vec<Surface>) -> Ms1x {
     Ms1x {

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+mod common;
+
 use test_support::samples_or_skip;
 use unigine_mesh::{Error, MeshFile, read};
 
@@ -125,7 +127,6 @@ fn corrupt_and_hostile_blocks_fail_cleanly() {
 /// A grid of `side` x `side` quads, positions jittered so LZ4 has work to do, written
 /// as ms14 with trees we build (`Ms14::from_ms13`).
 fn big_ms14(side: u32) -> unigine_mesh::ms14::Ms14 {
-    use unigine_mesh::ms1x::{MorphTarget, Surface};
     use unigine_mesh::{Bounds, Ms1x, Ms1xVersion};
     let n = side + 1;
     let vertices: Vec<[f32; 3]> = (0..n * n)
@@ -142,22 +143,7 @@ fn big_ms14(side: u32) -> unigine_mesh::ms14::Ms14 {
         }
     }
     let tindices = vec![0; cindices.len()];
-    let surface = Surface {
-        name: "grid".into(),
-        bounds: Bounds::of_vertices(&vertices),
-        lightmap: [0, 0],
-        morph_targets: vec![MorphTarget {
-            name: Default::default(),
-            vertices,
-            tangents: vec![[0, 0, 0, 32767]],
-        }],
-        weights: Vec::new(),
-        uv0: Vec::new(),
-        uv1: Vec::new(),
-        colors: Vec::new(),
-        cindices,
-        tindices,
-    };
+    let surface = common::surface(vertices, 1, cindices, tindices);
     let mesh = Ms1x {
         version: Ms1xVersion::Ms13,
         bounds: Bounds::EMPTY,
