@@ -1089,31 +1089,24 @@ fn an_ascii_load_reads_and_loads_on_one_budget() {
     file.load(&shared(&load_budget)).unwrap();
     let (read, load) = (read_budget.used(), load_budget.used());
     assert!(read > 0 && load > 0, "{read} {load}");
-    // A limit each part fits but not both.
-    let limits = Limits {
-        max_alloc_bytes: read.max(load) + (read.min(load) / 2),
-        ..Limits::DEFAULT
+    // `load` under a limit of `bytes` and a budget of its own.
+    let load_within = |max_alloc_bytes| {
+        let limits = Limits {
+            max_alloc_bytes,
+            ..Limits::DEFAULT
+        };
+        m3d_format::load(
+            &bytes,
+            &LoadOptions {
+                limits,
+                ..LoadOptions::default()
+            },
+        )
     };
-    let e = m3d_format::load(
-        &bytes,
-        &LoadOptions {
-            limits,
-            ..LoadOptions::default()
-        },
-    );
+    // A limit each part fits but not both.
+    let e = load_within(read.max(load) + (read.min(load) / 2));
     assert!(over_budget(&e.unwrap_err()).is_some());
     // Room for both: it loads.
-    let limits = Limits {
-        max_alloc_bytes: read + load,
-        ..Limits::DEFAULT
-    };
-    let l = m3d_format::load(
-        &bytes,
-        &LoadOptions {
-            limits,
-            ..LoadOptions::default()
-        },
-    )
-    .unwrap();
+    let l = load_within(read + load).unwrap();
     assert_eq!(l.faces.len(), n);
 }
