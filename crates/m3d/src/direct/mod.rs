@@ -45,9 +45,9 @@ use stream::Parser;
 /// ```
 pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     // Only binary files have a one-pass path (and a budget made for it).
-    if envelope(data).is_some() {
+    if let Some(body) = envelope(data) {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        if let Some(mut l) = one_pass(data, opts, &budget) {
+        if let Some(mut l) = one_pass(body, opts, &budget) {
             l.run_steps(opts)?;
             return Ok(l);
         }
@@ -68,9 +68,9 @@ pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     read_with(data, &read)?.load(&opts)
 }
 
-/// The one-pass load, `None` for anything it leaves to the checked path.
-fn one_pass(data: &[u8], opts: &LoadOptions, budget: &Budget) -> Option<Loaded> {
-    let body = envelope(data)?;
+/// The one-pass load of the body inside the envelope, `None` for anything it leaves to
+/// the checked path.
+fn one_pass(body: &[u8], opts: &LoadOptions, budget: &Budget) -> Option<Loaded> {
     let mut parser = Parser::new(opts, budget.clone());
     if body.starts_with(b"HEAD") {
         parser.feed(body)?;
