@@ -293,3 +293,46 @@ fn errors_in_a_compressed_payload_say_so() {
         "{e}"
     );
 }
+
+/// A text `Voxel` block of one row of `w` voxels keeps them as literal runs of at most
+/// 128 (a block of up to 128 as the list read, longer ones cut), and loads as a row of
+/// solid cubes: every voxel shows its four sides around the row (all eight corners),
+/// the two row ends one side more, so 8w corners plus the six axis normals, and two
+/// triangles for each of the 4w + 2 sides.
+#[test]
+fn ascii_voxel_rows_keep_their_voxels_and_mesh_as_cubes() {
+    for w in [1usize, 2, 127, 128, 129, 300] {
+        let row: Vec<String> = (0..w).map(|i| (i % 3).to_string()).collect();
+        let t = format!(
+            "3dmodel 1\nn\nl\na\n\nVoxTypes\n#ff0000ff\n#ff00ff00\n#ffff0000\n\nVoxel\ndim {w} 1 1\nlayer\n{}\n\nEnd\n",
+            row.join(" ")
+        );
+        let f = m3d_format::read(t.as_bytes()).unwrap();
+        let block = f
+            .chunks
+            .iter()
+            .find_map(|c| match &c.body {
+                Body::Voxd(b) => Some(b),
+                _ => None,
+            })
+            .unwrap();
+        let mut coded = Vec::new();
+        for r in &block.runs {
+            let m3d_format::Run::Literal(v) = r else {
+                panic!("w {w}: {r:?}")
+            };
+            assert!((1..=128).contains(&v.len()), "w {w}: a run of {}", v.len());
+            coded.extend_from_slice(v);
+        }
+        let expected: Vec<Idx> = (0..w).map(|i| Idx((i % 3) as u32)).collect();
+        assert_eq!(coded, expected, "w {w}");
+        assert_eq!(block.runs.len(), w.div_ceil(128), "w {w}");
+        let l = f.load(&m3d_format::LoadOptions::default()).unwrap();
+        assert_eq!(l.vertices.len(), 8 * w + 6, "w {w}");
+        assert_eq!(l.faces.len(), 2 * (4 * w + 2), "w {w}");
+        assert_eq!(
+            l,
+            m3d_format::load(t.as_bytes(), &Default::default()).unwrap()
+        );
+    }
+}

@@ -62,7 +62,11 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     };
     let scale = if scale > 0.0 { scale } else { 1.0 };
     // name, license, author lines, then description lines up to a blank line.
-    let mut head = Vec::new();
+    // Sized for the three lines and their ends: a description grows it (rarely there).
+    let three: usize = (1..4)
+        .map(|i| p.lines.get(i).map_or(0, |l| l.text.len()))
+        .sum();
+    let mut head = Vec::with_capacity(three + 4);
     for i in 1..4 {
         let t = p.lines.get(i).map_or("", |l| l.text);
         head.extend_from_slice(t.as_bytes());

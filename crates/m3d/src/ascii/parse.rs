@@ -235,33 +235,37 @@ impl Blocks {
             body,
             tail: Vec::new(),
         };
-        let mut head_chunks = Vec::new();
-        if !self.tmap.is_empty() {
-            head_chunks.push(chunk(Body::Tmap(Records {
+        let tmap = (!self.tmap.is_empty()).then(|| {
+            chunk(Body::Tmap(Records {
                 items: self.tmap,
                 tail: Vec::new(),
-            })));
-        }
-        if !self.vertices.is_empty() {
-            head_chunks.push(chunk(Body::Vrts(Records {
+            }))
+        });
+        let vrts = (!self.vertices.is_empty()).then(|| {
+            chunk(Body::Vrts(Records {
                 items: self.vertices,
                 tail: Vec::new(),
-            })));
-        }
-        if !self.bones.is_empty() || !self.skins.is_empty() {
-            head_chunks.push(chunk(Body::Bone(Skeleton {
+            }))
+        });
+        let bone = (!self.bones.is_empty() || !self.skins.is_empty()).then(|| {
+            chunk(Body::Bone(Skeleton {
                 bones: self.bones,
                 skins: self.skins,
-            })));
+            }))
+        });
+        // In front of the text's chunks, in the list they are already in (at most three
+        // inserts, not a second list).
+        let mut chunks = self.chunks;
+        for (i, c) in [tmap, vrts, bone].into_iter().flatten().enumerate() {
+            chunks.insert(i, c);
         }
-        head_chunks.extend(self.chunks);
         File {
             preview: None,
             compressed: true,
             scale,
             types: Types(TYPES),
             strings,
-            chunks: head_chunks,
+            chunks,
         }
     }
 }

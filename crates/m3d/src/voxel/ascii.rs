@@ -98,8 +98,12 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                     .size
                     .iter()
                     .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
-                if n.is_none_or(|n| n.saturating_mul(2) > m.text_voxels as u64) {
-                    return Err(p.err(at, "voxel block larger than the text"));
+                match n {
+                    Some(n) if n.saturating_mul(2) <= m.text_voxels as u64 => {
+                        // The rows hold at most the grid (charged as they come).
+                        values.reserve(usize::try_from(n).unwrap_or(0).min(128));
+                    }
+                    _ => return Err(p.err(at, "voxel block larger than the text")),
                 }
             }
             "layer" => {}
@@ -114,8 +118,15 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     }
     m.text_voxels = m.text_voxels.saturating_sub(values.len());
     p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
-    for chunk in values.chunks(128) {
-        b.runs.push(Run::Literal(chunk.to_vec()));
+    if values.len() <= 128 {
+        // One run (or none): the list itself, not a copy.
+        b.runs
+            .extend((!values.is_empty()).then(|| Run::Literal(values)));
+    } else {
+        b.runs.reserve_exact(values.len().div_ceil(128));
+        for chunk in values.chunks(128) {
+            b.runs.push(Run::Literal(chunk.to_vec()));
+        }
     }
     m.push(Body::Voxd(b));
     Ok(())

@@ -3,6 +3,8 @@
 //!
 //! [`Loaded::mesh_voxels`]: crate::Loaded::mesh_voxels
 
+use std::borrow::Cow;
+
 use parsing_primitives::{Budget, Limits};
 
 use crate::error::{Result, invalid};
@@ -39,7 +41,7 @@ struct Mesher<'t> {
 /// One block's grid, as its runs code it.
 struct Grid<'b> {
     block: &'b VoxelBlock,
-    data: Vec<Idx>,
+    data: Cow<'b, [Idx]>,
 }
 
 /// One solid voxel with an open side: its type, position in the block, and which
@@ -94,7 +96,10 @@ pub(crate) fn mesh<'b>(
                 .filter(|n| *n <= max_voxels)
                 .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
             // The coded voxels only: past them the grid is empty, as m3d.h fills it.
-            let data = block.coded_voxels(n, budget)?;
+            let data = match block.coded_in_place(n) {
+                Some(v) => Cow::Borrowed(v),
+                None => Cow::Owned(block.coded_voxels(n, budget)?),
+            };
             Ok(Grid { block, data })
         })
         .collect::<Result<Vec<_>>>()?;

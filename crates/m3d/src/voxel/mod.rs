@@ -132,6 +132,15 @@ impl VoxelBlock {
         w.checked_mul(h)?.checked_mul(d)
     }
 
+    /// [`coded_voxels`](Self::coded_voxels) without a copy when the runs are one literal
+    /// run (the text reader's blocks of up to 128 voxels).
+    pub(crate) fn coded_in_place(&self, n: usize) -> Option<&[Idx]> {
+        match self.runs.as_slice() {
+            [Run::Literal(v)] => v.get(..n.min(v.len())),
+            _ => None,
+        }
+    }
+
     /// The voxels the runs code, in [`voxels`](Self::voxels) order, at most `n` (the grid
     /// size): every voxel after them is [`Idx::UNDEF`], so they are not stored. Charged to
     /// `budget` first; proportional to the runs, not to the grid a few bytes can declare.
