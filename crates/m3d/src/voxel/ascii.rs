@@ -120,8 +120,9 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
     if values.len() <= 128 {
         // One run (or none): the list itself, not a copy.
-        b.runs
-            .extend((!values.is_empty()).then(|| Run::Literal(values)));
+        if !values.is_empty() {
+            b.runs.push(Run::Literal(values));
+        }
     } else {
         b.runs.reserve_exact(values.len().div_ceil(128));
         for chunk in values.chunks(128) {
