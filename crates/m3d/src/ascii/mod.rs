@@ -54,6 +54,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         interned: HashMap::new(),
         section: "header",
         credit,
+        tokens: Vec::new(),
     };
     let first = p.lines.first().map_or("", |l| l.text);
     let scale: f32 = match first.strip_prefix("3dmodel") {
@@ -62,11 +63,14 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     };
     let scale = if scale > 0.0 { scale } else { 1.0 };
     // name, license, author lines, then description lines up to a blank line.
-    // Sized for the three lines and their ends: a description grows it (rarely there).
-    let three: usize = (1..4)
-        .map(|i| p.lines.get(i).map_or(0, |l| l.text.len()))
+    // Sized for those lines and their ends, so it is allocated once.
+    let size: usize = (1..p.lines.len())
+        .map_while(|i| {
+            let l = p.lines.get(i)?;
+            (i < 4 || !blank(l.text)).then_some(l.text.len() + 1)
+        })
         .sum();
-    let mut head = Vec::with_capacity(three + 4);
+    let mut head = Vec::with_capacity(size + 1);
     for i in 1..4 {
         let t = p.lines.get(i).map_or("", |l| l.text);
         head.extend_from_slice(t.as_bytes());

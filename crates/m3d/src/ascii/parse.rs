@@ -26,6 +26,9 @@ pub(crate) struct Parser<'a> {
     /// Charges in blocks: a text makes many small records, and the shared total
     /// should not move once per line.
     pub(crate) credit: Credit<'a>,
+    /// One token list for every line of the text (taken by a block's reader, then put
+    /// back), so splitting a line allocates nothing once the list has grown.
+    pub(crate) tokens: Vec<&'a str>,
 }
 
 pub(crate) type PResult<T> = std::result::Result<T, PError>;

@@ -17,8 +17,8 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str)
     let n = p.block_len();
     p.take_items::<MeshRecord>(at, "mesh records", n)?;
     let mut records = Vec::with_capacity(n);
-    // One token list for the block's lines.
-    let mut toks = Vec::new();
+    // The parser's token list, for the block's lines.
+    let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let text = l.text;
@@ -73,6 +73,7 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str)
             }
         }
     }
+    p.tokens = toks;
     m.push(Body::Mesh(Mesh { records }));
     Ok(())
 }

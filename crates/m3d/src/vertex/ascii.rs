@@ -18,8 +18,8 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &st
     let n = p.block_len();
     p.take_items::<Vertex>(at, "vertices", n)?;
     m.vertices.reserve_exact(n);
-    // One token list for the block's lines.
-    let mut toks = Vec::new();
+    // The parser's token list, for the block's lines.
+    let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
         let at = l.offset;
         tokens(l.text, &mut toks);
@@ -91,27 +91,27 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &st
         }
         m.vertices.push(v);
     }
+    p.tokens = toks;
     Ok(())
 }
 
 /// `Textmap`: one `u v` pair a line.
-pub(crate) fn read_textmap(
-    p: &mut Parser<'_>,
-    m: &mut Blocks,
-    _at: u64,
-    _arg: &str,
-) -> PResult<()> {
-    // One token list for the block's lines.
-    let mut toks = Vec::new();
+pub(crate) fn read_textmap(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+    // One pair a line: charged and sized once, so the list grows once.
+    let n = p.block_len();
+    p.take_items::<[Coord; 2]>(at, "texture coordinates", n)?;
+    m.tmap.reserve_exact(n);
+    // The parser's token list, for the block's lines.
+    let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
         let at = l.offset;
         tokens(l.text, &mut toks);
         let mut t = toks.iter().copied();
         let u = coord(p, at, t.next(), "u")?;
         let v = coord(p, at, t.next(), "v")?;
-        p.take_items::<[Coord; 2]>(at, "texture coordinates", 1)?;
         m.tmap.push([Coord::F64(u), Coord::F64(v)]);
     }
+    p.tokens = toks;
     Ok(())
 }
 
