@@ -336,3 +336,29 @@ fn ascii_voxel_rows_keep_their_voxels_and_mesh_as_cubes() {
         );
     }
 }
+
+/// A voxel type written as a colour alone reads as the same type written out in full
+/// (`/rotation/shape`, `-` for no name), and a colour that is not hex is an error either
+/// way.
+#[test]
+fn ascii_voxel_type_colour_alone_is_the_full_form() {
+    let types = |lines: &str| {
+        let t = format!("3dmodel 1\nn\nl\na\n\nVoxTypes\n{lines}\n\nEnd\n");
+        let f = m3d_format::read(t.as_bytes())?;
+        Ok::<_, Error>(
+            f.chunks
+                .iter()
+                .find_map(|c| match &c.body {
+                    Body::Voxt(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .unwrap(),
+        )
+    };
+    let short = types("#ff743f3f\n#80ffffff").unwrap();
+    let long = types("#ff743f3f/0/0 -\n#80ffffff/0/0").unwrap();
+    assert_eq!(short, long);
+    assert_eq!(short.len(), 2);
+    assert!(types("#ff74zz3f").is_err());
+    assert!(types("#").is_err());
+}

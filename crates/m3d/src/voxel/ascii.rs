@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use parsing_primitives::lines::tokens;
+
 use crate::ascii::parse::{Blocks, PResult, Parser, color, idx, num};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter};
 use crate::error::{Result, invalid};
@@ -13,14 +15,29 @@ use crate::voxel::{Run, VoxelBlock, VoxelType};
 pub(crate) fn read_voxtypes(
     p: &mut Parser<'_>,
     m: &mut Blocks,
-    _at: u64,
+    at: u64,
     _arg: &str,
 ) -> PResult<()> {
-    let mut types = Vec::new();
+    // One type a line: charged and sized once, so the list grows once.
+    let n = p.block_len();
+    p.take_items::<VoxelType>(at, "voxel types", n)?;
+    let mut types = Vec::with_capacity(n);
     while let Some(l) = p.block_line() {
         let at = l.offset;
         let text = l.text;
-        p.take_items::<VoxelType>(at, "voxel types", 1)?;
+        // A colour alone (`#aabbggrr`), as most types are: no name, shape or items.
+        let hex = text.strip_prefix('#').unwrap_or_default();
+        if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            types.push(VoxelType {
+                color: color(p, at, text)?,
+                name: Str(0),
+                rotation: 0,
+                shape_low: 0,
+                skin: Idx::UNDEF,
+                items: Vec::new(),
+            });
+            continue;
+        }
         let (main, items) = text.split_once('{').unwrap_or((text, ""));
         let mut t = main.split_whitespace();
         let head = t.next().unwrap_or("");
@@ -76,9 +93,12 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
         runs: Vec::new(),
     };
     let mut values = Vec::new();
+    // The parser's token list, for the block's lines.
+    let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
         let at = l.offset;
-        let mut t = l.text.split_whitespace();
+        tokens(l.text, &mut toks);
+        let mut t = toks.iter().copied();
         match t.next().unwrap_or("") {
             "uncertain" => {
                 b.uncertain = num(p, at, t.next(), "uncertain")?;
@@ -116,6 +136,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             }
         }
     }
+    p.tokens = toks;
     m.text_voxels = m.text_voxels.saturating_sub(values.len());
     p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
     if values.len() <= 128 {
