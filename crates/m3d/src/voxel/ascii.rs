@@ -127,10 +127,12 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                 }
             }
             "layer" => {}
-            first => {
-                for tok in std::iter::once(first).chain(t) {
-                    // Kept here, then copied into runs of 128.
-                    p.take_items::<Idx>(at, "voxels", 2)?;
+            _ => {
+                // A row: charged at once (the list, and the runs a longer block is cut
+                // into), then read.
+                p.take_items::<Idx>(at, "voxels", 2 * toks.len())?;
+                values.reserve(toks.len());
+                for &tok in &toks {
                     values.push(idx(p, at, tok)?);
                 }
             }
