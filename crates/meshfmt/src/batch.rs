@@ -60,7 +60,7 @@ pub fn run(inputs: &[String], dir: &Path, opts: &ConvertOptions) -> Result<(), C
             let result = read_input(Path::new(input), &opts.limits)
                 .map_err(|e| format!("{input}: {e}"))
                 .and_then(|data| {
-                    convert(Path::new(input), &data, output, opts)
+                    convert(Path::new(input), data, output, opts)
                         .map_err(|e| format!("{input}: {e}"))
                 })
                 .and_then(|c| {

@@ -120,12 +120,61 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
         .to_string())
 }
 
+/// An input file's bytes for [`convert`]: borrowed (the caller keeps them), or handed
+/// over as a `Vec`, which the conversion frees, giving their charge back to its budget,
+/// as soon as the input is read: a conversion then never holds the input beside the
+/// model and the output it builds.
+#[derive(Debug)]
+pub enum InputBytes<'a> {
+    /// Bytes the caller keeps.
+    Borrowed(&'a [u8]),
+    /// Bytes the conversion owns and frees once read.
+    Owned(Vec<u8>),
+}
+
+impl InputBytes<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            InputBytes::Borrowed(b) => b,
+            InputBytes::Owned(v) => v,
+        }
+    }
+
+    /// Frees owned bytes and releases their charge (borrowed ones stay the caller's).
+    fn free(&mut self, budget: &Budget) {
+        if let InputBytes::Owned(v) = self {
+            budget.release(v.len() as u64);
+            *self = InputBytes::Borrowed(&[]);
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for InputBytes<'a> {
+    fn from(b: &'a [u8]) -> Self {
+        InputBytes::Borrowed(b)
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for InputBytes<'a> {
+    fn from(b: &'a Vec<u8>) -> Self {
+        InputBytes::Borrowed(b)
+    }
+}
+
+impl From<Vec<u8>> for InputBytes<'static> {
+    fn from(v: Vec<u8>) -> Self {
+        InputBytes::Owned(v)
+    }
+}
+
 /// Converts `input` (already read into `data`) for writing at `output`, under one
 /// [`Budget`] of `opts.limits` for the whole conversion (the input's bytes and every
 /// companion's included); with `opts.strict`, any loss or warning is an error.
-pub fn convert(
+/// `data` is borrowed (`&[u8]`, `&Vec<u8>`) or handed over (`Vec<u8>`: freed once read,
+/// see [`InputBytes`]).
+pub fn convert<'a>(
     input: &Path,
-    data: &[u8],
+    data: impl Into<InputBytes<'a>>,
     output: &Path,
     opts: &ConvertOptions,
 ) -> Result<Conversion, CliError> {
@@ -140,14 +189,15 @@ pub fn convert(
 
 /// [`convert`] without the `--strict` check (the caller reports first, then checks
 /// with [`Conversion::strict_error`]).
-pub fn convert_lenient(
+pub fn convert_lenient<'a>(
     input: &Path,
-    data: &[u8],
+    data: impl Into<InputBytes<'a>>,
     output: &Path,
     opts: &ConvertOptions,
 ) -> Result<Conversion, CliError> {
+    let data = data.into();
     let budget = Budget::new(opts.limits);
-    budget.charge("input file", data.len() as u64)?;
+    budget.charge("input file", data.bytes().len() as u64)?;
     convert_in(input, data, output, opts, &budget)
 }
 
@@ -320,7 +370,7 @@ fn outputs_of(written: meshfmt_core::format::Written, output: &Path) -> Outputs 
 
 fn convert_in(
     input: &Path,
-    data: &[u8],
+    mut data: InputBytes<'_>,
     output: &Path,
     opts: &ConvertOptions,
     budget: &Budget,
@@ -328,7 +378,7 @@ fn convert_in(
     let input_name = input.to_string_lossy();
     let output_name = output.to_string_lossy();
     let appearance = is_appearance(input, opts);
-    let src = source_format(data, &input_name, opts, appearance)?;
+    let src = source_format(data.bytes(), &input_name, opts, appearance)?;
     let dst = formats::for_output(opts.to.as_deref(), &output_name, Some(src))?;
     if opts.compression.is_some() && !dst.compresses() {
         return Err(CliError::Usage(format!(
@@ -365,9 +415,13 @@ fn convert_in(
         if skeleton_bytes.is_none() {
             warnings.push(no_skeleton_warning(src, "appearance"));
         }
-        appearance_model(input, data, skeleton_bytes.as_deref(), budget)?
+        let model = appearance_model(input, data.bytes(), skeleton_bytes.as_deref(), budget)?;
+        data.free(budget);
+        model
     } else {
-        let file = src.read(data, &read_cx)?;
+        let file = src.read(data.bytes(), &read_cx)?;
+        // Read into a file that owns what it needs: the input can go.
+        data.free(budget);
         // Same format and version, nothing asked to change: the faithful rewrite.
         let same_version = version.as_deref().is_none_or(|v| v == file.version());
         if src.name() == dst.name()

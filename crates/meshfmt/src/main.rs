@@ -501,7 +501,7 @@ fn convert_one(
     report: Option<&Path>,
 ) -> Result<(), CliError> {
     let data = meshfmt::convert::read_input(input, &opts.limits)?;
-    let converted = meshfmt::convert::convert_lenient(input, &data, output, opts)?;
+    let converted = meshfmt::convert::convert_lenient(input, data, output, opts)?;
     let refused = if opts.strict {
         converted.strict_error()
     } else {
