@@ -361,4 +361,27 @@ fn ascii_voxel_type_colour_alone_is_the_full_form() {
     assert_eq!(short.len(), 2);
     assert!(types("#ff74zz3f").is_err());
     assert!(types("#").is_err());
+    // Hex that does not fit 32 bits: an error on the short form's path too.
+    assert!(types("#1ffffffff").is_err());
+    assert!(types("#1ffffffff/0/0 -").is_err());
+}
+
+/// A text row of 100,000 voxels would make a token list of 1.6 MB: under a 1 MiB budget
+/// it is refused for that list, before the list is made (its 800 kB of voxels alone
+/// would fit).
+#[test]
+fn a_long_ascii_row_is_refused_before_its_token_list_is_made() {
+    let row = "0 ".repeat(100_000);
+    let t = format!(
+        "3dmodel 1\nn\nl\na\n\nVoxTypes\n#ff0000ff\n\nVoxel\ndim 100000 1 1\nlayer\n{row}\n\nEnd\n"
+    );
+    let opts = ReadOptions::default().with_limits(Limits {
+        max_alloc_bytes: 1 << 20,
+        ..Limits::DEFAULT
+    });
+    let e = m3d_format::read_with(t.as_bytes(), &opts).unwrap_err();
+    assert!(e.to_string().contains("tokens"), "{e}");
+    // With room for the list, the row reads.
+    let f = m3d_format::read(t.as_bytes()).unwrap();
+    assert_eq!(f.counts().voxel_blocks, 1);
 }

@@ -122,8 +122,8 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
 
 /// An input file's bytes for [`convert`]: borrowed (the caller keeps them), or handed
 /// over as a `Vec`, which the conversion frees, giving their charge back to its budget,
-/// as soon as the input is read: a conversion then never holds the input beside the
-/// model and the output it builds.
+/// as soon as the input is read (a Vitaboy appearance: once its model is assembled): the
+/// rest of the conversion, the output included, never holds the input beside it.
 #[derive(Debug)]
 pub enum InputBytes<'a> {
     /// Bytes the caller keeps.
@@ -157,6 +157,12 @@ impl<'a> From<&'a [u8]> for InputBytes<'a> {
 
 impl<'a> From<&'a Vec<u8>> for InputBytes<'a> {
     fn from(b: &'a Vec<u8>) -> Self {
+        InputBytes::Borrowed(b)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [u8; N]> for InputBytes<'a> {
+    fn from(b: &'a [u8; N]) -> Self {
         InputBytes::Borrowed(b)
     }
 }

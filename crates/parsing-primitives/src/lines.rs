@@ -1,6 +1,8 @@
 //! Text split into lines by a word-at-a-time scan, and lines into tokens on bytes, for
 //! the text formats (M3D's ASCII variant, OBJ), whose lines are short.
 
+use crate::budget::{BudgetExceeded, Credit};
+
 /// The position of the first `b'\n'` in `bytes`, looking at eight bytes at a time.
 ///
 /// ```
@@ -113,6 +115,41 @@ pub fn tokens<'a>(line: &'a str, out: &mut Vec<&'a str>) {
             out.extend(line.get(start..i));
         }
     }
+}
+
+/// [`tokens`] into a list reused line after line, its growth charged to `credit` (as
+/// `what`) before it grows: a line of `n` bytes has at most `n / 2 + 1` tokens, so the
+/// list is sized for that first, and only what it grows by is charged. A long line of
+/// hostile input is refused before its list is allocated.
+///
+/// ```
+/// use parsing_primitives::{Budget, Credit, Limits, lines::tokens_charged};
+/// let budget = Budget::new(Limits { max_alloc_bytes: 1000, ..Limits::DEFAULT });
+/// let mut credit = Credit::new(&budget, "text");
+/// let mut out = Vec::new();
+/// tokens_charged("v 1 2 3", &mut out, &mut credit, "tokens")?;
+/// assert_eq!(out, ["v", "1", "2", "3"]);
+/// // 501 tokens of 16 bytes would pass the budget: refused, the list not grown.
+/// let long = "1 ".repeat(500);
+/// assert!(tokens_charged(&long, &mut out, &mut credit, "tokens").is_err());
+/// assert!(out.capacity() < 100);
+/// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+/// ```
+pub fn tokens_charged<'a>(
+    line: &'a str,
+    out: &mut Vec<&'a str>,
+    credit: &mut Credit<'_>,
+    what: &'static str,
+) -> Result<(), BudgetExceeded> {
+    out.clear();
+    let most = line.len() / 2 + 1;
+    if most > out.capacity() {
+        let more = (most - out.capacity()) * std::mem::size_of::<&str>();
+        credit.charge_for(what, more as u64)?;
+        out.reserve_exact(most);
+    }
+    tokens(line, out);
+    Ok(())
 }
 
 #[cfg(test)]

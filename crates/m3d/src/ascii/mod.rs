@@ -63,13 +63,16 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     };
     let scale = if scale > 0.0 { scale } else { 1.0 };
     // name, license, author lines, then description lines up to a blank line.
-    // Sized for those lines and their ends, so it is allocated once.
+    // Charged and sized for those lines and their ends, so it is allocated once (an
+    // over-budget error names the name line).
     let size: usize = (1..p.lines.len())
         .map_while(|i| {
             let l = p.lines.get(i)?;
             (i < 4 || !blank(l.text)).then_some(l.text.len() + 1)
         })
         .sum();
+    let at = p.lines.get(1).map_or(0, |l| l.offset);
+    p.take(at, "string table", size + 1)?;
     let mut head = Vec::with_capacity(size + 1);
     for i in 1..4 {
         let t = p.lines.get(i).map_or("", |l| l.text);
@@ -79,8 +82,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     p.pos = 4;
     let mut first = true;
     while let Some(l) = p.block_line() {
-        let (at, text) = (l.offset, l.text);
-        p.take(at, "string table", 2 * text.len() + 24)?;
+        let text = l.text;
         if !first {
             head.push(b'\n');
         }

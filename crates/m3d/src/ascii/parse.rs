@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use parsing_primitives::lines::tokens_charged;
 use parsing_primitives::{Credit, Error as PError, ErrorKind};
 
 use crate::bones::{Bone, Skeleton, Skin};
@@ -65,8 +66,14 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         self.lines.get(self.pos - 1)
     }
-    /// How many lines the current block has left (up to its blank line): the Vertex and
-    /// Mesh readers charge and size their lists from it once (an over-budget error then
+    /// Splits `text` (the line at `at`) into `toks`, the list's growth charged first.
+    pub(crate) fn split(&mut self, at: u64, text: &'a str, toks: &mut Vec<&'a str>) -> PResult<()> {
+        tokens_charged(text, toks, &mut self.credit, "tokens")
+            .map_err(|e| PError::new(FORMAT, at, self.section, ErrorKind::OverBudget(e)))
+    }
+
+    /// How many lines the current block has left (up to its blank line): the block
+    /// readers charge and size their lists from it once (an over-budget error then
     /// names the block's first line).
     pub(crate) fn block_len(&self) -> usize {
         let rest = self.lines.get(self.pos..).unwrap_or_default();

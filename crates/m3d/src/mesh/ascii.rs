@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use parsing_primitives::lines::{split_ascii, tokens};
+use parsing_primitives::lines::split_ascii;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
@@ -39,7 +39,7 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str)
                 // Built in place: no list per polygon (triangles stay inline).
                 let mut corners = Corners::new();
                 let mut flags = 0u8;
-                tokens(text, &mut toks);
+                p.split(at, text, &mut toks)?;
                 for &tok in &toks {
                     if corners.len() == 15 {
                         return Err(p.err(at, "a polygon has 1..=15 corners"));

@@ -1,7 +1,5 @@
 //! The `Vertex` and `Textmap` blocks (CMAP has none: the text writes colours literally).
 
-use parsing_primitives::lines::tokens;
-
 use std::fmt::Write as _;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, color, coord, idx, num};
@@ -21,8 +19,8 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &st
     // The parser's token list, for the block's lines.
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
-        let at = l.offset;
-        tokens(l.text, &mut toks);
+        let (at, text) = (l.offset, l.text);
+        p.split(at, text, &mut toks)?;
         let mut t = toks.iter().copied();
         let mut c = [Coord::F64(0.0); 4];
         for (i, c) in c.iter_mut().enumerate() {
@@ -104,8 +102,8 @@ pub(crate) fn read_textmap(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &s
     // The parser's token list, for the block's lines.
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
-        let at = l.offset;
-        tokens(l.text, &mut toks);
+        let (at, text) = (l.offset, l.text);
+        p.split(at, text, &mut toks)?;
         let mut t = toks.iter().copied();
         let u = coord(p, at, t.next(), "u")?;
         let v = coord(p, at, t.next(), "v")?;

@@ -2,8 +2,6 @@
 
 use std::fmt::Write as _;
 
-use parsing_primitives::lines::tokens;
-
 use crate::ascii::parse::{Blocks, PResult, Parser, color, idx, num};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter};
 use crate::error::{Result, invalid};
@@ -96,8 +94,8 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     // The parser's token list, for the block's lines.
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
-        let at = l.offset;
-        tokens(l.text, &mut toks);
+        let (at, text) = (l.offset, l.text);
+        p.split(at, text, &mut toks)?;
         let mut t = toks.iter().copied();
         match t.next().unwrap_or("") {
             "uncertain" => {
@@ -118,13 +116,14 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                     .size
                     .iter()
                     .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
-                match n {
-                    Some(n) if n.saturating_mul(2) <= m.text_voxels as u64 => {
-                        // The rows hold at most the grid (charged as they come).
-                        values.reserve(usize::try_from(n).unwrap_or(0).min(128));
-                    }
-                    _ => return Err(p.err(at, "voxel block larger than the text")),
-                }
+                let Some(n) = n.filter(|n| n.saturating_mul(2) <= m.text_voxels as u64) else {
+                    return Err(p.err(at, "voxel block larger than the text"));
+                };
+                // Room for the first run's voxels, charged (the rows charge again as they
+                // come: at most 512 bytes twice).
+                let first = usize::try_from(n).unwrap_or(0).min(128);
+                p.take_items::<Idx>(at, "voxels", first)?;
+                values.reserve_exact(first);
             }
             "layer" => {}
             _ => {

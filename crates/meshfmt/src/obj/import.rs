@@ -18,7 +18,7 @@ use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Credit, Feature, LossKind, Material, Model, Surface,
     Texture, TextureBinding, TextureRole, TextureSource,
 };
-use parsing_primitives::lines::{split_ascii, split_lines, tokens};
+use parsing_primitives::lines::{split_ascii, split_lines, tokens_charged};
 
 use crate::error::CliError;
 
@@ -144,14 +144,16 @@ pub fn import(
     // millions of times.
     let mut vertex_bytes = Credit::new(budget, "OBJ vertices");
     let mut face_bytes = Credit::new(budget, "OBJ faces");
-    // One token list for every line.
+    // One token list for every line, its growth charged (a hostile line of millions of
+    // tokens is refused before its list is made).
     let mut parts: Vec<&str> = Vec::new();
+    let mut token_bytes = Credit::new(budget, "OBJ line tokens");
     // Lines split by `split_lines` (as `str::split('\n')`, not `str::lines`): a '\r'
     // left at a line's end, and the empty line after a final newline, make no tokens.
     for (n, (_, raw)) in split_lines(text).enumerate() {
         let line = n + 1;
         let l = split_ascii(raw, b'#').next().unwrap_or_default();
-        tokens(l, &mut parts);
+        tokens_charged(l, &mut parts, &mut token_bytes, "OBJ line tokens")?;
         let Some((&key, rest)) = parts.split_first() else {
             continue;
         };
