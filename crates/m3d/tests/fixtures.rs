@@ -385,3 +385,18 @@ fn a_long_ascii_row_is_refused_before_its_token_list_is_made() {
     let f = m3d_format::read(t.as_bytes()).unwrap();
     assert_eq!(f.counts().voxel_blocks, 1);
 }
+
+/// A text vertex may name 8 bones, not 9.
+#[test]
+fn an_ascii_vertex_names_at_most_eight_bones() {
+    let text = |bones: usize| {
+        let skin: Vec<String> = (0..bones).map(|b| format!("{b}:0.1")).collect();
+        format!(
+            "3dmodel 1\nn\nl\na\n\nVertex\n0 0 0 1 {}\n\nEnd\n",
+            skin.join(" ")
+        )
+    };
+    assert!(m3d_format::read(text(8).as_bytes()).is_ok());
+    let e = m3d_format::read(text(9).as_bytes()).unwrap_err();
+    assert!(e.to_string().contains("more than 8 bones"), "{e}");
+}

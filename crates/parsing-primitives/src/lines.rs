@@ -129,7 +129,8 @@ pub fn tokens<'a>(line: &'a str, out: &mut Vec<&'a str>) {
 /// let mut out = Vec::new();
 /// tokens_charged("v 1 2 3", &mut out, &mut credit, "tokens")?;
 /// assert_eq!(out, ["v", "1", "2", "3"]);
-/// // 501 tokens of 16 bytes would pass the budget: refused, the list not grown.
+/// // 500 tokens (at most 501 for its length) of 16 bytes would exceed the budget:
+/// // refused, the list not grown.
 /// let long = "1 ".repeat(500);
 /// assert!(tokens_charged(&long, &mut out, &mut credit, "tokens").is_err());
 /// assert!(out.capacity() < 100);
@@ -144,8 +145,9 @@ pub fn tokens_charged<'a>(
     out.clear();
     let most = line.len() / 2 + 1;
     if most > out.capacity() {
-        let more = (most - out.capacity()) * std::mem::size_of::<&str>();
-        credit.charge_for(what, more as u64)?;
+        let more =
+            ((most - out.capacity()) as u64).saturating_mul(std::mem::size_of::<&str>() as u64);
+        credit.charge_for(what, more)?;
         out.reserve_exact(most);
     }
     tokens(line, out);

@@ -63,8 +63,9 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     };
     let scale = if scale > 0.0 { scale } else { 1.0 };
     // name, license, author lines, then description lines up to a blank line.
-    // Charged and sized for those lines and their ends, so it is allocated once (an
-    // over-budget error names the name line).
+    // Sized for those lines and their ends, so it is allocated once, and charged twice
+    // that: the table grows on from here by doubling as names are added (an over-budget
+    // error names the name line).
     let size: usize = (1..p.lines.len())
         .map_while(|i| {
             let l = p.lines.get(i)?;
@@ -72,7 +73,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         })
         .sum();
     let at = p.lines.get(1).map_or(0, |l| l.offset);
-    p.take(at, "string table", size + 1)?;
+    p.take(at, "string table", 2 * (size + 1))?;
     let mut head = Vec::with_capacity(size + 1);
     for i in 1..4 {
         let t = p.lines.get(i).map_or("", |l| l.text);

@@ -36,15 +36,16 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &st
             if tok.starts_with('#') {
                 v.color = color(p, at, tok)?;
             } else {
+                // Refused at the ninth bone, not after reading a line of them.
+                if skin.len() == 8 {
+                    return Err(p.err(at, "more than 8 bones per vertex"));
+                }
                 let (b, w) = tok.split_once(':').unwrap_or((tok, "1"));
                 let w: f32 = num(p, at, Some(w), "weight")?;
                 skin.push((idx(p, at, b)?, w));
             }
         }
         if !skin.is_empty() {
-            if skin.len() > 8 {
-                return Err(p.err(at, "more than 8 bones per vertex"));
-            }
             // Weights are kept as written (bytes of 1/255; users renormalise, as
             // to_core and m3d.h do) unless one is above 1: then all are divided by
             // their sum so they fit a byte.

@@ -237,7 +237,7 @@ pub fn import(
                     match load(file) {
                         Ok(bytes) => {
                             budget.charge("OBJ material library", bytes.len() as u64)?;
-                            read_mtl(&bytes, &mut out, &mut materials)
+                            read_mtl(&bytes, &mut out, &mut materials, &mut token_bytes)?
                         }
                         Err(e) => out.lose(
                             Feature::Materials,
@@ -278,7 +278,14 @@ pub fn import(
     Ok(out)
 }
 
-fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<String, usize>) {
+/// A material library's materials and textures into `out`, each charged to `credit`
+/// (as are its lines' token lists) before it is made.
+fn read_mtl(
+    bytes: &[u8],
+    out: &mut Converted<Model>,
+    materials: &mut HashMap<String, usize>,
+    credit: &mut Credit<'_>,
+) -> Result<(), CliError> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         out.lose(
             Feature::Materials,
@@ -286,7 +293,7 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
             String::new(),
             "mtllib is not UTF-8 text",
         );
-        return;
+        return Ok(());
     };
     let model = &mut out.value;
     let texture = |model: &mut Model, path: &str| {
@@ -298,14 +305,21 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
         t
     };
     let mut bad_lines = 0;
+    // One token list for every line.
+    let mut parts: Vec<&str> = Vec::new();
     for raw in text.lines() {
         let l = raw.split('#').next().unwrap_or_default().trim();
-        let parts: Vec<&str> = l.split_whitespace().collect();
+        tokens_charged(l, &mut parts, credit, "OBJ material library tokens")?;
         let Some((&key, rest)) = parts.split_first() else {
             continue;
         };
         if key == "newmtl" {
             let name = rest.join(" ");
+            // The material, its name, and the name's copy in the map.
+            credit.charge_for(
+                "OBJ materials",
+                (std::mem::size_of::<Material>() + 2 * name.len() + 64) as u64,
+            )?;
             materials.insert(name.clone(), model.materials.len());
             // Plain OBJ materials are dielectric; `Pm` says otherwise.
             model.materials.push(Material {
@@ -342,6 +356,13 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
                 // The file name is the last word (options like `-bm 1` come first).
                 match rest.last() {
                     Some(path) => {
+                        // The texture (its name and path) and its binding.
+                        credit.charge_for(
+                            "OBJ textures",
+                            (std::mem::size_of::<Texture>()
+                                + std::mem::size_of::<TextureBinding>()
+                                + 2 * path.len()) as u64,
+                        )?;
                         let role = match key {
                             "map_Kd" => TextureRole::BaseColor,
                             "map_Ke" => TextureRole::Emissive,
@@ -372,6 +393,7 @@ fn read_mtl(bytes: &[u8], out: &mut Converted<Model>, materials: &mut HashMap<St
             format!("{bad_lines} malformed mtllib lines skipped"),
         );
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -408,5 +430,23 @@ mod tests {
             let e = read(text);
             assert!(matches!(&e, Err(e) if e.contains("line 3")), "{e:?}");
         }
+    }
+
+    /// A material library's materials are charged: 100,000 `newmtl` lines (about 1 MB)
+    /// make far more than a 4 MiB budget holds, and the import stops on it.
+    #[test]
+    fn material_libraries_are_charged() {
+        let mtl = "newmtl m\n".repeat(100_000).into_bytes();
+        let load = |_: &str| Ok(mtl.clone());
+        let budget = meshfmt_core::Budget::new(meshfmt_core::Limits {
+            max_alloc_bytes: 4 << 20,
+            ..meshfmt_core::Limits::DEFAULT
+        });
+        let text = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+        let e = import(text.as_bytes(), &load, &budget).map(|_| ()).unwrap_err();
+        assert!(e.to_string().contains("OBJ materials"), "{e}");
+        // With room, they read (one material per line).
+        let m = import(text.as_bytes(), &load, &meshfmt_core::Budget::default()).unwrap();
+        assert_eq!(m.value.materials.len(), 100_000);
     }
 }
