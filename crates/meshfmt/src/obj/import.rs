@@ -443,7 +443,9 @@ mod tests {
             ..meshfmt_core::Limits::DEFAULT
         });
         let text = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
-        let e = import(text.as_bytes(), &load, &budget).map(|_| ()).unwrap_err();
+        let e = import(text.as_bytes(), &load, &budget)
+            .map(|_| ())
+            .unwrap_err();
         assert!(e.to_string().contains("OBJ materials"), "{e}");
         // With room, they read (one material per line).
         let m = import(text.as_bytes(), &load, &meshfmt_core::Budget::default()).unwrap();
