@@ -124,6 +124,20 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
 /// over as a `Vec`, which the conversion frees, giving their charge back to its budget,
 /// as soon as the input is read (a Vitaboy appearance: once its model is assembled): the
 /// rest of the conversion, the output included, never holds the input beside it.
+///
+/// ```
+/// use std::path::Path;
+/// use meshfmt::convert::{ConvertOptions, convert};
+/// let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".to_vec();
+/// let opts = ConvertOptions::default();
+/// // Borrowed: `obj` stays the caller's.
+/// let kept = convert(Path::new("tri.obj"), &obj, Path::new("tri.glb"), &opts)?;
+/// // Handed over: freed once read.
+/// let freed = convert(Path::new("tri.obj"), obj, Path::new("tri.glb"), &opts)?;
+/// assert_eq!(kept.outputs, freed.outputs);
+/// assert_eq!(freed.outputs[0].0, Path::new("tri.glb"));
+/// # Ok::<(), meshfmt::error::CliError>(())
+/// ```
 #[derive(Debug)]
 pub enum InputBytes<'a> {
     /// Bytes the caller keeps.
