@@ -308,7 +308,7 @@ fn read_mtl(
     // One token list for every line.
     let mut parts: Vec<&str> = Vec::new();
     for raw in text.lines() {
-        let l = raw.split('#').next().unwrap_or_default().trim();
+        let l = split_ascii(raw, b'#').next().unwrap_or_default();
         tokens_charged(l, &mut parts, credit, "OBJ material library tokens")?;
         let Some((&key, rest)) = parts.split_first() else {
             continue;
