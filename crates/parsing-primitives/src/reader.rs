@@ -500,39 +500,13 @@ impl<'a> Reader<'a> {
     /// [`count`](Self::count) for a count field that started at absolute offset `at`
     /// (errors point at the field, not past it).
     pub fn count_at(&self, at: u64, count: u64, min_element_size: usize) -> Result<usize> {
-        // The input-size check comes first: it is the more telling message.
-        let needed = count.saturating_mul(min_element_size as u64);
-        let remaining = self.remaining() as u64;
-        if needed > remaining {
-            return Err(self.error_at(
-                at,
-                ErrorKind::CountTooLarge {
-                    count,
-                    needed,
-                    remaining,
-                },
-            ));
-        }
-        if count > self.limits.max_elements {
-            return Err(self.error_at(
-                at,
-                ErrorKind::LimitExceeded {
-                    what: "array length",
-                    value: count,
-                    limit: self.limits.max_elements,
-                },
-            ));
-        }
-        usize::try_from(count).map_err(|_| {
-            self.error_at(
-                at,
-                ErrorKind::LimitExceeded {
-                    what: "array length",
-                    value: count,
-                    limit: usize::MAX as u64,
-                },
-            )
-        })
+        check_count(
+            count,
+            min_element_size,
+            self.remaining() as u64,
+            &self.limits,
+        )
+        .map_err(|kind| self.error_at(at, kind))
     }
 
     /// Charges `bytes` of decoded data to the [`Budget`] before they are allocated; the
@@ -667,6 +641,47 @@ impl<'a> Reader<'a> {
         let bytes = self.bytes(n * size)?;
         Ok(element::decode_array(bytes, endian))
     }
+}
+
+/// The check of [`Reader::count_at`] for input read some other way (a stream with
+/// `remaining` bytes left): `count * min_element_size` must fit in them, and `count`
+/// must be within [`Limits::max_elements`] and a `usize`.
+///
+/// ```
+/// use parsing_primitives::{ErrorKind, Limits, check_count};
+/// assert_eq!(check_count(3, 4, 12, &Limits::DEFAULT), Ok(3));
+/// assert!(matches!(
+///     check_count(4, 4, 12, &Limits::DEFAULT),
+///     Err(ErrorKind::CountTooLarge { count: 4, needed: 16, remaining: 12 })
+/// ));
+/// ```
+pub fn check_count(
+    count: u64,
+    min_element_size: usize,
+    remaining: u64,
+    limits: &Limits,
+) -> std::result::Result<usize, ErrorKind> {
+    // The input-size check comes first: it is the more telling message.
+    let needed = count.saturating_mul(min_element_size as u64);
+    if needed > remaining {
+        return Err(ErrorKind::CountTooLarge {
+            count,
+            needed,
+            remaining,
+        });
+    }
+    if count > limits.max_elements {
+        return Err(ErrorKind::LimitExceeded {
+            what: "array length",
+            value: count,
+            limit: limits.max_elements,
+        });
+    }
+    usize::try_from(count).map_err(|_| ErrorKind::LimitExceeded {
+        what: "array length",
+        value: count,
+        limit: usize::MAX as u64,
+    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 use parsing_primitives::{ErrorKind, Reader};
 
 use crate::error::{Result, invalid};
+use crate::input::BlockReader;
+use crate::lz4::{Lz4Window, WINDOW};
 
 /// A block as the file stored it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,6 +219,51 @@ pub(crate) fn parse_block<T>(
             with_content(r, at, block, scratch, |content| {
                 parse(&mut Reader::new(crate::FORMAT_NAME, content).with_budget(budget))
             })
+        })
+    })
+}
+
+/// Item `s` of the `field` list of blocks (read at file offset `at`), as
+/// [`parse_block`], but read by `parse` as it decodes, through a [`BlockReader`] (a raw
+/// block in place): no buffer of the block's size. The window is charged to `r`'s
+/// budget while it is in use. A block whose stream does not decode to its size is
+/// reported as corrupt (at the byte after its two sizes) whether or not `parse` failed
+/// first, as when it was decoded whole before being parsed.
+pub(crate) fn parse_block_streamed<T>(
+    r: &mut Reader<'_>,
+    (field, s): (&'static str, usize),
+    (at, block): (u64, &StoredBlock),
+    parse: impl FnOnce(&mut BlockReader<'_>) -> parsing_primitives::Result<T>,
+) -> parsing_primitives::Result<T> {
+    let budget = r.budget().clone();
+    r.field(field, |r| {
+        r.item(s, |r| {
+            let corrupt = r
+                .field("block", |r| {
+                    Err::<(), _>(r.invalid_at(at + 16, "corrupt LZ4 block"))
+                })
+                .err()
+                .unwrap_or_else(|| r.invalid_at(at + 16, "corrupt LZ4 block"));
+            if block.is_raw() {
+                let mut b = BlockReader::new(Lz4Window::raw(&block.stored), budget, corrupt);
+                return parse(&mut b);
+            }
+            if !cfg!(feature = "lz4") || !plausible(block.size, block.stored.len() as u64) {
+                return Err(corrupt);
+            }
+            let held = block.size.min(WINDOW as u64);
+            r.field("block", |r| {
+                match budget.charge("decompressed block", held) {
+                    Ok(()) => Ok(()),
+                    Err(e) => Err(r.error_at(at + 16, ErrorKind::OverBudget(e))),
+                }
+            })?;
+            let window = Lz4Window::new(&block.stored, block.size);
+            let mut b = BlockReader::new(window, budget.clone(), corrupt);
+            let out = parse(&mut b);
+            let rest = b.check_rest();
+            budget.release(held);
+            rest.and(out)
         })
     })
 }

@@ -2,6 +2,8 @@
 
 use parsing_primitives::{Reader, Result};
 
+use crate::input::Input;
+
 /// Longest name the docs allow (1024 characters, including the NUL).
 pub const MAX_NAME: usize = 1024;
 
@@ -325,6 +327,11 @@ pub fn index_width(count: usize) -> usize {
 
 /// Reads `n` indices of `width` bytes (1, 2 or 4, as [`index_width`] gives) in bulk.
 pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
+    read_indices_from(r, n, width)
+}
+
+/// [`read_indices`] from any [`Input`].
+pub(crate) fn read_indices_from(r: &mut impl Input, n: usize, width: usize) -> Result<Vec<u32>> {
     let at = r.offset();
     if !matches!(width, 1 | 2 | 4) {
         return Err(r.invalid_at(at, format!("indices of {width} bytes")));
@@ -333,25 +340,27 @@ pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u3
     let n = r.count(n as u64, width)?;
     r.charge_for("indices", (n as u64).saturating_mul(4))?;
     // Widened straight from the stored bytes: one pass, no array at the stored width.
-    let bytes = r.bytes(n.saturating_mul(width))?;
-    Ok(match width {
-        1 => bytes.iter().map(|&b| u32::from(b)).collect(),
-        2 => bytes
-            .chunks_exact(2)
-            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
-            .collect(),
-        _ => {
-            let raw: Vec<u32> = bytes
+    let mut out = Vec::with_capacity(n);
+    r.pieces(n.saturating_mul(width), width, |bytes| match width {
+        1 => out.extend(bytes.iter().map(|&b| u32::from(b))),
+        2 => out.extend(
+            bytes
+                .chunks_exact(2)
+                .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))),
+        ),
+        _ => out.extend(
+            bytes
                 .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            // Stored as i32: one at or past 2^31 (a set top bit) is a negative index.
-            if let Some((k, i)) = first_out_of_range(&raw, 1 << 31) {
-                return Err(r.invalid_at(at + 4 * k as u64, format!("negative index {}", i as i32)));
-            }
-            raw
-        }
-    })
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        ),
+    })?;
+    // Stored as i32: one at or past 2^31 (a set top bit) is a negative index.
+    if width == 4
+        && let Some((k, i)) = first_out_of_range(&out, 1 << 31)
+    {
+        return Err(r.invalid_at(at + 4 * k as u64, format!("negative index {}", i as i32)));
+    }
+    Ok(out)
 }
 
 /// Writes indices at `width` bytes each (the caller checked they fit).

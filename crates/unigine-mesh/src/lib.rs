@@ -110,6 +110,8 @@ mod contract;
 pub mod convert;
 mod error;
 mod file;
+mod input;
+mod lz4;
 pub mod ms14;
 pub mod ms15;
 pub mod ms1x;

@@ -19,9 +19,12 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{Prepared, memory_estimate_for, parse_block, prepare, read_block};
+use crate::block::{
+    Prepared, memory_estimate_for, parse_block, parse_block_streamed, prepare, read_block,
+};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
+use crate::input::Input;
 use crate::ms1x::{
     HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_geometry, write_geometry_with,
 };
@@ -227,7 +230,6 @@ pub(crate) fn decode_surfaces(
     weights: bool,
 ) -> parsing_primitives::Result<Vec<Surface>> {
     let mut surfaces = Vec::with_capacity(headers.len());
-    let mut scratch = Vec::new();
     let blocks = positions.iter().zip(blocks);
     for ((s, h), (&at, block)) in headers.into_iter().enumerate().zip(blocks) {
         let counts = HeaderCounts {
@@ -237,7 +239,7 @@ pub(crate) fn decode_surfaces(
             weights,
         };
         let names = h.morphs.into_iter().map(|m| m.0).collect();
-        let surface = parse_block(r, ("geometry_blocks", s), (at, block), &mut scratch, |g| {
+        let surface = parse_block_streamed(r, ("geometry_blocks", s), (at, block), |g| {
             g.field("surfaces", |g| {
                 g.item(s, |g| {
                     g.field("geometry (decoded)", |g| {

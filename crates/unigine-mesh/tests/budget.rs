@@ -195,8 +195,9 @@ fn a_raw_block_is_kept_once_and_parsed_in_place() {
 #[test]
 fn decoding_a_block_draws_on_the_file_budget() {
     // 100,000 vertices at the origin: a 2 MB geometry block that LZ4 stores in a few
-    // KB. Decompressing it (2 MB) and decoding its arrays (2 MB more) both count
-    // against the one budget; the block's reader used to get a fresh budget of its own.
+    // KB. The window it is decoded through (512 KiB) and the arrays it decodes to
+    // (1.2 MB of positions, 0.8 MB of tangents) all count against the one budget; the
+    // block's reader used to get a fresh budget of its own.
     let bytes = ms14_bytes(ms11(
         0,
         vec![],
@@ -208,12 +209,15 @@ fn decoding_a_block_draws_on_the_file_budget() {
         )],
     ));
     assert!(bytes.len() < 100_000, "{}", bytes.len());
-    let budget = Budget::new(limits(3 * MIB));
-    let err = read_under(&bytes, &budget).unwrap_err();
+    // 2 MiB hold the window and the positions, not the tangents as well.
+    let err = read_under(&bytes, &Budget::new(limits(2 * MIB))).unwrap_err();
     assert_eq!(over_budget(&err), Some("decoded data"), "{err}");
     assert!(err.to_string().contains("geometry (decoded)"), "{err}");
-    // With 1 MiB the decompressed block itself is refused.
-    let err = read_under(&bytes, &Budget::new(limits(MIB))).unwrap_err();
+    assert!(err.to_string().contains("tangents"), "{err}");
+    // 3 MiB hold it all.
+    assert!(read_under(&bytes, &Budget::new(limits(3 * MIB))).is_ok());
+    // With 256 KiB the window itself is refused.
+    let err = read_under(&bytes, &Budget::new(limits(MIB / 4))).unwrap_err();
     assert_eq!(over_budget(&err), Some("decompressed block"), "{err}");
     assert!(read(&bytes).is_ok());
 }

@@ -14,10 +14,11 @@ use unigine_common::keys::{RotationRange, read_animated_bones, read_frames, read
 
 use crate::FORMAT_NAME;
 use crate::common::{
-    BindTransform, Bounds, MAX_NAME, first_out_of_range, index_width, read_bounds, read_indices,
-    write_indices,
+    BindTransform, Bounds, MAX_NAME, first_out_of_range, index_width, read_bounds,
+    read_indices_from, write_indices,
 };
 use crate::error::{Result, invalid};
+use crate::input::Input;
 
 pub use unigine_common::BoneInfo;
 
@@ -147,7 +148,7 @@ fn read_name<'a>(r: &mut Reader<'a>) -> parsing_primitives::Result<&'a [u8]> {
 
 /// A count that must be 0 or `expected`.
 fn count_zero_or(
-    r: &mut Reader<'_>,
+    r: &mut impl Input,
     expected: usize,
     what: &str,
     of: &str,
@@ -279,14 +280,14 @@ pub(crate) struct HeaderCounts {
 /// `nw` vertex weights (count already read): up to four (bone, weight) pairs each,
 /// bones checked against `num_bones`.
 fn read_weights(
-    r: &mut Reader<'_>,
+    r: &mut impl Input,
     nw: usize,
     num_bones: usize,
 ) -> parsing_primitives::Result<Vec<VertexWeights>> {
     r.field("weights", |r| {
         r.array(nw as u64, 1, |r| {
             let at = r.offset();
-            let count = r.u8()?;
+            let count = r.le::<u8>()?;
             if count > 4 {
                 return Err(r.invalid_at(at, format!("{count} weights for one vertex (at most 4)")));
             }
@@ -296,7 +297,7 @@ fn read_weights(
             };
             for k in 0..usize::from(count) {
                 let at = r.offset();
-                let bone = r.i16_le()?;
+                let bone = r.le::<i16>()?;
                 if bone < 0 || bone as usize >= num_bones {
                     return Err(r.invalid_at(
                         at,
@@ -304,7 +305,7 @@ fn read_weights(
                     ));
                 }
                 w.bones[k] = bone;
-                w.weights[k] = r.u16_le()?;
+                w.weights[k] = r.le::<u16>()?;
             }
             Ok(w)
         })
@@ -314,7 +315,7 @@ fn read_weights(
 /// The coordinate and triangle (tangent) index lists: counts from the ms14 header or
 /// compact in the file, whole triangles, equal lengths, every index in range.
 fn read_corner_indices(
-    r: &mut Reader<'_>,
+    r: &mut impl Input,
     header: Option<&HeaderCounts>,
     nv0: usize,
     nt0: usize,
@@ -333,7 +334,7 @@ fn read_corner_indices(
         ));
     }
     let at = r.offset();
-    let cindices = r.field("cindices", |r| read_indices(r, nci, cw))?;
+    let cindices = r.field("cindices", |r| read_indices_from(r, nci, cw))?;
     if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
         return Err(r.invalid_at(
             at + (k * cw) as u64,
@@ -352,7 +353,7 @@ fn read_corner_indices(
         ));
     }
     let at = r.offset();
-    let tindices = r.field("tindices", |r| read_indices(r, nti, tw))?;
+    let tindices = r.field("tindices", |r| read_indices_from(r, nti, tw))?;
     if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
         return Err(r.invalid_at(
             at + (k * tw) as u64,
@@ -364,7 +365,7 @@ fn read_corner_indices(
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn read_geometry(
-    r: &mut Reader<'_>,
+    r: &mut impl Input,
     version: Ms1xVersion,
     num_bones: usize,
     tsize: usize,

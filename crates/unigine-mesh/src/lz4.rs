@@ -1,0 +1,460 @@
+//! A plain LZ4 block decoded through a small window: the content comes out a piece at a
+//! time, so a block of any size is read in a fixed amount of memory (the window, which
+//! stays in cache) rather than decoded whole into a buffer of its own size first.
+//!
+//! The window keeps the last [`HISTORY`] bytes decoded (the farthest back an LZ4 match
+//! can reach) and the bytes not yet consumed; when it is full, that tail slides to its
+//! front. A sequence that does not fit is decoded in parts ([`Pending`]).
+//!
+//! The stream must decode to exactly its declared size, end with a run of literals
+//! (as `lz4_decodes_to` in `block.rs` and the LZ4 block format require), and every
+//! match must point inside what was decoded; anything else is [`Corrupt`].
+
+/// The farthest back an LZ4 match reaches (a 16-bit offset).
+const HISTORY: usize = 1 << 16;
+
+/// The window: history plus room to decode ahead of the reader.
+pub(crate) const WINDOW: usize = 1 << 19;
+
+/// Fixed-size copies on the hot paths, where both sides have room for them.
+const WILD: usize = 16;
+
+/// The stream does not decode to its declared size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Corrupt;
+
+/// What the decoder was doing when the window filled.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    /// At a sequence's token.
+    Token,
+    /// `left` literals still to copy; `nibble` is the token's match-length nibble.
+    Literals { left: usize, nibble: u8 },
+    /// `left` bytes of a match `offset` back still to copy.
+    Match { offset: usize, left: usize },
+    /// The stream ended after a run of literals.
+    Done,
+}
+
+/// An LZ4 block being decoded (see the module docs).
+pub(crate) struct Lz4Window<'s> {
+    src: &'s [u8],
+    at: usize,
+    buf: Vec<u8>,
+    /// First byte not yet consumed.
+    start: usize,
+    /// End of what is decoded.
+    end: usize,
+    /// Content offset of `buf[0]`.
+    base: u64,
+    /// The declared decoded size.
+    size: u64,
+    pending: Pending,
+    /// The block is stored raw: `src` is the content, read in place.
+    raw: bool,
+}
+
+impl<'s> Lz4Window<'s> {
+    /// A decoder of `src`, an LZ4 block declared to decode to `size` bytes.
+    pub(crate) fn new(src: &'s [u8], size: u64) -> Self {
+        let window = usize::try_from(size).map_or(WINDOW, |s| s.min(WINDOW));
+        Lz4Window {
+            src,
+            at: 0,
+            buf: vec![0; window],
+            start: 0,
+            end: 0,
+            base: 0,
+            size,
+            pending: Pending::Token,
+            raw: false,
+        }
+    }
+
+    /// A block stored raw: `content` read in place, through the same interface.
+    pub(crate) fn raw(content: &'s [u8]) -> Self {
+        Lz4Window {
+            src: content,
+            at: content.len(),
+            buf: Vec::new(),
+            start: 0,
+            end: content.len(),
+            base: 0,
+            size: content.len() as u64,
+            pending: Pending::Done,
+            raw: true,
+        }
+    }
+
+    /// Content offset of the next byte to consume.
+    pub(crate) fn offset(&self) -> u64 {
+        self.base + self.start as u64
+    }
+
+    /// Content bytes not yet consumed (decoded or not).
+    pub(crate) fn remaining(&self) -> u64 {
+        self.size - self.offset()
+    }
+
+    /// The decoded bytes not yet consumed: at least `want` of them unless the content
+    /// ends first (`want` capped at the window less [`HISTORY`] when the content does
+    /// not fit the window whole).
+    pub(crate) fn fill(&mut self, want: usize) -> Result<&[u8], Corrupt> {
+        if self.raw {
+            return Ok(self.src.get(self.start..).unwrap_or_default());
+        }
+        let cap = match self.buf.len() as u64 >= self.size {
+            true => self.buf.len(),
+            false => self.buf.len() - HISTORY,
+        };
+        let want = want.min(cap).max(1);
+        while self.end - self.start < want && !matches!(self.pending, Pending::Done) {
+            if self.end == self.buf.len() {
+                self.slide();
+            }
+            self.decode()?;
+        }
+        Ok(&self.buf[self.start..self.end])
+    }
+
+    /// Marks `n` of the bytes [`fill`](Self::fill) gave as consumed.
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.end);
+    }
+
+    /// Decodes the rest without keeping it: whether the whole stream is sound.
+    pub(crate) fn check_rest(&mut self) -> Result<(), Corrupt> {
+        loop {
+            let n = self.fill(usize::MAX)?.len();
+            if n == 0 {
+                return Ok(());
+            }
+            self.consume(n);
+        }
+    }
+
+    /// Moves the unconsumed bytes and the history before them to the window's front.
+    fn slide(&mut self) {
+        let from = self.start.min(self.end.saturating_sub(HISTORY));
+        self.buf.copy_within(from..self.end, 0);
+        self.base += from as u64;
+        self.start -= from;
+        self.end -= from;
+    }
+
+    /// Decodes until the window is full or the stream ends.
+    fn decode(&mut self) -> Result<(), Corrupt> {
+        // Never past the declared size: the window's end or the content's, whichever
+        // comes first.
+        let limit = usize::try_from(self.size - self.base)
+            .map_or(self.buf.len(), |s| s.min(self.buf.len()));
+        loop {
+            if matches!(self.pending, Pending::Token) {
+                self.sequences(limit)?;
+            }
+            match self.pending {
+                Pending::Done => return Ok(()),
+                Pending::Token => {
+                    let token = *self.src.get(self.at).ok_or(Corrupt)?;
+                    self.at += 1;
+                    let left = self.length(token >> 4)?;
+                    self.pending = Pending::Literals {
+                        left,
+                        nibble: token & 15,
+                    };
+                }
+                Pending::Literals { left, nibble } => {
+                    let (src, at, end) = (self.src, self.at, self.end);
+                    // Short runs: one fixed copy when both sides have room.
+                    if left <= WILD && at + WILD <= src.len() && end + WILD <= limit {
+                        self.buf[end..end + WILD].copy_from_slice(&src[at..at + WILD]);
+                        self.at += left;
+                        self.end += left;
+                    } else {
+                        let k = left.min(limit - end);
+                        let lit = src.get(at..at + k).ok_or(Corrupt)?;
+                        self.buf[end..end + k].copy_from_slice(lit);
+                        self.at += k;
+                        self.end += k;
+                        if k < left {
+                            self.pending = Pending::Literals {
+                                left: left - k,
+                                nibble,
+                            };
+                            return self.full();
+                        }
+                    }
+                    if self.at == self.src.len() {
+                        self.pending = Pending::Done;
+                        return match self.base + self.end as u64 == self.size {
+                            true => Ok(()),
+                            false => Err(Corrupt),
+                        };
+                    }
+                    let o = self.src.get(self.at..self.at + 2).ok_or(Corrupt)?;
+                    let offset = usize::from(u16::from_le_bytes([o[0], o[1]]));
+                    self.at += 2;
+                    let left = self.length(nibble)?.checked_add(4).ok_or(Corrupt)?;
+                    // Inside what was decoded (the window keeps the history).
+                    if offset == 0 || offset as u64 > self.base + self.end as u64 {
+                        return Err(Corrupt);
+                    }
+                    self.pending = Pending::Match { offset, left };
+                }
+                Pending::Match { offset, left } => {
+                    let end = self.end;
+                    if left <= WILD && offset >= WILD && end + WILD <= limit {
+                        let (done, ahead) = self.buf.split_at_mut(end);
+                        ahead[..WILD].copy_from_slice(&done[end - offset..end - offset + WILD]);
+                        self.end += left;
+                    } else {
+                        let k = left.min(limit - end);
+                        copy_match(&mut self.buf, end, offset, k);
+                        self.end += k;
+                        if k < left {
+                            self.pending = Pending::Match {
+                                offset,
+                                left: left - k,
+                            };
+                            return self.full();
+                        }
+                    }
+                    self.pending = Pending::Token;
+                }
+            }
+            if self.end == limit {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The hot loop: whole sequences while both the input and the window have room
+    /// for them and for the fixed-size copies; the first one that does not fit is left
+    /// to [`decode`](Self::decode)'s step by step handling (`pending` stays `Token`).
+    fn sequences(&mut self, limit: usize) -> Result<(), Corrupt> {
+        let src = self.src;
+        let buf = self.buf.get_mut(..limit).ok_or(Corrupt)?;
+        let (mut at, mut end) = (self.at, self.end);
+        // Bytes decoded before `buf[0]`: a match may reach back into them only
+        // through the history the window keeps.
+        let before = self.base;
+        loop {
+            // A token, up to two length bytes each side, the offset and a literal run of
+            // up to WILD bytes all fit before the input's last WILD + 8 bytes.
+            if at + 2 * WILD + 8 > src.len() || end + 2 * WILD > limit {
+                break;
+            }
+            let token = src[at];
+            let mut lit = usize::from(token >> 4);
+            let mut a = at + 1;
+            if lit == 15 {
+                loop {
+                    let b = *src.get(a).ok_or(Corrupt)?;
+                    a += 1;
+                    lit += usize::from(b);
+                    if b != 255 {
+                        break;
+                    }
+                }
+            }
+            // The literals, the offset after them and room for wild copies.
+            if a + lit + 2 + WILD > src.len() || end + lit + WILD > limit {
+                break;
+            }
+            if lit <= WILD {
+                buf[end..end + WILD].copy_from_slice(&src[a..a + WILD]);
+            } else {
+                buf[end..end + lit].copy_from_slice(&src[a..a + lit]);
+            }
+            let lit_end = a + lit;
+            let offset = usize::from(u16::from_le_bytes([src[lit_end], src[lit_end + 1]]));
+            let mut m = lit_end + 2;
+            let mut len = usize::from(token & 15);
+            if len == 15 {
+                loop {
+                    let b = *src.get(m).ok_or(Corrupt)?;
+                    m += 1;
+                    len += usize::from(b);
+                    if b != 255 {
+                        break;
+                    }
+                }
+            }
+            len += 4;
+            let mend = end + lit;
+            if offset == 0 || offset as u64 > before + mend as u64 {
+                return Err(Corrupt);
+            }
+            if mend + len + WILD > limit {
+                break;
+            }
+            if len <= WILD && offset >= WILD {
+                let (done, ahead) = buf.split_at_mut(mend);
+                ahead[..WILD].copy_from_slice(&done[mend - offset..mend - offset + WILD]);
+            } else {
+                copy_match(buf, mend, offset, len);
+            }
+            at = m;
+            end = mend + len;
+        }
+        self.at = at;
+        self.end = end;
+        Ok(())
+    }
+
+    /// A sequence still has bytes to write but the window is full: the caller slides
+    /// it, unless the declared content ends here (the stream decodes to more).
+    fn full(&self) -> Result<(), Corrupt> {
+        match self.base + self.end as u64 == self.size {
+            true => Err(Corrupt),
+            false => Ok(()),
+        }
+    }
+
+    /// A length: the nibble, continued by bytes of 255 until a smaller one when it is 15.
+    fn length(&mut self, nibble: u8) -> Result<usize, Corrupt> {
+        let mut n = usize::from(nibble);
+        if nibble == 15 {
+            loop {
+                let b = *self.src.get(self.at).ok_or(Corrupt)?;
+                self.at += 1;
+                n = n.checked_add(usize::from(b)).ok_or(Corrupt)?;
+                if b != 255 {
+                    return Ok(n);
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Copies `len` bytes from `offset` back to `buf[at..]`, as LZ4 does: where the ranges
+/// overlap, the bytes just written are read again (a repeating pattern).
+fn copy_match(buf: &mut [u8], at: usize, offset: usize, len: usize) {
+    if offset >= len {
+        buf.copy_within(at - offset..at - offset + len, at);
+    } else if offset == 1 {
+        let b = buf[at - 1];
+        buf[at..at + len].fill(b);
+    } else {
+        // Each copy reads only bytes already written, and `done` stays a multiple of
+        // `offset`, so the pattern carries on: copies of `offset`, 2, 4... times its
+        // length.
+        let mut done = 0;
+        while done < len {
+            let k = (done + offset).min(len - done);
+            buf.copy_within(at - offset..at - offset + k, at + done);
+            done += k;
+        }
+    }
+}
+
+#[cfg(all(test, feature = "lz4"))]
+mod tests {
+    use super::*;
+
+    /// Decodes all of `src` through the window, consuming `step` bytes at a time.
+    fn through_window(src: &[u8], size: u64, step: usize) -> Result<Vec<u8>, Corrupt> {
+        let mut w = Lz4Window::new(src, size);
+        let mut out = Vec::new();
+        loop {
+            let got = w.fill(step)?;
+            if got.is_empty() {
+                return Ok(out);
+            }
+            let n = got.len().min(step);
+            out.extend_from_slice(&got[..n]);
+            w.consume(n);
+        }
+    }
+
+    /// Content with long runs, short repeats, overlapping matches and noise.
+    fn content(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut v = Vec::with_capacity(len);
+        while v.len() < len {
+            match next() % 4 {
+                0 => v.extend(std::iter::repeat_n(next() as u8, (next() % 3000) as usize)),
+                1 => {
+                    let back = (next() % 70_000) as usize;
+                    let n = (next() % 40) as usize;
+                    for _ in 0..n {
+                        let b = v.len().checked_sub(back.max(1)).map_or(7, |k| v[k]);
+                        v.push(b);
+                    }
+                }
+                2 => v.extend((0..(next() % 20)).map(|_| next() as u8)),
+                _ => v.extend_from_slice(b"vertex tangent uv0 uv1 "),
+            }
+        }
+        v.truncate(len);
+        v
+    }
+
+    #[test]
+    fn decodes_what_lz4_flex_encodes_at_any_reading_pace() {
+        for (len, seed) in [(0, 1), (1, 2), (17, 3), (70_000, 4), (1_500_000, 5)] {
+            let c = content(len, seed);
+            let z = lz4_flex::block::compress(&c);
+            for step in [1, 7, 4096, WINDOW, usize::MAX] {
+                assert_eq!(
+                    through_window(&z, len as u64, step),
+                    Ok(c.clone()),
+                    "{len} {step}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_that_decodes_to_another_size_is_corrupt() {
+        let c = content(200_000, 9);
+        let z = lz4_flex::block::compress(&c);
+        for size in [0, 1, 199_999, 200_001, 10_000_000] {
+            assert_eq!(through_window(&z, size, 4096), Err(Corrupt), "{size}");
+        }
+        // Cut short, or a match reaching before the start.
+        assert_eq!(
+            through_window(&z[..z.len() - 1], 200_000, 4096),
+            Err(Corrupt)
+        );
+        assert_eq!(through_window(&[0x10, b'a', 5, 0], 5, 1), Err(Corrupt));
+        // Overlapping matches: 'a', then 7 copies from one back ("aaaaaaaa"); "ab",
+        // then 6 from two back ("abababab").
+        assert_eq!(
+            through_window(&[0x13, b'a', 1, 0, 0x00], 8, 1),
+            Ok(b"aaaaaaaa".to_vec())
+        );
+        assert_eq!(
+            through_window(&[0x22, b'a', b'b', 2, 0, 0x00], 8, 3),
+            Ok(b"abababab".to_vec())
+        );
+    }
+
+    #[test]
+    fn hostile_streams_end_in_an_error_not_a_hang() {
+        for seed in 0..300u64 {
+            let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let bytes: Vec<u8> = (0..(seed % 60))
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            for size in [0, 3, 64, 100_000] {
+                let r = through_window(&bytes, size, 5);
+                if let Ok(out) = r {
+                    assert_eq!(out.len() as u64, size);
+                }
+            }
+        }
+    }
+}
