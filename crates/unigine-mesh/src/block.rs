@@ -3,10 +3,12 @@
 //! when both sizes are equal (notes/unigine-current.md section 4).
 //!
 //! The engine's LZ4 output cannot be reproduced by any public compressor setting, so a
-//! byte-identical rewrite needs each block's stored bytes. Only those are kept: the
-//! decoded content is parsed from one scratch buffer and dropped (a file would
-//! otherwise hold every compressed block twice), and the writer checks new content
-//! against a block without decoding it into memory ([`StoredBlock::holds`]).
+//! byte-identical rewrite needs each block's stored bytes. Only those are kept: a
+//! geometry block is parsed as it decodes, through a small window
+//! ([`parse_block_streamed`]), a tree block from one scratch buffer that is then
+//! dropped (a file would otherwise hold every compressed block twice), and the writer
+//! checks new content against a block without decoding it into memory
+//! ([`StoredBlock::holds`]).
 
 use parsing_primitives::{ErrorKind, Reader};
 
@@ -462,6 +464,62 @@ mod tests {
             matches!(&e, Err(e) if e.offset() == 116 && e.to_string().contains("corrupt LZ4")),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn a_streamed_block_is_charged_its_window_and_reports_as_a_whole_decode_did() {
+        use crate::input::Input;
+        use parsing_primitives::{Budget, Limits};
+        // One literal 'a', then a match of 7 at offset 1: eight 'a'.
+        let b = StoredBlock {
+            size: 8,
+            stored: vec![0x13, b'a', 1, 0, 0x00],
+        };
+        let budget = Budget::new(Limits::DEFAULT);
+        let mut r = Reader::new("t", &[]).with_budget(budget.clone());
+        let got = parse_block_streamed(&mut r, ("blocks", 0), (0, &b), |g| {
+            Ok((g.le::<[u8; 8]>()?, budget.used()))
+        });
+        // Charged the window (the block's size, under 512 KiB) while in use.
+        assert_eq!(got.ok(), Some((*b"aaaaaaaa", 8)));
+        assert_eq!(budget.used(), 0);
+        // An error in the content: its offset in the content, its path under the
+        // block's.
+        let e = parse_block_streamed(&mut r, ("blocks", 3), (0, &b), |g| {
+            g.field("x", |g| {
+                g.le::<[u8; 5]>()?;
+                g.le::<u32>()
+            })
+        });
+        assert!(
+            matches!(&e, Err(e) if e.offset() == 5 && e.path() == "x"
+                && matches!(e.kind(), ErrorKind::UnexpectedEnd { needed: 4, remaining: 3 })),
+            "{e:?}"
+        );
+        // Unread content is trailing bytes.
+        let e = parse_block_streamed(&mut r, ("blocks", 0), (0, &b), |g| {
+            g.le::<u8>()?;
+            g.finish()
+        });
+        assert!(
+            matches!(&e, Err(e) if matches!(e.kind(), ErrorKind::TrailingBytes { count: 7 })),
+            "{e:?}"
+        );
+        // A stream that decodes to more than its size is corrupt, even when the parse
+        // failed before reaching the fault (named at the byte after the two sizes).
+        let bad = StoredBlock {
+            size: 7,
+            stored: vec![0x13, b'a', 1, 0, 0x00],
+        };
+        let e = parse_block_streamed(&mut r, ("blocks", 1), (100, &bad), |g| {
+            Err::<(), _>(g.invalid_at(0, "parse failed first"))
+        });
+        assert!(
+            matches!(&e, Err(e) if e.offset() == 116 && e.to_string().contains("corrupt LZ4")
+                && e.path() == "blocks[1].block"),
+            "{e:?}"
+        );
+        assert_eq!(budget.used(), 0);
     }
 
     #[test]

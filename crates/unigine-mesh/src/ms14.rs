@@ -219,9 +219,9 @@ pub(crate) fn read_offsets(
     Ok(())
 }
 
-/// Parses each geometry block (read at `positions`) with its header's counts, decoding
-/// them into one scratch buffer; `weights` says whether the payload has a weights count
-/// (not in ms15).
+/// Parses each geometry block (read at `positions`) with its header's counts, as it
+/// decodes ([`parse_block_streamed`]); `weights` says whether the payload has a weights
+/// count (not in ms15).
 pub(crate) fn decode_surfaces(
     r: &mut Reader<'_>,
     headers: Vec<SurfaceHeader>,
