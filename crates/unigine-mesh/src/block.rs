@@ -4,11 +4,10 @@
 //!
 //! The engine's LZ4 output cannot be reproduced by any public compressor setting, so a
 //! byte-identical rewrite needs each block's stored bytes. Only those are kept: a
-//! geometry block is parsed as it decodes, through a small window
-//! ([`parse_block_streamed`]), a tree block from one scratch buffer that is then
-//! dropped (a file would otherwise hold every compressed block twice), and the writer
-//! checks new content against a block without decoding it into memory
-//! ([`StoredBlock::holds`]).
+//! block's content is parsed as it decodes, through a small window ([`parse_block`]),
+//! so it is never held whole (a file would otherwise hold every compressed block
+//! twice), and the writer checks new content against a block without decoding it into
+//! memory ([`StoredBlock::holds`]).
 
 use parsing_primitives::{ErrorKind, Reader};
 
@@ -175,63 +174,13 @@ pub(crate) fn read_block(
     })
 }
 
-/// Decodes `block` (read at file offset `at`, inside `r`'s current path) into
-/// `scratch` and hands the content to `parse`. The scratch, as large as it is while
-/// the content is parsed, is charged to `r`'s budget for that time and handed back
-/// afterwards; an error names the byte after the block's two sizes.
-pub(crate) fn with_content<T>(
-    r: &mut Reader<'_>,
-    at: u64,
-    block: &StoredBlock,
-    scratch: &mut Vec<u8>,
-    parse: impl FnOnce(&[u8]) -> parsing_primitives::Result<T>,
-) -> parsing_primitives::Result<T> {
-    // `decode` keeps a buffer at least the block's size (raw blocks need none).
-    let held = match block.is_raw() {
-        true => scratch.len() as u64,
-        false => block.size.max(scratch.len() as u64),
-    };
-    r.field("block", |r| {
-        match r.budget().charge("decompressed block", held) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(r.error_at(at + 16, ErrorKind::OverBudget(e))),
-        }
-    })?;
-    let out = match block.decode(scratch) {
-        Some(content) => parse(content),
-        None => r.field("block", |r| Err(r.invalid_at(at + 16, "corrupt LZ4 block"))),
-    };
-    r.budget().release(held);
-    out
-}
-
-/// Item `s` of the `field` list of blocks (read at file offset `at`): its content,
-/// decoded into `scratch` ([`with_content`]), read by `parse` through a reader of its
-/// own on `r`'s budget (offsets inside the content, which has no place in the file).
-pub(crate) fn parse_block<T>(
-    r: &mut Reader<'_>,
-    (field, s): (&'static str, usize),
-    (at, block): (u64, &StoredBlock),
-    scratch: &mut Vec<u8>,
-    parse: impl FnOnce(&mut Reader<'_>) -> parsing_primitives::Result<T>,
-) -> parsing_primitives::Result<T> {
-    let budget = r.budget().clone();
-    r.field(field, |r| {
-        r.item(s, |r| {
-            with_content(r, at, block, scratch, |content| {
-                parse(&mut Reader::new(crate::FORMAT_NAME, content).with_budget(budget))
-            })
-        })
-    })
-}
-
-/// Item `s` of the `field` list of blocks (read at file offset `at`), as
-/// [`parse_block`], but read by `parse` as it decodes, through a [`BlockReader`] (a raw
-/// block in place): no buffer of the block's size. The window is charged to `r`'s
+/// Item `s` of the `field` list of blocks (read at file offset `at`): its content, read
+/// by `parse` as it decodes, through a [`BlockReader`] (a raw block in place) on `r`'s
+/// budget, so no buffer of the block's size is made. The window is charged to `r`'s
 /// budget while it is in use. A block whose stream does not decode to its size is
 /// reported as corrupt (at the byte after its two sizes) whether or not `parse` failed
 /// first, as when it was decoded whole before being parsed.
-pub(crate) fn parse_block_streamed<T>(
+pub(crate) fn parse_block<T>(
     r: &mut Reader<'_>,
     (field, s): (&'static str, usize),
     (at, block): (u64, &StoredBlock),
@@ -409,64 +358,6 @@ mod tests {
     }
 
     #[test]
-    fn the_scratch_is_charged_while_parsing_and_handed_back() {
-        use parsing_primitives::{Budget, Limits};
-        let limits = |max_alloc_bytes| Limits {
-            max_alloc_bytes,
-            ..Limits::DEFAULT
-        };
-        // One literal 'a', then a match of 7 at offset 1: eight 'a'.
-        let b = StoredBlock {
-            size: 8,
-            stored: vec![0x13, b'a', 1, 0, 0x00],
-        };
-        let budget = Budget::new(limits(100));
-        let mut r = Reader::new("t", &[]).with_budget(budget.clone());
-        let mut scratch = Vec::new();
-        let got = with_content(&mut r, 0, &b, &mut scratch, |c| {
-            Ok((c.to_vec(), budget.used()))
-        });
-        assert_eq!(got.ok(), Some((b"aaaaaaaa".to_vec(), 8)));
-        assert_eq!(budget.used(), 0);
-        // The scratch is reused and charged at its size while a smaller block is
-        // parsed, and for a raw block too (it is still held).
-        // One literal 'b', then a match of 5 at offset 1: six 'b'.
-        let short = StoredBlock {
-            size: 6,
-            stored: vec![0x11, b'b', 1, 0, 0x00],
-        };
-        let got = with_content(&mut r, 0, &short, &mut scratch, |c| {
-            Ok((c.to_vec(), budget.used()))
-        });
-        assert_eq!(got.ok(), Some((b"bbbbbb".to_vec(), 8)));
-        let raw = StoredBlock {
-            size: 2,
-            stored: vec![1, 2],
-        };
-        let got = with_content(&mut r, 0, &raw, &mut scratch, |_| Ok(budget.used()));
-        assert_eq!(got.ok(), Some(8));
-        assert_eq!(budget.used(), 0);
-        // Too small a budget for the scratch: the error names the block's content.
-        let mut r = Reader::new("t", &[]).with_budget(Budget::new(limits(7)));
-        let e = with_content(&mut r, 40, &b, &mut Vec::new(), |_| Ok(()));
-        assert!(
-            matches!(&e, Err(e) if e.offset() == 56 && e.to_string().contains("decompressed block")),
-            "{e:?}"
-        );
-        // A corrupt block names the byte after the two sizes.
-        let bad = StoredBlock {
-            size: 8,
-            stored: vec![0x13, b'a', 2, 0, 0x00],
-        };
-        let mut r = Reader::new("t", &[]);
-        let e = with_content(&mut r, 100, &bad, &mut Vec::new(), |_| Ok(()));
-        assert!(
-            matches!(&e, Err(e) if e.offset() == 116 && e.to_string().contains("corrupt LZ4")),
-            "{e:?}"
-        );
-    }
-
-    #[test]
     fn a_streamed_block_is_charged_its_window_and_reports_as_a_whole_decode_did() {
         use crate::input::Input;
         use parsing_primitives::{Budget, Limits};
@@ -477,7 +368,7 @@ mod tests {
         };
         let budget = Budget::new(Limits::DEFAULT);
         let mut r = Reader::new("t", &[]).with_budget(budget.clone());
-        let got = parse_block_streamed(&mut r, ("blocks", 0), (0, &b), |g| {
+        let got = parse_block(&mut r, ("blocks", 0), (0, &b), |g| {
             Ok((g.le::<[u8; 8]>()?, budget.used()))
         });
         // Charged the window (the block's size, under 512 KiB) while in use.
@@ -485,7 +376,7 @@ mod tests {
         assert_eq!(budget.used(), 0);
         // An error in the content: its offset in the content, its path under the
         // block's.
-        let e = parse_block_streamed(&mut r, ("blocks", 3), (0, &b), |g| {
+        let e = parse_block(&mut r, ("blocks", 3), (0, &b), |g| {
             g.field("x", |g| {
                 g.le::<[u8; 5]>()?;
                 g.le::<u32>()
@@ -497,7 +388,7 @@ mod tests {
             "{e:?}"
         );
         // Unread content is trailing bytes.
-        let e = parse_block_streamed(&mut r, ("blocks", 0), (0, &b), |g| {
+        let e = parse_block(&mut r, ("blocks", 0), (0, &b), |g| {
             g.le::<u8>()?;
             g.finish()
         });
@@ -511,7 +402,7 @@ mod tests {
             size: 7,
             stored: vec![0x13, b'a', 1, 0, 0x00],
         };
-        let e = parse_block_streamed(&mut r, ("blocks", 1), (100, &bad), |g| {
+        let e = parse_block(&mut r, ("blocks", 1), (100, &bad), |g| {
             Err::<(), _>(g.invalid_at(0, "parse failed first"))
         });
         assert!(
@@ -520,6 +411,55 @@ mod tests {
             "{e:?}"
         );
         assert_eq!(budget.used(), 0);
+    }
+
+    #[test]
+    fn a_tree_larger_than_the_window_reads_as_from_its_decoded_bytes() {
+        use crate::spatial::SpatialTree;
+        // A 300 x 300 grid of quads: 180,000 triangles, a content of several window
+        // lengths, so node records and arrays are cut by the window's end.
+        let n = 300u32;
+        let positions: Vec<[f32; 3]> = (0..=n)
+            .flat_map(|y| (0..=n).map(move |x| [x as f32, y as f32, ((x * y) % 7) as f32]))
+            .collect();
+        let at = |x: u32, y: u32| y * (n + 1) + x;
+        let indices: Vec<u32> = (0..n)
+            .flat_map(|y| (0..n).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                [at(x, y), at(x + 1, y), at(x, y + 1)].into_iter().chain([
+                    at(x + 1, y),
+                    at(x + 1, y + 1),
+                    at(x, y + 1),
+                ])
+            })
+            .collect();
+        let content = SpatialTree::build(&indices, &positions, 4).to_bytes().ok();
+        let content = content.unwrap_or_default();
+        assert!(content.len() > 4 * WINDOW, "{}", content.len());
+        let stored = compress(&content).unwrap_or_default();
+        let block = StoredBlock {
+            size: content.len() as u64,
+            stored,
+        };
+        let mut r = Reader::new("t", &[]);
+        let streamed = parse_block(&mut r, ("trees", 0), (0, &block), |t| {
+            SpatialTree::read_from(t)
+        });
+        let whole = SpatialTree::from_bytes(&content);
+        assert!(whole.is_ok());
+        assert_eq!(streamed, whole);
+        // The same content cut short fails alike, offsets and paths included.
+        let cut = &content[..content.len() - 100];
+        let block = StoredBlock {
+            size: cut.len() as u64,
+            stored: compress(cut).unwrap_or_default(),
+        };
+        let streamed = parse_block(&mut r, ("trees", 0), (0, &block), |t| {
+            SpatialTree::read_from(t)
+        });
+        let whole = SpatialTree::from_bytes(cut);
+        assert!(whole.is_err());
+        assert_eq!(streamed, whole);
     }
 
     #[test]

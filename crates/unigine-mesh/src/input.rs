@@ -37,6 +37,21 @@ pub(crate) trait Input: Sized {
     fn pieces(&mut self, n: usize, align: usize, f: impl FnMut(&[u8])) -> Result<()>;
     /// As [`Reader::finish`].
     fn finish(&mut self) -> Result<()>;
+    /// As [`Reader::compact_int`].
+    fn compact_int(&mut self) -> Result<i64>;
+    /// As [`Reader::array_bulk`]; `fast` must decide within [`SLACK`] bytes.
+    fn array_bulk<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
+        slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>>;
+
+    /// As [`Reader::compact_ints`].
+    fn compact_ints(&mut self, count: u64) -> Result<Vec<i64>> {
+        self.array_bulk(count, 1, compact::compact_prefix, Self::compact_int)
+    }
 
     /// As [`Reader::array`].
     fn array<T>(
@@ -107,7 +122,28 @@ impl Input for Reader<'_> {
     fn finish(&mut self) -> Result<()> {
         Reader::finish(self)
     }
+
+    fn compact_int(&mut self) -> Result<i64> {
+        Reader::compact_int(self)
+    }
+
+    fn array_bulk<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
+        slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        Reader::array_bulk(self, count, min_element_size, fast, slow)
+    }
 }
+
+/// Bytes an element's `fast` decoder of [`Input::array_bulk`] may need to decide: a
+/// [`BlockReader`] hands it at least this many unless the content ends first.
+pub(crate) const SLACK: usize = 64;
+
+/// Bytes a [`BlockReader`] decodes ahead for a bulk array.
+const BULK: usize = 1 << 16;
 
 /// A step of a [`BlockReader`]'s context path.
 enum Step {
@@ -244,6 +280,14 @@ impl Input for BlockReader<'_> {
 
     fn compact_count(&mut self, min_element_size: usize) -> Result<usize> {
         let at = self.offset();
+        let v = self.compact_int()?;
+        let n = u64::try_from(v).map_err(|_| self.invalid_at(at, format!("negative count {v}")))?;
+        check_count(n, min_element_size, self.window.remaining(), &self.limits)
+            .map_err(|kind| self.error_at(at, kind))
+    }
+
+    fn compact_int(&mut self) -> Result<i64> {
+        let at = self.offset();
         let bytes = self.fill(compact::COMPACT_MAX_LEN)?;
         let Some((v, used)) = compact::compact_prefix(bytes) else {
             // Cut short or too long: a reader over the same bytes gives the error.
@@ -260,9 +304,45 @@ impl Input for BlockReader<'_> {
             return Err(self.error_at(at, kind));
         };
         self.window.consume(used);
-        let n = u64::try_from(v).map_err(|_| self.invalid_at(at, format!("negative count {v}")))?;
-        check_count(n, min_element_size, self.window.remaining(), &self.limits)
-            .map_err(|kind| self.error_at(at, kind))
+        Ok(v)
+    }
+
+    fn array_bulk<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        mut fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
+        mut slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.count(count, min_element_size)?;
+        self.charge_for(
+            "decoded data",
+            (n as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        )?;
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let bytes = self.fill(BULK)?;
+            let mut pos = 0;
+            while out.len() < n {
+                let decoded = bytes
+                    .get(pos..)
+                    .and_then(&mut fast)
+                    .filter(|(_, used)| *used > 0 && pos.saturating_add(*used) <= bytes.len());
+                let Some((v, used)) = decoded else { break };
+                out.push(v);
+                pos += used;
+            }
+            let cut = bytes.len() - pos < SLACK && (bytes.len() as u64) < self.window.remaining();
+            self.window.consume(pos);
+            // An element cut by the window's end: decode more and carry on.
+            if out.len() == n || (pos > 0 && cut) {
+                continue;
+            }
+            // `fast` refused with the bytes it needs at hand: `slow` decides.
+            let i = out.len();
+            out.push(self.item(i, &mut slow)?);
+        }
+        Ok(out)
     }
 
     fn le<T: Element>(&mut self) -> Result<T> {

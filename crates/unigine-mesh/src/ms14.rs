@@ -19,9 +19,7 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{
-    Prepared, memory_estimate_for, parse_block, parse_block_streamed, prepare, read_block,
-};
+use crate::block::{Prepared, memory_estimate_for, parse_block, prepare, read_block};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::input::Input;
@@ -220,7 +218,7 @@ pub(crate) fn read_offsets(
 }
 
 /// Parses each geometry block (read at `positions`) with its header's counts, as it
-/// decodes ([`parse_block_streamed`]); `weights` says whether the payload has a weights
+/// decodes ([`parse_block`]); `weights` says whether the payload has a weights
 /// count (not in ms15).
 pub(crate) fn decode_surfaces(
     r: &mut Reader<'_>,
@@ -239,7 +237,7 @@ pub(crate) fn decode_surfaces(
             weights,
         };
         let names = h.morphs.into_iter().map(|m| m.0).collect();
-        let surface = parse_block_streamed(r, ("geometry_blocks", s), (at, block), |g| {
+        let surface = parse_block(r, ("geometry_blocks", s), (at, block), |g| {
             g.field("surfaces", |g| {
                 g.item(s, |g| {
                     g.field("geometry (decoded)", |g| {
@@ -275,20 +273,13 @@ fn read_trees(
     positions: &[u64],
     blocks: &[StoredBlock],
 ) -> parsing_primitives::Result<Vec<SpatialTree>> {
-    let mut scratch = Vec::new();
     let mut trees = Vec::with_capacity(blocks.len());
     for (s, (&at, b)) in positions.iter().zip(blocks).enumerate() {
-        trees.push(parse_block(
-            r,
-            ("tree_blocks", s),
-            (at, b),
-            &mut scratch,
-            |t| {
-                t.field("tree_blocks", |t| {
-                    t.item(s, |t| t.field("content (decoded)", SpatialTree::read))
-                })
-            },
-        )?);
+        trees.push(parse_block(r, ("tree_blocks", s), (at, b), |t| {
+            t.field("tree_blocks", |t| {
+                t.item(s, |t| t.field("content (decoded)", SpatialTree::read_from))
+            })
+        })?);
     }
     Ok(trees)
 }

@@ -25,6 +25,7 @@ use parsing_primitives::{Budget, Reader, Writer};
 
 use crate::FORMAT_NAME;
 use crate::error::Result;
+use crate::input::Input;
 
 /// One node of a [`SpatialTree`], as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,11 +81,18 @@ impl SpatialTree {
     /// anything is allocated, and the block must be consumed exactly; the structure is
     /// checked by [`SpatialTree::check`].
     pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
+        SpatialTree::read_from(r)
+    }
+
+    /// [`SpatialTree::read`] from any [`Input`] (a block streamed as it decodes).
+    pub(crate) fn read_from(r: &mut impl Input) -> parsing_primitives::Result<SpatialTree> {
         let n = r.field("num_edges", |r| r.compact_count(1))?;
         let edge_flags = r.field("edge_flags", |r| {
-            let flags = r.bytes(n)?;
+            // The count's check made sure the bytes are there.
             r.charge_for("edge flags", n as u64)?;
-            Ok(flags.to_vec())
+            let mut flags = Vec::with_capacity(n);
+            r.pieces(n, 1, |p| flags.extend_from_slice(p))?;
+            Ok(flags)
         })?;
         let n = r.field("num_node_indices", |r| r.compact_count(1))?;
         let node_indices = r.field("node_indices", |r| r.compact_ints(n as u64))?;
@@ -116,31 +124,35 @@ impl SpatialTree {
                     Some((node(axis, links), b.len() - rest.len()))
                 },
                 |r| {
-                    let axis = r.u8()?;
+                    let axis = r.le::<u8>()?;
                     let [left, right, start, end] = [(); 4].map(|()| r.compact_int());
                     Ok(node(axis, [left?, right?, start?, end?]))
                 },
             )
         })?;
-        let boxes = r.field("boxes", |r| r.bytes(n.saturating_mul(24)))?;
-        let splits = r.field("splits", |r| r.bytes(n.saturating_mul(4)))?;
-        r.finish()?;
-        for ((t, b), s) in nodes
-            .iter_mut()
-            .zip(boxes.chunks_exact(24))
-            .zip(splits.chunks_exact(4))
-        {
-            let f = |i: usize| {
-                let mut w = [0u8; 4];
-                w.copy_from_slice(&b[4 * i..4 * i + 4]);
-                f32::from_le_bytes(w)
-            };
-            t.min = [f(0), f(1), f(2)];
-            t.max = [f(3), f(4), f(5)];
+        let f = |b: &[u8], i: usize| {
             let mut w = [0u8; 4];
-            w.copy_from_slice(s);
-            t.split = f32::from_le_bytes(w);
-        }
+            w.copy_from_slice(&b[4 * i..4 * i + 4]);
+            f32::from_le_bytes(w)
+        };
+        let mut at = nodes.iter_mut();
+        r.field("boxes", |r| {
+            r.pieces(n.saturating_mul(24), 24, |p| {
+                for (b, t) in p.chunks_exact(24).zip(&mut at) {
+                    t.min = [f(b, 0), f(b, 1), f(b, 2)];
+                    t.max = [f(b, 3), f(b, 4), f(b, 5)];
+                }
+            })
+        })?;
+        let mut at = nodes.iter_mut();
+        r.field("splits", |r| {
+            r.pieces(n.saturating_mul(4), 4, |p| {
+                for (s, t) in p.chunks_exact(4).zip(&mut at) {
+                    t.split = f(s, 0);
+                }
+            })
+        })?;
+        r.finish()?;
         Ok(SpatialTree {
             edge_flags,
             node_indices,
