@@ -110,9 +110,9 @@ pub fn tokens<'a>(line: &'a str, out: &mut Vec<&'a str>) {
         while b.get(i).is_some_and(|&c| !space(c)) {
             i += 1;
         }
-        if start < i {
-            // ASCII: every position is a character boundary.
-            out.extend(line.get(start..i));
+        // ASCII: every position is a character boundary.
+        if let Some(t) = line.get(start..i).filter(|t| !t.is_empty()) {
+            out.push(t);
         }
     }
 }

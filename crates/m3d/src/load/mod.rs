@@ -254,10 +254,18 @@ impl File {
 impl Loaded {
     /// m3d_load's post-processing steps that `opts` selects, in its order.
     pub(crate) fn run_steps(&mut self, opts: &LoadOptions) -> Result<()> {
+        // Meshed voxels come with normals: only the faces before them can lack one.
+        let before = self.faces.len();
         if opts.voxels {
             self.mesh_voxels()?;
         }
-        if opts.normals {
+        let lacking = |f: &LoadedFace| f.normal.contains(&Idx::UNDEF);
+        if opts.normals
+            && self
+                .faces
+                .get(..before)
+                .is_some_and(|f| f.iter().any(lacking))
+        {
             self.generate_normals()?;
         }
         if opts.weights {

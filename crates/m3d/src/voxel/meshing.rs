@@ -44,8 +44,12 @@ struct Grid<'b> {
     data: Cow<'b, [Idx]>,
 }
 
+/// Exposed voxels [`mesh`] keeps from its counting pass (more are found again).
+const KEPT: usize = 16;
+
 /// One solid voxel with an open side: its type, position in the block, and which
 /// corners (bits as in m3d.h's diagram) and sides (bit per [`TRIS`] row) are exposed.
+#[derive(Clone, Copy)]
 struct Exposed {
     t: LoadedVoxelType,
     at: [usize; 3],
@@ -103,12 +107,19 @@ pub(crate) fn mesh<'b>(
             Ok(Grid { block, data })
         })
         .collect::<Result<Vec<_>>>()?;
-    // Count, check and charge first: then the output grows once.
+    // Count, check and charge first: then the output grows once. The first few exposed
+    // voxels are kept from this pass, so a small model is not searched twice.
     let (mut corners, mut sides) = (0u64, 0u64);
-    for g in &grids {
+    let mut kept = [(0usize, Exposed::NONE); KEPT];
+    let mut nkept = 0;
+    for (gi, g) in grids.iter().enumerate() {
         m.each_exposed(g, |e| {
             corners += u64::from(e.corners.count_ones());
             sides += u64::from(e.sides.count_ones());
+            if let Some(slot) = kept.get_mut(nkept) {
+                *slot = (gi, e);
+            }
+            nkept += 1;
         });
     }
     let max = limits.max_elements;
@@ -146,10 +157,35 @@ pub(crate) fn mesh<'b>(
             skin: Idx::UNDEF,
         });
     }
-    for g in &grids {
-        m.each_exposed(g, |e| m.voxel(g.block, &e, out));
+    match kept.get(..nkept) {
+        Some(kept) => {
+            for (gi, e) in kept {
+                if let Some(g) = grids.get(*gi) {
+                    m.voxel(g.block, e, out);
+                }
+            }
+        }
+        None => {
+            for g in &grids {
+                m.each_exposed(g, |e| m.voxel(g.block, &e, out));
+            }
+        }
     }
     Ok(())
+}
+
+impl Exposed {
+    /// A placeholder for an unused slot.
+    const NONE: Exposed = Exposed {
+        t: LoadedVoxelType {
+            color: 0,
+            skin: Idx::UNDEF,
+            material: Idx::UNDEF,
+        },
+        at: [0; 3],
+        corners: 0,
+        sides: 0,
+    };
 }
 
 impl Mesher<'_> {
