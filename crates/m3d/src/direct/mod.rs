@@ -65,7 +65,7 @@ pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
         budget: Some(budget),
         ..opts.clone()
     };
-    read_with(data, &read)?.load(&opts)
+    read_with(data, &read)?.load_owned(&opts)
 }
 
 /// The one-pass load of the body inside the envelope, `None` for anything it leaves to

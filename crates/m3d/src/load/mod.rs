@@ -140,7 +140,8 @@ impl std::fmt::Debug for StepBudget {
 /// reference costs a lookup, not a scan of the materials or of the string table.
 pub(crate) struct MaterialIndex {
     by_key: HashMap<NameKey, usize>,
-    names: Names,
+    /// `None` when there are no materials: every reference finds none.
+    names: Option<Names>,
 }
 
 impl MaterialIndex {
@@ -152,19 +153,27 @@ impl MaterialIndex {
         budget: &Budget,
     ) -> Result<MaterialIndex> {
         let mut by_key = HashMap::new();
+        if materials.is_empty() {
+            // Nothing to find: the references need no keys.
+            return Ok(MaterialIndex {
+                by_key,
+                names: None,
+            });
+        }
         budget.charge("name index", materials.len() as u64 * 48)?;
         for (i, m) in materials.iter().enumerate() {
             if !m.is_empty() {
                 by_key.entry(NameKey::of(m.as_bytes())).or_insert(i);
             }
         }
-        let names = Names::new(strings, refs, Some(budget))?;
+        let names = Some(Names::new(strings, refs, Some(budget))?);
         Ok(MaterialIndex { by_key, names })
     }
 
     pub(crate) fn find(&self, s: Str) -> Idx {
         self.names
-            .key(s)
+            .as_ref()
+            .and_then(|n| n.key(s))
             .filter(|k| !k.is_empty())
             .and_then(|k| self.by_key.get(&k))
             .and_then(|i| u32::try_from(*i).ok())
@@ -249,6 +258,24 @@ impl File {
         }
         Ok(l)
     }
+
+    /// [`File::load`] of a file read for it (`load` of a text file): its voxel blocks
+    /// are moved into the result, not copied.
+    pub(crate) fn load_owned(mut self, opts: &LoadOptions) -> Result<Loaded> {
+        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let mut l = Loaded::build(&self, opts.limits, budget, false)?;
+        for c in &mut self.chunks {
+            if let Body::Voxd(v) = &mut c.body {
+                let runs = std::mem::take(&mut v.runs);
+                l.voxel_blocks.push(VoxelBlock { runs, ..v.clone() });
+            }
+        }
+        l.run_steps(opts)?;
+        if opts.textures {
+            l.textures = crate::texture::of_file(&self, &l.budget.get())?;
+        }
+        Ok(l)
+    }
 }
 
 impl Loaded {
@@ -302,13 +329,15 @@ impl Loaded {
     /// ```
     pub fn from_file(file: &File, opts: &LoadOptions) -> Result<Loaded> {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        Loaded::build(file, opts.limits, budget)
+        Loaded::build(file, opts.limits, budget, true)
     }
 
     /// What [`from_file`](Self::from_file) gives: vertices, then the chunks in file
     /// order (materials, voxels, texture coordinates, actions, bones), then the faces and
     /// voxel types, whose materials are found by name.
-    fn build(file: &File, limits: Limits, budget: Budget) -> Result<Loaded> {
+    /// `copy_voxels`: false when the caller moves the voxel blocks in itself (they are
+    /// charged here either way).
+    fn build(file: &File, limits: Limits, budget: Budget, copy_voxels: bool) -> Result<Loaded> {
         let mut l = Loaded {
             limits,
             budget: StepBudget(Some(budget.clone())),
@@ -326,14 +355,14 @@ impl Loaded {
                 skin: v.skin,
             })
             .collect();
-        l.stored_chunks(file, b)?;
+        l.stored_chunks(file, b, copy_voxels)?;
         l.faces_and_voxel_types(file, colours, b)?;
         Ok(l)
     }
 
     /// Materials, voxel blocks, texture coordinates (the last TMAP), actions and bones
     /// (the last BONE), as stored.
-    fn stored_chunks(&mut self, file: &File, b: &Budget) -> Result<()> {
+    fn stored_chunks(&mut self, file: &File, b: &Budget, copy_voxels: bool) -> Result<()> {
         // Every name is a copy of a string the table may hold only once: charged.
         let text = |s: Str| -> Result<String> {
             let bytes = file.string(s).unwrap_or_default();
@@ -351,7 +380,9 @@ impl Loaded {
                         "voxel blocks",
                         block_bytes(v) + std::mem::size_of::<VoxelBlock>() as u64,
                     )?;
-                    self.voxel_blocks.push(v.clone());
+                    if copy_voxels {
+                        self.voxel_blocks.push(v.clone());
+                    }
                 }
                 Body::Tmap(t) => {
                     b.charge_items::<[f32; 2]>("texture coordinates", t.items.len())?;
