@@ -169,7 +169,8 @@ impl<'s> BlockReader<'s> {
         BlockReader {
             window,
             path: Vec::new(),
-            limits: Limits::DEFAULT,
+            // The operation's limits, as a Reader on the budget would take them.
+            limits: budget.limits(),
             budget,
             corrupt,
         }
@@ -363,10 +364,12 @@ impl Input for BlockReader<'_> {
     fn le_array<T: Element>(&mut self, count: u64) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>();
         let n = self.count(count, size)?;
-        self.charge_for("decoded data", (n * size) as u64)?;
+        // Within the content's size, which fits a usize where the window was made.
+        let bytes = n.checked_mul(size).ok_or_else(|| self.corrupt.clone())?;
+        self.charge_for("decoded data", bytes as u64)?;
         let mut out = vec![T::zeroed(); n];
         let mut at = 0;
-        self.pieces(n * size, 1, |piece| {
+        self.pieces(bytes, 1, |piece| {
             let to = bytemuck::cast_slice_mut::<T, u8>(&mut out);
             // The pieces add up to the array's bytes.
             if let Some(to) = to.get_mut(at..at + piece.len()) {

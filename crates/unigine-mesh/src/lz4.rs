@@ -34,6 +34,8 @@ enum Pending {
     Match { offset: usize, left: usize },
     /// The stream ended after a run of literals.
     Done,
+    /// The stream was found corrupt: every later call fails too.
+    Failed,
 }
 
 /// An LZ4 block being decoded (see the module docs).
@@ -107,12 +109,18 @@ impl<'s> Lz4Window<'s> {
             true => self.buf.len(),
             false => self.buf.len() - HISTORY,
         };
+        if matches!(self.pending, Pending::Failed) {
+            return Err(Corrupt);
+        }
         let want = want.min(cap).max(1);
         while self.end - self.start < want && !matches!(self.pending, Pending::Done) {
             if self.end == self.buf.len() {
                 self.slide();
             }
-            self.decode()?;
+            if let Err(e) = self.decode() {
+                self.pending = Pending::Failed;
+                return Err(e);
+            }
         }
         Ok(&self.buf[self.start..self.end])
     }
@@ -154,6 +162,7 @@ impl<'s> Lz4Window<'s> {
             }
             match self.pending {
                 Pending::Done => return Ok(()),
+                Pending::Failed => return Err(Corrupt),
                 Pending::Token => {
                     let token = *self.src.get(self.at).ok_or(Corrupt)?;
                     self.at += 1;
@@ -251,14 +260,17 @@ impl<'s> Lz4Window<'s> {
                 loop {
                     let b = *src.get(a).ok_or(Corrupt)?;
                     a += 1;
-                    lit += usize::from(b);
+                    lit = lit.checked_add(usize::from(b)).ok_or(Corrupt)?;
                     if b != 255 {
                         break;
                     }
                 }
             }
             // The literals, the offset after them and room for wild copies.
-            if a + lit + 2 + WILD > src.len() || end + lit + WILD > limit {
+            // Saturating: a hostile length must not wrap (32-bit targets).
+            if a.saturating_add(lit).saturating_add(2 + WILD) > src.len()
+                || end.saturating_add(lit).saturating_add(WILD) > limit
+            {
                 break;
             }
             if lit <= WILD {
@@ -274,18 +286,18 @@ impl<'s> Lz4Window<'s> {
                 loop {
                     let b = *src.get(m).ok_or(Corrupt)?;
                     m += 1;
-                    len += usize::from(b);
+                    len = len.checked_add(usize::from(b)).ok_or(Corrupt)?;
                     if b != 255 {
                         break;
                     }
                 }
             }
-            len += 4;
+            len = len.checked_add(4).ok_or(Corrupt)?;
             let mend = end + lit;
             if offset == 0 || offset as u64 > before + mend as u64 {
                 return Err(Corrupt);
             }
-            if mend + len + WILD > limit {
+            if mend.saturating_add(len).saturating_add(WILD) > limit {
                 break;
             }
             if len <= WILD && offset >= WILD {
@@ -425,6 +437,11 @@ mod tests {
             Err(Corrupt)
         );
         assert_eq!(through_window(&[0x10, b'a', 5, 0], 5, 1), Err(Corrupt));
+        // Once corrupt, always corrupt: no later call hands out more bytes.
+        let mut w = Lz4Window::new(&[0x10, b'a', 5, 0], 5);
+        assert_eq!(w.fill(1).map(<[u8]>::to_vec), Err(Corrupt));
+        assert_eq!(w.fill(1).map(<[u8]>::to_vec), Err(Corrupt));
+        assert_eq!(w.check_rest(), Err(Corrupt));
         // Overlapping matches: 'a', then 7 copies from one back ("aaaaaaaa"); "ab",
         // then 6 from two back ("abababab").
         assert_eq!(

@@ -223,6 +223,35 @@ fn decoding_a_block_draws_on_the_file_budget() {
 }
 
 #[test]
+fn counts_inside_a_block_meet_the_read_options_limits() {
+    // 9,000 tangent vertices: a count inside the geometry block only (the surface
+    // header holds the 3 vertices and 3 corner indices).
+    let bytes = ms14_bytes(ms11(
+        0,
+        vec![],
+        vec![surface(distinct(3), 9_000, vec![0, 1, 2], vec![0, 1, 2])],
+    ));
+    let read_capped = |max_elements| {
+        read_with(
+            &bytes,
+            &ReadOptions {
+                limits: Limits {
+                    max_elements,
+                    ..Limits::DEFAULT
+                },
+                budget: None,
+            },
+        )
+    };
+    assert!(read_capped(10_000).is_ok());
+    // Under the count, the block's decoded content is refused as a plain read's is.
+    let err = read_capped(5_000).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("9000 exceeds the limit of 5000"), "{text}");
+    assert!(text.contains("(decoded)"), "{text}");
+}
+
+#[test]
 fn widened_indices_are_charged_at_four_bytes() {
     // 900,000 one-byte indices of each kind become u32s: 3.6 MB each from 0.9 MB (the
     // stored arrays alone, 1.8 MB, fit in 3 MiB).
