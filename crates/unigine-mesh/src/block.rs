@@ -25,6 +25,23 @@ pub struct StoredBlock {
     pub stored: Vec<u8>,
 }
 
+/// A block where it sits in the input, before its stored bytes are copied into a
+/// [`StoredBlock`] (which a reader does beside decoding it, not before).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BlockView<'a> {
+    /// The decoded size.
+    pub size: u64,
+    /// The bytes after the two sizes.
+    pub stored: &'a [u8],
+}
+
+impl BlockView<'_> {
+    /// True when the block is stored raw.
+    fn is_raw(&self) -> bool {
+        self.stored.len() as u64 == self.size
+    }
+}
+
 /// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
 const LZ4_MAX_RATIO: u64 = 255;
 
@@ -34,6 +51,15 @@ fn plausible(size: u64, csize: u64) -> bool {
 }
 
 impl StoredBlock {
+    /// The block as a view of its bytes (what the readers parse).
+    #[cfg(test)]
+    pub(crate) fn view(&self) -> BlockView<'_> {
+        BlockView {
+            size: self.size,
+            stored: &self.stored,
+        }
+    }
+
     /// True when the block is stored raw (its bytes are its content).
     pub fn is_raw(&self) -> bool {
         self.stored.len() as u64 == self.size
@@ -145,10 +171,10 @@ fn lz4_decodes_to(src: &[u8], content: &[u8]) -> bool {
 }
 
 /// One block at the reader's position; `at` in errors is the block's first byte.
-pub(crate) fn read_block(
-    r: &mut Reader<'_>,
+pub(crate) fn read_block<'a>(
+    r: &mut Reader<'a>,
     what: &'static str,
-) -> parsing_primitives::Result<StoredBlock> {
+) -> parsing_primitives::Result<BlockView<'a>> {
     r.field(what, |r| {
         let at = r.offset();
         let [size, csize] = r.le::<[u64; 2]>()?;
@@ -166,11 +192,9 @@ pub(crate) fn read_block(
             ));
         }
         let stored = r.bytes(usize::try_from(csize).unwrap_or(usize::MAX))?;
+        // Charged here, for the copy the reader keeps.
         r.charge_for("stored block", csize)?;
-        Ok(StoredBlock {
-            size,
-            stored: stored.to_vec(),
-        })
+        Ok(BlockView { size, stored })
     })
 }
 
@@ -183,7 +207,7 @@ pub(crate) fn read_block(
 pub(crate) fn parse_block<T>(
     r: &mut Reader<'_>,
     (field, s): (&'static str, usize),
-    (at, block): (u64, &StoredBlock),
+    (at, block): (u64, BlockView<'_>),
     parse: impl FnOnce(&mut BlockReader<'_>) -> parsing_primitives::Result<T>,
 ) -> parsing_primitives::Result<T> {
     let budget = r.budget().clone();
@@ -196,7 +220,7 @@ pub(crate) fn parse_block<T>(
                 .err()
                 .unwrap_or_else(|| r.invalid_at(at + 16, "corrupt LZ4 block"));
             if block.is_raw() {
-                let mut b = BlockReader::new(Lz4Window::raw(&block.stored), budget, corrupt);
+                let mut b = BlockReader::new(Lz4Window::raw(block.stored), budget, corrupt);
                 return parse(&mut b);
             }
             if !cfg!(feature = "lz4") || !plausible(block.size, block.stored.len() as u64) {
@@ -209,7 +233,7 @@ pub(crate) fn parse_block<T>(
                     Err(e) => Err(r.error_at(at + 16, ErrorKind::OverBudget(e))),
                 }
             })?;
-            let window = Lz4Window::new(&block.stored, block.size);
+            let window = Lz4Window::new(block.stored, block.size);
             let mut b = BlockReader::new(window, budget.clone(), corrupt);
             let out = parse(&mut b);
             let rest = b.check_rest();
@@ -368,7 +392,7 @@ mod tests {
         };
         let budget = Budget::new(Limits::DEFAULT);
         let mut r = Reader::new("t", &[]).with_budget(budget.clone());
-        let got = parse_block(&mut r, ("blocks", 0), (0, &b), |g| {
+        let got = parse_block(&mut r, ("blocks", 0), (0, b.view()), |g| {
             Ok((g.le::<[u8; 8]>()?, budget.used()))
         });
         // Charged the window (the block's size, under 512 KiB) while in use.
@@ -376,7 +400,7 @@ mod tests {
         assert_eq!(budget.used(), 0);
         // An error in the content: its offset in the content, its path under the
         // block's.
-        let e = parse_block(&mut r, ("blocks", 3), (0, &b), |g| {
+        let e = parse_block(&mut r, ("blocks", 3), (0, b.view()), |g| {
             g.field("x", |g| {
                 g.le::<[u8; 5]>()?;
                 g.le::<u32>()
@@ -388,7 +412,7 @@ mod tests {
             "{e:?}"
         );
         // Unread content is trailing bytes.
-        let e = parse_block(&mut r, ("blocks", 0), (0, &b), |g| {
+        let e = parse_block(&mut r, ("blocks", 0), (0, b.view()), |g| {
             g.le::<u8>()?;
             g.finish()
         });
@@ -402,7 +426,7 @@ mod tests {
             size: 7,
             stored: vec![0x13, b'a', 1, 0, 0x00],
         };
-        let e = parse_block(&mut r, ("blocks", 1), (100, &bad), |g| {
+        let e = parse_block(&mut r, ("blocks", 1), (100, bad.view()), |g| {
             Err::<(), _>(g.invalid_at(0, "parse failed first"))
         });
         assert!(
@@ -442,7 +466,7 @@ mod tests {
             stored,
         };
         let mut r = Reader::new("t", &[]);
-        let streamed = parse_block(&mut r, ("trees", 0), (0, &block), |t| {
+        let streamed = parse_block(&mut r, ("trees", 0), (0, block.view()), |t| {
             SpatialTree::read_from(t)
         });
         let whole = SpatialTree::from_bytes(&content);
@@ -454,7 +478,7 @@ mod tests {
             size: cut.len() as u64,
             stored: compress(cut).unwrap_or_default(),
         };
-        let streamed = parse_block(&mut r, ("trees", 0), (0, &block), |t| {
+        let streamed = parse_block(&mut r, ("trees", 0), (0, block.view()), |t| {
             SpatialTree::read_from(t)
         });
         let whole = SpatialTree::from_bytes(cut);

@@ -19,7 +19,7 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{Prepared, memory_estimate_for, parse_block, prepare, read_block};
+use crate::block::{BlockView, Prepared, memory_estimate_for, parse_block, prepare, read_block};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::input::Input;
@@ -193,11 +193,11 @@ pub(crate) fn read_surface_headers(
 }
 
 /// `ns` blocks (the `field` list: geometry or tree blocks) and the file offset of each.
-pub(crate) fn read_blocks(
-    r: &mut Reader<'_>,
+pub(crate) fn read_blocks<'a>(
+    r: &mut Reader<'a>,
     ns: usize,
     field: &'static str,
-) -> parsing_primitives::Result<(Vec<u64>, Vec<StoredBlock>)> {
+) -> parsing_primitives::Result<(Vec<u64>, Vec<BlockView<'a>>)> {
     let mut positions = Vec::with_capacity(ns);
     let mut blocks = Vec::with_capacity(ns);
     for s in 0..ns {
@@ -236,13 +236,13 @@ pub(crate) fn read_offsets(
 pub(crate) fn decode_surfaces(
     r: &mut Reader<'_>,
     headers: Vec<SurfaceHeader>,
-    (positions, blocks): (&[u64], &[StoredBlock]),
+    (positions, blocks): (&[u64], &[BlockView<'_>]),
     nb: usize,
     weights: bool,
 ) -> parsing_primitives::Result<Vec<Surface>> {
     let mut surfaces = Vec::with_capacity(headers.len());
     let blocks = positions.iter().zip(blocks);
-    for ((s, h), (&at, block)) in headers.into_iter().enumerate().zip(blocks) {
+    for ((s, h), (&at, &block)) in headers.into_iter().enumerate().zip(blocks) {
         let counts = HeaderCounts {
             vertices: h.morphs.iter().map(|m| m.1).collect(),
             cindices: h.cindices,
@@ -284,10 +284,10 @@ const THREADED: usize = 1 << 20;
 fn read_trees(
     r: &mut Reader<'_>,
     positions: &[u64],
-    blocks: &[StoredBlock],
+    blocks: &[BlockView<'_>],
 ) -> parsing_primitives::Result<Vec<SpatialTree>> {
     let mut trees = Vec::with_capacity(blocks.len());
-    for (s, (&at, b)) in positions.iter().zip(blocks).enumerate() {
+    for (s, (&at, &b)) in positions.iter().zip(blocks).enumerate() {
         trees.push(parse_block(r, ("tree_blocks", s), (at, b), |t| {
             t.field("tree_blocks", |t| {
                 t.item(s, |t| t.field("content (decoded)", SpatialTree::read_from))
@@ -336,31 +336,60 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     r.finish()?;
 
     let geometry = (&positions[..], &geometry_blocks[..]);
-    let decode_surfaces =
-        |r: &mut Reader<'_>| decode_surfaces(r, headers, geometry, nb, layout.skinned);
     let trees_stored: usize = tree_blocks.iter().map(|b| b.stored.len()).sum();
     // The trees on a second thread while this one decodes the geometry: the two are
-    // independent. An error in the geometry is reported before one in the trees, as
-    // when read in order; near the budget's limit, which side runs out first depends
-    // on timing (both name their block).
+    // independent. Each side then copies the stored bytes of its blocks (kept for a
+    // byte-identical rewrite) into buffers made here, before either starts: the copies
+    // (and their page faults) run on both threads, and the memory comes from this
+    // thread's allocator, where it goes back when the file is dropped. An error in the
+    // geometry is reported before one in the trees, as when read in order; near the
+    // budget's limit, which side runs out first depends on timing (both name their
+    // block).
     let budget = r.budget().clone();
+    let buffers = |views: &[BlockView<'_>]| -> Vec<Vec<u8>> {
+        views
+            .iter()
+            .map(|v| Vec::with_capacity(v.stored.len()))
+            .collect()
+    };
+    let fill = |mut to: Vec<Vec<u8>>, views: &[BlockView<'_>]| {
+        for (t, v) in to.iter_mut().zip(views) {
+            t.extend_from_slice(v.stored);
+        }
+        to
+    };
+    let (geometry_copies, tree_copies) = (buffers(&geometry_blocks), buffers(&tree_blocks));
     let (tp, tb) = (&tree_positions, &tree_blocks);
     let (surfaces, trees) = beside(
         trees_stored >= THREADED,
-        || decode_surfaces(r),
+        || {
+            let surfaces = decode_surfaces(r, headers, geometry, nb, layout.skinned)?;
+            Ok::<_, parsing_primitives::Error>((surfaces, fill(geometry_copies, geometry.1)))
+        },
         move || {
-            read_trees(
+            let trees = read_trees(
                 &mut Reader::new(FORMAT_NAME, &[]).with_budget(budget),
                 tp,
                 tb,
-            )
+            )?;
+            Ok::<_, parsing_primitives::Error>((trees, fill(tree_copies, tb)))
         },
     );
-    let (surfaces, trees) = (surfaces?, trees?);
+    let ((surfaces, geometry_copies), (trees, tree_copies)) = (surfaces?, trees?);
     let tree_geometry = surfaces.iter().map(geometry_hash).collect();
-    let blocks = geometry_blocks
+    let stored = |copies: Vec<Vec<u8>>, views: &[BlockView<'_>]| -> Vec<StoredBlock> {
+        copies
+            .into_iter()
+            .zip(views)
+            .map(|(stored, v)| StoredBlock {
+                size: v.size,
+                stored,
+            })
+            .collect()
+    };
+    let blocks = stored(geometry_copies, &geometry_blocks)
         .into_iter()
-        .zip(tree_blocks)
+        .zip(stored(tree_copies, &tree_blocks))
         .map(|(geometry, tree)| SurfaceBlocks { geometry, tree })
         .collect();
     Ok(Ms14 {

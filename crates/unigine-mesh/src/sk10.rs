@@ -114,6 +114,13 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     r.field("marker4", |r| r.magic(b"sk10"))?;
     r.finish()?;
     let surfaces = decode_surfaces(r, headers, (&positions, &blocks), nj, true)?;
+    let blocks = blocks
+        .iter()
+        .map(|b| StoredBlock {
+            size: b.size,
+            stored: b.stored.to_vec(),
+        })
+        .collect();
     Ok(Sk10 {
         mesh: Ms1x {
             version: Ms1xVersion::Ms13,
