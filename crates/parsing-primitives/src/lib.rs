@@ -50,7 +50,7 @@ pub use budget::{Budget, BudgetExceeded, Credit};
 pub use element::{Element, Endian};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;
-pub use reader::{Reader, check_count};
+pub use reader::{Reader, Segment, check_count, path_text};
 pub use text::RawString;
 pub use writer::{Patch, Writer};
 

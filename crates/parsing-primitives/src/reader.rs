@@ -11,12 +11,52 @@ use crate::element::{self, Element, Endian};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
 
-/// One step of a context path.
+/// One step of a context path, as [`Reader::field`], [`Reader::item`] and
+/// [`Reader::label`] add them; [`path_text`] prints a list of them. Public for readers
+/// of other inputs (a decoding stream) that report errors as a [`Reader`] would.
 #[derive(Debug, Clone, Copy)]
-enum Segment<'a> {
+pub enum Segment<'a> {
+    /// A named field: `.name`.
     Field(&'static str),
+    /// An array element: `[i]`.
     Index(usize),
+    /// A name read from the file, attached to the step before: ` 'name'`.
     Label(&'a [u8]),
+}
+
+/// A context path as text (`surface[2] 'body'.tindices`), as errors print it.
+///
+/// ```
+/// use parsing_primitives::{Segment, path_text};
+/// let path = [
+///     Segment::Field("surface"),
+///     Segment::Index(2),
+///     Segment::Label(b"body"),
+///     Segment::Field("tindices"),
+/// ];
+/// assert_eq!(path_text(&path), "surface[2] 'body'.tindices");
+/// ```
+pub fn path_text(path: &[Segment<'_>]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Segment::Field(name) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(name);
+            }
+            Segment::Index(i) => {
+                let _ = write!(s, "[{i}]");
+            }
+            Segment::Label(bytes) => {
+                let text = String::from_utf8_lossy(bytes);
+                let short: String = text.chars().take(64).collect();
+                let _ = write!(s, " '{short}'");
+            }
+        }
+    }
+    s
 }
 
 /// A checked cursor over untrusted bytes.
@@ -191,26 +231,7 @@ impl<'a> Reader<'a> {
 
     /// The current context path as text.
     pub fn path(&self) -> String {
-        let mut s = String::new();
-        for seg in &self.path {
-            match seg {
-                Segment::Field(name) => {
-                    if !s.is_empty() {
-                        s.push('.');
-                    }
-                    s.push_str(name);
-                }
-                Segment::Index(i) => {
-                    let _ = write!(s, "[{i}]");
-                }
-                Segment::Label(bytes) => {
-                    let text = String::from_utf8_lossy(bytes);
-                    let short: String = text.chars().take(64).collect();
-                    let _ = write!(s, " '{short}'");
-                }
-            }
-        }
-        s
+        path_text(&self.path)
     }
 
     // ---------------------------------------------------------------- errors

@@ -124,21 +124,7 @@ impl StoredBlock {
 /// output so far equals the content, is what the copy would produce (overlapping
 /// ranges included). Any stream the decoder rejects is rejected here.
 fn lz4_decodes_to(src: &[u8], content: &[u8]) -> bool {
-    // A length nibble of 15 continues in bytes of 255 until a smaller one.
-    fn length(src: &[u8], at: &mut usize, nibble: u8) -> Option<usize> {
-        let mut n = usize::from(nibble);
-        if nibble == 15 {
-            loop {
-                let b = *src.get(*at)?;
-                *at += 1;
-                n = n.checked_add(usize::from(b))?;
-                if b != 255 {
-                    break;
-                }
-            }
-        }
-        Some(n)
-    }
+    let length = |src, at: &mut usize, nibble| crate::lz4::length(src, at, nibble).ok();
     let walk = || -> Option<bool> {
         let (mut at, mut pos) = (0usize, 0usize);
         loop {
@@ -213,12 +199,9 @@ pub(crate) fn parse_block<T>(
     let budget = r.budget().clone();
     r.field(field, |r| {
         r.item(s, |r| {
-            let corrupt = r
-                .field("block", |r| {
-                    Err::<(), _>(r.invalid_at(at + 16, "corrupt LZ4 block"))
-                })
-                .err()
-                .unwrap_or_else(|| r.invalid_at(at + 16, "corrupt LZ4 block"));
+            // The error for a stream that does not decode to its size, named as the
+            // block's (made here, where the block's path is).
+            let corrupt = r.field("block", |r| Ok(r.invalid_at(at + 16, "corrupt LZ4 block")))?;
             if block.is_raw() {
                 let mut b = BlockReader::new(Lz4Window::raw(block.stored), budget, corrupt);
                 return parse(&mut b);

@@ -166,7 +166,7 @@ impl<'s> Lz4Window<'s> {
                 Pending::Token => {
                     let token = *self.src.get(self.at).ok_or(Corrupt)?;
                     self.at += 1;
-                    let left = self.length(token >> 4)?;
+                    let left = length(self.src, &mut self.at, token >> 4)?;
                     self.pending = Pending::Literals {
                         left,
                         nibble: token & 15,
@@ -203,7 +203,9 @@ impl<'s> Lz4Window<'s> {
                     let o = self.src.get(self.at..self.at + 2).ok_or(Corrupt)?;
                     let offset = usize::from(u16::from_le_bytes([o[0], o[1]]));
                     self.at += 2;
-                    let left = self.length(nibble)?.checked_add(4).ok_or(Corrupt)?;
+                    let left = length(self.src, &mut self.at, nibble)?
+                        .checked_add(4)
+                        .ok_or(Corrupt)?;
                     // Inside what was decoded (the window keeps the history).
                     if offset == 0 || offset as u64 > self.base + self.end as u64 {
                         return Err(Corrupt);
@@ -254,18 +256,8 @@ impl<'s> Lz4Window<'s> {
                 break;
             }
             let token = src[at];
-            let mut lit = usize::from(token >> 4);
             let mut a = at + 1;
-            if lit == 15 {
-                loop {
-                    let b = *src.get(a).ok_or(Corrupt)?;
-                    a += 1;
-                    lit = lit.checked_add(usize::from(b)).ok_or(Corrupt)?;
-                    if b != 255 {
-                        break;
-                    }
-                }
-            }
+            let lit = length(src, &mut a, token >> 4)?;
             // The literals, the offset after them and room for wild copies.
             // Saturating: a hostile length must not wrap (32-bit targets).
             if a.saturating_add(lit).saturating_add(2 + WILD) > src.len()
@@ -281,18 +273,9 @@ impl<'s> Lz4Window<'s> {
             let lit_end = a + lit;
             let offset = usize::from(u16::from_le_bytes([src[lit_end], src[lit_end + 1]]));
             let mut m = lit_end + 2;
-            let mut len = usize::from(token & 15);
-            if len == 15 {
-                loop {
-                    let b = *src.get(m).ok_or(Corrupt)?;
-                    m += 1;
-                    len = len.checked_add(usize::from(b)).ok_or(Corrupt)?;
-                    if b != 255 {
-                        break;
-                    }
-                }
-            }
-            len = len.checked_add(4).ok_or(Corrupt)?;
+            let len = length(src, &mut m, token & 15)?
+                .checked_add(4)
+                .ok_or(Corrupt)?;
             let mend = end + lit;
             if offset == 0 || offset as u64 > before + mend as u64 {
                 return Err(Corrupt);
@@ -322,22 +305,23 @@ impl<'s> Lz4Window<'s> {
             false => Ok(()),
         }
     }
+}
 
-    /// A length: the nibble, continued by bytes of 255 until a smaller one when it is 15.
-    fn length(&mut self, nibble: u8) -> Result<usize, Corrupt> {
-        let mut n = usize::from(nibble);
-        if nibble == 15 {
-            loop {
-                let b = *self.src.get(self.at).ok_or(Corrupt)?;
-                self.at += 1;
-                n = n.checked_add(usize::from(b)).ok_or(Corrupt)?;
-                if b != 255 {
-                    return Ok(n);
-                }
+/// A sequence length read at `src[*at..]`: the token's `nibble`, continued by bytes of
+/// 255 until a smaller one when it is 15 (`at` moves past them).
+pub(crate) fn length(src: &[u8], at: &mut usize, nibble: u8) -> Result<usize, Corrupt> {
+    let mut n = usize::from(nibble);
+    if nibble == 15 {
+        loop {
+            let b = *src.get(*at).ok_or(Corrupt)?;
+            *at += 1;
+            n = n.checked_add(usize::from(b)).ok_or(Corrupt)?;
+            if b != 255 {
+                return Ok(n);
             }
         }
-        Ok(n)
     }
+    Ok(n)
 }
 
 /// Copies `len` bytes from `offset` back to `buf[at..]`, as LZ4 does: where the ranges

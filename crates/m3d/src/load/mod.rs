@@ -251,12 +251,7 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn load(&self, opts: &LoadOptions) -> Result<Loaded> {
-        let mut l = Loaded::from_file(self, opts)?;
-        l.run_steps(opts)?;
-        if opts.textures {
-            l.textures = crate::texture::of_file(self, &l.budget.get())?;
-        }
-        Ok(l)
+        Loaded::from_file(self, opts)?.finish(self, opts)
     }
 
     /// [`File::load`] of a file read for it (`load` of a text file): its voxel blocks
@@ -270,15 +265,21 @@ impl File {
                 l.voxel_blocks.push(VoxelBlock { runs, ..v.clone() });
             }
         }
-        l.run_steps(opts)?;
-        if opts.textures {
-            l.textures = crate::texture::of_file(&self, &l.budget.get())?;
-        }
-        Ok(l)
+        l.finish(&self, opts)
     }
 }
 
 impl Loaded {
+    /// What [`File::load`] does after [`Loaded::from_file`]: the post-processing steps,
+    /// then `file`'s inlined textures.
+    fn finish(mut self, file: &File, opts: &LoadOptions) -> Result<Loaded> {
+        self.run_steps(opts)?;
+        if opts.textures {
+            self.textures = crate::texture::of_file(file, &self.budget.get())?;
+        }
+        Ok(self)
+    }
+
     /// m3d_load's post-processing steps that `opts` selects, in its order.
     pub(crate) fn run_steps(&mut self, opts: &LoadOptions) -> Result<()> {
         // Meshed voxels come with normals: only the faces before them can lack one.

@@ -250,33 +250,6 @@ impl Mesher<'_> {
             i64::from(b.pos[2]) + z as i64,
         ];
         let w = self.w;
-        if e.corners == 0xff && e.sides == 0x3f {
-            // Open on every side (a lone voxel): all eight corners in bit order and all
-            // twelve triangles, appended as two runs of known length.
-            let first = out.vertices.len() as u32;
-            out.vertices.extend((0..8).map(|bit: usize| LoadedVertex {
-                xyzw: [
-                    (base[0] + (bit & 1) as i64) as f32 * w,
-                    (base[1] + ((bit >> 2) & 1) as i64) as f32 * w,
-                    (base[2] + ((bit >> 1) & 1) as i64) as f32 * w,
-                    0.0,
-                ],
-                color: e.t.color,
-                skin: e.t.skin,
-            }));
-            let enorm = self.enorm as u32;
-            out.faces.extend((0..12).map(|k: usize| {
-                let side = k / 2;
-                let n = Idx(enorm + side as u32);
-                LoadedFace {
-                    material: e.t.material,
-                    vertex: TRIS[side % 6][k % 2].map(|c| Idx(first + c as u32)),
-                    uv: [Idx::UNDEF; 3],
-                    normal: [n; 3],
-                }
-            }));
-            return;
-        }
         for (bit, slot) in edge.iter_mut().enumerate() {
             if e.corners & (1 << bit) == 0 {
                 continue;
