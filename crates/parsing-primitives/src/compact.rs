@@ -48,6 +48,29 @@ pub fn compact_int(input: &[u8]) -> IResult<&[u8], i64> {
     Err(nom::Err::Error(NomError::new(input, kind)))
 }
 
+/// The compact int held in the low `used` bytes of `w` (little-endian), for decoders
+/// that find where values end themselves, several from one load. `used` must be 1 to
+/// [`COMPACT_MAX_LEN`] (others are clamped); the "more" flags are not checked.
+///
+/// ```
+/// use parsing_primitives::compact::compact_from_word;
+/// assert_eq!(compact_from_word(u64::from_le_bytes([0x80, 0x87, 0x01, 0xff, 0, 0, 0, 0]), 3), 8640);
+/// assert_eq!(compact_from_word(0x45, 1), -5);
+/// ```
+#[inline]
+pub fn compact_from_word(w: u64, used: usize) -> i64 {
+    let used = used.clamp(1, COMPACT_MAX_LEN);
+    let v = w & (u64::MAX >> (64 - 8 * used));
+    let magnitude = (v & 0x3f)
+        | (v >> 8 & 0x7f) << 6
+        | (v >> 16 & 0x7f) << 13
+        | (v >> 24 & 0x7f) << 20
+        | (v >> 32 & 0x7f) << 27;
+    // At most 34 bits, so the cast is exact.
+    let magnitude = magnitude as i64;
+    if w & 0x40 != 0 { -magnitude } else { magnitude }
+}
+
 /// One compact int from the start of `input` and the bytes it used; `None` when the
 /// input ends before its last byte or it runs past five bytes ([`compact_int`] without
 /// nom's error, for bulk decoding).
@@ -60,19 +83,32 @@ pub fn compact_int(input: &[u8]) -> IResult<&[u8], i64> {
 /// ```
 #[inline]
 pub fn compact_prefix(input: &[u8]) -> Option<(i64, usize)> {
+    // With eight bytes at hand (all but the last few values of an array), one load and
+    // no branch on the length: lengths vary from value to value (node indices take one
+    // to four bytes), so a byte loop mispredicts.
+    if let Some(word) = input.first_chunk::<8>() {
+        let w = u64::from_le_bytes(*word);
+        // The first byte without the "more" flag ends the value; none in five: too long.
+        let ends = !w & 0x80_8080_8080;
+        if ends == 0 {
+            return None;
+        }
+        let used = ends.trailing_zeros() as usize / 8 + 1;
+        return Some((compact_from_word(w, used), used));
+    }
     let first = *input.first()?;
     let sign = |m: i64| if first & 0x40 != 0 { -m } else { m };
-    if first & 0x80 == 0 {
-        return Some((sign(i64::from(first & 0x3f)), 1));
-    }
     let mut magnitude = i64::from(first & 0x3f);
-    for (i, &byte) in input.iter().enumerate().take(COMPACT_MAX_LEN).skip(1) {
-        magnitude |= i64::from(byte & 0x7f) << (6 + 7 * (i - 1));
-        if byte & 0x80 == 0 {
-            return Some((sign(magnitude), i + 1));
+    let (mut used, mut last) = (1, first);
+    while last & 0x80 != 0 {
+        if used == COMPACT_MAX_LEN {
+            return None;
         }
+        last = *input.get(used)?;
+        magnitude |= i64::from(last & 0x7f) << (6 + 7 * (used - 1));
+        used += 1;
     }
-    None
+    Some((sign(magnitude), used))
 }
 
 /// Appends the encoding UNIGINE writes for `value`: one byte for magnitudes 0..=62,
@@ -140,6 +176,36 @@ mod tests {
         same(&[0xff, 0xff, 0xff, 0xff, 0x7f]);
         same(&[0xff, 0xff, 0xff, 0xff, 0xff]);
         same(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x00]);
+    }
+
+    /// The same with at least eight bytes at hand (the one-load path): every pair of
+    /// leading bytes, then every length and flag pattern over five bytes, followed by
+    /// bytes that must not be read into the value.
+    #[test]
+    fn prefix_matches_the_parser_with_bytes_to_spare() {
+        let same = |input: &[u8]| {
+            let nom = compact_int(input)
+                .ok()
+                .map(|(rest, v)| (v, input.len() - rest.len()));
+            assert_eq!(compact_prefix(input), nom, "{input:02x?}");
+        };
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                same(&[a, b, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff]);
+                same(&[a, 0x80, b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff]);
+            }
+        }
+        for flags in 0..32u32 {
+            for payload in [0x00u8, 0x2a, 0x55, 0x7f] {
+                let mut input = [0xffu8; 9];
+                for (i, byte) in input.iter_mut().take(5).enumerate() {
+                    let more = if flags >> i & 1 != 0 { 0x80 } else { 0 };
+                    *byte = more | payload | if i == 0 { 0x40 } else { 0 };
+                }
+                same(&input);
+                same(&input[..8]);
+            }
+        }
     }
 
     fn enc(v: i64) -> Vec<u8> {

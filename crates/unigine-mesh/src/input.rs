@@ -49,11 +49,6 @@ pub(crate) trait Input: Sized {
         slow: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Vec<T>>;
 
-    /// As [`Reader::compact_ints`].
-    fn compact_ints(&mut self, count: u64) -> Result<Vec<i64>> {
-        self.array_bulk(count, 1, compact::compact_prefix, Self::compact_int)
-    }
-
     /// `count` checked ([`Input::count`]) and `count` values of `T` charged as decoded
     /// data, before an array of them is made (as [`Reader::array`] does).
     fn counted<T>(&mut self, count: u64, min_element_size: usize) -> Result<usize> {

@@ -484,6 +484,14 @@ impl Ms14 {
             )));
         }
         for (i, (s, tree)) in self.mesh.surfaces.iter().zip(&self.trees).enumerate() {
+            if s.cindices.len() / 3 > crate::spatial::MAX_TRIANGLES {
+                return Err(invalid(format!(
+                    "surface {i} '{}': {} triangles, more than a spatial tree can index ({})",
+                    s.name,
+                    s.cindices.len() / 3,
+                    crate::spatial::MAX_TRIANGLES
+                )));
+            }
             if self.tree_is_stale(i, s) {
                 continue;
             }

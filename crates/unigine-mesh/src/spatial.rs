@@ -20,7 +20,9 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::compact::{compact_len, compact_prefix};
+use parsing_primitives::compact::{
+    COMPACT_MAX_LEN, compact_from_word, compact_len, compact_prefix,
+};
 use parsing_primitives::{Budget, Reader, Writer};
 
 use crate::FORMAT_NAME;
@@ -33,13 +35,13 @@ pub struct TreeNode {
     /// Split axis (0 x, 1 y, 2 z); 0 in leaves.
     pub axis: u8,
     /// Left child (the next node in pre-order), or -1 in a leaf.
-    pub left: i64,
+    pub left: i32,
     /// Right child, or -1 in a leaf.
-    pub right: i64,
+    pub right: i32,
     /// First entry of [`SpatialTree::node_indices`] in a leaf; 0 in inner nodes.
-    pub start: i64,
+    pub start: i32,
     /// One past the last entry in a leaf; 0 in inner nodes.
-    pub end: i64,
+    pub end: i32,
     /// Box minimum.
     pub min: [f32; 3],
     /// Box maximum.
@@ -61,10 +63,51 @@ pub struct SpatialTree {
     /// One byte per triangle; bit `k` marks the edge opposite corner `k`.
     pub edge_flags: Vec<u8>,
     /// Offsets into the index arrays (3 x triangle number), in leaf order.
-    pub node_indices: Vec<i64>,
+    pub node_indices: Vec<i32>,
     /// The nodes in pre-order; node 0 is the root.
     pub nodes: Vec<TreeNode>,
 }
+
+/// A node's axis and four links from one 16-byte load, when they fit in it (most
+/// nodes take 5 to 13 bytes) and no link is longer than a compact int can be: where
+/// each link ends is read off the "more" flags all at once, so decoding a link does not
+/// wait for the previous one's length. One-byte -1 and 0 pairs (a leaf's children, an
+/// inner node's range: every engine node has one) are taken as they are.
+#[inline]
+fn node_links(b: &[u8]) -> Option<(u8, [i32; 4], usize)> {
+    let chunk = b.first_chunk::<16>()?;
+    let w = u128::from_le_bytes(*chunk);
+    let byte_pair = |at: usize| (w >> (8 * at)) as u16;
+    // A byte without the "more" flag ends a link; byte 0 is the axis.
+    let ends = !w & 0x8080_8080_8080_8080_8080_8080_8080_8000;
+    let mut links = [0i32; 4];
+    let (mut start, mut i) = (1, 0);
+    if byte_pair(1) == 0x4141 {
+        links[..2].copy_from_slice(&[-1, -1]);
+        (start, i) = (3, 2);
+    }
+    while i < 4 {
+        if i == 2 && start + 2 <= 16 && byte_pair(start) == 0 {
+            // links[2..] are already 0.
+            return Some((chunk[0], links, start + 2));
+        }
+        let left = ends & u128::MAX.checked_shl(8 * start as u32).unwrap_or(0);
+        if left == 0 {
+            return None;
+        }
+        let end = left.trailing_zeros() as usize / 8 + 1;
+        if end - start > COMPACT_MAX_LEN {
+            return None;
+        }
+        links[i] = i32::try_from(compact_from_word((w >> (8 * start)) as u64, end - start)).ok()?;
+        (start, i) = (end, i + 1);
+    }
+    Some((chunk[0], links, start))
+}
+
+/// Most triangles a surface with a spatial tree can have: node indices (3 x a triangle
+/// number) are 32-bit ints in the engine.
+pub const MAX_TRIANGLES: usize = (i32::MAX / 3) as usize;
 
 /// Smallest encoded node: axis, four 1-byte compact ints, 28 bytes of floats.
 const MIN_NODE_SIZE: usize = 1 + 4 + 28;
@@ -95,11 +138,18 @@ impl SpatialTree {
             Ok(flags)
         })?;
         let n = r.field("num_node_indices", |r| r.compact_count(1))?;
-        let node_indices = r.field("node_indices", |r| r.compact_ints(n as u64))?;
+        let node_indices = r.field("node_indices", |r| {
+            r.array_bulk(
+                n as u64,
+                1,
+                |b| compact_prefix(b).and_then(|(v, used)| Some((i32::try_from(v).ok()?, used))),
+                engine_int,
+            )
+        })?;
         let n = r.field("num_nodes", |r| r.compact_count(MIN_NODE_SIZE))?;
         // Nodes built from their links; boxes and splits, stored after all links, are
         // filled in place below.
-        let node = |axis, [left, right, start, end]: [i64; 4]| TreeNode {
+        let node = |axis, [left, right, start, end]: [i32; 4]| TreeNode {
             axis,
             left,
             right,
@@ -114,18 +164,21 @@ impl SpatialTree {
                 n as u64,
                 5,
                 |b| {
+                    if let Some((axis, links, used)) = node_links(b) {
+                        return Some((node(axis, links), used));
+                    }
                     let (&axis, mut rest) = b.split_first()?;
-                    let mut links = [0i64; 4];
+                    let mut links = [0i32; 4];
                     for l in &mut links {
                         let (v, used) = compact_prefix(rest)?;
-                        *l = v;
+                        *l = i32::try_from(v).ok()?;
                         rest = rest.get(used..)?;
                     }
                     Some((node(axis, links), b.len() - rest.len()))
                 },
                 |r| {
                     let axis = r.le::<u8>()?;
-                    let [left, right, start, end] = [(); 4].map(|()| r.compact_int());
+                    let [left, right, start, end] = [(); 4].map(|()| engine_int(r));
                     Ok(node(axis, [left?, right?, start?, end?]))
                 },
             )
@@ -193,21 +246,25 @@ impl SpatialTree {
     /// Heap bytes the tree holds (its three arrays).
     pub fn heap_bytes(&self) -> u64 {
         (self.edge_flags.capacity()
-            + self.node_indices.capacity() * std::mem::size_of::<i64>()
+            + self.node_indices.capacity() * std::mem::size_of::<i32>()
             + self.nodes.capacity() * std::mem::size_of::<TreeNode>()) as u64
     }
 
     /// Length of [`SpatialTree::to_bytes`]'s output, computed without writing it.
     pub fn encoded_len(&self) -> usize {
         let c = |n: usize| compact_len(i64::try_from(n).unwrap_or(i64::MAX));
-        let indices: usize = self.node_indices.iter().map(|&i| compact_len(i)).sum();
+        let indices: usize = self
+            .node_indices
+            .iter()
+            .map(|&i| compact_len(i64::from(i)))
+            .sum();
         let nodes: usize = self
             .nodes
             .iter()
             .map(|n| {
                 1 + 28
                     + [n.left, n.right, n.start, n.end]
-                        .map(compact_len)
+                        .map(|v| compact_len(i64::from(v)))
                         .iter()
                         .sum::<usize>()
             })
@@ -227,13 +284,13 @@ impl SpatialTree {
         w.bytes(&self.edge_flags);
         w.compact_count(self.node_indices.len())?;
         for &i in &self.node_indices {
-            w.compact_i64(i)?;
+            w.compact_i64(i64::from(i))?;
         }
         w.compact_count(self.nodes.len())?;
         for n in &self.nodes {
             w.u8(n.axis);
             for v in [n.left, n.right, n.start, n.end] {
-                w.compact_i64(v)?;
+                w.compact_i64(i64::from(v))?;
             }
         }
         for n in &self.nodes {
@@ -290,8 +347,8 @@ impl SpatialTree {
         // Walk the tree in pre-order from the root: every node is visited once, in
         // storage order, and leaves come with contiguous ranges.
         let mut next = 0usize;
-        let mut covered = 0i64;
-        let mut stack = vec![0i64];
+        let mut covered = 0i32;
+        let mut stack = vec![0i32];
         while let Some(id) = stack.pop() {
             let Some(n) = usize::try_from(id).ok().and_then(|i| self.nodes.get(i)) else {
                 problems.push(format!("child {id} is not a node"));
@@ -316,7 +373,7 @@ impl SpatialTree {
                     break;
                 }
                 covered = n.end;
-            } else if n.left != id + 1 || n.right <= n.left {
+            } else if i64::from(n.left) != i64::from(id) + 1 || n.right <= n.left {
                 problems.push(format!(
                     "nodes[{id}] children {} and {} are not in pre-order",
                     n.left, n.right
@@ -335,7 +392,7 @@ impl SpatialTree {
                     self.nodes.len()
                 ));
             }
-            if covered != self.node_indices.len() as i64 {
+            if usize::try_from(covered).ok() != Some(self.node_indices.len()) {
                 problems.push(format!(
                     "leaves cover {covered} of {} node indices",
                     self.node_indices.len()
@@ -384,7 +441,11 @@ impl SpatialTree {
         );
         SpatialTree {
             edge_flags,
-            node_indices: b.order.into_iter().map(|t| 3 * i64::from(t)).collect(),
+            node_indices: b
+                .order
+                .into_iter()
+                .map(|t| engine_int_of(3 * t as usize))
+                .collect(),
             nodes: b.nodes,
         }
     }
@@ -425,9 +486,9 @@ impl Builder {
             split: 0.0,
         });
         if tris.len() <= self.leaf_size {
-            self.nodes[id].start = self.order.len() as i64;
+            self.nodes[id].start = engine_int_of(self.order.len());
             self.order.extend_from_slice(tris);
-            self.nodes[id].end = self.order.len() as i64;
+            self.nodes[id].end = engine_int_of(self.order.len());
             return id;
         }
         let size = [0, 1, 2].map(|a| max[a] - min[a]);
@@ -465,11 +526,25 @@ impl Builder {
         let r = self.node(right, depth + 1);
         let n = &mut self.nodes[id];
         n.axis = axis as u8;
-        n.left = id as i64 + 1;
-        n.right = r as i64;
+        n.left = engine_int_of(id + 1);
+        n.right = engine_int_of(r);
         n.split = split;
         id
     }
+}
+
+/// One compact int that must fit the engine's `int` (every tree number does: the
+/// engine reads them into 32-bit ints); a larger one is an error at its offset.
+fn engine_int(r: &mut impl Input) -> parsing_primitives::Result<i32> {
+    let at = r.offset();
+    let v = r.compact_int()?;
+    i32::try_from(v).map_err(|_| r.invalid_at(at, format!("{v} does not fit a 32-bit int")))
+}
+
+/// A built tree's number as stored: trees are only built for surfaces of at most
+/// [`MAX_TRIANGLES`] triangles ([`crate::Ms14::check`]), so every number fits.
+fn engine_int_of(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 /// Corner `k` of triangle `t`; an index past the positions reads as the origin.
@@ -692,5 +767,82 @@ mod edge_tests {
                 "round {round}: {cind:?} over {pos:?}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod node_tests {
+    use parsing_primitives::compact::{compact_int, encode_compact};
+
+    use super::node_links;
+
+    /// A node decoded one link after another with the nom parser.
+    fn one_by_one(b: &[u8]) -> Option<(u8, [i32; 4], usize)> {
+        let (&axis, mut rest) = b.split_first()?;
+        let mut links = [0i32; 4];
+        for l in &mut links {
+            let (after, v) = compact_int(rest).ok()?;
+            *l = i32::try_from(v).ok()?;
+            rest = after;
+        }
+        Some((axis, links, b.len() - rest.len()))
+    }
+
+    /// The one-load decoder agrees with the link-by-link one wherever it answers, and
+    /// answers for every node of in-range links that fits in 16 bytes: leaves and inner
+    /// nodes as the engine writes them, links of every length, and random bytes.
+    #[test]
+    fn node_links_matches_the_link_by_link_decode() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut answered = 0;
+        for round in 0..200_000 {
+            let r = next();
+            let mut b = vec![(r % 4) as u8];
+            let pick = |r: u64, k: u32| -> i64 {
+                match (r >> (8 * k)) % 6 {
+                    0 => -1,
+                    1 => 0,
+                    2 => (r >> 40) as i64 % 63,
+                    3 => (r >> 20) as i64 % 100_000,
+                    4 => i64::from(i32::MAX) - (r >> 50) as i64,
+                    _ => -((r >> 30) as i64 % 3_000_000_000),
+                }
+            };
+            let shape = round % 3;
+            let links: [i64; 4] = match shape {
+                0 => [-1, -1, pick(r, 1), pick(r, 2)],
+                1 => [pick(r, 1), pick(r, 2), 0, 0],
+                _ => [0, 1, 2, 3].map(|k| pick(r, k)),
+            };
+            for v in links {
+                encode_compact(v, &mut b);
+            }
+            let fits = b.len() <= 16 && links.iter().all(|&v| i32::try_from(v).is_ok());
+            // Junk after the node, sometimes cut to fewer than 16 bytes.
+            let junk = next();
+            b.extend_from_slice(&junk.to_le_bytes());
+            b.extend_from_slice(&next().to_le_bytes());
+            if round % 7 == 0 {
+                b.truncate((junk % 20) as usize);
+            }
+            // Random bytes as they come.
+            if round % 5 == 0 {
+                b = (0..3).flat_map(|_| next().to_le_bytes()).collect();
+            }
+            let fast = node_links(&b);
+            if let Some(fast) = fast {
+                assert_eq!(Some(fast), one_by_one(&b), "{b:02x?}");
+                answered += 1;
+            } else if fits && b.len() >= 16 && round % 5 != 0 {
+                panic!("no answer for {b:02x?}");
+            }
+        }
+        assert!(answered > 100_000, "{answered}");
     }
 }

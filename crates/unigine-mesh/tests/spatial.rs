@@ -37,7 +37,7 @@ fn ms14_files(test: &str) -> Option<Vec<(String, unigine_mesh::ms14::Ms14)>> {
 }
 
 /// Tight box of the given triangles, computed here independently of the crate.
-fn tight_box(cind: &[u32], pos: &[[f32; 3]], tris: &[i64]) -> ([f32; 3], [f32; 3]) {
+fn tight_box(cind: &[u32], pos: &[[f32; 3]], tris: &[i32]) -> ([f32; 3], [f32; 3]) {
     let mut min = [f32::INFINITY; 3];
     let mut max = [f32::NEG_INFINITY; 3];
     for &t in tris {
@@ -53,7 +53,7 @@ fn tight_box(cind: &[u32], pos: &[[f32; 3]], tris: &[i64]) -> ([f32; 3], [f32; 3
 }
 
 /// The triangles under a node, by walking the pre-order tree.
-fn leaf_range(nodes: &[TreeNode], id: usize) -> (i64, i64) {
+fn leaf_range(nodes: &[TreeNode], id: usize) -> (i32, i32) {
     let n = &nodes[id];
     if n.is_leaf() {
         return (n.start, n.end);
@@ -231,6 +231,55 @@ fn a_quad_by_hand() {
     assert_eq!((t.nodes[2].start, t.nodes[2].end), (3, 5));
     assert_eq!(t.nodes[2].min, [3.0, 0.0, 0.0]);
     assert_eq!(t.node_indices, [0, 3, 6, 9, 12]);
+}
+
+/// The engine reads tree numbers into 32-bit ints: a compact int past `i32` (which a
+/// five-byte compact int can hold) is an error at its offset, in the node indices and
+/// in a node's links alike.
+#[test]
+fn tree_numbers_past_a_32_bit_int_are_errors_at_their_offset() {
+    // The one-leaf tree of a triangle: 01 00 | 01 00 | 01 | 00 41 41 00 01 | 7 x f32.
+    let tree = |index: &[u8], end: &[u8]| {
+        let mut b = vec![1, 0, 1];
+        b.extend_from_slice(index);
+        b.extend_from_slice(&[1, 0, 0x41, 0x41, 0]);
+        b.extend_from_slice(end);
+        // Box and split: with them the node has 16 bytes after it, so the one-load
+        // node decoder is tried first.
+        b.extend_from_slice(&[0; 28]);
+        b
+    };
+    assert_eq!(
+        SpatialTree::from_bytes(&tree(&[0], &[1])).unwrap().nodes[0].end,
+        1
+    );
+    // 2^31: low six bits 0 in the first byte, then 7-bit groups 0, 0, 0, 16.
+    let big = [0x80, 0x80, 0x80, 0x80, 0x10];
+    // 2^31 - 1 = i32::MAX still reads: the first byte holds 0x3f, every group 0x7f, the
+    // last 2^31 >> 27 - 1 = 15.
+    let max = [0xbf, 0xff, 0xff, 0xff, 0x0f];
+    assert_eq!(
+        SpatialTree::from_bytes(&tree(&[0], &max)).unwrap().nodes[0].end,
+        i32::MAX
+    );
+    assert_eq!(
+        SpatialTree::from_bytes(&tree(&max, &[1]))
+            .unwrap()
+            .node_indices,
+        [i32::MAX]
+    );
+    let e = SpatialTree::from_bytes(&tree(&big, &[1])).unwrap_err();
+    assert_eq!(e.offset(), 3, "{e}");
+    assert!(
+        e.to_string()
+            .contains("2147483648 does not fit a 32-bit int"),
+        "{e}"
+    );
+    assert!(e.path().contains("node_indices"), "{e}");
+    // The node starts at 5: axis, left, right, start, then end at 9.
+    let e = SpatialTree::from_bytes(&tree(&[0], &big)).unwrap_err();
+    assert_eq!(e.offset(), 9, "{e}");
+    assert!(e.path().contains("nodes"), "{e}");
 }
 
 #[test]
