@@ -439,6 +439,10 @@ impl SpatialTree {
             },
             || edge_flags(cindices, positions, tri_count),
         );
+        // The nodes grew one at a time: give back what doubling left spare (up to half,
+        // and charged to budgets by `heap_bytes`).
+        let mut nodes = b.nodes;
+        nodes.shrink_to_fit();
         SpatialTree {
             edge_flags,
             node_indices: b
@@ -446,7 +450,7 @@ impl SpatialTree {
                 .into_iter()
                 .map(|t| engine_int_of(3 * t as usize))
                 .collect(),
-            nodes: b.nodes,
+            nodes,
         }
     }
 }

@@ -135,6 +135,9 @@ fn built_trees_have_the_engine_shape_and_edge_rule() {
         for (i, (engine, s)) in m.trees.iter().zip(&m.mesh.surfaces).enumerate() {
             let pos = &s.morph_targets[0].vertices;
             let ours = SpatialTree::build(&s.cindices, pos, 4);
+            // No spare room is kept (or charged): three arrays of exactly their length.
+            let exact = ours.edge_flags.len() + 4 * ours.node_indices.len() + 48 * ours.nodes.len();
+            assert_eq!(ours.heap_bytes(), exact as u64);
             assert_engine_shape(
                 &format!("{name} surface {i} (built)"),
                 &ours,
