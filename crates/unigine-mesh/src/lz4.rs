@@ -19,6 +19,9 @@ pub(crate) const WINDOW: usize = 1 << 19;
 /// Fixed-size copies on the hot paths, where both sides have room for them.
 const WILD: usize = 16;
 
+/// The longest match a token holds without length bytes (15 + 4 would take one).
+const SHORT_MATCH: usize = 18;
+
 /// The stream does not decode to its declared size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Corrupt;
@@ -256,6 +259,31 @@ impl<'s> Lz4Window<'s> {
                 break;
             }
             let token = src[at];
+            if token & 0x0f != 0x0f && token < 0xf0 {
+                // Up to 14 literals and a match of up to 18 (neither length goes on in
+                // more bytes), as most sequences are: fixed-size copies, the room for
+                // them checked above (input: 40 bytes, window: 32).
+                let lit = usize::from(token >> 4);
+                let a = at + 1;
+                buf[end..end + WILD].copy_from_slice(&src[a..a + WILD]);
+                let lit_end = a + lit;
+                let offset = usize::from(u16::from_le_bytes([src[lit_end], src[lit_end + 1]]));
+                let len = usize::from(token & 0x0f) + 4;
+                let mend = end + lit;
+                if offset == 0 || offset as u64 > before + mend as u64 {
+                    return Err(Corrupt);
+                }
+                if offset >= len {
+                    // The ranges may overlap past `len`: copy_within keeps memmove's
+                    // meaning, and what it writes past `len` is overwritten next.
+                    buf.copy_within(mend - offset..mend - offset + SHORT_MATCH, mend);
+                } else {
+                    copy_match(buf, mend, offset, len);
+                }
+                at = lit_end + 2;
+                end = mend + len;
+                continue;
+            }
             let mut a = at + 1;
             let lit = length(src, &mut a, token >> 4)?;
             // The literals, the offset after them and room for wild copies.
@@ -283,9 +311,9 @@ impl<'s> Lz4Window<'s> {
             if mend.saturating_add(len).saturating_add(WILD) > limit {
                 break;
             }
-            if len <= WILD && offset >= WILD {
-                let (done, ahead) = buf.split_at_mut(mend);
-                ahead[..WILD].copy_from_slice(&done[mend - offset..mend - offset + WILD]);
+            if len <= WILD && offset >= len {
+                // As above.
+                buf.copy_within(mend - offset..mend - offset + WILD, mend);
             } else {
                 copy_match(buf, mend, offset, len);
             }
@@ -405,6 +433,37 @@ mod tests {
                     "{len} {step}"
                 );
             }
+        }
+    }
+
+    /// Mesh-like content: short matches (4 to 18 bytes, the one-token case) at every
+    /// offset from 1 to 40, overlapping their own output where the offset is below the
+    /// length and reaching just past it where not, between short literal runs.
+    #[test]
+    fn short_matches_at_small_offsets_decode_exactly() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut c: Vec<u8> = (0..64).map(|_| next() as u8).collect();
+        while c.len() < 300_000 {
+            let offset = 1 + (next() % 40) as usize;
+            let len = 4 + (next() % 15) as usize;
+            for _ in 0..len {
+                c.push(c[c.len() - offset]);
+            }
+            c.extend((0..next() % 6).map(|_| next() as u8));
+        }
+        let z = lz4_flex::block::compress(&c);
+        for step in [1, 4096, usize::MAX] {
+            assert_eq!(
+                through_window(&z, c.len() as u64, step),
+                Ok(c.clone()),
+                "{step}"
+            );
         }
     }
 
