@@ -48,6 +48,16 @@ pub(crate) trait Input: Sized {
         fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
         slow: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Vec<T>>;
+    /// As [`Input::array_bulk`], `run` decoding many elements at once: `run(bytes, out,
+    /// want)` appends up to `want` elements decoded from the start of `bytes` and returns
+    /// the bytes they took. Where it appends none, `slow` decides the next element.
+    fn array_runs<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
+        slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>>;
 
     /// `count` checked ([`Input::count`]) and `count` values of `T` charged as decoded
     /// data, before an array of them is made (as [`Reader::array`] does).
@@ -138,6 +148,26 @@ impl Input for Reader<'_> {
         slow: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Vec<T>> {
         Reader::array_bulk(self, count, min_element_size, fast, slow)
+    }
+
+    fn array_runs<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        mut run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
+        mut slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.counted::<T>(count, min_element_size)?;
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let before = out.len();
+            let used = run(self.rest(), &mut out, n - before);
+            self.skip(used)?;
+            if out.len() == before {
+                out.push(self.item(before, &mut slow)?);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -326,6 +356,29 @@ impl Input for BlockReader<'_> {
             // `fast` refused with the bytes it needs at hand: `slow` decides.
             let i = out.len();
             out.push(self.item(i, &mut slow)?);
+        }
+        Ok(out)
+    }
+
+    fn array_runs<T>(
+        &mut self,
+        count: u64,
+        min_element_size: usize,
+        mut run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
+        mut slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.counted::<T>(count, min_element_size)?;
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let bytes = self.fill(BULK)?;
+            let before = out.len();
+            let used = run(bytes, &mut out, n - before).min(bytes.len());
+            self.window.consume(used);
+            // Where `run` stopped short of the window's end for want of bytes, the next
+            // fill brings more; where it decoded nothing, `slow` decides.
+            if out.len() == before {
+                out.push(self.item(before, &mut slow)?);
+            }
         }
         Ok(out)
     }

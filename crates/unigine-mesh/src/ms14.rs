@@ -364,7 +364,10 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
         trees_stored >= THREADED,
         || {
             let surfaces = decode_surfaces(r, headers, geometry, nb, layout.skinned)?;
-            Ok::<_, parsing_primitives::Error>((surfaces, fill(geometry_copies, geometry.1)))
+            // Hashed here, while the other thread may still be at the trees.
+            let hashes: Vec<u64> = surfaces.iter().map(geometry_hash).collect();
+            let copies = fill(geometry_copies, geometry.1);
+            Ok::<_, parsing_primitives::Error>((surfaces, hashes, copies))
         },
         move || {
             let trees = read_trees(
@@ -375,8 +378,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
             Ok::<_, parsing_primitives::Error>((trees, fill(tree_copies, tb)))
         },
     );
-    let ((surfaces, geometry_copies), (trees, tree_copies)) = (surfaces?, trees?);
-    let tree_geometry = surfaces.iter().map(geometry_hash).collect();
+    let ((surfaces, tree_geometry, geometry_copies), (trees, tree_copies)) = (surfaces?, trees?);
     let stored = |copies: Vec<Vec<u8>>, views: &[BlockView<'_>]| -> Vec<StoredBlock> {
         copies
             .into_iter()

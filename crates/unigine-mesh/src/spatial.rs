@@ -139,12 +139,7 @@ impl SpatialTree {
         })?;
         let n = r.field("num_node_indices", |r| r.compact_count(1))?;
         let node_indices = r.field("node_indices", |r| {
-            r.array_bulk(
-                n as u64,
-                1,
-                |b| compact_prefix(b).and_then(|(v, used)| Some((i32::try_from(v).ok()?, used))),
-                engine_int,
-            )
+            r.array_runs(n as u64, 1, engine_ints, engine_int)
         })?;
         let n = r.field("num_nodes", |r| r.compact_count(MIN_NODE_SIZE))?;
         // Nodes built from their links; boxes and splits, stored after all links, are
@@ -537,6 +532,42 @@ impl Builder {
     }
 }
 
+/// Compact ints from the start of `bytes` that fit the engine's `int`, up to `want`,
+/// appended to `out`, eight bytes at a time: where each one ends is read off the
+/// "more" flags of a whole word, so decoding one does not wait for the previous one's
+/// length. Stops before the last eight bytes and at a value it cannot take (longer than
+/// a compact int, or past `i32`: left to [`engine_int`] for its error); returns the
+/// bytes used.
+fn engine_ints(bytes: &[u8], out: &mut Vec<i32>, want: usize) -> usize {
+    let target = out.len().saturating_add(want);
+    let mut pos = 0;
+    while out.len() < target {
+        let Some(word) = bytes.get(pos..).and_then(|b| b.first_chunk::<8>()) else {
+            break;
+        };
+        let w = u64::from_le_bytes(*word);
+        let mut ends = !w & 0x8080_8080_8080_8080;
+        let mut start = 0;
+        while ends != 0 && out.len() < target {
+            let end = ends.trailing_zeros() as usize / 8 + 1;
+            ends &= ends - 1;
+            let v = (end - start <= COMPACT_MAX_LEN)
+                .then(|| compact_from_word(w >> (8 * start), end - start))
+                .and_then(|v| i32::try_from(v).ok());
+            let Some(v) = v else {
+                return pos + start;
+            };
+            out.push(v);
+            start = end;
+        }
+        if start == 0 {
+            break;
+        }
+        pos += start;
+    }
+    pos
+}
+
 /// One compact int that must fit the engine's `int` (every tree number does: the
 /// engine reads them into 32-bit ints); a larger one is an error at its offset.
 fn engine_int(r: &mut impl Input) -> parsing_primitives::Result<i32> {
@@ -778,7 +809,8 @@ mod edge_tests {
 mod node_tests {
     use parsing_primitives::compact::{compact_int, encode_compact};
 
-    use super::node_links;
+    use super::{engine_int, engine_ints, node_links};
+    use crate::input::Input;
 
     /// A node decoded one link after another with the nom parser.
     fn one_by_one(b: &[u8]) -> Option<(u8, [i32; 4], usize)> {
@@ -848,5 +880,53 @@ mod node_tests {
             }
         }
         assert!(answered > 100_000, "{answered}");
+    }
+
+    /// Node indices decoded word by word are the values encoded, in every length from
+    /// one to five bytes, whatever the bytes after them; a value past `i32` stops the
+    /// run and is left to the one-by-one decode, which names it.
+    #[test]
+    fn engine_ints_decode_what_was_encoded() {
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..2000 {
+            let n = (next() % 200) as usize;
+            let values: Vec<i32> = (0..n)
+                .map(|_| {
+                    let r = next();
+                    match r % 5 {
+                        0 => (r >> 8) as i32 % 63,
+                        1 => (r >> 8) as i32 % 8192,
+                        2 => (r >> 8) as i32 % 1_000_000,
+                        3 => (r >> 8) as i32,
+                        _ => -((r >> 40) as i32),
+                    }
+                })
+                .collect();
+            let mut b = Vec::new();
+            for &v in &values {
+                encode_compact(i64::from(v), &mut b);
+            }
+            let end = b.len();
+            b.extend((0..next() % 12).map(|_| next() as u8));
+            let mut r = parsing_primitives::Reader::new("t", &b);
+            let got = r.array_runs(n as u64, 1, engine_ints, engine_int);
+            assert_eq!(got.as_ref().ok(), Some(&values), "round {round}");
+            assert_eq!(r.offset(), end as u64);
+        }
+        // 2^31 after two small values: the run takes the two, the checked decode fails
+        // at the third's offset.
+        let mut b = vec![0x05, 0x06, 0x80, 0x80, 0x80, 0x80, 0x10];
+        b.extend([0; 8]);
+        let mut out = Vec::new();
+        assert_eq!(engine_ints(&b, &mut out, 3), 2);
+        assert_eq!(out, [5, 6]);
+        let e = parsing_primitives::Reader::new("t", &b).array_runs(3, 1, engine_ints, engine_int);
+        assert_eq!(e.err().map(|e| e.offset()), Some(2));
     }
 }
