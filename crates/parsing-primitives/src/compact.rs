@@ -56,6 +56,9 @@ pub fn compact_int(input: &[u8]) -> IResult<&[u8], i64> {
 /// use parsing_primitives::compact::compact_from_word;
 /// assert_eq!(compact_from_word(u64::from_le_bytes([0x80, 0x87, 0x01, 0xff, 0, 0, 0, 0]), 3), 8640);
 /// assert_eq!(compact_from_word(0x45, 1), -5);
+/// // Clamped: 0 reads as 1 byte, 6 as 5.
+/// assert_eq!(compact_from_word(0x8045, 0), -5);
+/// assert_eq!(compact_from_word(0x01ff_ffff_ff3f, 6), (1 << 34) - 1);
 /// ```
 #[inline]
 pub fn compact_from_word(w: u64, used: usize) -> i64 {
@@ -84,8 +87,8 @@ pub fn compact_from_word(w: u64, used: usize) -> i64 {
 #[inline]
 pub fn compact_prefix(input: &[u8]) -> Option<(i64, usize)> {
     // With eight bytes at hand (all but the last few values of an array), one load and
-    // no branch on the length: lengths vary from value to value (node indices take one
-    // to four bytes), so a byte loop mispredicts.
+    // no branch on the length: where lengths vary from value to value, a byte loop
+    // mispredicts.
     if let Some(word) = input.first_chunk::<8>() {
         let w = u64::from_le_bytes(*word);
         // The first byte without the "more" flag ends the value; none in five: too long.

@@ -374,8 +374,9 @@ impl Input for BlockReader<'_> {
             let before = out.len();
             let used = run(bytes, &mut out, n - before).min(bytes.len());
             self.window.consume(used);
-            // Where `run` stopped short of the window's end for want of bytes, the next
-            // fill brings more; where it decoded nothing, `slow` decides.
+            // Reader::array_runs's loop, over the window: where `run` stopped short of
+            // the window's end for want of bytes, the next fill brings more; where it
+            // decoded nothing, `slow` decides.
             if out.len() == before {
                 out.push(self.item(before, &mut slow)?);
             }

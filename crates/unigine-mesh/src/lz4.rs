@@ -467,6 +467,29 @@ mod tests {
         }
     }
 
+    /// A short sequence (both lengths in its token) whose match has offset 0, or
+    /// reaches before the start, is corrupt: the one-token path checks it as the
+    /// general one does (the stream is long enough for that path to take it).
+    #[test]
+    fn short_sequences_with_bad_offsets_are_corrupt() {
+        for offset in [[0u8, 0], [2, 0], [0xff, 0xff]] {
+            // One literal 'x', then a match of 8 at `offset`; padding after.
+            let mut src = vec![0x14, b'x', offset[0], offset[1]];
+            src.extend([0x10; 60]);
+            assert_eq!(through_window(&src, 1000, 4096), Err(Corrupt), "{offset:?}");
+        }
+        // Offset 1 is sound there: nine 'x', fifteen times nine 'y', then 5 literals.
+        let mut src = vec![0x14, b'x', 1, 0];
+        for _ in 0..15 {
+            src.extend([0x14, b'y', 1, 0]);
+        }
+        src.extend([0x50, b'a', b'b', b'c', b'd', b'e']);
+        let mut expected = vec![b'x'; 9];
+        expected.extend([b'y'; 9 * 15]);
+        expected.extend(b"abcde");
+        assert_eq!(through_window(&src, 149, 4096), Ok(expected));
+    }
+
     #[test]
     fn a_stream_that_decodes_to_another_size_is_corrupt() {
         let c = content(200_000, 9);

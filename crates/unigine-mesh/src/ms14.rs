@@ -26,7 +26,7 @@ use crate::input::Input;
 use crate::ms1x::{
     HeaderCounts, Ms1x, Ms1xVersion, Surface, geometry_len, read_geometry, write_geometry_with,
 };
-use crate::spatial::SpatialTree;
+use crate::spatial::{SpatialTree, triangles_fit};
 use crate::threads::{THREADED_TRIANGLES, beside};
 
 /// The original blocks of one surface (see the module docs).
@@ -475,7 +475,8 @@ impl Ms14 {
     /// since it was read or built, see [`Ms14::tree_geometry`]) fitting its surface:
     /// one edge flag and node index per triangle and a well-formed pre-order tree
     /// ([`SpatialTree::check`]). A tree edited into an inconsistent state is rejected
-    /// here rather than written.
+    /// here rather than written, as is a surface of more than
+    /// [`spatial::MAX_TRIANGLES`](crate::spatial::MAX_TRIANGLES) triangles.
     pub fn check(&self) -> Result<()> {
         self.mesh.check_ms13_content("ms14")?;
         if self.trees.len() != self.mesh.surfaces.len() {
@@ -486,14 +487,7 @@ impl Ms14 {
             )));
         }
         for (i, (s, tree)) in self.mesh.surfaces.iter().zip(&self.trees).enumerate() {
-            if s.cindices.len() / 3 > crate::spatial::MAX_TRIANGLES {
-                return Err(invalid(format!(
-                    "surface {i} '{}': {} triangles, more than a spatial tree can index ({})",
-                    s.name,
-                    s.cindices.len() / 3,
-                    crate::spatial::MAX_TRIANGLES
-                )));
-            }
+            triangles_fit(&s.name, s.cindices.len() / 3)?;
             if self.tree_is_stale(i, s) {
                 continue;
             }
@@ -663,6 +657,7 @@ impl Ms14 {
         for s in &mesh.surfaces {
             let positions = s.morph_targets.first().map_or(&[][..], |m| &m.vertices[..]);
             let triangles = s.cindices.len() / 3;
+            triangles_fit(&s.name, triangles)?;
             // The build's working memory is charged up front and handed back once it is
             // freed; what the tree keeps stays charged.
             let scratch = (triangles as u64).saturating_mul(SpatialTree::BUILD_BYTES_PER_TRIANGLE);

@@ -106,8 +106,19 @@ fn node_links(b: &[u8]) -> Option<(u8, [i32; 4], usize)> {
 }
 
 /// Most triangles a surface with a spatial tree can have: node indices (3 x a triangle
-/// number) are 32-bit ints in the engine.
-pub const MAX_TRIANGLES: usize = (i32::MAX / 3) as usize;
+/// number, so up to 3 x (triangles - 1)) are 32-bit ints in the engine.
+pub const MAX_TRIANGLES: usize = (i32::MAX / 3) as usize + 1;
+
+/// Refuses a surface (named `name`) of more than [`MAX_TRIANGLES`] triangles before a
+/// tree is built or written for it.
+pub(crate) fn triangles_fit(name: &impl std::fmt::Display, triangles: usize) -> Result<()> {
+    if triangles > MAX_TRIANGLES {
+        return Err(crate::error::invalid(format!(
+            "surface '{name}': {triangles} triangles, more than a spatial tree can index ({MAX_TRIANGLES})"
+        )));
+    }
+    Ok(())
+}
 
 /// Smallest encoded node: axis, four 1-byte compact ints, 28 bytes of floats.
 const MIN_NODE_SIZE: usize = 1 + 4 + 28;
@@ -400,7 +411,9 @@ impl SpatialTree {
     /// Builds the tree the engine would: recursive midpoint splits of each node's box
     /// along its longest axis (triangles partitioned by centroid, the median when one
     /// side would be empty), leaves of at most `leaf_size` triangles, tight boxes, and
-    /// edge flags on boundary and crease edges.
+    /// edge flags on boundary and crease edges. Past [`MAX_TRIANGLES`] triangles the
+    /// node indices do not fit the engine's ints: they saturate, and
+    /// [`check`](Self::check) reports the tree.
     pub fn build(cindices: &[u32], positions: &[[f32; 3]], leaf_size: usize) -> SpatialTree {
         let tri_count = cindices.len() / 3;
         let corner = |t: usize, k: usize| corner(cindices, positions, t, k);
@@ -535,9 +548,10 @@ impl Builder {
 /// Compact ints from the start of `bytes` that fit the engine's `int`, up to `want`,
 /// appended to `out`, eight bytes at a time: where each one ends is read off the
 /// "more" flags of a whole word, so decoding one does not wait for the previous one's
-/// length. Stops before the last eight bytes and at a value it cannot take (longer than
-/// a compact int, or past `i32`: left to [`engine_int`] for its error); returns the
-/// bytes used.
+/// length. Takes only values that end within a whole word of `bytes` (the last few
+/// bytes are left to [`engine_int`]) and stops at a value it cannot take (longer than a
+/// compact int, or past `i32`: left to [`engine_int`] for its error); returns the bytes
+/// used.
 fn engine_ints(bytes: &[u8], out: &mut Vec<i32>, want: usize) -> usize {
     let target = out.len().saturating_add(want);
     let mut pos = 0;
@@ -576,8 +590,10 @@ fn engine_int(r: &mut impl Input) -> parsing_primitives::Result<i32> {
     i32::try_from(v).map_err(|_| r.invalid_at(at, format!("{v} does not fit a 32-bit int")))
 }
 
-/// A built tree's number as stored: trees are only built for surfaces of at most
-/// [`MAX_TRIANGLES`] triangles ([`crate::Ms14::check`]), so every number fits.
+/// A built tree's number as stored. The crate builds trees only for surfaces of at most
+/// [`MAX_TRIANGLES`] triangles ([`triangles_fit`]), where every number fits; past that
+/// ([`SpatialTree::build`] called directly) they saturate, which
+/// [`SpatialTree::check`] reports.
 fn engine_int_of(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
@@ -928,5 +944,49 @@ mod node_tests {
         assert_eq!(out, [5, 6]);
         let e = parsing_primitives::Reader::new("t", &b).array_runs(3, 1, engine_ints, engine_int);
         assert_eq!(e.err().map(|e| e.offset()), Some(2));
+    }
+
+    /// MAX_TRIANGLES is the exact bound: the last node index of a surface that size,
+    /// 3 x (triangles - 1), is an `i32`, and one triangle more would not be; a surface
+    /// past it is refused by name.
+    #[test]
+    fn max_triangles_is_the_last_count_whose_indices_fit() {
+        use super::{MAX_TRIANGLES, triangles_fit};
+        assert!(3 * (MAX_TRIANGLES as u64 - 1) <= i32::MAX as u64);
+        assert!(3 * MAX_TRIANGLES as u64 > i32::MAX as u64);
+        assert!(triangles_fit(&"s", MAX_TRIANGLES).is_ok());
+        let e = triangles_fit(&"s", MAX_TRIANGLES + 1)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|e| e.contains("surface 's': 715827884 triangles")));
+    }
+
+    /// A built tree keeps no spare room in its arrays (what budgets are charged for):
+    /// a 40 x 40 grid of quads, 3,200 triangles.
+    #[test]
+    fn a_built_tree_holds_exactly_its_arrays() {
+        let n = 40u32;
+        let positions: Vec<[f32; 3]> = (0..=n)
+            .flat_map(|y| (0..=n).map(move |x| [x as f32, y as f32, 0.0]))
+            .collect();
+        let at = |x: u32, y: u32| y * (n + 1) + x;
+        let cindices: Vec<u32> = (0..n)
+            .flat_map(|y| (0..n).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                [
+                    at(x, y),
+                    at(x + 1, y),
+                    at(x + 1, y + 1),
+                    at(x, y),
+                    at(x + 1, y + 1),
+                    at(x, y + 1),
+                ]
+            })
+            .collect();
+        let t = super::SpatialTree::build(&cindices, &positions, 4);
+        assert!(t.check(3200).is_empty());
+        assert!(t.nodes.len() > 1000, "{}", t.nodes.len());
+        let exact = 3200 + 4 * 3200 + 48 * t.nodes.len();
+        assert_eq!(t.heap_bytes(), exact as u64);
     }
 }
