@@ -157,16 +157,19 @@ pub fn compact_len(value: i64) -> usize {
 mod tests {
     use super::*;
 
+    /// `compact_prefix` gives what the nom parser gives on `input` (value and bytes
+    /// used, or failure).
+    fn same(input: &[u8]) {
+        let nom = compact_int(input)
+            .ok()
+            .map(|(rest, v)| (v, input.len() - rest.len()));
+        assert_eq!(compact_prefix(input), nom, "{input:02x?}");
+    }
+
     /// The bulk decoder agrees with the nom parser on every input of up to three bytes
     /// and on five- and six-byte runs of "more" bytes (value, bytes used, or failure).
     #[test]
     fn prefix_matches_the_parser() {
-        let same = |input: &[u8]| {
-            let nom = compact_int(input)
-                .ok()
-                .map(|(rest, v)| (v, input.len() - rest.len()));
-            assert_eq!(compact_prefix(input), nom, "{input:02x?}");
-        };
         same(&[]);
         for a in 0..=255u8 {
             same(&[a]);
@@ -186,12 +189,6 @@ mod tests {
     /// bytes that must not be read into the value.
     #[test]
     fn prefix_matches_the_parser_with_bytes_to_spare() {
-        let same = |input: &[u8]| {
-            let nom = compact_int(input)
-                .ok()
-                .map(|(rest, v)| (v, input.len() - rest.len()));
-            assert_eq!(compact_prefix(input), nom, "{input:02x?}");
-        };
         for a in 0..=255u8 {
             for b in 0..=255u8 {
                 same(&[a, b, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff]);

@@ -48,16 +48,37 @@ pub(crate) trait Input: Sized {
         fast: impl FnMut(&[u8]) -> Option<(T, usize)>,
         slow: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Vec<T>>;
+    /// The bytes at hand for a bulk decoder: at least [`SLACK`] unless the content ends
+    /// first (all that is left of a [`Reader`]; a window's worth of a [`BlockReader`]).
+    fn at_hand(&mut self) -> Result<&[u8]>;
+    /// Moves past `n` of the bytes [`Input::at_hand`] gave.
+    fn advance(&mut self, n: usize) -> Result<()>;
+
     /// As [`Input::array_bulk`], `run` decoding many elements at once: `run(bytes, out,
     /// want)` appends up to `want` elements decoded from the start of `bytes` and returns
-    /// the bytes they took. Where it appends none, `slow` decides the next element.
+    /// the bytes they took. Where it appends none, `slow` decides the next element (a
+    /// [`BlockReader`] whose `run` stopped short of the window's end for want of bytes
+    /// gets more with the next [`Input::at_hand`]).
     fn array_runs<T>(
         &mut self,
         count: u64,
         min_element_size: usize,
-        run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
-        slow: impl FnMut(&mut Self) -> Result<T>,
-    ) -> Result<Vec<T>>;
+        mut run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
+        mut slow: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let n = self.counted::<T>(count, min_element_size)?;
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let before = out.len();
+            let bytes = self.at_hand()?;
+            let used = run(bytes, &mut out, n - before).min(bytes.len());
+            self.advance(used)?;
+            if out.len() == before {
+                out.push(self.item(before, &mut slow)?);
+            }
+        }
+        Ok(out)
+    }
 
     /// `count` checked ([`Input::count`]) and `count` values of `T` charged as decoded
     /// data, before an array of them is made (as [`Reader::array`] does).
@@ -150,24 +171,12 @@ impl Input for Reader<'_> {
         Reader::array_bulk(self, count, min_element_size, fast, slow)
     }
 
-    fn array_runs<T>(
-        &mut self,
-        count: u64,
-        min_element_size: usize,
-        mut run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
-        mut slow: impl FnMut(&mut Self) -> Result<T>,
-    ) -> Result<Vec<T>> {
-        let n = self.counted::<T>(count, min_element_size)?;
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let before = out.len();
-            let used = run(self.rest(), &mut out, n - before);
-            self.skip(used)?;
-            if out.len() == before {
-                out.push(self.item(before, &mut slow)?);
-            }
-        }
-        Ok(out)
+    fn at_hand(&mut self) -> Result<&[u8]> {
+        Ok(self.rest())
+    }
+
+    fn advance(&mut self, n: usize) -> Result<()> {
+        self.skip(n)
     }
 }
 
@@ -360,28 +369,13 @@ impl Input for BlockReader<'_> {
         Ok(out)
     }
 
-    fn array_runs<T>(
-        &mut self,
-        count: u64,
-        min_element_size: usize,
-        mut run: impl FnMut(&[u8], &mut Vec<T>, usize) -> usize,
-        mut slow: impl FnMut(&mut Self) -> Result<T>,
-    ) -> Result<Vec<T>> {
-        let n = self.counted::<T>(count, min_element_size)?;
-        let mut out = Vec::with_capacity(n);
-        while out.len() < n {
-            let bytes = self.fill(BULK)?;
-            let before = out.len();
-            let used = run(bytes, &mut out, n - before).min(bytes.len());
-            self.window.consume(used);
-            // Reader::array_runs's loop, over the window: where `run` stopped short of
-            // the window's end for want of bytes, the next fill brings more; where it
-            // decoded nothing, `slow` decides.
-            if out.len() == before {
-                out.push(self.item(before, &mut slow)?);
-            }
-        }
-        Ok(out)
+    fn at_hand(&mut self) -> Result<&[u8]> {
+        self.fill(BULK)
+    }
+
+    fn advance(&mut self, n: usize) -> Result<()> {
+        self.window.consume(n);
+        Ok(())
     }
 
     fn le<T: Element>(&mut self) -> Result<T> {

@@ -106,6 +106,19 @@
 
 mod block;
 pub mod common;
+
+/// The unit tests' random cases: xorshift64 from `seed` (forced odd), so every run
+/// tests the same cases.
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
 mod contract;
 pub mod convert;
 mod error;

@@ -394,13 +394,7 @@ mod tests {
 
     /// Content with long runs, short repeats, overlapping matches and noise.
     fn content(len: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_rng(seed);
         let mut v = Vec::with_capacity(len);
         while v.len() < len {
             match next() % 4 {
@@ -441,13 +435,7 @@ mod tests {
     /// length and reaching just past it where not, between short literal runs.
     #[test]
     fn short_matches_at_small_offsets_decode_exactly() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1d);
         let mut c: Vec<u8> = (0..64).map(|_| next() as u8).collect();
         while c.len() < 300_000 {
             let offset = 1 + (next() % 40) as usize;
@@ -523,15 +511,8 @@ mod tests {
     #[test]
     fn hostile_streams_end_in_an_error_not_a_hang() {
         for seed in 0..300u64 {
-            let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-            let bytes: Vec<u8> = (0..(seed % 60))
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect();
+            let mut next = crate::test_rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let bytes: Vec<u8> = (0..(seed % 60)).map(|_| next() as u8).collect();
             for size in [0, 3, 64, 100_000] {
                 let r = through_window(&bytes, size, 5);
                 if let Ok(out) = r {

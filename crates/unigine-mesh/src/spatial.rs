@@ -791,13 +791,8 @@ mod edge_tests {
 
     #[test]
     fn grouped_edges_give_what_a_hash_per_edge_gives() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_rng(0x2545_f491_4f6c_dd1d);
+        let mut next = move |n: u64| rng() % n;
         for round in 0..200 {
             // Few distinct positions (so edges are shared, split vertices duplicate
             // positions, some triangles are degenerate or non-manifold), and some
@@ -845,13 +840,7 @@ mod node_tests {
     /// nodes as the engine writes them, links of every length, and random bytes.
     #[test]
     fn node_links_matches_the_link_by_link_decode() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15);
         let mut answered = 0;
         for round in 0..200_000 {
             let r = next();
@@ -903,13 +892,7 @@ mod node_tests {
     /// run and is left to the one-by-one decode, which names it.
     #[test]
     fn engine_ints_decode_what_was_encoded() {
-        let mut seed = 0x853c_49e6_748f_ea9bu64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x853c_49e6_748f_ea9b);
         for round in 0..2000 {
             let n = (next() % 200) as usize;
             let values: Vec<i32> = (0..n)
