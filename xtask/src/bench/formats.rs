@@ -261,6 +261,27 @@ pub fn samples(samples: &Path) -> Vec<Result<Workload, String>> {
     rows
 }
 
+/// Reads of `w`'s inputs back to back, as a program reading one file after another
+/// does: per repetition a memcpy pass, then reads for at least `min` after one untimed
+/// read; medians over `runs` repetitions, as (memcpy, read) seconds per pass. In
+/// [`measure`] the other operations run between two reads.
+pub fn reads_back_to_back(w: &Workload, runs: usize, min: Duration) -> (f64, f64) {
+    let f = w.format;
+    let read = || {
+        for i in &w.inputs {
+            let _ = f.read(&i.bytes, &Context::new(&i.name));
+        }
+    };
+    let mut memcpy = Memcpy::new(w.inputs.iter().map(|i| i.bytes.as_slice()));
+    let (mut copies, mut reads) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        copies.push(memcpy.time(min));
+        read();
+        reads.push(per_call(min, read));
+    }
+    (median(&copies), median(&reads))
+}
+
 /// Times `w`: per repetition a memcpy pass, then each operation over every input;
 /// medians over `runs` repetitions (3 for an operation past [`SLOW`] a pass). Each
 /// timing lasts at least `min` (repeating calls).

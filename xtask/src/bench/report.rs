@@ -160,6 +160,21 @@ impl Row {
         }
     }
 
+    /// Reads back to back ([`reads_back_to_back`](super::formats::reads_back_to_back))
+    /// against memcpy.
+    pub fn read_only(label: &str, what: &str, bytes: usize, memcpy: f64, read: f64) -> Row {
+        let mut cells: [String; 5] = Default::default();
+        cells[0] = cell(memcpy, read);
+        Row {
+            format: label.into(),
+            workload: format!("{what}, reads back to back (the read alone, call after call)"),
+            bytes,
+            vs: "memcpy".into(),
+            cells,
+            peak: String::new(),
+        }
+    }
+
     /// A conversion to ms14: its steps and the whole, against memcpy of the source.
     pub fn to_ms14(c: &ToMs14) -> Row {
         let [read, to_core, from_core, write, total] = c.steps.map(|t| cell(c.memcpy, t));
@@ -390,7 +405,10 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          of {} repetitions. Operations go through each format's meshfmt-core contract (what \
          the CLI runs): read = bytes to the faithful file, write = faithful file to bytes, \
          to_core = faithful file to the meshfmt-core model, from_core = model to the faithful \
-         file (written back as the version read). For the m3d.h rows read is **load** \
+         file (written back as the version read); the four run in turn in each repetition, \
+         while the memcpy copies into memory already touched. The rows \"reads back to back\" time the read \
+         alone, call after call, in the same process as the other rows (which keeps their \
+         data alive). For the m3d.h rows read is **load** \
          (m3d_load + m3d_free against `m3d_format::load` + drop, inlined textures decoded on \
          both sides) and write is **save** (m3d_save, float coordinates, compressed, against \
          `File::write` of the file read, compressed; the sizes saved follow the times: m3d.h saves \
