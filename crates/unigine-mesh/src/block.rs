@@ -42,6 +42,28 @@ impl BlockView<'_> {
     }
 }
 
+/// Empty buffers as long as each block's stored bytes, for [`keep_stored`] (made on the
+/// thread whose allocator the file's memory should come from).
+pub(crate) fn stored_buffers(views: &[BlockView<'_>]) -> Vec<Vec<u8>> {
+    views
+        .iter()
+        .map(|v| Vec::with_capacity(v.stored.len()))
+        .collect()
+}
+
+/// Each block kept: its stored bytes copied into its buffer from [`stored_buffers`].
+pub(crate) fn keep_stored(views: &[BlockView<'_>], buffers: Vec<Vec<u8>>) -> Vec<StoredBlock> {
+    (views.iter().zip(buffers))
+        .map(|(v, mut stored)| {
+            stored.extend_from_slice(v.stored);
+            StoredBlock {
+                size: v.size,
+                stored,
+            }
+        })
+        .collect()
+}
+
 /// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
 const LZ4_MAX_RATIO: u64 = 255;
 

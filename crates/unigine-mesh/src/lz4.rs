@@ -273,13 +273,7 @@ impl<'s> Lz4Window<'s> {
                 if offset == 0 || offset as u64 > before + mend as u64 {
                     return Err(Corrupt);
                 }
-                if offset >= len {
-                    // The ranges may overlap past `len`: copy_within keeps memmove's
-                    // meaning, and what it writes past `len` is overwritten next.
-                    buf.copy_within(mend - offset..mend - offset + SHORT_MATCH, mend);
-                } else {
-                    copy_match(buf, mend, offset, len);
-                }
+                copy_match_with_room(buf, mend, offset, len);
                 at = lit_end + 2;
                 end = mend + len;
                 continue;
@@ -311,12 +305,7 @@ impl<'s> Lz4Window<'s> {
             if mend.saturating_add(len).saturating_add(WILD) > limit {
                 break;
             }
-            if len <= WILD && offset >= len {
-                // As above.
-                buf.copy_within(mend - offset..mend - offset + WILD, mend);
-            } else {
-                copy_match(buf, mend, offset, len);
-            }
+            copy_match_with_room(buf, mend, offset, len);
             at = m;
             end = mend + len;
         }
@@ -350,6 +339,19 @@ pub(crate) fn length(src: &[u8], at: &mut usize, nibble: u8) -> Result<usize, Co
         }
     }
     Ok(n)
+}
+
+/// [`copy_match`] where `buf` has room for [`SHORT_MATCH`] bytes at `at` (the hot loop
+/// checks it): a short match that does not overlap its own output is one fixed-size
+/// copy, whatever its offset. The ranges may overlap past `len`: `copy_within` keeps
+/// memmove's meaning, and what it writes past `len` is overwritten next.
+#[inline(always)]
+fn copy_match_with_room(buf: &mut [u8], at: usize, offset: usize, len: usize) {
+    if len <= SHORT_MATCH && offset >= len {
+        buf.copy_within(at - offset..at - offset + SHORT_MATCH, at);
+    } else {
+        copy_match(buf, at, offset, len);
+    }
 }
 
 /// Copies `len` bytes from `offset` back to `buf[at..]`, as LZ4 does: where the ranges

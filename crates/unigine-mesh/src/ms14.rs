@@ -19,7 +19,10 @@ use unigine_common::bones::{read_bones, write_bones};
 
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
-use crate::block::{BlockView, Prepared, memory_estimate_for, parse_block, prepare, read_block};
+use crate::block::{
+    BlockView, Prepared, keep_stored, memory_estimate_for, parse_block, prepare, read_block,
+    stored_buffers,
+};
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
 use crate::input::Input;
@@ -346,19 +349,10 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     // budget's limit, which side runs out first depends on timing (both name their
     // block).
     let budget = r.budget().clone();
-    let buffers = |views: &[BlockView<'_>]| -> Vec<Vec<u8>> {
-        views
-            .iter()
-            .map(|v| Vec::with_capacity(v.stored.len()))
-            .collect()
-    };
-    let fill = |mut to: Vec<Vec<u8>>, views: &[BlockView<'_>]| {
-        for (t, v) in to.iter_mut().zip(views) {
-            t.extend_from_slice(v.stored);
-        }
-        to
-    };
-    let (geometry_copies, tree_copies) = (buffers(&geometry_blocks), buffers(&tree_blocks));
+    let (geometry_copies, tree_copies) = (
+        stored_buffers(&geometry_blocks),
+        stored_buffers(&tree_blocks),
+    );
     let (tp, tb) = (&tree_positions, &tree_blocks);
     let (surfaces, trees) = beside(
         trees_stored >= THREADED,
@@ -366,8 +360,8 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
             let surfaces = decode_surfaces(r, headers, geometry, nb, layout.skinned)?;
             // Hashed here, while the other thread may still be at the trees.
             let hashes: Vec<u64> = surfaces.iter().map(geometry_hash).collect();
-            let copies = fill(geometry_copies, geometry.1);
-            Ok::<_, parsing_primitives::Error>((surfaces, hashes, copies))
+            let kept = keep_stored(geometry.1, geometry_copies);
+            Ok::<_, parsing_primitives::Error>((surfaces, hashes, kept))
         },
         move || {
             let trees = read_trees(
@@ -375,23 +369,11 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
                 tp,
                 tb,
             )?;
-            Ok::<_, parsing_primitives::Error>((trees, fill(tree_copies, tb)))
+            Ok::<_, parsing_primitives::Error>((trees, keep_stored(tb, tree_copies)))
         },
     );
-    let ((surfaces, tree_geometry, geometry_copies), (trees, tree_copies)) = (surfaces?, trees?);
-    let stored = |copies: Vec<Vec<u8>>, views: &[BlockView<'_>]| -> Vec<StoredBlock> {
-        copies
-            .into_iter()
-            .zip(views)
-            .map(|(stored, v)| StoredBlock {
-                size: v.size,
-                stored,
-            })
-            .collect()
-    };
-    let blocks = stored(geometry_copies, &geometry_blocks)
-        .into_iter()
-        .zip(stored(tree_copies, &tree_blocks))
+    let ((surfaces, tree_geometry, geometry_kept), (trees, tree_kept)) = (surfaces?, trees?);
+    let blocks = (geometry_kept.into_iter().zip(tree_kept))
         .map(|(geometry, tree)| SurfaceBlocks { geometry, tree })
         .collect();
     Ok(Ms14 {

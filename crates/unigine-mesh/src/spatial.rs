@@ -20,9 +20,7 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::compact::{
-    COMPACT_MAX_LEN, compact_from_word, compact_len, compact_prefix,
-};
+use parsing_primitives::compact::{COMPACT_MAX_LEN, compact_from_word, compact_len};
 use parsing_primitives::{Budget, Reader, Writer};
 
 use crate::FORMAT_NAME;
@@ -169,19 +167,9 @@ impl SpatialTree {
             r.array_bulk(
                 n as u64,
                 5,
-                |b| {
-                    if let Some((axis, links, used)) = node_links(b) {
-                        return Some((node(axis, links), used));
-                    }
-                    let (&axis, mut rest) = b.split_first()?;
-                    let mut links = [0i32; 4];
-                    for l in &mut links {
-                        let (v, used) = compact_prefix(rest)?;
-                        *l = i32::try_from(v).ok()?;
-                        rest = rest.get(used..)?;
-                    }
-                    Some((node(axis, links), b.len() - rest.len()))
-                },
+                // A node the one-load decoder does not take (over 16 bytes, or a link it
+                // refuses) is read link by link, which also names any error.
+                |b| node_links(b).map(|(axis, links, used)| (node(axis, links), used)),
                 |r| {
                     let axis = r.le::<u8>()?;
                     let [left, right, start, end] = [(); 4].map(|()| engine_int(r));

@@ -258,7 +258,7 @@ impl File {
     /// are moved into the result, not copied.
     pub(crate) fn load_owned(mut self, opts: &LoadOptions) -> Result<Loaded> {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        let mut l = Loaded::build(&self, opts.limits, budget, false)?;
+        let mut l = Loaded::build(&self, opts.limits, budget)?;
         for c in &mut self.chunks {
             if let Body::Voxd(v) = &mut c.body {
                 let runs = std::mem::take(&mut v.runs);
@@ -330,15 +330,21 @@ impl Loaded {
     /// ```
     pub fn from_file(file: &File, opts: &LoadOptions) -> Result<Loaded> {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        Loaded::build(file, opts.limits, budget, true)
+        let mut l = Loaded::build(file, opts.limits, budget)?;
+        for c in &file.chunks {
+            if let Body::Voxd(v) = &c.body {
+                l.voxel_blocks.push(v.clone());
+            }
+        }
+        Ok(l)
     }
 
     /// What [`from_file`](Self::from_file) gives: vertices, then the chunks in file
     /// order (materials, voxels, texture coordinates, actions, bones), then the faces and
-    /// voxel types, whose materials are found by name.
-    /// `copy_voxels`: false when the caller moves the voxel blocks in itself (they are
-    /// charged here either way).
-    fn build(file: &File, limits: Limits, budget: Budget, copy_voxels: bool) -> Result<Loaded> {
+    /// voxel types, whose materials are found by name. The voxel blocks are charged here
+    /// but put in by the caller: [`from_file`](Self::from_file) copies them,
+    /// [`File::load_owned`] moves them.
+    fn build(file: &File, limits: Limits, budget: Budget) -> Result<Loaded> {
         let mut l = Loaded {
             limits,
             budget: StepBudget(Some(budget.clone())),
@@ -356,14 +362,14 @@ impl Loaded {
                 skin: v.skin,
             })
             .collect();
-        l.stored_chunks(file, b, copy_voxels)?;
+        l.stored_chunks(file, b)?;
         l.faces_and_voxel_types(file, colours, b)?;
         Ok(l)
     }
 
-    /// Materials, voxel blocks, texture coordinates (the last TMAP), actions and bones
-    /// (the last BONE), as stored.
-    fn stored_chunks(&mut self, file: &File, b: &Budget, copy_voxels: bool) -> Result<()> {
+    /// Materials, texture coordinates (the last TMAP), actions and bones (the last
+    /// BONE), as stored; voxel blocks are charged only (see [`build`](Self::build)).
+    fn stored_chunks(&mut self, file: &File, b: &Budget) -> Result<()> {
         // Every name is a copy of a string the table may hold only once: charged.
         let text = |s: Str| -> Result<String> {
             let bytes = file.string(s).unwrap_or_default();
@@ -381,9 +387,6 @@ impl Loaded {
                         "voxel blocks",
                         block_bytes(v) + std::mem::size_of::<VoxelBlock>() as u64,
                     )?;
-                    if copy_voxels {
-                        self.voxel_blocks.push(v.clone());
-                    }
                 }
                 Body::Tmap(t) => {
                     b.charge_items::<[f32; 2]>("texture coordinates", t.items.len())?;
