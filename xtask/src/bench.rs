@@ -158,7 +158,7 @@ fn measure_all(o: &Options) -> Result<(), String> {
     let m3d_big = generated
         .iter()
         .find(|s| s.0 == "m3d binary")
-        .map(|s| s.2.bytes.clone());
+        .map(|s| s.2.bytes.to_vec());
     conversion_rows(o, generated, &tmp, &mut rows, &mut notes);
     reference_rows(o, m3d_big, &tmp, &mut rows, &mut notes)?;
     let _ = std::fs::remove_dir_all(&tmp);
@@ -189,10 +189,16 @@ fn format_rows(o: &Options, rows: &mut Vec<Row>, notes: &mut Vec<String>) -> Vec
         let m = formats::measure(&w, o.runs, min);
         let bytes = w.inputs.iter().map(|i| i.bytes.len()).sum();
         rows.push(Row::memcpy(&w.label, &w.what, bytes, &m));
-        // The million-triangle UNIGINE meshes also read back to back (memory reused).
+        // The million-triangle UNIGINE meshes also read back to back (memory reused),
+        // and ms14 from borrowed bytes too (its stored blocks copied).
         if is_generated && w.label.starts_with("unigine-mesh ms") {
-            let (memcpy, read) = formats::reads_back_to_back(&w, o.runs, 10 * min);
-            rows.push(Row::read_only(&w.label, &w.what, bytes, memcpy, read));
+            let borrowed = w.label.ends_with("ms14");
+            for shared in [true, false].into_iter().take(1 + borrowed as usize) {
+                let (memcpy, read) = formats::reads_back_to_back(&w, o.runs, 10 * min, shared);
+                rows.push(Row::read_only(
+                    &w.label, &w.what, bytes, memcpy, read, shared,
+                ));
+            }
         }
         let source =
             ["unigine-mesh ms11", "m3d binary", "Vitaboy mesh"].contains(&w.label.as_str());

@@ -20,6 +20,7 @@
 
 use std::any::Any;
 
+pub use parsing_primitives::SharedBytes;
 use parsing_primitives::{Budget, BudgetExceeded};
 
 use crate::loss::{Converted, Feature};
@@ -506,6 +507,16 @@ pub trait Format: Send + Sync {
     fn holds(&self, version: Option<&str>) -> &'static [Feature];
     /// Reads the faithful file: everything it holds, as stored.
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError>;
+    /// [`Format::read`] from bytes the file may share: a format that keeps stored bytes
+    /// as they are (UNIGINE ms14's LZ4 blocks) keeps ranges of `data` rather than
+    /// copies. The default reads `data` as borrowed bytes.
+    fn read_shared(
+        &self,
+        data: &SharedBytes,
+        cx: &Context<'_>,
+    ) -> Result<Box<dyn FormatFile>, FormatError> {
+        self.read(data, cx)
+    }
     /// True when [`FormatFile::to_core`] uses a skeleton file given in
     /// [`Context::skeleton`] (a Vitaboy `.mesh` is posed by its `.skel`): tools pass a
     /// user's skeleton there rather than matching bones themselves.

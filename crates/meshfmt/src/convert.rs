@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::format::{Context, Format, FormatError, SideFiles};
+use meshfmt_core::format::{Context, Format, FormatError, SharedBytes, SideFiles};
 use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::{LooseFiles, clip_file_stems};
@@ -294,7 +294,7 @@ fn read_companion(
     path: &Path,
     budget: &Budget,
 ) -> Result<(&'static dyn Format, Converted<Model>), CliError> {
-    let data = read_companion_bytes(path, budget)?;
+    let data = SharedBytes::from(read_companion_bytes(path, budget)?);
     let name = path.to_string_lossy();
     let f = formats::detect(&data, &name).map_err(|e| companion_error(path, e))?;
     let side = Beside {
@@ -306,7 +306,7 @@ fn read_companion(
         ..Context::new(&name).with_budget(budget.clone())
     };
     let model = f
-        .read(&data, &cx)
+        .read_shared(&data, &cx)
         .and_then(|file| file.to_core(&cx))
         .map_err(|e| companion_error(path, e))?;
     Ok((f, model))

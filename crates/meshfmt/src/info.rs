@@ -30,7 +30,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use meshfmt_core::format::Context;
+use meshfmt_core::format::{Context, SharedBytes};
 use meshfmt_core::{Aabb, Budget, Counts, Limits, Summary};
 
 use crate::convert::{Beside, read_input};
@@ -54,7 +54,7 @@ pub fn inspect(
     format: Option<&str>,
     limits: &Limits,
 ) -> Result<(Summary, u64), CliError> {
-    let data = read_input(Path::new(path), limits)?;
+    let data = SharedBytes::from(read_input(Path::new(path), limits)?);
     let budget = Budget::new(*limits);
     budget.charge("input file", data.len() as u64)?;
     let f = match format {
@@ -74,7 +74,7 @@ pub fn inspect(
         side_files: Some(&side),
         ..Context::new(path).with_budget(budget.clone())
     };
-    let summary = f.read(&data, &cx)?.summary(&cx)?;
+    let summary = f.read_shared(&data, &cx)?.summary(&cx)?;
     Ok((summary, data.len() as u64))
 }
 

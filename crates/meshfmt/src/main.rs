@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use meshfmt_core::format::{Context, Format};
+use meshfmt_core::format::{Context, Format, SharedBytes};
 use meshfmt_core::{Budget, DumpOptions, Limits, Model, dump, validate};
 
 use meshfmt::convert::{Beside, ConvertOptions};
@@ -229,6 +229,8 @@ fn load(
     limits: &Limits,
 ) -> Result<(meshfmt_core::Converted<Model>, &'static dyn Format), CliError> {
     let (data, budget) = read_charged(path, limits)?;
+    // Handed over: a format that keeps stored bytes keeps ranges of it, not copies.
+    let data = SharedBytes::from(data);
     let f = pick(&data, path, forced)?;
     let side = Beside {
         dir: Path::new(path)
@@ -241,7 +243,7 @@ fn load(
         side_files: Some(&side),
         ..Context::new(path).with_budget(budget.clone())
     };
-    let conv = f.read(&data, &cx)?.to_core(&cx)?;
+    let conv = f.read_shared(&data, &cx)?.to_core(&cx)?;
     Ok((conv, f))
 }
 

@@ -43,6 +43,7 @@ mod error;
 mod limits;
 pub mod lines;
 mod reader;
+mod shared;
 mod text;
 mod writer;
 
@@ -51,6 +52,7 @@ pub use element::{Element, Endian};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;
 pub use reader::{Reader, Segment, check_count, path_text};
+pub use shared::SharedBytes;
 pub use text::RawString;
 pub use writer::{Patch, Writer};
 

@@ -10,6 +10,7 @@ use crate::compact;
 use crate::element::{self, Element, Endian};
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits::Limits;
+use crate::shared::SharedBytes;
 
 /// One step of a context path, as [`Reader::field`], [`Reader::item`] and
 /// [`Reader::label`] add them; [`path_text`] prints a list of them. Public for readers
@@ -92,6 +93,8 @@ pub struct Reader<'a> {
     limits: Limits,
     budget: Budget,
     path: Vec<Segment<'a>>,
+    /// The buffer `data` is, when the caller shared it ([`Reader::over_shared`]).
+    shared: Option<SharedBytes>,
 }
 
 macro_rules! scalars {
@@ -115,7 +118,36 @@ impl<'a> Reader<'a> {
             limits: Limits::DEFAULT,
             budget: Budget::new(Limits::DEFAULT),
             path: Vec::new(),
+            shared: None,
         }
+    }
+
+    /// A reader over `data`'s bytes that can keep ranges of them rather than copies
+    /// ([`Reader::shared`]).
+    ///
+    /// ```
+    /// use parsing_primitives::{Reader, SharedBytes};
+    /// let data = SharedBytes::from(b"\x03\0\0\0abc".to_vec());
+    /// let mut r = Reader::over_shared("t", &data);
+    /// let n = r.u32_le()? as usize;
+    /// let at = r.position();
+    /// r.bytes(n)?;
+    /// let kept = r.shared().and_then(|s| s.slice(at..at + n)).expect("shared");
+    /// assert_eq!(kept, *b"abc");
+    /// # Ok::<(), parsing_primitives::Error>(())
+    /// ```
+    pub fn over_shared(format: &'static str, data: &'a SharedBytes) -> Self {
+        Reader {
+            shared: Some(data.clone()),
+            ..Reader::new(format, data)
+        }
+    }
+
+    /// The shared buffer this reader's slice is ([`Reader::over_shared`]): positions
+    /// ([`Reader::position`]) index it; a sub-reader's is its range of its parent's.
+    /// `None` for a reader over borrowed bytes.
+    pub fn shared(&self) -> Option<&SharedBytes> {
+        self.shared.as_ref()
     }
 
     /// Replaces the limits, with a fresh [`Budget`] of `limits.max_alloc_bytes`.
@@ -428,7 +460,7 @@ impl<'a> Reader<'a> {
     /// errors stay absolute and it inherits the path, the limits and the budget (what it
     /// charges, this reader's operation pays).
     pub fn sub(&mut self, len: usize) -> Result<Reader<'a>> {
-        let base = self.offset();
+        let (base, start) = (self.offset(), self.pos);
         let data = self.bytes(len)?;
         Ok(Reader {
             format: self.format,
@@ -438,6 +470,7 @@ impl<'a> Reader<'a> {
             limits: self.limits,
             budget: self.budget.clone(),
             path: self.path.clone(),
+            shared: (self.shared.as_ref()).and_then(|s| s.slice(start..start + len)),
         })
     }
 

@@ -9,7 +9,7 @@
 //! twice), and the writer checks new content against a block without decoding it into
 //! memory ([`StoredBlock::holds`]).
 
-use parsing_primitives::{ErrorKind, Reader};
+use parsing_primitives::{ErrorKind, Reader, SharedBytes};
 
 use crate::error::{Result, invalid};
 use crate::input::BlockReader;
@@ -21,11 +21,12 @@ pub struct StoredBlock {
     /// The decoded size.
     pub size: u64,
     /// The bytes after the two sizes: LZ4, or the content itself when their length
-    /// equals `size`.
-    pub stored: Vec<u8>,
+    /// equals `size`. A file read from shared bytes ([`crate::read_shared`]) keeps a
+    /// range of them here, not a copy.
+    pub stored: SharedBytes,
 }
 
-/// A block where it sits in the input, before its stored bytes are copied into a
+/// A block where it sits in the input, before its stored bytes are kept in a
 /// [`StoredBlock`] (which a reader does beside decoding it, not before).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BlockView<'a> {
@@ -33,6 +34,8 @@ pub(crate) struct BlockView<'a> {
     pub size: u64,
     /// The bytes after the two sizes.
     pub stored: &'a [u8],
+    /// Where they start in the reader's slice.
+    pub at: usize,
 }
 
 impl BlockView<'_> {
@@ -42,26 +45,52 @@ impl BlockView<'_> {
     }
 }
 
-/// Empty buffers as long as each block's stored bytes, for [`keep_stored`] (made on the
-/// thread whose allocator the file's memory should come from).
-pub(crate) fn stored_buffers(views: &[BlockView<'_>]) -> Vec<Vec<u8>> {
-    views
-        .iter()
-        .map(|v| Vec::with_capacity(v.stored.len()))
-        .collect()
+/// How a reader keeps its blocks' stored bytes ([`keep_stored`]).
+pub(crate) enum Keep {
+    /// As ranges of the shared input the views index.
+    Share(SharedBytes),
+    /// Copied into these buffers, one per block, as long as its stored bytes (made on
+    /// the thread whose allocator the file's memory should come from).
+    Copy(Vec<Vec<u8>>),
 }
 
-/// Each block kept: its stored bytes copied into its buffer from [`stored_buffers`].
-pub(crate) fn keep_stored(views: &[BlockView<'_>], buffers: Vec<Vec<u8>>) -> Vec<StoredBlock> {
-    (views.iter().zip(buffers))
-        .map(|(v, mut stored)| {
-            stored.extend_from_slice(v.stored);
-            StoredBlock {
-                size: v.size,
-                stored,
-            }
-        })
-        .collect()
+impl Keep {
+    /// Ranges of `r`'s input when it is shared, else empty buffers for copies.
+    pub(crate) fn for_blocks(r: &Reader<'_>, views: &[BlockView<'_>]) -> Keep {
+        match r.shared() {
+            Some(input) => Keep::Share(input.clone()),
+            None => Keep::Copy(
+                views
+                    .iter()
+                    .map(|v| Vec::with_capacity(v.stored.len()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Each block kept as `keep` says.
+pub(crate) fn keep_stored(views: &[BlockView<'_>], keep: Keep) -> Vec<StoredBlock> {
+    let kept = |v: &BlockView<'_>, stored: SharedBytes| StoredBlock {
+        size: v.size,
+        stored,
+    };
+    match keep {
+        Keep::Share(input) => views
+            .iter()
+            .map(|v| {
+                let range = input.slice(v.at..v.at + v.stored.len());
+                // The views come from the same reader, so the range is there.
+                kept(v, range.unwrap_or_else(|| SharedBytes::from(v.stored)))
+            })
+            .collect(),
+        Keep::Copy(buffers) => (views.iter().zip(buffers))
+            .map(|(v, mut stored)| {
+                stored.extend_from_slice(v.stored);
+                kept(v, stored.into())
+            })
+            .collect(),
+    }
 }
 
 /// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
@@ -79,6 +108,7 @@ impl StoredBlock {
         BlockView {
             size: self.size,
             stored: &self.stored,
+            at: 0,
         }
     }
 
@@ -92,7 +122,7 @@ impl StoredBlock {
     /// ```
     /// use unigine_mesh::ms14::StoredBlock;
     /// // LZ4: one literal 'a', then a match of 4 + 3 at offset 1 (token 0x13).
-    /// let b = StoredBlock { size: 8, stored: vec![0x13, b'a', 1, 0, 0x00] };
+    /// let b = StoredBlock { size: 8, stored: vec![0x13, b'a', 1, 0, 0x00].into() };
     /// assert_eq!(b.content()?, b"aaaaaaaa");
     /// assert!(b.holds(b"aaaaaaaa"));
     /// assert!(!b.holds(b"aaaaaaab"));
@@ -199,10 +229,14 @@ pub(crate) fn read_block<'a>(
                 format!("{csize} compressed bytes cannot decode to {size}"),
             ));
         }
+        let at = r.position();
         let stored = r.bytes(usize::try_from(csize).unwrap_or(usize::MAX))?;
-        // Charged here, for the copy the reader keeps.
-        r.charge_for("stored block", csize)?;
-        Ok(BlockView { size, stored })
+        // Charged here, for the copy the reader keeps (none when it keeps a range of
+        // shared input).
+        if r.shared().is_none() {
+            r.charge_for("stored block", csize)?;
+        }
+        Ok(BlockView { size, stored, at })
     })
 }
 
@@ -373,14 +407,17 @@ mod tests {
     fn implausible_sizes_decode_to_nothing() {
         // Stored longer than decoded, and more than LZ4's 255:1 expansion.
         for (size, stored) in [(2, vec![0u8; 3]), (16 + 255 * 2 + 1, vec![0u8; 2])] {
-            let b = StoredBlock { size, stored };
+            let b = StoredBlock {
+                size,
+                stored: stored.into(),
+            };
             assert!(b.decode(&mut Vec::new()).is_none(), "{}", b.size);
             assert!(b.content().is_err());
         }
         // A raw block is its own content.
         let b = StoredBlock {
             size: 3,
-            stored: vec![1, 2, 3],
+            stored: vec![1, 2, 3].into(),
         };
         assert_eq!(b.decode(&mut Vec::new()), Some(&[1u8, 2, 3][..]));
         assert!(b.holds(&[1, 2, 3]) && !b.holds(&[1, 2, 4]) && !b.holds(&[1, 2]));
@@ -393,7 +430,7 @@ mod tests {
         // One literal 'a', then a match of 7 at offset 1: eight 'a'.
         let b = StoredBlock {
             size: 8,
-            stored: vec![0x13, b'a', 1, 0, 0x00],
+            stored: vec![0x13, b'a', 1, 0, 0x00].into(),
         };
         let budget = Budget::new(Limits::DEFAULT);
         let mut r = Reader::new("t", &[]).with_budget(budget.clone());
@@ -429,7 +466,7 @@ mod tests {
         // failed before reaching the fault (named at the byte after the two sizes).
         let bad = StoredBlock {
             size: 7,
-            stored: vec![0x13, b'a', 1, 0, 0x00],
+            stored: vec![0x13, b'a', 1, 0, 0x00].into(),
         };
         let e = parse_block(&mut r, ("blocks", 1), (100, bad.view()), |g| {
             Err::<(), _>(g.invalid_at(0, "parse failed first"))
@@ -468,7 +505,7 @@ mod tests {
         let stored = compress(&content).unwrap_or_default();
         let block = StoredBlock {
             size: content.len() as u64,
-            stored,
+            stored: stored.into(),
         };
         let mut r = Reader::new("t", &[]);
         let streamed = parse_block(&mut r, ("trees", 0), (0, block.view()), |t| {
@@ -481,7 +518,7 @@ mod tests {
         let cut = &content[..content.len() - 100];
         let block = StoredBlock {
             size: cut.len() as u64,
-            stored: compress(cut).unwrap_or_default(),
+            stored: compress(cut).unwrap_or_default().into(),
         };
         let streamed = parse_block(&mut r, ("trees", 0), (0, block.view()), |t| {
             SpatialTree::read_from(t)
@@ -526,7 +563,7 @@ mod tests {
             compressed += 1;
             let b = StoredBlock {
                 size: n as u64,
-                stored,
+                stored: stored.into(),
             };
             assert_eq!(b.content().ok().as_deref(), Some(&content[..]));
             assert!(b.holds(&content), "case {case}");
@@ -536,9 +573,13 @@ mod tests {
             assert!(!b.holds(&edited), "case {case} byte {k}");
             assert!(!b.holds(&content[..n - 1]), "case {case}");
             // Garbage stored bytes: holds says what decoding says.
-            let mut bad = b.clone();
-            let j = next() as usize % bad.stored.len();
-            bad.stored[j] = next() as u8;
+            let mut garbage = b.stored.to_vec();
+            let j = next() as usize % garbage.len();
+            garbage[j] = next() as u8;
+            let bad = StoredBlock {
+                stored: garbage.into(),
+                ..b.clone()
+            };
             let decoded = bad.content().ok();
             assert_eq!(
                 bad.holds(&content),
@@ -554,11 +595,11 @@ mod tests {
     fn the_estimate_scales_only_when_a_block_changed() {
         let a = StoredBlock {
             size: 4,
-            stored: vec![1, 2, 3, 4],
+            stored: vec![1, 2, 3, 4].into(),
         };
         let b = StoredBlock {
             size: 2,
-            stored: vec![5, 6],
+            stored: vec![5, 6].into(),
         };
         let originals = [&a, &b];
         let same = prepare(vec![vec![1, 2, 3, 4], vec![5, 6]], &originals);

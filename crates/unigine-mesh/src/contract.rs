@@ -3,7 +3,7 @@
 use std::any::Any;
 
 use crate::versions;
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, SharedBytes, Written};
 use meshfmt_core::{Converted, Model, Summary};
 
 use crate::{CoreOptions, Error, MeshFile, ReadOptions, TargetVersion, WriteOptions};
@@ -47,6 +47,19 @@ impl Format for UnigineMesh {
         MeshFile,
         quality: "UNIGINE meshes do not quantize by choice"
     );
+
+    /// Stored LZ4 blocks (ms14, ms15, sk10) keep ranges of `data`
+    /// ([`crate::read_shared_with`]).
+    fn read_shared(
+        &self,
+        data: &SharedBytes,
+        cx: &Context<'_>,
+    ) -> Result<Box<dyn FormatFile>, FormatError> {
+        Ok(Box::new(crate::read_shared_with(
+            data,
+            &cx.options::<ReadOptions>(),
+        )?))
+    }
 }
 
 impl FormatFile for MeshFile {

@@ -147,7 +147,11 @@ pub use convert::{COORDINATE_SYSTEM, DEFAULT_FPS};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
 pub use old::{Mi08, Ms08};
-pub use versions::{CoreOptions, MeshFile, TargetVersion, WriteOptions, read, read_with};
+pub use parsing_primitives::SharedBytes;
+pub use versions::{
+    CoreOptions, MeshFile, TargetVersion, WriteOptions, read, read_shared, read_shared_with,
+    read_with,
+};
 
 /// Name used in error messages.
 pub const FORMAT_NAME: &str = "unigine-mesh";

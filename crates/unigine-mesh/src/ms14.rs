@@ -20,8 +20,7 @@ use unigine_common::bones::{read_bones, write_bones};
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
 use crate::block::{
-    BlockView, Prepared, keep_stored, memory_estimate_for, parse_block, prepare, read_block,
-    stored_buffers,
+    BlockView, Keep, Prepared, keep_stored, memory_estimate_for, parse_block, prepare, read_block,
 };
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
@@ -341,17 +340,18 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     let geometry = (&positions[..], &geometry_blocks[..]);
     let trees_stored: usize = tree_blocks.iter().map(|b| b.stored.len()).sum();
     // The trees on a second thread while this one decodes the geometry: the two are
-    // independent. Each side then copies the stored bytes of its blocks (kept for a
-    // byte-identical rewrite) into buffers made here, before either starts: the copies
-    // (and their page faults) run on both threads, and the memory comes from this
-    // thread's allocator, where it goes back when the file is dropped. An error in the
+    // independent. Each side then keeps the stored bytes of its blocks (for a
+    // byte-identical rewrite): ranges of the input when it is shared, else copies into
+    // buffers made here, before either starts: the copies (and their page faults) run
+    // on both threads, and the memory comes from this thread's allocator, where it goes
+    // back when the file is dropped. An error in the
     // geometry is reported before one in the trees, as when read in order; near the
     // budget's limit, which side runs out first depends on timing (both name their
     // block).
     let budget = r.budget().clone();
-    let (geometry_copies, tree_copies) = (
-        stored_buffers(&geometry_blocks),
-        stored_buffers(&tree_blocks),
+    let (geometry_keep, tree_keep) = (
+        Keep::for_blocks(r, &geometry_blocks),
+        Keep::for_blocks(r, &tree_blocks),
     );
     let (tp, tb) = (&tree_positions, &tree_blocks);
     let (surfaces, trees) = beside(
@@ -360,7 +360,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
             let surfaces = decode_surfaces(r, headers, geometry, nb, layout.skinned)?;
             // Hashed here, while the other thread may still be at the trees.
             let hashes: Vec<u64> = surfaces.iter().map(geometry_hash).collect();
-            let kept = keep_stored(geometry.1, geometry_copies);
+            let kept = keep_stored(geometry.1, geometry_keep);
             Ok::<_, parsing_primitives::Error>((surfaces, hashes, kept))
         },
         move || {
@@ -369,7 +369,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
                 tp,
                 tb,
             )?;
-            Ok::<_, parsing_primitives::Error>((trees, keep_stored(tb, tree_copies)))
+            Ok::<_, parsing_primitives::Error>((trees, keep_stored(tb, tree_keep)))
         },
     );
     let ((surfaces, tree_geometry, geometry_kept), (trees, tree_kept)) = (surfaces?, trees?);

@@ -7,7 +7,7 @@
 //! see docs/ARCHITECTURE-unigine.md.
 
 use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
-use parsing_primitives::Reader;
+use parsing_primitives::{Reader, SharedBytes};
 use unigine_common::ReadOptions;
 use unigine_common::magic::{self, Dispatch, magic_name};
 use unigine_common::versions;
@@ -267,8 +267,41 @@ pub fn read(data: &[u8]) -> Result<MeshFile> {
 
 /// Reads a mesh of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
+    read_from(Reader::new(FORMAT_NAME, data), options)
+}
+
+/// Reads a mesh of any supported version from bytes the file may share: the stored
+/// LZ4 blocks of ms14, ms15 and sk10 ([`crate::ms14::StoredBlock`]) keep ranges of
+/// `data` rather than copies (the file then holds `data`'s buffer alive). Otherwise as
+/// [`read_with`].
+///
+/// ```
+/// use unigine_mesh::SharedBytes;
+/// let model = meshfmt_core::canonical::cube();
+/// let version = unigine_mesh::TargetVersion::Ms14;
+/// let options = unigine_mesh::WriteOptions { version, ..Default::default() };
+/// let bytes = unigine_mesh::MeshFile::from_core(&model, &options)?.value.write()?;
+/// let input = SharedBytes::from(bytes);
+/// let file = unigine_mesh::read_shared(&input)?;
+/// let unigine_mesh::MeshFile::Ms14(m) = &file else { unreachable!() };
+/// let geometry = &m.blocks[0].geometry.stored;
+/// let start = geometry.as_ptr() as usize - input.as_ptr() as usize;
+/// assert_eq!(&input[start..start + geometry.len()], &geometry[..]); // a range of the input
+/// assert_eq!(file.write()?, &input[..]);
+/// # Ok::<(), unigine_mesh::Error>(())
+/// ```
+pub fn read_shared(data: &SharedBytes) -> Result<MeshFile> {
+    read_shared_with(data, &ReadOptions::default())
+}
+
+/// [`read_shared`] with options.
+pub fn read_shared_with(data: &SharedBytes, options: &ReadOptions) -> Result<MeshFile> {
+    read_from(Reader::over_shared(FORMAT_NAME, data), options)
+}
+
+fn read_from(r: Reader<'_>, options: &ReadOptions) -> Result<MeshFile> {
     let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
+    let mut r = r.with_budget(budget);
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
     let table = VERSIONS.iter().map(|v| (v.magic, v.read));
     match magic::dispatch(&magic, table, &FAMILIES) {

@@ -218,3 +218,83 @@ fn big_files_decode_their_trees_beside_the_geometry() {
         "{e}"
     );
 }
+
+/// The stored blocks of a file of the block layouts, in file order.
+fn stored_blocks(file: &MeshFile) -> Vec<&unigine_mesh::ms14::StoredBlock> {
+    fn ms14(m: &unigine_mesh::ms14::Ms14) -> Vec<&unigine_mesh::ms14::StoredBlock> {
+        let geometry = m.blocks.iter().map(|b| &b.geometry);
+        geometry.chain(m.blocks.iter().map(|b| &b.tree)).collect()
+    }
+    match file {
+        MeshFile::Ms14(m) => ms14(m),
+        MeshFile::Ms15(m) => ms14(&m.0),
+        MeshFile::Sk10(k) => k.blocks.iter().collect(),
+        other => panic!("{} has no stored blocks", other.version()),
+    }
+}
+
+#[test]
+fn shared_reads_keep_ranges_of_the_input_not_copies() {
+    use meshfmt_core::canonical;
+    use unigine_mesh::{SharedBytes, TargetVersion, WriteOptions};
+    let written = |model: meshfmt_core::Model, version| {
+        let options = WriteOptions {
+            version,
+            ..Default::default()
+        };
+        MeshFile::from_core(&model, &options)
+            .unwrap()
+            .value
+            .write()
+            .unwrap()
+    };
+    // ms14 past the threading threshold, sk10, ms15, and the real ms14 files.
+    let mut inputs = vec![
+        ("big ms14".to_string(), big_ms14(300).write().unwrap()),
+        (
+            "sk10".into(),
+            written(canonical::skinned_arm(), TargetVersion::Sk10),
+        ),
+        (
+            "ms15".into(),
+            written(canonical::cube(), TargetVersion::Ms15),
+        ),
+    ];
+    for p in ms14_samples("shared_reads_keep_ranges_of_the_input_not_copies").unwrap_or_default() {
+        inputs.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+    }
+    for (name, bytes) in inputs {
+        let input = SharedBytes::from(bytes.clone());
+        let budget = |b: &meshfmt_core::Budget| unigine_mesh::ReadOptions {
+            budget: Some(b.clone()),
+            ..Default::default()
+        };
+        let (for_shared, for_borrowed) = (meshfmt_core::Budget::default(), Default::default());
+        let shared = unigine_mesh::read_shared_with(&input, &budget(&for_shared)).unwrap();
+        let borrowed = unigine_mesh::read_with(&bytes, &budget(&for_borrowed)).unwrap();
+        assert!(shared == borrowed, "{name}");
+        let blocks = stored_blocks(&shared);
+        assert!(!blocks.is_empty(), "{name}");
+        let whole = input.as_ptr_range();
+        let mut stored = 0;
+        for b in &blocks {
+            let at = b.stored.as_ptr_range();
+            assert!(
+                whole.start <= at.start && at.end <= whole.end,
+                "{name}: a block's stored bytes are a copy"
+            );
+            stored += b.stored.len() as u64;
+        }
+        // The borrowed read charged its copies; the shared one made none.
+        assert_eq!(for_borrowed.used() - for_shared.used(), stored, "{name}");
+        assert!(shared.write().unwrap() == bytes, "{name}");
+        // Dropping the input leaves the file whole.
+        drop(input);
+        assert!(shared.write().unwrap() == bytes, "{name}");
+        // Errors are the same, offsets included.
+        for cut in [bytes.len() / 3, bytes.len() - 1] {
+            let e = unigine_mesh::read_shared(&SharedBytes::from(&bytes[..cut])).unwrap_err();
+            assert_eq!(e.to_string(), read(&bytes[..cut]).unwrap_err().to_string());
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use meshfmt_core::Model;
-use meshfmt_core::format::{Context, Format, FormatFile};
+use meshfmt_core::format::{Context, Format, FormatFile, SharedBytes};
 use test_support::workloads::{self, MILLION};
 
 use super::timing::{Memcpy, median, per_call};
@@ -15,8 +15,9 @@ use super::timing::{Memcpy, median, per_call};
 pub struct Input {
     /// A file name (its extension picks the kind and version).
     pub name: String,
-    /// Its bytes.
-    pub bytes: Vec<u8>,
+    /// Its bytes, handed to the reads shared ([`Format::read_shared`]), as the CLI
+    /// hands over a file it read.
+    pub bytes: SharedBytes,
 }
 
 /// What one row measures.
@@ -57,7 +58,7 @@ pub fn generate(
     let bytes = file.value.write(&cx).map_err(|e| e.to_string())?.main;
     Ok(Input {
         name: file_name.to_string(),
-        bytes,
+        bytes: bytes.into(),
     })
 }
 
@@ -231,10 +232,10 @@ pub fn samples(samples: &Path) -> Vec<Result<Workload, String>> {
         let inputs: Vec<Input> = files
             .iter()
             .filter_map(|p| {
-                let bytes = std::fs::read(p).ok()?;
+                let bytes = SharedBytes::from(std::fs::read(p).ok()?);
                 let name = p.file_name()?.to_string_lossy().into_owned();
                 format
-                    .read(&bytes, &Context::new(&name))
+                    .read_shared(&bytes, &Context::new(&name))
                     .ok()
                     .map(|_| Input { name, bytes })
             })
@@ -264,12 +265,18 @@ pub fn samples(samples: &Path) -> Vec<Result<Workload, String>> {
 /// Reads of `w`'s inputs back to back, as a program reading one file after another
 /// does: per repetition a memcpy pass, then reads for at least `min` after one untimed
 /// read; medians over `runs` repetitions, as (memcpy, read) seconds per pass. In
-/// [`measure`] the other operations run between two reads.
-pub fn reads_back_to_back(w: &Workload, runs: usize, min: Duration) -> (f64, f64) {
+/// [`measure`] the other operations run between two reads. `shared`: the inputs are
+/// handed over shared, as everywhere else; else read as borrowed bytes
+/// ([`Format::read`]: a format that keeps stored bytes copies them).
+pub fn reads_back_to_back(w: &Workload, runs: usize, min: Duration, shared: bool) -> (f64, f64) {
     let f = w.format;
     let read = || {
         for i in &w.inputs {
-            let _ = f.read(&i.bytes, &Context::new(&i.name));
+            let cx = Context::new(&i.name);
+            let _ = match shared {
+                true => f.read_shared(&i.bytes, &cx),
+                false => f.read(&i.bytes, &cx),
+            };
         }
     };
     let mut memcpy = Memcpy::new(w.inputs.iter().map(|i| i.bytes.as_slice()));
@@ -292,7 +299,7 @@ pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
         .inputs
         .iter()
         .zip(&cxs)
-        .map(|(i, cx)| f.read(&i.bytes, cx).map_err(|e| e.to_string()))
+        .map(|(i, cx)| f.read_shared(&i.bytes, cx).map_err(|e| e.to_string()))
         .collect();
     let files = match files {
         Ok(files) => files,
@@ -351,7 +358,7 @@ pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
         if more(&times[0]) {
             times[0].push(per_call(min, || {
                 for i in &w.inputs {
-                    let _ = f.read(&i.bytes, &Context::new(&i.name));
+                    let _ = f.read_shared(&i.bytes, &Context::new(&i.name));
                 }
             }));
         }
