@@ -28,7 +28,7 @@
 pub mod hostile;
 
 use meshfmt::formats;
-use meshfmt_core::format::{Context, ErrorClass, Format, FormatError};
+use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, SharedBytes};
 use meshfmt_core::{Budget, Limits, Model};
 
 /// The allowance of one checked operation: far above every seed, far below the
@@ -114,7 +114,9 @@ pub fn check(format: &str, data: &[u8]) {
     }
     let b = budget();
     let cx = Context::new(&name).with_budget(b.clone());
-    let Ok(file) = f.read(data, &cx) else {
+    let read = f.read(data, &cx);
+    same_as_shared(f, data, &name, &read);
+    let Ok(file) = read else {
         return;
     };
     let _ = file.summary(&Context::new(&name).with_budget(budget()));
@@ -149,6 +151,35 @@ pub fn check(format: &str, data: &[u8]) {
     // The encoder may refuse a model (counts past the format's limits, its budget); what
     // it writes must read back.
     round_trip(f, &model.value, &name, &b, format);
+}
+
+/// A read of `data` handed over shared (stored bytes kept as ranges of it, not copies)
+/// gives what the borrowed read gave (`read`): the same error, or a file that writes the
+/// same bytes. The shared read charges less (no copies), so it may succeed where the
+/// borrowed one ran out of budget.
+fn same_as_shared(
+    f: &dyn Format,
+    data: &[u8],
+    name: &str,
+    read: &Result<Box<dyn FormatFile>, FormatError>,
+) {
+    let cx = || Context::new(name).with_budget(budget());
+    let shared = f.read_shared(&SharedBytes::from(data), &cx());
+    match (read, shared) {
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}: shared read"),
+        (Ok(a), Ok(b)) => {
+            let (a, b) = (a.write(&cx()), b.write(&cx()));
+            if let (Ok(a), Ok(b)) = (&a, &b) {
+                assert!(
+                    a.main == b.main,
+                    "{name}: the shared read writes other bytes"
+                );
+            }
+            assert_eq!(a.is_ok(), b.is_ok(), "{name}: only one of the reads writes");
+        }
+        (Err(a), Ok(_)) => refused(a, &format!("{name}: only the shared read reads")),
+        (Ok(_), Err(b)) => panic!("{name}: only the borrowed read reads: {b}"),
+    }
 }
 
 /// `model` through `f`'s encoder as a file named `name`, read back: a panic when our

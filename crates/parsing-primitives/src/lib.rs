@@ -15,7 +15,8 @@
 //! - [`Writer`]: the encoder side, with the same vocabulary plus back-patching.
 //! - [`compact`]: UNIGINE's variable-length integers; [`RawString`]: names kept as bytes;
 //!   [`lines`]: line splitting and tokens for the text formats; [`Credit`]: budget charges
-//!   taken a block at a time.
+//!   taken a block at a time; [`SharedBytes`]: a shared input a decoder keeps ranges of
+//!   ([`Reader::over_shared`]) where it must keep stored bytes as they are.
 //!
 //! # The no-panic contract
 //! No function in this crate panics, hangs or allocates more than its [`Budget`]
