@@ -508,8 +508,9 @@ pub trait Format: Send + Sync {
     /// Reads the faithful file: everything it holds, as stored.
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError>;
     /// [`Format::read`] from bytes the file may share: a format that keeps stored bytes
-    /// as they are (UNIGINE ms14's LZ4 blocks) keeps ranges of `data` rather than
-    /// copies. The default reads `data` as borrowed bytes.
+    /// as they are (the LZ4 blocks of UNIGINE ms14, ms15 and sk10) keeps ranges of
+    /// `data` rather than copies, and does not charge them to the budget (they are the
+    /// caller's). The default reads `data` as borrowed bytes.
     fn read_shared(
         &self,
         data: &SharedBytes,

@@ -132,8 +132,8 @@ impl<'a> Reader<'a> {
     /// let n = r.u32_le()? as usize;
     /// let at = r.position();
     /// r.bytes(n)?;
-    /// let kept = r.shared().and_then(|s| s.slice(at..at + n)).expect("shared");
-    /// assert_eq!(kept, *b"abc");
+    /// let kept = r.shared().and_then(|s| s.slice(at..at + n));
+    /// assert_eq!(kept.as_deref(), Some(&b"abc"[..]));
     /// # Ok::<(), parsing_primitives::Error>(())
     /// ```
     pub fn over_shared(format: &'static str, data: &'a SharedBytes) -> Self {

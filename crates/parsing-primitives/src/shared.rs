@@ -12,17 +12,18 @@ use std::sync::Arc;
 /// An immutable byte range of a shared buffer: cloning or slicing it shares the buffer
 /// (a reference count), it never copies the bytes.
 ///
-/// The buffer is anything that holds bytes (`Vec<u8>`, `Box<[u8]>`, a memory map) and
+/// The buffer is anything that holds bytes (`Vec<u8>`, `Box<[u8]>`, an array, ...) and
 /// lives as long as one range of it does. Equality, hashing and `Debug` go by the
 /// bytes, as for a `Vec<u8>`.
 ///
 /// ```
 /// use parsing_primitives::SharedBytes;
 /// let file = SharedBytes::from(b"headerPAYLOAD".to_vec());
-/// let payload = file.slice(6..13).expect("in range");
+/// let payload = file.slice(6..13).ok_or("out of range")?;
 /// assert_eq!(payload, *b"PAYLOAD");
 /// assert_eq!(payload.as_ptr(), file[6..].as_ptr()); // the same bytes, not a copy
 /// assert!(file.slice(6..14).is_none());
+/// # Ok::<(), &str>(())
 /// ```
 #[derive(Clone)]
 pub struct SharedBytes {
@@ -170,7 +171,22 @@ mod tests {
     }
 
     #[test]
-    fn equality_and_debug_go_by_the_bytes() {
+    fn any_owner_of_bytes_is_shared_whole() {
+        let boxed = SharedBytes::new(vec![1u8, 2, 3].into_boxed_slice());
+        assert_eq!(boxed, [1u8, 2, 3]);
+        let array = SharedBytes::from([7u8; 4]);
+        assert_eq!(array.slice(1..3).expect("inside"), [7u8, 7]);
+    }
+
+    #[test]
+    fn equality_hashing_and_debug_go_by_the_bytes() {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let hash = |v: &dyn Fn(&mut DefaultHasher)| {
+            let mut h = DefaultHasher::new();
+            v(&mut h);
+            h.finish()
+        };
         let a = SharedBytes::from(vec![9u8, 8, 7])
             .slice(1..3)
             .expect("inside");
@@ -178,6 +194,8 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a, vec![8u8, 7]);
         assert_eq!(format!("{a:?}"), "[8, 7]");
+        assert_eq!(hash(&|h| a.hash(h)), hash(&|h| b.hash(h)));
+        assert_eq!(hash(&|h| a.hash(h)), hash(&|h| [8u8, 7][..].hash(h)));
         assert_eq!(SharedBytes::default().len(), 0);
     }
 }

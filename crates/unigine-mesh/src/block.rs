@@ -28,14 +28,14 @@ pub struct StoredBlock {
 
 /// A block where it sits in the input, before its stored bytes are kept in a
 /// [`StoredBlock`] (which a reader does beside decoding it, not before).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct BlockView<'a> {
     /// The decoded size.
     pub size: u64,
     /// The bytes after the two sizes.
     pub stored: &'a [u8],
-    /// Where they start in the reader's slice.
-    pub at: usize,
+    /// The same bytes as a range of the input, when the reader's input was shared.
+    pub shared: Option<SharedBytes>,
 }
 
 impl BlockView<'_> {
@@ -45,52 +45,33 @@ impl BlockView<'_> {
     }
 }
 
-/// How a reader keeps its blocks' stored bytes ([`keep_stored`]).
-pub(crate) enum Keep {
-    /// As ranges of the shared input the views index.
-    Share(SharedBytes),
-    /// Copied into these buffers, one per block, as long as its stored bytes (made on
-    /// the thread whose allocator the file's memory should come from).
-    Copy(Vec<Vec<u8>>),
+/// An empty buffer as long as each block's stored bytes, for [`keep_stored`] to copy
+/// them into (none for a block kept as a range of shared input): made on the thread
+/// whose allocator the file's memory should come from.
+pub(crate) fn stored_buffers(views: &[BlockView<'_>]) -> Vec<Vec<u8>> {
+    (views.iter())
+        .map(|v| match v.shared {
+            Some(_) => Vec::new(),
+            None => Vec::with_capacity(v.stored.len()),
+        })
+        .collect()
 }
 
-impl Keep {
-    /// Ranges of `r`'s input when it is shared, else empty buffers for copies.
-    pub(crate) fn for_blocks(r: &Reader<'_>, views: &[BlockView<'_>]) -> Keep {
-        match r.shared() {
-            Some(input) => Keep::Share(input.clone()),
-            None => Keep::Copy(
-                views
-                    .iter()
-                    .map(|v| Vec::with_capacity(v.stored.len()))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-/// Each block kept as `keep` says.
-pub(crate) fn keep_stored(views: &[BlockView<'_>], keep: Keep) -> Vec<StoredBlock> {
-    let kept = |v: &BlockView<'_>, stored: SharedBytes| StoredBlock {
-        size: v.size,
-        stored,
-    };
-    match keep {
-        Keep::Share(input) => views
-            .iter()
-            .map(|v| {
-                let range = input.slice(v.at..v.at + v.stored.len());
-                // The views come from the same reader, so the range is there.
-                kept(v, range.unwrap_or_else(|| SharedBytes::from(v.stored)))
-            })
-            .collect(),
-        Keep::Copy(buffers) => (views.iter().zip(buffers))
-            .map(|(v, mut stored)| {
-                stored.extend_from_slice(v.stored);
-                kept(v, stored.into())
-            })
-            .collect(),
-    }
+/// Each block kept: its range of the shared input, else its stored bytes copied into
+/// its buffer from [`stored_buffers`].
+pub(crate) fn keep_stored(views: &[BlockView<'_>], buffers: Vec<Vec<u8>>) -> Vec<StoredBlock> {
+    (views.iter().zip(buffers))
+        .map(|(v, mut copy)| StoredBlock {
+            size: v.size,
+            stored: match &v.shared {
+                Some(range) => range.clone(),
+                None => {
+                    copy.extend_from_slice(v.stored);
+                    copy.into()
+                }
+            },
+        })
+        .collect()
 }
 
 /// Largest expansion LZ4 allows: 255 bytes out per byte in, plus slack.
@@ -108,7 +89,7 @@ impl StoredBlock {
         BlockView {
             size: self.size,
             stored: &self.stored,
-            at: 0,
+            shared: None,
         }
     }
 
@@ -231,12 +212,17 @@ pub(crate) fn read_block<'a>(
         }
         let at = r.position();
         let stored = r.bytes(usize::try_from(csize).unwrap_or(usize::MAX))?;
+        let shared = (r.shared()).and_then(|input| input.slice(at..at + stored.len()));
         // Charged here, for the copy the reader keeps (none when it keeps a range of
-        // shared input).
-        if r.shared().is_none() {
+        // shared input: the caller's buffer, which the caller accounts for).
+        if shared.is_none() {
             r.charge_for("stored block", csize)?;
         }
-        Ok(BlockView { size, stored, at })
+        Ok(BlockView {
+            size,
+            stored,
+            shared,
+        })
     })
 }
 
@@ -249,7 +235,7 @@ pub(crate) fn read_block<'a>(
 pub(crate) fn parse_block<T>(
     r: &mut Reader<'_>,
     (field, s): (&'static str, usize),
-    (at, block): (u64, BlockView<'_>),
+    (at, block): (u64, &BlockView<'_>),
     parse: impl FnOnce(&mut BlockReader<'_>) -> parsing_primitives::Result<T>,
 ) -> parsing_primitives::Result<T> {
     let budget = r.budget().clone();
@@ -434,7 +420,7 @@ mod tests {
         };
         let budget = Budget::new(Limits::DEFAULT);
         let mut r = Reader::new("t", &[]).with_budget(budget.clone());
-        let got = parse_block(&mut r, ("blocks", 0), (0, b.view()), |g| {
+        let got = parse_block(&mut r, ("blocks", 0), (0, &b.view()), |g| {
             Ok((g.le::<[u8; 8]>()?, budget.used()))
         });
         // Charged the window (the block's size, under 512 KiB) while in use.
@@ -442,7 +428,7 @@ mod tests {
         assert_eq!(budget.used(), 0);
         // An error in the content: its offset in the content, its path under the
         // block's.
-        let e = parse_block(&mut r, ("blocks", 3), (0, b.view()), |g| {
+        let e = parse_block(&mut r, ("blocks", 3), (0, &b.view()), |g| {
             g.field("x", |g| {
                 g.le::<[u8; 5]>()?;
                 g.le::<u32>()
@@ -454,7 +440,7 @@ mod tests {
             "{e:?}"
         );
         // Unread content is trailing bytes.
-        let e = parse_block(&mut r, ("blocks", 0), (0, b.view()), |g| {
+        let e = parse_block(&mut r, ("blocks", 0), (0, &b.view()), |g| {
             g.le::<u8>()?;
             g.finish()
         });
@@ -468,7 +454,7 @@ mod tests {
             size: 7,
             stored: vec![0x13, b'a', 1, 0, 0x00].into(),
         };
-        let e = parse_block(&mut r, ("blocks", 1), (100, bad.view()), |g| {
+        let e = parse_block(&mut r, ("blocks", 1), (100, &bad.view()), |g| {
             Err::<(), _>(g.invalid_at(0, "parse failed first"))
         });
         assert!(
@@ -508,7 +494,7 @@ mod tests {
             stored: stored.into(),
         };
         let mut r = Reader::new("t", &[]);
-        let streamed = parse_block(&mut r, ("trees", 0), (0, block.view()), |t| {
+        let streamed = parse_block(&mut r, ("trees", 0), (0, &block.view()), |t| {
             SpatialTree::read_from(t)
         });
         let whole = SpatialTree::from_bytes(&content);
@@ -520,7 +506,7 @@ mod tests {
             size: cut.len() as u64,
             stored: compress(cut).unwrap_or_default().into(),
         };
-        let streamed = parse_block(&mut r, ("trees", 0), (0, block.view()), |t| {
+        let streamed = parse_block(&mut r, ("trees", 0), (0, &block.view()), |t| {
             SpatialTree::read_from(t)
         });
         let whole = SpatialTree::from_bytes(cut);

@@ -20,7 +20,8 @@ use unigine_common::bones::{read_bones, write_bones};
 use crate::FORMAT_NAME;
 pub use crate::block::StoredBlock;
 use crate::block::{
-    BlockView, Keep, Prepared, keep_stored, memory_estimate_for, parse_block, prepare, read_block,
+    BlockView, Prepared, keep_stored, memory_estimate_for, parse_block, prepare, read_block,
+    stored_buffers,
 };
 use crate::common::{BindTransform, Bounds, MAX_NAME, read_bounds};
 use crate::error::{Result, invalid};
@@ -244,7 +245,7 @@ pub(crate) fn decode_surfaces(
 ) -> parsing_primitives::Result<Vec<Surface>> {
     let mut surfaces = Vec::with_capacity(headers.len());
     let blocks = positions.iter().zip(blocks);
-    for ((s, h), (&at, &block)) in headers.into_iter().enumerate().zip(blocks) {
+    for ((s, h), (&at, block)) in headers.into_iter().enumerate().zip(blocks) {
         let counts = HeaderCounts {
             vertices: h.morphs.iter().map(|m| m.1).collect(),
             cindices: h.cindices,
@@ -289,7 +290,7 @@ fn read_trees(
     blocks: &[BlockView<'_>],
 ) -> parsing_primitives::Result<Vec<SpatialTree>> {
     let mut trees = Vec::with_capacity(blocks.len());
-    for (s, (&at, &b)) in positions.iter().zip(blocks).enumerate() {
+    for (s, (&at, b)) in positions.iter().zip(blocks).enumerate() {
         trees.push(parse_block(r, ("tree_blocks", s), (at, b), |t| {
             t.field("tree_blocks", |t| {
                 t.item(s, |t| t.field("content (decoded)", SpatialTree::read_from))
@@ -349,9 +350,9 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
     // budget's limit, which side runs out first depends on timing (both name their
     // block).
     let budget = r.budget().clone();
-    let (geometry_keep, tree_keep) = (
-        Keep::for_blocks(r, &geometry_blocks),
-        Keep::for_blocks(r, &tree_blocks),
+    let (geometry_copies, tree_copies) = (
+        stored_buffers(&geometry_blocks),
+        stored_buffers(&tree_blocks),
     );
     let (tp, tb) = (&tree_positions, &tree_blocks);
     let (surfaces, trees) = beside(
@@ -360,7 +361,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
             let surfaces = decode_surfaces(r, headers, geometry, nb, layout.skinned)?;
             // Hashed here, while the other thread may still be at the trees.
             let hashes: Vec<u64> = surfaces.iter().map(geometry_hash).collect();
-            let kept = keep_stored(geometry.1, geometry_keep);
+            let kept = keep_stored(geometry.1, geometry_copies);
             Ok::<_, parsing_primitives::Error>((surfaces, hashes, kept))
         },
         move || {
@@ -369,7 +370,7 @@ pub(crate) fn read_layout(r: &mut Reader<'_>, layout: Layout) -> parsing_primiti
                 tp,
                 tb,
             )?;
-            Ok::<_, parsing_primitives::Error>((trees, keep_stored(tb, tree_keep)))
+            Ok::<_, parsing_primitives::Error>((trees, keep_stored(tb, tree_copies)))
         },
     );
     let ((surfaces, tree_geometry, geometry_kept), (trees, tree_kept)) = (surfaces?, trees?);

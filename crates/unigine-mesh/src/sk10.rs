@@ -37,7 +37,7 @@ use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
-use crate::block::{Keep, keep_stored, memory_estimate_for, prepare};
+use crate::block::{keep_stored, memory_estimate_for, prepare, stored_buffers};
 use crate::common::{BindTransform, read_bounds};
 use crate::convert::{COORDINATE_SYSTEM, bind_to_transform, transform_to_bind};
 use crate::error::{Result, invalid};
@@ -114,8 +114,7 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     r.field("marker4", |r| r.magic(b"sk10"))?;
     r.finish()?;
     let surfaces = decode_surfaces(r, headers, (&positions, &blocks), nj, true)?;
-    let keep = Keep::for_blocks(r, &blocks);
-    let blocks = keep_stored(&blocks, keep);
+    let blocks = keep_stored(&blocks, stored_buffers(&blocks));
     Ok(Sk10 {
         mesh: Ms1x {
             version: Ms1xVersion::Ms13,

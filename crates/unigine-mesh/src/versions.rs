@@ -284,9 +284,8 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
 /// let input = SharedBytes::from(bytes);
 /// let file = unigine_mesh::read_shared(&input)?;
 /// let unigine_mesh::MeshFile::Ms14(m) = &file else { unreachable!() };
-/// let geometry = &m.blocks[0].geometry.stored;
-/// let start = geometry.as_ptr() as usize - input.as_ptr() as usize;
-/// assert_eq!(&input[start..start + geometry.len()], &geometry[..]); // a range of the input
+/// let (whole, geometry) = (input.as_ptr_range(), m.blocks[0].geometry.stored.as_ptr_range());
+/// assert!(whole.start <= geometry.start && geometry.end <= whole.end); // not a copy
 /// assert_eq!(file.write()?, &input[..]);
 /// # Ok::<(), unigine_mesh::Error>(())
 /// ```

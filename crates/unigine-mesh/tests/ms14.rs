@@ -263,6 +263,7 @@ fn shared_reads_keep_ranges_of_the_input_not_copies() {
     for p in ms14_samples("shared_reads_keep_ranges_of_the_input_not_copies").unwrap_or_default() {
         inputs.push((p.display().to_string(), std::fs::read(&p).unwrap()));
     }
+    let mut tight_budget_cases = 0;
     for (name, bytes) in inputs {
         let input = SharedBytes::from(bytes.clone());
         let budget = |b: &meshfmt_core::Budget| unigine_mesh::ReadOptions {
@@ -291,10 +292,48 @@ fn shared_reads_keep_ranges_of_the_input_not_copies() {
         // Dropping the input leaves the file whole.
         drop(input);
         assert!(shared.write().unwrap() == bytes, "{name}");
-        // Errors are the same, offsets included.
-        for cut in [bytes.len() / 3, bytes.len() - 1] {
-            let e = unigine_mesh::read_shared(&SharedBytes::from(&bytes[..cut])).unwrap_err();
-            assert_eq!(e.to_string(), read(&bytes[..cut]).unwrap_err().to_string());
+        // Errors are the same, offsets included: a cut file, and (past the header) a
+        // corrupt block content.
+        let mut bad = bytes.clone();
+        let mid = bytes.len() / 2;
+        bad[mid..mid + 32].fill(0xff);
+        let cases = [
+            bytes[..bytes.len() / 3].to_vec(),
+            bytes[..bytes.len() - 1].to_vec(),
+            bad,
+        ];
+        for case in cases {
+            let shared = unigine_mesh::read_shared(&SharedBytes::from(&case[..]));
+            match (shared, read(&case)) {
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+                (Ok(a), Ok(b)) => assert!(a == b, "{name}"),
+                (a, b) => panic!("{name}: {a:?} but {b:?}"),
+            }
+        }
+        // The stored blocks are the caller's bytes, not charged: a budget that holds the
+        // shared read's charges (and the decode windows, 512 KiB a thread, in slack)
+        // cannot also pay for copies of them.
+        if stored > 3 << 20 {
+            let tight = meshfmt_core::Budget::new(meshfmt_core::Limits {
+                max_alloc_bytes: for_shared.used() + stored / 2,
+                ..meshfmt_core::Limits::DEFAULT
+            });
+            let input = SharedBytes::from(bytes.clone());
+            assert!(
+                unigine_mesh::read_shared_with(&input, &budget(&tight)).is_ok(),
+                "{name}"
+            );
+            let fresh = meshfmt_core::Budget::new(tight.limits());
+            match unigine_mesh::read_with(&bytes, &budget(&fresh)) {
+                Err(Error::Decode(e)) => assert!(
+                    matches!(e.kind(), parsing_primitives::ErrorKind::OverBudget(_)),
+                    "{name}: {e}"
+                ),
+                other => panic!("{name}: the borrowed read under a tight budget: {other:?}"),
+            }
+            tight_budget_cases += 1;
         }
     }
+    // The big ms14 stores more than 3 MiB.
+    assert!(tight_budget_cases >= 1);
 }

@@ -15,7 +15,7 @@ use super::timing::{Memcpy, median, per_call};
 pub struct Input {
     /// A file name (its extension picks the kind and version).
     pub name: String,
-    /// Its bytes, handed to the reads shared ([`Format::read_shared`]), as the CLI
+    /// Its bytes, handed to the reads shared ([`Format::read_shared`]), as `meshfmt info`
     /// hands over a file it read.
     pub bytes: SharedBytes,
 }

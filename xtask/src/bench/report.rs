@@ -414,9 +414,9 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          throughput as a fraction of a memcpy of the same bytes (the file's size; for \
          sample rows all files of the row, one pass), timed in the same repetition; medians \
          of {} repetitions. Operations go through each format's meshfmt-core contract (what \
-         the CLI runs): read = bytes to the faithful file (the bytes handed over shared, as \
-         the CLI hands over a file it read: UNIGINE ms14 keeps ranges of them as its stored \
-         LZ4 blocks, where a read of borrowed bytes copies them), write = faithful file to bytes, \
+         the CLI runs): read = bytes to the faithful file (the bytes handed over shared, \
+         `Format::read_shared`, as `meshfmt info` does: UNIGINE ms14 keeps ranges of them as \
+         its stored LZ4 blocks, where a read of borrowed bytes copies them), write = faithful file to bytes, \
          to_core = faithful file to the meshfmt-core model, from_core = model to the faithful \
          file (written back as the version read); the four run in turn in each repetition, \
          while the memcpy copies into memory already touched. The rows \"reads back to back\" time the read \

@@ -354,3 +354,24 @@ fn i32_counts() {
         ErrorKind::CountTooLarge { count: 9, .. }
     ));
 }
+
+#[test]
+fn a_sub_reader_of_shared_input_shares_its_own_range() {
+    let data = crate::SharedBytes::from((0u8..64).collect::<Vec<u8>>());
+    let mut r = Reader::new("t", &[]);
+    assert!(r.shared().is_none(), "borrowed bytes are not shared");
+    r = Reader::over_shared("t", &data).with_base_offset(1000);
+    r.bytes(8).unwrap();
+    let mut sub = r.sub(32).unwrap();
+    sub.bytes(4).unwrap();
+    let mut inner = sub.sub(8).unwrap();
+    // Positions index each reader's own shared range: the input's bytes 12..20.
+    let kept = inner.shared().and_then(|s| s.slice(2..6)).unwrap();
+    assert_eq!(kept, [14u8, 15, 16, 17]);
+    assert_eq!(kept.as_ptr(), data[14..].as_ptr());
+    assert_eq!(inner.offset(), 1012);
+    assert_eq!(inner.bytes(8).unwrap(), &data[12..20]);
+    // The sub-reader's range ends where its slice does.
+    assert!(sub.shared().is_some_and(|s| s.len() == 32));
+    assert!(inner.shared().is_some_and(|s| s.slice(0..9).is_none()));
+}
