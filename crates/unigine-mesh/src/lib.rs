@@ -8,7 +8,7 @@
 //! | `ms10` | `.mesh` | UNIGINE 2.0 | read/write, verified byte for byte on real files |
 //! | `ms11` | `.mesh` | UNIGINE 2.x | read/write, verified byte for byte on real files |
 //! | `ms13` | `.mesh` | UNIGINE 2.19 | read/write, verified byte for byte on real files |
-//! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks, feature `lz4`, on by default) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
+//! | `ms14` | `.mesh` | UNIGINE 2.20 (LZ4 blocks: read by the crate's own decoder; new blocks compressed with feature `lz4`, on by default, else stored raw) | read/write, verified byte for byte on real files (original LZ4 bytes kept for unchanged blocks); new files from any version get an engine-shaped spatial tree ([`spatial`]) |
 //! | `ms15` | `.mesh` | current docs, static | read/write **implemented from the documentation only, not verified against real files** ([`ms15`]) |
 //! | `sk10` | `.mesh_skinned` | current docs, skinned | read/write **implemented from the documentation only, not verified against real files** ([`sk10`]) |
 //! | `sn10` | `.skeleton` | current docs, shared skeleton | read/write **implemented from the documentation only, not verified against real files** ([`sn10`]) |

@@ -192,6 +192,8 @@ fn a_raw_block_is_kept_once_and_parsed_in_place() {
     assert!(read_under(&bytes, &Budget::new(limits(size + arrays + 16 * 1024))).is_ok());
 }
 
+// Needs an LZ4-compressed block (the `lz4` feature compresses).
+#[cfg(feature = "lz4")]
 #[test]
 fn decoding_a_block_draws_on_the_file_budget() {
     // 100,000 vertices at the origin: a 2 MB geometry block that LZ4 stores in a few
