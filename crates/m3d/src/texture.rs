@@ -29,6 +29,10 @@ pub struct LoadedTexture {
 /// The textures of a read file: the map names of its MTRL chunks, decoded from its ASET
 /// chunks, charged to `budget`.
 pub(crate) fn of_file(file: &File, budget: &Budget) -> Result<Vec<LoadedTexture>> {
+    // Textures are the maps materials name: none without a material.
+    if !file.chunks.iter().any(|c| matches!(c.body, Body::Mtrl(_))) {
+        return Ok(Vec::new());
+    }
     let maps = file.chunks.iter().flat_map(|c| match &c.body {
         Body::Mtrl(m) => m.props.as_slice(),
         _ => &[],

@@ -103,6 +103,11 @@ impl Budget {
     /// Charges `bytes` for `what`, or fails (charging nothing) when the total would pass
     /// the limit.
     pub fn charge(&self, what: &'static str, bytes: u64) -> Result<(), BudgetExceeded> {
+        // Nothing to charge: no atomic operation (charges never take `used` past the
+        // limit, so a charge of 0 always succeeds).
+        if bytes == 0 {
+            return Ok(());
+        }
         let limit = self.0.limits.max_alloc_bytes;
         let mut used = self.used();
         loop {
@@ -144,6 +149,9 @@ impl Budget {
     /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
     /// ```
     pub fn release(&self, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
         let _ = self
             .0
             .used

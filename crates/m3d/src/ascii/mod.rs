@@ -31,11 +31,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
     // One line per newline, counted and charged first (from the credit the parser then
     // uses), so the list is allocated once at its size.
     let mut credit = Credit::new(budget, "text");
-    let n = data
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        .saturating_add(1);
+    let n = parsing_primitives::lines::count_newlines(data).saturating_add(1);
     credit.charge_for(
         "text lines",
         (n as u64).saturating_mul(std::mem::size_of::<Line<'_>>() as u64),

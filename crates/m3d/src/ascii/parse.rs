@@ -179,20 +179,30 @@ pub(crate) fn plain_decimal(t: &str) -> Option<f64> {
 
 /// A `#AABBGGRR` colour token.
 pub(crate) fn color(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<u32, PError> {
-    // `#AABBGGRR`: the little-endian RGBA word printed with %08x.
+    // `#AABBGGRR`: the little-endian RGBA word printed with %08x. Eight digits, as
+    // written, in one pass ([`hex8`]); anything else as from_str_radix takes it.
     let hex = tok.strip_prefix('#').unwrap_or(tok);
-    // Eight digits, as written: folded directly (from_str_radix is several times slower
-    // on them); anything else as from_str_radix takes it.
-    if hex.len() == 8 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Ok(hex.bytes().fold(0u32, |v, b| {
-            let d = match b {
-                b'0'..=b'9' => b - b'0',
-                _ => (b | 0x20) - b'a' + 10,
-            };
-            v << 4 | u32::from(d)
-        }));
+    if let Some(v) = hex8(hex) {
+        return Ok(v);
     }
     u32::from_str_radix(hex, 16).map_err(|_| p.err(at, format!("{tok:?} is not a colour")))
+}
+
+/// Exactly eight hex digits as their value, checked and folded in one pass
+/// (from_str_radix is several times slower on them).
+pub(crate) fn hex8(hex: &str) -> Option<u32> {
+    let digits: &[u8; 8] = hex.as_bytes().try_into().ok()?;
+    let mut v = 0u32;
+    for &b in digits {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        v = v << 4 | u32::from(d);
+    }
+    Some(v)
 }
 
 /// An index token: `.` or empty is -1, `-` is -2.
@@ -308,7 +318,38 @@ pub(crate) const TYPES: u32 = 3
 
 #[cfg(test)]
 mod tests {
-    use super::{blank, plain_decimal};
+    use super::{blank, hex8, plain_decimal};
+
+    /// The word-at-a-time hex reader agrees with from_str_radix on every byte value at
+    /// every position (among valid digits) and on strings of other lengths.
+    #[test]
+    fn hex8_agrees_with_from_str_radix() {
+        let expect = |s: &[u8]| {
+            let ok = s.len() == 8 && s.iter().all(|b| b.is_ascii_hexdigit());
+            ok.then(|| u32::from_str_radix(std::str::from_utf8(s).ok()?, 16).ok())
+                .flatten()
+        };
+        let bases: [&[u8; 8]; 3] = [b"ff743f3f", b"0A9bC8d7", b"FfFfFfFf"];
+        for base in bases {
+            assert_eq!(
+                hex8(std::str::from_utf8(base).unwrap_or_default()),
+                expect(base)
+            );
+            for at in 0..8 {
+                for b in 0..=255u8 {
+                    let mut s = *base;
+                    s[at] = b;
+                    // Only valid UTF-8 reaches it (a &str).
+                    if let Ok(t) = std::str::from_utf8(&s) {
+                        assert_eq!(hex8(t), expect(&s), "{s:02x?}");
+                    }
+                }
+            }
+        }
+        for s in ["", "ff743f3", "ff743f3f0", "#ff743f3", "ff743f3é"] {
+            assert_eq!(hex8(s), None, "{s}");
+        }
+    }
 
     #[test]
     fn blank_is_trim_is_empty() {

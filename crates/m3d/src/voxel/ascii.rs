@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, idx, num};
+use crate::ascii::parse::{Blocks, PResult, Parser, color, hex8, idx, num};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter};
 use crate::error::{Result, invalid};
 use crate::file::Body;
@@ -25,9 +25,16 @@ pub(crate) fn read_voxtypes(
         let text = l.text;
         // A colour alone (`#aabbggrr`), as most types are: no name, shape or items.
         let hex = text.strip_prefix('#').unwrap_or_default();
-        if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let alone = match hex8(hex) {
+            Some(v) => Some(v),
+            None if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                Some(color(p, at, text)?)
+            }
+            None => None,
+        };
+        if let Some(color) = alone {
             types.push(VoxelType {
-                color: color(p, at, text)?,
+                color,
                 name: Str(0),
                 rotation: 0,
                 shape_low: 0,
@@ -143,7 +150,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     if values.len() <= 128 {
         // One run (or none): the list itself, not a copy.
         if !values.is_empty() {
-            b.runs.push(Run::Literal(values));
+            b.runs = vec![Run::Literal(values)];
         }
     } else {
         b.runs.reserve_exact(values.len().div_ceil(128));

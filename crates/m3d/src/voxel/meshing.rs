@@ -93,26 +93,30 @@ pub(crate) fn mesh<'b>(
     };
     let max_voxels =
         usize::try_from(limits.max_elements.min(limits.max_alloc_bytes / 4)).unwrap_or(usize::MAX);
-    let grids = blocks
-        .map(|block| {
-            let n = block
-                .voxel_count()
-                .filter(|n| *n <= max_voxels)
-                .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
-            // The coded voxels only: past them the grid is empty, as m3d.h fills it.
-            let data = match block.coded_in_place(n) {
-                Some(v) => Cow::Borrowed(v),
-                None => Cow::Owned(block.coded_voxels(n, budget)?),
-            };
-            Ok(Grid { block, data })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    // The first grid apart: most models have one block, which then needs no list.
+    let (mut first, mut rest) = (None, Vec::new());
+    for block in blocks {
+        let n = block
+            .voxel_count()
+            .filter(|n| *n <= max_voxels)
+            .ok_or_else(|| invalid("VOXD: more voxels than the limit allows"))?;
+        // The coded voxels only: past them the grid is empty, as m3d.h fills it.
+        let data = match block.coded_in_place(n) {
+            Some(v) => Cow::Borrowed(v),
+            None => Cow::Owned(block.coded_voxels(n, budget)?),
+        };
+        match first {
+            None => first = Some(Grid { block, data }),
+            Some(_) => rest.push(Grid { block, data }),
+        }
+    }
+    let grids = || first.iter().chain(&rest);
     // Count, check and charge first: then the output grows once. The first few exposed
     // voxels are kept from this pass, so a small model is not searched twice.
     let (mut corners, mut sides) = (0u64, 0u64);
     let mut kept = [(0usize, Exposed::NONE); KEPT];
     let mut nkept = 0;
-    for (gi, g) in grids.iter().enumerate() {
+    for (gi, g) in grids().enumerate() {
         m.each_exposed(g, |e| {
             corners += u64::from(e.corners.count_ones());
             sides += u64::from(e.sides.count_ones());
@@ -160,13 +164,13 @@ pub(crate) fn mesh<'b>(
     match kept.get(..nkept) {
         Some(kept) => {
             for (gi, e) in kept {
-                if let Some(g) = grids.get(*gi) {
+                if let Some(g) = grids().nth(*gi) {
                     m.voxel(g.block, e, out);
                 }
             }
         }
         None => {
-            for g in &grids {
+            for g in grids() {
                 m.each_exposed(g, |e| m.voxel(g.block, &e, out));
             }
         }
@@ -243,26 +247,21 @@ impl Mesher<'_> {
     /// triangles a side. Indices fit (checked on the counts before).
     fn voxel(&self, b: &VoxelBlock, e: &Exposed, out: &mut Meshed) {
         let mut edge = [Idx::UNDEF; 8];
-        let [x, y, z] = e.at;
-        let base = [
-            i64::from(b.pos[0]) + x as i64,
-            i64::from(b.pos[1]) + y as i64,
-            i64::from(b.pos[2]) + z as i64,
-        ];
         let w = self.w;
+        // Each coordinate is the voxel's or the next along its axis: six values,
+        // converted once a voxel rather than three times a corner.
+        let along = |a: usize| {
+            let base = i64::from(b.pos[a]) + e.at[a] as i64;
+            [base as f32 * w, (base + 1) as f32 * w]
+        };
+        let (xs, ys, zs) = (along(0), along(1), along(2));
         for (bit, slot) in edge.iter_mut().enumerate() {
             if e.corners & (1 << bit) == 0 {
                 continue;
             }
             *slot = Idx(out.vertices.len() as u32);
-            let d = [bit & 1, (bit >> 2) & 1, (bit >> 1) & 1];
             out.vertices.push(LoadedVertex {
-                xyzw: [
-                    (base[0] + d[0] as i64) as f32 * w,
-                    (base[1] + d[1] as i64) as f32 * w,
-                    (base[2] + d[2] as i64) as f32 * w,
-                    0.0,
-                ],
+                xyzw: [xs[bit & 1], ys[(bit >> 2) & 1], zs[(bit >> 1) & 1], 0.0],
                 color: e.t.color,
                 skin: e.t.skin,
             });
@@ -276,7 +275,8 @@ impl Mesher<'_> {
             for t3 in tris {
                 out.faces.push(LoadedFace {
                     material: e.t.material,
-                    vertex: t3.map(|c| edge[c]),
+                    // Corners are below 8 (the mask spares a bounds check).
+                    vertex: t3.map(|c| edge[c & 7]),
                     uv: [Idx::UNDEF; 3],
                     normal: [n; 3],
                 });
