@@ -244,25 +244,41 @@ mod tests {
 
     #[test]
     fn count_newlines_agrees_with_a_byte_count() {
-        // Every length up to 40, bytes drawn by a seeded generator among '\n' and bytes
-        // next to it in value (0x0b, 0x8a, 0x09, 0xff, 0x00, 0x8a).
+        // Every length up to 40, bytes drawn among '\n' and bytes next to it in value
+        // (0x0b, 0x8a, 0x09, 0xff, 0x00).
         let fill = [b'a', 0x0b, 0x8a, 0x09, 0xff, 0x00, 0x0a ^ 0x80, b'\n'];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for len in 0..40 {
             for _ in 0..50 {
-                let bytes: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        fill[(x % 8) as usize]
-                    })
-                    .collect();
+                let bytes: Vec<u8> = (0..len).map(|_| fill[(next() % 8) as usize]).collect();
                 let naive = bytes.iter().filter(|&&b| b == b'\n').count();
                 assert_eq!(count_newlines(&bytes), naive, "{bytes:02x?}");
             }
         }
         assert_eq!(count_newlines(&[b'\n'; 64]), 64);
+    }
+
+    /// A seeded xorshift64: the same cases every run.
+    fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// What `text.split('\n')` gives, with each line's offset.
+    fn split_by_str(text: &str) -> Vec<(usize, &str)> {
+        let mut offset = 0;
+        text.split('\n')
+            .map(|l| {
+                let at = offset;
+                offset += l.len() + 1;
+                (at, l)
+            })
+            .collect()
     }
 
     #[test]
@@ -310,40 +326,20 @@ mod tests {
             "é\nüñ\n\n\u{2028}x",
             "a long line of more than eight bytes\nand another one, longer still\n",
         ] {
-            let mut offset = 0;
-            let want: Vec<(usize, &str)> = text
-                .split('\n')
-                .map(|l| {
-                    let at = offset;
-                    offset += l.len() + 1;
-                    (at, l)
-                })
-                .collect();
-            assert_eq!(split_lines(text).collect::<Vec<_>>(), want, "{text:?}");
+            assert_eq!(
+                split_lines(text).collect::<Vec<_>>(),
+                split_by_str(text),
+                "{text:?}"
+            );
         }
         // Every length up to 40 with newlines drawn by a seeded generator among bytes
         // that trip word tricks (0x0b, 0x8a, 0x8a ^ 0x80...), and multi-byte characters.
         let fill = ["a", "\x0b", "\u{8a}", "\x09", "\x00", "\n", "\n", "é"];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for len in 0..40 {
             for _ in 0..40 {
-                let text: String = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        fill[(x % 8) as usize]
-                    })
-                    .collect();
-                let mut offset = 0;
-                let want: Vec<(usize, &str)> = text
-                    .split('\n')
-                    .map(|l| {
-                        let at = offset;
-                        offset += l.len() + 1;
-                        (at, l)
-                    })
-                    .collect();
+                let text: String = (0..len).map(|_| fill[(next() % 8) as usize]).collect();
+                let want = split_by_str(&text);
                 assert_eq!(split_lines(&text).collect::<Vec<_>>(), want, "{text:?}");
                 assert_eq!(count_newlines(text.as_bytes()), want.len() - 1, "{text:?}");
             }
