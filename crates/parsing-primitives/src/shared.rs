@@ -156,11 +156,12 @@ mod tests {
     #[test]
     fn slices_share_the_buffer_and_refuse_ranges_outside() {
         let all = SharedBytes::from(vec![1u8, 2, 3, 4, 5]);
-        let mid = all.slice(1..4).expect("inside");
+        // A refused range would read as empty and fail the comparison below.
+        let mid = all.slice(1..4).unwrap_or_default();
         assert_eq!(mid, [2u8, 3, 4]);
         assert_eq!(mid.as_ptr(), all[1..].as_ptr());
         // Relative to the slice, not the buffer.
-        let inner = mid.slice(1..3).expect("inside");
+        let inner = mid.slice(1..3).unwrap_or_default();
         assert_eq!(inner, [3u8, 4]);
         assert!(mid.slice(2..4).is_none());
         assert!(mid.slice(3..3).is_some_and(|e| e.is_empty()));
@@ -175,7 +176,7 @@ mod tests {
         let boxed = SharedBytes::new(vec![1u8, 2, 3].into_boxed_slice());
         assert_eq!(boxed, [1u8, 2, 3]);
         let array = SharedBytes::from([7u8; 4]);
-        assert_eq!(array.slice(1..3).expect("inside"), [7u8, 7]);
+        assert_eq!(array.slice(1..3).unwrap_or_default(), [7u8, 7]);
     }
 
     #[test]
@@ -189,7 +190,7 @@ mod tests {
         };
         let a = SharedBytes::from(vec![9u8, 8, 7])
             .slice(1..3)
-            .expect("inside");
+            .unwrap_or_default();
         let b = SharedBytes::from(&[8u8, 7][..]);
         assert_eq!(a, b);
         assert_eq!(a, vec![8u8, 7]);
