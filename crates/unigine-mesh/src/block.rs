@@ -110,9 +110,7 @@ impl StoredBlock {
     /// # Ok::<(), unigine_mesh::Error>(())
     /// ```
     pub fn content(&self) -> Result<Vec<u8>> {
-        let mut scratch = Vec::new();
-        self.decode(&mut scratch)
-            .map(<[u8]>::to_vec)
+        self.decode()
             .ok_or_else(|| invalid("the block's stored bytes do not decode to its size"))
     }
 
@@ -128,25 +126,28 @@ impl StoredBlock {
         lz4_decodes_to(&self.stored, content)
     }
 
-    /// The content: the stored bytes themselves when raw, else decoded into `scratch`
-    /// (reused between blocks). `None` when the stored bytes do not decode to `size`.
-    pub(crate) fn decode<'a>(&'a self, scratch: &'a mut Vec<u8>) -> Option<&'a [u8]> {
-        let csize = self.stored.len() as u64;
-        if !plausible(self.size, csize) {
+    /// The content: the stored bytes themselves when raw, else decoded by the crate's
+    /// own decoder (no feature needed to read), piece by piece through its window into
+    /// the result. `None` when the stored bytes do not decode to `size`.
+    fn decode(&self) -> Option<Vec<u8>> {
+        if !plausible(self.size, self.stored.len() as u64) {
             return None;
         }
         if self.is_raw() {
-            return Some(&self.stored);
+            return Some(self.stored.to_vec());
         }
-        let size = usize::try_from(self.size).ok()?;
-        if scratch.len() < size {
-            // The old buffer is freed first, then a fresh zeroed one allocated: the
-            // allocator's zero pages, not a memset (what `resize` would do).
-            *scratch = Vec::new();
-            *scratch = vec![0; size];
+        // At most 255 times the stored bytes (`plausible`).
+        let mut out = Vec::with_capacity(usize::try_from(self.size).ok()?);
+        let mut window = Lz4Window::new(&self.stored, self.size);
+        loop {
+            let piece = window.fill(WINDOW).ok()?;
+            if piece.is_empty() {
+                return (out.len() as u64 == self.size).then_some(out);
+            }
+            out.extend_from_slice(piece);
+            let n = piece.len();
+            window.consume(n);
         }
-        let out = scratch.get_mut(..size)?;
-        decompress_into(&self.stored, out).then_some(&*out)
     }
 }
 
@@ -268,28 +269,6 @@ pub(crate) fn parse_block<T>(
     })
 }
 
-/// Decodes `src` into `out` through the crate's own decoder (no feature needed to read):
-/// whether it decodes to exactly `out.len()` bytes.
-fn decompress_into(src: &[u8], out: &mut [u8]) -> bool {
-    let mut window = Lz4Window::new(src, out.len() as u64);
-    let mut done = 0;
-    loop {
-        let Ok(piece) = window.fill(WINDOW) else {
-            return false;
-        };
-        let n = piece.len();
-        if n == 0 {
-            return done == out.len();
-        }
-        let Some(to) = out.get_mut(done..done + n) else {
-            return false;
-        };
-        to.copy_from_slice(piece);
-        done += n;
-        window.consume(n);
-    }
-}
-
 /// LZ4 of `content`, or `None` when that does not shrink it (the block is then stored
 /// raw).
 #[cfg(feature = "lz4")]
@@ -409,7 +388,7 @@ mod tests {
                 size,
                 stored: stored.into(),
             };
-            assert!(b.decode(&mut Vec::new()).is_none(), "{}", b.size);
+            assert!(b.decode().is_none(), "{}", b.size);
             assert!(b.content().is_err());
         }
         // A raw block is its own content.
@@ -417,7 +396,7 @@ mod tests {
             size: 3,
             stored: vec![1, 2, 3].into(),
         };
-        assert_eq!(b.decode(&mut Vec::new()), Some(&[1u8, 2, 3][..]));
+        assert_eq!(b.decode().as_deref(), Some(&[1u8, 2, 3][..]));
         assert!(b.holds(&[1, 2, 3]) && !b.holds(&[1, 2, 4]) && !b.holds(&[1, 2]));
     }
 
