@@ -11,20 +11,14 @@ use crate::budget::{BudgetExceeded, Credit};
 /// assert_eq!(find_newline(b"no newline here"), None);
 /// ```
 pub fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for w in words.by_ref() {
         let mut word = [0u8; 8];
         word.copy_from_slice(w);
-        // Bytes equal to '\n' become zero; the lowest flagged byte is the first zero
-        // (flags above a zero byte can be false, never below it).
-        let x = u64::from_le_bytes(word) ^ NEWLINES;
-        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
-        if zero != 0 {
-            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        let flags = newline_flags(word);
+        if flags != 0 {
+            return Some(at + (flags.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }
@@ -36,7 +30,7 @@ pub fn find_newline(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The bytes of `word` equal to `\n`, as the high bit of each (exactly: no false
-/// flags, unlike the first-zero trick of [`find_newline`]).
+/// flags, so every newline of a word can be taken from them).
 #[inline]
 fn newline_flags(word: [u8; 8]) -> u64 {
     const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
