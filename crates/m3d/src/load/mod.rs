@@ -259,10 +259,6 @@ impl File {
     pub(crate) fn load_owned(mut self, opts: &LoadOptions) -> Result<Loaded> {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
         let mut l = Loaded::build(&self, opts.limits, budget)?;
-        let blocks = (self.chunks.iter())
-            .filter(|c| matches!(c.body, Body::Voxd(_)))
-            .count();
-        l.voxel_blocks.reserve_exact(blocks);
         for c in &mut self.chunks {
             if let Body::Voxd(v) = &mut c.body {
                 let runs = std::mem::take(&mut v.runs);
