@@ -38,9 +38,19 @@ pub struct WriteOptions {
     /// Deflate level on zlib's scale, 0 (stored) to 9 (smallest, slowest); 6 by default
     /// (`cargo xtask bench` compares its speed and size with m3d.h's `m3d_save`).
     pub level: u8,
-    /// Coordinate precision [`File::from_core`] writes (the faithful writer keeps what
-    /// the file holds).
+    /// Coordinate precision [`File::from_core`] writes, and [`File::write_with`] when
+    /// [`narrow`](Self::narrow) is set (else the faithful writer keeps what the file
+    /// holds).
     pub precision: Precision,
+    /// [`File::write_with`] stores the coordinates at [`precision`](Self::precision)
+    /// and every index field as narrow as its list's length allows, as `m3d_save` does,
+    /// instead of keeping the file's own widths: an ASCII file (read with the widest
+    /// fields, f64 and u32) then saves as compact a binary. Off by default, which keeps
+    /// the payload byte-identical to what was read. Index fields keep their width when
+    /// a stored index does not fit the narrower one (an index past its list); int8 and
+    /// int16 refuse a vertex coordinate outside -1..1 (positions are stored normalised
+    /// by the header's scale) rather than clamp it.
+    pub narrow: bool,
     /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`.
     pub limits: Limits,
     /// The operation's shared budget; `None` makes a fresh one of
@@ -150,6 +160,27 @@ impl WriteOptions {
         self.precision = precision;
         self
     }
+
+    /// These options narrowing the written fields or not (see [`narrow`](Self::narrow)).
+    ///
+    /// ```
+    /// use m3d_format::{File, Precision, WriteOptions};
+    /// let text = b"3dmodel 1\ntriangle\nMIT\nme\n\n\nVertex\n0 0 0 1\n1 0 0 1\n0 1 0 1\n\nMesh\n0 1 2\n";
+    /// let file = m3d_format::read(text)?;
+    /// let kept = file.write_with(&WriteOptions::default())?;
+    /// let narrow = WriteOptions::default().with_narrow(true);
+    /// let narrowed = file.write_with(&narrow)?;
+    /// assert!(narrowed.len() < kept.len());
+    /// let back = m3d_format::read(&narrowed)?;
+    /// assert_eq!(back.types.vc(), 4); // f32, from the text's f64
+    /// assert_eq!(back.types.vi(), 1); // three vertices: one-byte indices
+    /// assert_eq!(back.counts(), file.counts());
+    /// # Ok::<(), m3d_format::Error>(())
+    /// ```
+    pub fn with_narrow(mut self, narrow: bool) -> Self {
+        self.narrow = narrow;
+        self
+    }
 }
 
 impl Default for WriteOptions {
@@ -158,6 +189,7 @@ impl Default for WriteOptions {
             compress: true,
             level: 6,
             precision: Precision::Float,
+            narrow: false,
             limits: Limits::DEFAULT,
             budget: None,
         }
@@ -461,7 +493,10 @@ impl File {
     /// budget (they are held at once).
     pub fn write_with(&self, opts: &WriteOptions) -> Result<Vec<u8>> {
         let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        let payload = self.payload_in(&budget)?;
+        let payload = match opts.narrow {
+            true => self.narrowed_payload(opts.precision, &budget)?,
+            false => self.payload_in(&budget)?,
+        };
         let body = if opts.compress {
             deflate(&payload, opts.level, &budget)?
         } else {
@@ -484,6 +519,28 @@ impl File {
         Ok(out)
     }
 
+    /// The payload of this file with its fields narrowed ([`WriteOptions::narrow`]):
+    /// the narrowest widths that hold what the file stores, tried from the narrowest
+    /// (unused fields absent, then indices sized by their lists, then the file's own
+    /// widths): a field that cannot hold a stored value refuses it as it is written.
+    fn narrowed_payload(&self, precision: Precision, budget: &Budget) -> Result<Vec<u8>> {
+        use crate::widths::{narrow_types, with_precision, without_unused};
+        let own = with_precision(self.types, precision);
+        let narrow = with_precision(narrow_types(self), precision);
+        let mut tried = None;
+        for types in [without_unused(narrow, self), narrow, own] {
+            if tried == Some(types) {
+                continue;
+            }
+            tried = Some(types);
+            match self.payload_as(types, true, budget) {
+                Err(Error::Invalid(_)) if types != own => continue,
+                done => return done,
+            }
+        }
+        self.payload_as(own, true, budget)
+    }
+
     /// The uncompressed payload, HEAD through OMD3 (under a default budget).
     pub fn payload(&self) -> Result<Vec<u8>> {
         self.payload_in(&Budget::default())
@@ -491,15 +548,22 @@ impl File {
 
     /// [`payload`](Self::payload), each chunk charged to `budget` before it is appended.
     pub(crate) fn payload_in(&self, budget: &Budget) -> Result<Vec<u8>> {
+        self.payload_as(self.types, false, budget)
+    }
+
+    /// The payload with the fields `types` gives; `convert`: coordinates converted to
+    /// its `vc_t` and stored tails dropped (see [`Out::convert`]).
+    fn payload_as(&self, types: Types, convert: bool, budget: &Budget) -> Result<Vec<u8>> {
         budget.charge("payload", self.strings.len() as u64 + 28)?;
         let mut out = Vec::new();
         out.extend_from_slice(b"HEAD");
         out.extend_from_slice(&len32(self.strings.len() + 16)?.to_le_bytes());
         out.extend_from_slice(&self.scale.to_le_bytes());
-        out.extend_from_slice(&self.types.0.to_le_bytes());
+        out.extend_from_slice(&types.0.to_le_bytes());
         out.extend_from_slice(&self.strings);
         for c in &self.chunks {
-            let mut o = Out::new(self.types);
+            let mut o = Out::new(types);
+            o.convert = convert;
             match &c.body {
                 Body::Cmap(v) => vertex::write_cmap(&mut o, v),
                 Body::Tmap(v) => vertex::write_tmap(&mut o, v)?,
@@ -524,7 +588,7 @@ impl File {
                     o.bytes(data);
                 }
             }
-            o.bytes(&c.tail);
+            o.tail(&c.tail);
             budget.charge("payload", o.buf.len() as u64 + 8)?;
             out.extend_from_slice(&c.magic());
             out.extend_from_slice(&len32(o.buf.len() + 8)?.to_le_bytes());

@@ -136,6 +136,7 @@ mod texture;
 mod types;
 mod vertex;
 mod voxel;
+mod widths;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use contract::{FORMAT, Model3d};

@@ -369,11 +369,25 @@ pub(crate) fn rest_copy(r: &mut Reader<'_>) -> PResult<Vec<u8>> {
 pub(crate) struct Out {
     pub buf: Vec<u8>,
     pub t: Types,
+    /// Re-encoding at other widths ([`WriteOptions::narrow`](crate::WriteOptions)):
+    /// coordinates are converted to `t`'s `vc_t` and stored tails dropped, as m3d_save
+    /// writes a model.
+    pub convert: bool,
 }
 
 impl Out {
     pub fn new(t: Types) -> Out {
-        Out { buf: Vec::new(), t }
+        Out {
+            buf: Vec::new(),
+            t,
+            convert: false,
+        }
+    }
+    /// Bytes after a chunk's records or body, kept unless re-encoding.
+    pub fn tail(&mut self, b: &[u8]) {
+        if !self.convert {
+            self.bytes(b);
+        }
     }
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
@@ -388,6 +402,9 @@ impl Out {
         self.buf.extend_from_slice(b);
     }
     pub fn idx(&mut self, width: usize, v: Idx, what: &str) -> Result<()> {
+        if width == 0 && self.convert && v != Idx::UNDEF {
+            return Err(invalid(format!("{what}: index {} needs a field", v.0)));
+        }
         let narrow = |top: u32| -> Result<u32> {
             match v {
                 Idx::UNDEF => Ok(top),
@@ -410,6 +427,8 @@ impl Out {
         let fits = match width {
             1 => v <= 0xFF,
             2 => v <= 0xFFFF,
+            // An absent field reads as 0.
+            0 if self.convert => v == 0,
             _ => true,
         };
         if !fits {
@@ -428,7 +447,35 @@ impl Out {
     pub fn str(&mut self, s: Str, what: &str) -> Result<()> {
         self.raw(self.t.si(), s.0, what)
     }
+    /// A vertex or shape coordinate (signed when quantized).
     pub fn coord(&mut self, c: Coord, what: &str) -> Result<()> {
+        self.converted(c, what, crate::widths::signed, "-1..1")
+    }
+    /// A texture coordinate (unsigned when quantized).
+    pub fn uv(&mut self, c: Coord, what: &str) -> Result<()> {
+        self.converted(c, what, crate::widths::unsigned, "0..1")
+    }
+    fn converted(
+        &mut self,
+        c: Coord,
+        what: &str,
+        to: fn(Coord, usize) -> (Coord, bool),
+        range: &str,
+    ) -> Result<()> {
+        if !self.convert {
+            return self.stored_coord(c, what);
+        }
+        let (q, clamped) = to(c, self.t.vc());
+        if clamped {
+            return Err(invalid(format!(
+                "{what}: {} lies outside {range}, which the {}-byte vc_t cannot store",
+                c.signed(),
+                self.t.vc()
+            )));
+        }
+        self.stored_coord(q, what)
+    }
+    fn stored_coord(&mut self, c: Coord, what: &str) -> Result<()> {
         match (self.t.vc(), c) {
             (1, Coord::I8(v)) => self.u8(v as u8),
             (2, Coord::I16(v)) => self.u16(v as u16),

@@ -7,7 +7,7 @@
 #[path = "common/json.rs"]
 mod json;
 
-use m3d_format::{File, Idx, LoadOptions, Loaded};
+use m3d_format::{File, Idx, LoadOptions, Loaded, Precision, WriteOptions};
 use test_support::sample_file_or_skip;
 
 /// FNV-1a 64 from the reference harness's basis (see samples.rs).
@@ -229,6 +229,57 @@ fn loaded_models_match_the_reference_raw_and_default_sets() {
                 d.get("digest").get("vertex_sum"),
             );
         }
+        checked += 1;
+    }
+    assert_eq!(checked, 15, "expected_counts.json lists 15 files");
+}
+
+/// A narrowed write ([`WriteOptions::narrow`]) of every sample (coordinates at the
+/// precision m3d.h holds them: the file's own for binary files, f32 for ASCII text)
+/// loads to the reference's raw set, as the sample does; its index fields are never
+/// wider than the sample's, and ASCII text (read with u32 fields) gets the widths its
+/// counts call for.
+#[test]
+fn narrowed_writes_of_every_sample_load_as_the_reference_loads_the_sample() {
+    let Some((dir, exp)) =
+        samples("narrowed_writes_of_every_sample_load_as_the_reference_loads_the_sample")
+    else {
+        return;
+    };
+    let mut checked = 0;
+    for (name, entry) in exp.get("files").obj() {
+        let f: File = m3d_format::read(&std::fs::read(dir.join(name)).unwrap()).unwrap();
+        let precision = match f.types.vc() {
+            1 => Precision::Int8,
+            2 => Precision::Int16,
+            8 if name.ends_with(".m3d") => Precision::Double,
+            _ => Precision::Float,
+        };
+        let o = WriteOptions::default()
+            .with_narrow(true)
+            .with_precision(precision);
+        let bytes = f.write_with(&o).unwrap();
+        let n = m3d_format::read(&bytes).unwrap();
+        let widths = |f: &File| [f.types.vi(), f.types.si(), f.types.ti(), f.types.bi()];
+        for (narrow, own) in widths(&n).into_iter().zip(widths(&f)) {
+            assert!(narrow <= own || own == 0, "{name}: {:?}", widths(&n));
+        }
+        if name.ends_with(".a3d") {
+            let vertices = f.vertices().len();
+            let want = if vertices <= 254 { 1 } else { 2 };
+            assert_eq!(n.types.vi(), want, "{name}: {vertices} vertices");
+            assert_eq!(n.types.vc(), 4, "{name}");
+        }
+        let raw = m3d_format::load(&bytes, &LoadOptions::RAW).unwrap();
+        let r = entry.get("raw");
+        assert_eq!(raw.vertices.len(), r.get("numvertex").usize(), "{name}");
+        assert_eq!(raw.faces.len(), r.get("numface").usize(), "{name}");
+        assert_sum(
+            name,
+            vertex_sum(raw.vertices.iter().map(|v| v.xyzw)),
+            r.get("digest").get("vertex_sum"),
+        );
+        check_digests(name, &raw, r.get("digest"));
         checked += 1;
     }
     assert_eq!(checked, 15, "expected_counts.json lists 15 files");

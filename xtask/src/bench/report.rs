@@ -424,9 +424,12 @@ pub fn markdown(m: &Machine, o: &Options, rows: &[Row], notes: &[String]) -> Str
          data alive). For the m3d.h rows read is **load** \
          (m3d_load + m3d_free against `m3d_format::load` + drop, inlined textures decoded on \
          both sides) and write is **save** (m3d_save, float coordinates, compressed, against \
-         `File::write` of the file read, compressed; the sizes saved follow the times: m3d.h saves \
-         what it loaded, meshed voxels and generated normals included, we save the file \
-         as stored); one process per file and side, {} \
+         `File::write` of the file read, compressed, the same work: without its inlined \
+         assets, which m3d_save leaves out without `M3D_EXP_INLINE`, and ASCII text written \
+         narrowed, `WriteOptions::narrow`: f32 coordinates and the narrowest fields, as \
+         m3d_save writes them; binary files as stored; the sizes saved follow the times: \
+         m3d.h saves what it loaded, meshed voxels and generated normals included, we save \
+         the file's own records); one process per file and side, {} \
          alternating rounds of medians, the million-triangle file included; the reference \
          prints milliseconds to four decimals, so its times of the small samples are \
          rounded to 0.1 µs. Loads are timed twice on \

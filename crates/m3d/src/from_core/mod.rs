@@ -12,9 +12,8 @@ use meshfmt_core::{Budget, Converted, CoordinateSystem, Feature, LossKind, Model
 #[allow(unused_imports)]
 use self::context::*;
 use crate::error::Result;
-use crate::file::{Body, File, Precision, WriteOptions};
-use crate::types::{Coord, Types};
-use crate::{asset, bones, material, mesh};
+use crate::file::{File, Precision, WriteOptions};
+use crate::{asset, bones, material, mesh, widths};
 
 impl File {
     /// A file from a meshfmt-core model: f32 coordinates normalised by the largest
@@ -75,7 +74,7 @@ impl File {
         bones::core::actions_from_core(&mut cx)?;
         let mut out = cx.file(types_for(model));
         out.value.compressed = opts.compress;
-        narrow_indices(&mut out.value);
+        out.value.types = widths::narrow_types(&out.value);
         quantize(&mut out, opts.precision);
         Ok(out)
     }
@@ -145,94 +144,17 @@ fn scale_for(model: &Model) -> f32 {
     }
 }
 
-/// Index fields as narrow as the counts allow, as real files have them: 1 byte up to 254
-/// entries (255 and 254 are m3d.h's -1 and -2), 2 bytes up to 65,534, else 4.
-fn narrow_indices(f: &mut File) {
-    let width = |count: usize| -> u32 {
-        match count {
-            0..=254 => 0,
-            255..=65534 => 1,
-            _ => 2,
-        }
-    };
-    let (mut tmap, mut vertices, mut bones, mut skins, mut per_frame) = (0, 0, 0, 0, 0);
-    for c in &f.chunks {
-        match &c.body {
-            Body::Tmap(t) => tmap = t.items.len(),
-            Body::Vrts(v) => vertices = v.items.len(),
-            Body::Bone(s) => (bones, skins) = (s.bones.len(), s.skins.len()),
-            Body::Actn(a) => {
-                per_frame = a
-                    .frames
-                    .iter()
-                    .map(|fr| fr.transforms.len())
-                    .fold(per_frame, usize::max);
-            }
-            _ => {}
-        }
-    }
-    let mut t = f.types.0;
-    let mut set = |shift: u32, code: u32| {
-        // Absent fields (3) stay absent.
-        if (t >> shift) & 3 != 3 {
-            t = (t & !(3 << shift)) | (code << shift);
-        }
-    };
-    set(2, width(vertices));
-    set(4, width(f.strings.len()));
-    set(8, width(tmap));
-    set(10, width(bones));
-    set(14, width(skins));
-    set(16, width(per_frame));
-    f.types = Types(t);
-}
-
-/// Stores every coordinate at `precision`, reporting the error that costs.
+/// Stores every coordinate at `precision` ([`widths::store_coordinates`]), reporting
+/// the error that costs.
 fn quantize(out: &mut Converted<File>, precision: Precision) {
+    let stored = widths::store_coordinates(&mut out.value, precision);
     let (code, steps) = match precision {
         Precision::Int8 => (0u32, 127.0f64),
         Precision::Int16 => (1, 32767.0),
-        Precision::Float => return,
-        Precision::Double => (3, 0.0),
+        Precision::Float | Precision::Double => return,
     };
-    let f = &mut out.value;
-    f.types = Types((f.types.0 & !3) | code);
-    let signed = |c: &mut Coord| {
-        let v = c.signed();
-        *c = match precision {
-            Precision::Int8 => Coord::I8((v * 127.0).round().clamp(-127.0, 127.0) as i8),
-            Precision::Int16 => Coord::I16((v * 32767.0).round().clamp(-32767.0, 32767.0) as i16),
-            _ => Coord::F64(v),
-        };
-    };
-    let mut uv_clamped = false;
-    let mut unsigned = |c: &mut Coord| {
-        let v = c.unsigned();
-        uv_clamped |= !(0.0..=1.0).contains(&v) && precision != Precision::Double;
-        *c = match precision {
-            Precision::Int8 => Coord::I8((v * 255.0).round().clamp(0.0, 255.0) as u8 as i8),
-            Precision::Int16 => Coord::I16((v * 65535.0).round().clamp(0.0, 65535.0) as u16 as i16),
-            _ => Coord::F64(v),
-        };
-    };
-    let mut any_uv = false;
-    for c in &mut f.chunks {
-        match &mut c.body {
-            Body::Vrts(v) => v
-                .items
-                .iter_mut()
-                .flat_map(|v| &mut v.coords)
-                .for_each(&signed),
-            Body::Tmap(t) => {
-                any_uv = true;
-                t.items.iter_mut().flatten().for_each(&mut unsigned);
-            }
-            _ => {}
-        }
-    }
-    if steps == 0.0 {
-        return;
-    }
+    let (any_uv, uv_clamped) = (stored.any_uv, stored.uv_clamped);
+    let f = &out.value;
     let scale = f64::from(f.effective_scale());
     let step = 0.5 / steps;
     let what = if code == 0 { "int8" } else { "int16" };

@@ -80,15 +80,15 @@ pub(crate) fn write_cmap(o: &mut Out, c: &Records<u32>) {
     for v in &c.items {
         o.u32(*v);
     }
-    o.bytes(&c.tail);
+    o.tail(&c.tail);
 }
 
 pub(crate) fn write_tmap(o: &mut Out, c: &Records<[Coord; 2]>) -> Result<()> {
     for uv in &c.items {
-        o.coord(uv[0], "TMAP.u")?;
-        o.coord(uv[1], "TMAP.v")?;
+        o.uv(uv[0], "TMAP.u")?;
+        o.uv(uv[1], "TMAP.v")?;
     }
-    o.bytes(&c.tail);
+    o.tail(&c.tail);
     Ok(())
 }
 
@@ -101,6 +101,6 @@ pub(crate) fn write_vrts(o: &mut Out, c: &Records<Vertex>) -> Result<()> {
         o.raw(t.ci(), v.color, "VRTS.color")?;
         o.idx(t.sk(), v.skin, "VRTS.skin")?;
     }
-    o.bytes(&c.tail);
+    o.tail(&c.tail);
     Ok(())
 }
