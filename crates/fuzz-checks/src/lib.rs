@@ -309,6 +309,31 @@ fn targets(f: &dyn Format) -> Vec<(String, Option<&'static str>)> {
     out
 }
 
+/// A narrowed write ([`m3d_format::WriteOptions::narrow`], f64 coordinates: none is
+/// refused or rounded) of anything the reader accepts reads back with the same counts:
+/// the fields it narrows hold every stored value, or it keeps them wider.
+fn check_m3d_narrowed(file: &m3d_format::File) {
+    let o = m3d_format::WriteOptions::default()
+        .with_narrow(true)
+        .with_precision(m3d_format::Precision::Double)
+        .with_budget(budget());
+    let Ok(bytes) = file.write_with(&o) else {
+        return;
+    };
+    match m3d_format::read_with(
+        &bytes,
+        &m3d_format::ReadOptions::default().with_budget(budget()),
+    ) {
+        Ok(back) => assert_eq!(
+            back.counts(),
+            file.counts(),
+            "m3d: a narrowed write reads back with other counts"
+        ),
+        Err(e) if e.to_string().contains("budget") => {}
+        Err(e) => panic!("m3d: a narrowed write does not read back ({e})"),
+    }
+}
+
 /// M3D's post-processing (what m3d_load does after parsing) and posing never panic on
 /// anything the reader accepts; limits keep a hostile voxel block from taking long. The
 /// one-pass [`m3d_format::load`] agrees with read-then-load: it refuses what the checked
@@ -341,6 +366,7 @@ fn check_m3d_load(data: &[u8]) {
             return;
         }
     };
+    check_m3d_narrowed(&file);
     let opts = m3d_format::LoadOptions {
         limits,
         budget: Some(b),
