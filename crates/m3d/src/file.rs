@@ -10,7 +10,7 @@ use crate::label::{self, Labels};
 use crate::material::{self, Material};
 use crate::mesh::{self, Mesh, MeshRecord};
 use crate::shape::{self, Shape};
-use crate::types::{Coord, NameKey, Names, Out, Str, Types, read_str};
+use crate::types::{Coord, ListLengths, NameKey, Names, Out, Str, Types, read_str};
 use crate::vertex::{self, Records, Vertex};
 use crate::voxel::{self, VoxelBlock, VoxelType};
 
@@ -71,6 +71,18 @@ pub enum Precision {
     Float,
     /// f64.
     Double,
+}
+
+impl Precision {
+    /// The HEAD's `vc_t` code: 0 int8, 1 int16, 2 f32, 3 f64.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            Precision::Int8 => 0,
+            Precision::Int16 => 1,
+            Precision::Float => 2,
+            Precision::Double => 3,
+        }
+    }
 }
 
 impl ReadOptions {
@@ -524,11 +536,12 @@ impl File {
     /// (unused fields absent, then indices sized by their lists, then the file's own
     /// widths): a field that cannot hold a stored value refuses it as it is written.
     fn narrowed_payload(&self, precision: Precision, budget: &Budget) -> Result<Vec<u8>> {
-        use crate::widths::{narrow_types, with_precision, without_unused};
-        let own = with_precision(self.types, precision);
-        let narrow = with_precision(narrow_types(self), precision);
+        let own = self.types.with_vc(precision.code());
+        let narrow = own.narrowed(self.list_lengths());
+        let has = |magic: &[u8; 4]| self.chunks.iter().any(|c| &c.magic() == magic);
+        let unused = narrow.without_unused(has(b"CMAP"), has(b"BONE"));
         let mut tried = None;
-        for types in [without_unused(narrow, self), narrow, own] {
+        for types in [unused, narrow, own] {
             if tried == Some(types) {
                 continue;
             }
@@ -539,6 +552,27 @@ impl File {
             }
         }
         self.payload_as(own, true, budget)
+    }
+
+    /// The lengths of the lists the index fields point into.
+    pub(crate) fn list_lengths(&self) -> ListLengths {
+        let mut l = ListLengths {
+            strings: self.strings.len(),
+            ..ListLengths::default()
+        };
+        for c in &self.chunks {
+            match &c.body {
+                Body::Tmap(t) => l.tmap = t.items.len(),
+                Body::Vrts(v) => l.vertices = v.items.len(),
+                Body::Bone(s) => (l.bones, l.skins) = (s.bones.len(), s.skins.len()),
+                Body::Actn(a) => {
+                    let most = a.frames.iter().map(|f| f.transforms.len()).max();
+                    l.per_frame = l.per_frame.max(most.unwrap_or(0));
+                }
+                _ => {}
+            }
+        }
+        l
     }
 
     /// The uncompressed payload, HEAD through OMD3 (under a default budget).

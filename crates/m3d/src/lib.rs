@@ -136,7 +136,6 @@ mod texture;
 mod types;
 mod vertex;
 mod voxel;
-mod widths;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use contract::{FORMAT, Model3d};

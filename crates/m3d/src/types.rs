@@ -78,6 +78,66 @@ impl Types {
     pub fn vp(self) -> usize {
         self.idx(24)
     }
+
+    /// These types with index fields as narrow as the lists allow, as real files have
+    /// them: 1 byte up to 254 entries (255 and 254 are m3d.h's -1 and -2), 2 bytes up to
+    /// 65,534, else 4. Absent fields stay absent. A stored index past its list may then
+    /// not fit: the writer refuses it.
+    pub(crate) fn narrowed(self, lists: ListLengths) -> Types {
+        let width = |count: usize| -> u32 {
+            match count {
+                0..=254 => 0,
+                255..=65534 => 1,
+                _ => 2,
+            }
+        };
+        let mut t = self.0;
+        let mut set = |shift: u32, code: u32| {
+            if (t >> shift) & 3 != 3 {
+                t = (t & !(3 << shift)) | (code << shift);
+            }
+        };
+        set(2, width(lists.vertices));
+        set(4, width(lists.strings));
+        set(8, width(lists.tmap));
+        set(10, width(lists.bones));
+        set(14, width(lists.skins));
+        set(16, width(lists.per_frame));
+        Types(t)
+    }
+
+    /// These types with `vc_t` set to `code` (0 int8, 1 int16, 2 f32, 3 f64).
+    pub(crate) fn with_vc(self, code: u32) -> Types {
+        Types((self.0 & !3) | (code & 3))
+    }
+
+    /// These types with the colour field absent when there is no colour map, and the
+    /// bone and skin index fields absent when there are no bones, as m3d_save leaves
+    /// fields nothing uses. A guess for the writer to check: an absent field holds only
+    /// its "none" value (colour 0, index -1), and anything else refuses to be written
+    /// when re-encoding ([`Out::convert`]).
+    pub(crate) fn without_unused(self, cmap: bool, bones: bool) -> Types {
+        let mut t = self.0;
+        if !cmap {
+            t |= 3 << 6;
+        }
+        if !bones {
+            t |= (3 << 10) | (3 << 14);
+        }
+        Types(t)
+    }
+}
+
+/// The lengths of the lists a file's index fields point into ([`Types::narrowed`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ListLengths {
+    pub vertices: usize,
+    pub strings: usize,
+    pub tmap: usize,
+    pub bones: usize,
+    pub skins: usize,
+    /// The most transforms in one animation frame.
+    pub per_frame: usize,
 }
 
 /// An index as stored, widened to `u32` the way m3d.h's `_m3d_getidx` does: the two top
@@ -146,6 +206,37 @@ impl Coord {
             Coord::I16(v) => f64::from(v as u16) / 65535.0,
             Coord::F32(v) => f64::from(v),
             Coord::F64(v) => v,
+        }
+    }
+}
+
+impl Coord {
+    /// This vertex (or shape) coordinate stored `width` bytes wide, m3d.h's way (int8
+    /// `v * 127`, int16 `v * 32767`, rounded), and whether it lay outside -1..1 and was
+    /// clamped.
+    pub(crate) fn signed_at(self, width: usize) -> (Coord, bool) {
+        let v = self.signed();
+        let out = !(-1.0..=1.0).contains(&v);
+        let q = |steps: f64| (v * steps).round().clamp(-steps, steps);
+        match width {
+            1 => (Coord::I8(q(127.0) as i8), out),
+            2 => (Coord::I16(q(32767.0) as i16), out),
+            4 => (Coord::F32(v as f32), false),
+            _ => (Coord::F64(v), false),
+        }
+    }
+
+    /// This texture coordinate stored `width` bytes wide (int8 and int16 are unsigned,
+    /// `v * 255`, `v * 65535`), and whether it lay outside 0..1 and was clamped.
+    pub(crate) fn unsigned_at(self, width: usize) -> (Coord, bool) {
+        let v = self.unsigned();
+        let out = !(0.0..=1.0).contains(&v);
+        let q = |steps: f64| (v * steps).round().clamp(0.0, steps);
+        match width {
+            1 => (Coord::I8(q(255.0) as u8 as i8), out),
+            2 => (Coord::I16(q(65535.0) as u16 as i16), out),
+            4 => (Coord::F32(v as f32), false),
+            _ => (Coord::F64(v), false),
         }
     }
 }
@@ -449,11 +540,11 @@ impl Out {
     }
     /// A vertex or shape coordinate (signed when quantized).
     pub fn coord(&mut self, c: Coord, what: &str) -> Result<()> {
-        self.converted(c, what, crate::widths::signed, "-1..1")
+        self.converted(c, what, Coord::signed_at, "-1..1")
     }
     /// A texture coordinate (unsigned when quantized).
     pub fn uv(&mut self, c: Coord, what: &str) -> Result<()> {
-        self.converted(c, what, crate::widths::unsigned, "0..1")
+        self.converted(c, what, Coord::unsigned_at, "0..1")
     }
     fn converted(
         &mut self,

@@ -12,8 +12,8 @@ use meshfmt_core::{Budget, Converted, CoordinateSystem, Feature, LossKind, Model
 #[allow(unused_imports)]
 use self::context::*;
 use crate::error::Result;
-use crate::file::{File, Precision, WriteOptions};
-use crate::{asset, bones, material, mesh, widths};
+use crate::file::{Body, File, Precision, WriteOptions};
+use crate::{asset, bones, material, mesh};
 
 impl File {
     /// A file from a meshfmt-core model: f32 coordinates normalised by the largest
@@ -74,7 +74,7 @@ impl File {
         bones::core::actions_from_core(&mut cx)?;
         let mut out = cx.file(types_for(model));
         out.value.compressed = opts.compress;
-        out.value.types = widths::narrow_types(&out.value);
+        out.value.types = out.value.types.narrowed(out.value.list_lengths());
         quantize(&mut out, opts.precision);
         Ok(out)
     }
@@ -144,10 +144,10 @@ fn scale_for(model: &Model) -> f32 {
     }
 }
 
-/// Stores every coordinate at `precision` ([`widths::store_coordinates`]), reporting
-/// the error that costs.
+/// Stores every coordinate at `precision` ([`store_coordinates`]), reporting the error
+/// that costs.
 fn quantize(out: &mut Converted<File>, precision: Precision) {
-    let stored = widths::store_coordinates(&mut out.value, precision);
+    let stored = store_coordinates(&mut out.value, precision);
     let (code, steps) = match precision {
         Precision::Int8 => (0u32, 127.0f64),
         Precision::Int16 => (1, 32767.0),
@@ -192,4 +192,47 @@ fn quantize(out: &mut Converted<File>, precision: Precision) {
             );
         }
     }
+}
+
+/// What [`store_coordinates`] found.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Stored {
+    /// Some TMAP record was stored.
+    any_uv: bool,
+    /// A texture coordinate outside 0..1 was clamped (quantized UVs are unsigned).
+    uv_clamped: bool,
+}
+
+/// Stores every VRTS and TMAP coordinate of `f` at `precision` (m3d.h's meanings, see
+/// [`Coord::signed_at`]) and sets `vc_t` to match; nothing changes when the file
+/// already has that width.
+fn store_coordinates(f: &mut File, precision: Precision) -> Stored {
+    let t = f.types.with_vc(precision.code());
+    let mut stored = Stored {
+        any_uv: f.chunks.iter().any(|c| matches!(c.body, Body::Tmap(_))),
+        uv_clamped: false,
+    };
+    if t == f.types {
+        return stored;
+    }
+    f.types = t;
+    let width = t.vc();
+    for c in &mut f.chunks {
+        match &mut c.body {
+            Body::Vrts(v) => {
+                for x in v.items.iter_mut().flat_map(|v| &mut v.coords) {
+                    *x = x.signed_at(width).0;
+                }
+            }
+            Body::Tmap(m) => {
+                for x in m.items.iter_mut().flatten() {
+                    let (q, clamped) = x.unsigned_at(width);
+                    *x = q;
+                    stored.uv_clamped |= clamped;
+                }
+            }
+            _ => {}
+        }
+    }
+    stored
 }

@@ -1,0 +1,81 @@
+//! `WriteOptions::narrow`: a file written again at the narrowest fields and a chosen
+//! coordinate precision, as m3d_save writes a model. Expected values are worked out by
+//! hand from the text given (the samples are checked in load.rs).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use m3d_format::{Body, Coord, Error, File, MeshRecord, Precision, WriteOptions, read};
+
+const HEAD: &str = "3dmodel 1\ntriangle\nMIT\nme\n\n\n";
+
+fn text(vertices: &str, mesh: &str) -> Vec<u8> {
+    format!("{HEAD}Vertex\n{vertices}\nMesh\n{mesh}\nEnd\n").into_bytes()
+}
+
+/// The corners' vertex indices of a file's meshes.
+fn corners(f: &File) -> Vec<u32> {
+    let mut out = Vec::new();
+    for c in &f.chunks {
+        if let Body::Mesh(m) = &c.body {
+            for r in &m.records {
+                if let MeshRecord::Polygon { corners, .. } = r {
+                    out.extend(corners.iter().map(|c| c.vertex.0));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn an_index_past_its_list_keeps_the_field_wide_enough_for_it() {
+    // Three vertices call for one-byte indices, but a corner names vertex 300.
+    let f = read(&text("0 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 300\n")).unwrap();
+    let narrow = WriteOptions::default().with_narrow(true);
+    let back = read(&f.write_with(&narrow).unwrap()).unwrap();
+    assert_eq!((back.types.vi(), back.types.vc()), (4, 4));
+    assert_eq!(corners(&back), [0, 1, 300]);
+    // Within the list, the same text narrows to one byte and drops the unused colour
+    // and skin fields.
+    let f = read(&text("0 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
+    let back = read(&f.write_with(&narrow).unwrap()).unwrap();
+    assert_eq!(
+        (back.types.vi(), back.types.ci(), back.types.sk()),
+        (1, 0, 0)
+    );
+    assert_eq!(corners(&back), [0, 1, 2]);
+    // Without narrowing the text's own widths stay: f64 and u32.
+    let kept = read(&f.write().unwrap()).unwrap();
+    assert_eq!((kept.types.vi(), kept.types.vc()), (4, 8));
+}
+
+#[test]
+fn colours_and_coordinates_survive_or_refuse_to_be_written() {
+    // A literal colour keeps the colour field; 0.5 and -1 are exact in every width but
+    // int8, where 0.5 is 64/127.
+    let f = read(&text("0.5 0 -1 1 #ff0000ff\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
+    for p in [Precision::Int8, Precision::Int16, Precision::Float] {
+        let o = WriteOptions::default().with_narrow(true).with_precision(p);
+        let back = read(&f.write_with(&o).unwrap()).unwrap();
+        assert_eq!(back.types.ci(), 4, "{p:?}");
+        let v = back.vertices();
+        assert_eq!(back.rgba(v[0].color), 0xff00_00ff, "{p:?}");
+        let x = v[0].coords.map(Coord::signed);
+        assert!(
+            (x[0] - 0.5).abs() <= 0.5 / 127.0 && x[2] == -1.0,
+            "{p:?}: {x:?}"
+        );
+    }
+    // 2 lies outside what int8 and int16 hold (positions are normalised): refused, not
+    // clamped; f32 takes it.
+    let f = read(&text("2 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
+    for p in [Precision::Int8, Precision::Int16] {
+        let o = WriteOptions::default().with_narrow(true).with_precision(p);
+        assert!(matches!(f.write_with(&o), Err(Error::Invalid(_))), "{p:?}");
+    }
+    let back = read(
+        &f.write_with(&WriteOptions::default().with_narrow(true))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(back.vertices()[0].coords[0], Coord::F32(2.0));
+}
