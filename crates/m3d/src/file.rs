@@ -42,14 +42,19 @@ pub struct WriteOptions {
     /// [`narrow`](Self::narrow) is set (else the faithful writer keeps what the file
     /// holds).
     pub precision: Precision,
-    /// [`File::write_with`] stores the coordinates at [`precision`](Self::precision)
-    /// and every index field as narrow as its list's length allows, as `m3d_save` does,
-    /// instead of keeping the file's own widths: an ASCII file (read with the widest
-    /// fields, f64 and u32) then saves as compact a binary. Off by default, which keeps
-    /// the payload byte-identical to what was read. Index fields keep their width when
-    /// a stored index does not fit the narrower one (an index past its list); int8 and
-    /// int16 refuse a vertex coordinate outside -1..1 (positions are stored normalised
-    /// by the header's scale) rather than clamp it.
+    /// [`File::write_with`] re-encodes the payload as `m3d_save` writes a model instead
+    /// of keeping the file's own field widths: coordinates at
+    /// [`precision`](Self::precision); vertex, string, texture-map, bone, skin and
+    /// frame-transform indices no wider than their lists' lengths need; the colour, bone
+    /// and skin fields absent where nothing uses them; bytes after a chunk's records
+    /// dropped. An ASCII file (read with the widest fields, f64 and u32) then saves as
+    /// a compact binary. Off by default, which keeps the payload byte-identical to what
+    /// was read. A field keeps its width where a stored value does not fit the narrower
+    /// one (an index past its list); int8 and int16 refuse a vertex coordinate outside
+    /// -1..1 (positions are stored normalised by the header's scale) or a texture
+    /// coordinate outside 0..1 rather than clamp it, and a chunk kept as raw bytes
+    /// (whose layout may follow the widths) refuses narrowing. Not narrowed: the shape,
+    /// face and voxel fields and the bones per skin.
     pub narrow: bool,
     /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`.
     pub limits: Limits,
@@ -536,6 +541,17 @@ impl File {
     /// (unused fields absent, then indices sized by their lists, then the file's own
     /// widths): a field that cannot hold a stored value refuses it as it is written.
     fn narrowed_payload(&self, precision: Precision, budget: &Budget) -> Result<Vec<u8>> {
+        if let Some(c) = self
+            .chunks
+            .iter()
+            .find(|c| matches!(c.body, Body::Extra { .. }))
+        {
+            let magic = String::from_utf8_lossy(&c.magic()).into_owned();
+            return Err(invalid(format!(
+                "chunk {magic} is kept as raw bytes, which may follow the field widths: \
+                 write this file without narrowing"
+            )));
+        }
         let own = self.types.with_vc(precision.code());
         let narrow = own.narrowed(self.list_lengths());
         let has = |magic: &[u8; 4]| self.chunks.iter().any(|c| &c.magic() == magic);
@@ -561,10 +577,15 @@ impl File {
             ..ListLengths::default()
         };
         for c in &self.chunks {
+            // The longest of each (a file has one of each list; the writer checks
+            // every stored index against the widths anyway).
             match &c.body {
-                Body::Tmap(t) => l.tmap = t.items.len(),
-                Body::Vrts(v) => l.vertices = v.items.len(),
-                Body::Bone(s) => (l.bones, l.skins) = (s.bones.len(), s.skins.len()),
+                Body::Tmap(t) => l.tmap = l.tmap.max(t.items.len()),
+                Body::Vrts(v) => l.vertices = l.vertices.max(v.items.len()),
+                Body::Bone(s) => {
+                    l.bones = l.bones.max(s.bones.len());
+                    l.skins = l.skins.max(s.skins.len());
+                }
                 Body::Actn(a) => {
                     let most = a.frames.iter().map(|f| f.transforms.len()).max();
                     l.per_frame = l.per_frame.max(most.unwrap_or(0));
@@ -588,7 +609,25 @@ impl File {
     /// The payload with the fields `types` gives; `convert`: coordinates converted to
     /// its `vc_t` and stored tails dropped (see [`Out::convert`]).
     fn payload_as(&self, types: Types, convert: bool, budget: &Budget) -> Result<Vec<u8>> {
+        let mut charged = 0;
+        let out = self.encode_payload(types, convert, budget, &mut charged);
+        if out.is_err() {
+            // What a failed attempt charged goes back (a narrowed write tries again).
+            budget.release(charged);
+        }
+        out
+    }
+
+    /// [`payload_as`](Self::payload_as), adding what it charges to `charged`.
+    fn encode_payload(
+        &self,
+        types: Types,
+        convert: bool,
+        budget: &Budget,
+        charged: &mut u64,
+    ) -> Result<Vec<u8>> {
         budget.charge("payload", self.strings.len() as u64 + 28)?;
+        *charged += self.strings.len() as u64 + 28;
         let mut out = Vec::new();
         out.extend_from_slice(b"HEAD");
         out.extend_from_slice(&len32(self.strings.len() + 16)?.to_le_bytes());
@@ -624,6 +663,7 @@ impl File {
             }
             o.tail(&c.tail);
             budget.charge("payload", o.buf.len() as u64 + 8)?;
+            *charged += o.buf.len() as u64 + 8;
             out.extend_from_slice(&c.magic());
             out.extend_from_slice(&len32(o.buf.len() + 8)?.to_le_bytes());
             out.extend_from_slice(&o.buf);

@@ -81,8 +81,8 @@ impl Types {
 
     /// These types with index fields as narrow as the lists allow, as real files have
     /// them: 1 byte up to 254 entries (255 and 254 are m3d.h's -1 and -2), 2 bytes up to
-    /// 65,534, else 4. Absent fields stay absent. A stored index past its list may then
-    /// not fit: the writer refuses it.
+    /// 65,534, else 4; a field already narrower keeps its width, and absent fields stay
+    /// absent. A stored index past its list may then not fit: the writer refuses it.
     pub(crate) fn narrowed(self, lists: ListLengths) -> Types {
         let width = |count: usize| -> u32 {
             match count {
@@ -92,8 +92,10 @@ impl Types {
             }
         };
         let mut t = self.0;
+        // Never wider than the field is, and absent fields stay absent.
         let mut set = |shift: u32, code: u32| {
-            if (t >> shift) & 3 != 3 {
+            let own = (t >> shift) & 3;
+            if own != 3 && code < own {
                 t = (t & !(3 << shift)) | (code << shift);
             }
         };
@@ -211,10 +213,24 @@ impl Coord {
 }
 
 impl Coord {
+    /// The bytes this coordinate takes stored.
+    fn width(self) -> usize {
+        match self {
+            Coord::I8(_) => 1,
+            Coord::I16(_) => 2,
+            Coord::F32(_) => 4,
+            Coord::F64(_) => 8,
+        }
+    }
+
     /// This vertex (or shape) coordinate stored `width` bytes wide, m3d.h's way (int8
     /// `v * 127`, int16 `v * 32767`, rounded), and whether it lay outside -1..1 and was
     /// clamped.
     pub(crate) fn signed_at(self, width: usize) -> (Coord, bool) {
+        if self.width() == width {
+            // Already stored so (int8 -128 lies just past -1 and stays as it is).
+            return (self, false);
+        }
         let v = self.signed();
         let out = !(-1.0..=1.0).contains(&v);
         let q = |steps: f64| (v * steps).round().clamp(-steps, steps);
@@ -229,6 +245,9 @@ impl Coord {
     /// This texture coordinate stored `width` bytes wide (int8 and int16 are unsigned,
     /// `v * 255`, `v * 65535`), and whether it lay outside 0..1 and was clamped.
     pub(crate) fn unsigned_at(self, width: usize) -> (Coord, bool) {
+        if self.width() == width {
+            return (self, false);
+        }
         let v = self.unsigned();
         let out = !(0.0..=1.0).contains(&v);
         let q = |steps: f64| (v * steps).round().clamp(0.0, steps);

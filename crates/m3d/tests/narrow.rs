@@ -79,3 +79,57 @@ fn colours_and_coordinates_survive_or_refuse_to_be_written() {
     .unwrap();
     assert_eq!(back.vertices()[0].coords[0], Coord::F32(2.0));
 }
+
+/// The vertex list of a file read from text, for editing.
+fn vertices_mut(f: &mut File) -> &mut Vec<m3d_format::Vertex> {
+    f.chunks
+        .iter_mut()
+        .find_map(|c| match &mut c.body {
+            Body::Vrts(v) => Some(&mut v.items),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[test]
+fn narrowing_never_widens_a_field_nor_touches_a_value_stored_at_its_width() {
+    // 300 vertices would call for two-byte indices, but the file stores one-byte ones
+    // and every corner fits them: they stay one byte.
+    let vertices: String = (0..300)
+        .map(|i| format!("{} 0 0 1\n", i as f64 / 300.0))
+        .collect();
+    let mut f = read(&text(&vertices, "0 1 2\n")).unwrap();
+    f.types = m3d_format::Types(f.types.0 & !(3 << 2)); // vi: one byte
+    let back = read(&f.write().unwrap()).unwrap();
+    assert_eq!(back.types.vi(), 1);
+    let narrow = WriteOptions::default().with_narrow(true);
+    let back = read(&f.write_with(&narrow).unwrap()).unwrap();
+    assert_eq!(back.types.vi(), 1);
+    assert_eq!(back.vertices().len(), 300);
+    // int8 -128 (-1.0079, just past -1) stored in an int8 file stays as it is when the
+    // file is narrowed at its own precision.
+    let mut f = read(&text("0 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
+    f.types = m3d_format::Types(f.types.0 & !3); // vc: int8
+    for v in vertices_mut(&mut f) {
+        v.coords = v.coords.map(|c| Coord::I8((c.signed() * 127.0) as i8));
+    }
+    vertices_mut(&mut f)[0].coords[0] = Coord::I8(-128);
+    let o = narrow.clone().with_precision(Precision::Int8);
+    let back = read(&f.write_with(&o).unwrap()).unwrap();
+    assert_eq!(back.vertices()[0].coords[0], Coord::I8(-128));
+    assert_eq!(back.vertices()[1].coords[0], Coord::I8(127));
+}
+
+#[test]
+fn a_chunk_kept_as_raw_bytes_refuses_narrowing() {
+    let mut f = read(&text("0 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
+    let mut c = f.chunks[0].clone();
+    c.body = Body::Extra {
+        magic: *b"XTRA",
+        data: vec![1, 2, 3],
+    };
+    f.chunks.push(c);
+    assert!(f.write().is_ok());
+    let narrow = WriteOptions::default().with_narrow(true);
+    assert!(matches!(f.write_with(&narrow), Err(Error::Invalid(m)) if m.contains("XTRA")));
+}

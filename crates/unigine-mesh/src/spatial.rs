@@ -169,8 +169,9 @@ impl SpatialTree {
             r.array_bulk(
                 n as u64,
                 5,
-                // A node the one-load decoder does not take (over 16 bytes, or a link it
-                // refuses) is read link by link, which also names any error.
+                // A node the word-at-a-time decoder does not take (without 8 bytes past
+                // a link, or a link it refuses) is read link by link, which also names
+                // any error.
                 |b| node_links(b).map(|(axis, links, used)| (node(axis, links), used)),
                 |r| {
                     let axis = r.le::<u8>()?;
