@@ -337,6 +337,38 @@ fn ascii_voxel_rows_keep_their_voxels_and_mesh_as_cubes() {
     }
 }
 
+/// A text `Voxel` block holds its `dim`'s voxels: rows past them, or any row of a block
+/// without a `dim` line, are not part of it, as a binary block's runs end at its voxel
+/// count; the binary form of the file then reads back the same.
+#[test]
+fn ascii_voxel_blocks_keep_only_the_voxels_their_dim_holds() {
+    for (dim, rows, kept) in [
+        ("dim 2 1 1\n", "layer\n0 1 0 1\n", 2usize),
+        ("dim 1 1 2\n", "layer\n1\nlayer\n0\nlayer\n1\n", 2),
+        ("", "0\n. . .\n", 0),
+    ] {
+        let t = format!(
+            "3dmodel 1\nn\nl\na\n\nVoxTypes\n#ff0000ff\n#ff00ff00\n\nVoxel\n{dim}{rows}\nEnd\n"
+        );
+        let f = m3d_format::read(t.as_bytes()).unwrap();
+        let voxels: usize = f
+            .chunks
+            .iter()
+            .filter_map(|c| match &c.body {
+                Body::Voxd(b) => Some(b.runs.iter().map(|r| match r {
+                    m3d_format::Run::Literal(v) => v.len(),
+                    other => panic!("{other:?}"),
+                })),
+                _ => None,
+            })
+            .flatten()
+            .sum();
+        assert_eq!(voxels, kept, "{dim:?} {rows:?}");
+        let binary = m3d_format::read(&f.write().unwrap()).unwrap();
+        assert_eq!(binary.chunks, f.chunks, "{dim:?} {rows:?}");
+    }
+}
+
 /// A voxel type written as a colour alone reads as the same type written out in full
 /// (`/rotation/shape`, `-` for no name), and a colour that is not hex is an error either
 /// way.

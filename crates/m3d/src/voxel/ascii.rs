@@ -86,7 +86,7 @@ pub(crate) fn read_voxtypes(
 }
 
 /// `Voxel NAME`: `uncertain`, `pos`, `dim`, then `layer` lines and rows of voxel types,
-/// kept as literal runs of 128.
+/// kept as literal runs of 128, up to the block's voxel count.
 pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
     let name = p.string(at, arg)?;
     let mut b = VoxelBlock {
@@ -146,6 +146,12 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     }
     p.tokens = toks;
     m.text_voxels = m.text_voxels.saturating_sub(values.len());
+    // The block holds `dim`'s voxels: rows past them (or any, without a `dim` line) are
+    // not part of it, as a binary VOXD's runs end at its voxel count.
+    let count = (b.size.iter())
+        .try_fold(1usize, |a, &v| a.checked_mul(usize::try_from(v).ok()?))
+        .unwrap_or(usize::MAX);
+    values.truncate(count);
     p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
     if values.len() <= 128 {
         // One run (or none): the list itself, not a copy.
