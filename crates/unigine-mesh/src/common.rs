@@ -332,6 +332,21 @@ pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u3
 
 /// [`read_indices`] from any [`Input`].
 pub(crate) fn read_indices_from(r: &mut impl Input, n: usize, width: usize) -> Result<Vec<u32>> {
+    read_indices_below(r, n, width, usize::MAX).map(|(indices, _)| indices)
+}
+
+/// Indices and the first one at or past a limit: its position and value.
+pub(crate) type IndicesBelow = (Vec<u32>, Option<(usize, u32)>);
+
+/// [`read_indices_from`], also giving the first index at or past `limit` (its position
+/// and value): looked for in each piece as it is widened, while it is in cache, rather
+/// than in a pass over the whole array after.
+pub(crate) fn read_indices_below(
+    r: &mut impl Input,
+    n: usize,
+    width: usize,
+    limit: usize,
+) -> Result<IndicesBelow> {
     let at = r.offset();
     if !matches!(width, 1 | 2 | 4) {
         return Err(r.invalid_at(at, format!("indices of {width} bytes")));
@@ -339,28 +354,41 @@ pub(crate) fn read_indices_from(r: &mut impl Input, n: usize, width: usize) -> R
     // The u32 output is four bytes per index whatever the stored width.
     let n = r.count(n as u64, width)?;
     r.charge_for("indices", (n as u64).saturating_mul(4))?;
+    // Stored as i32: one at or past 2^31 (a set top bit) is a negative index.
+    let negative = if width == 4 { 1u32 << 31 } else { u32::MAX };
+    let flag = u32::try_from(limit).unwrap_or(u32::MAX).min(negative);
     // Widened straight from the stored bytes: one pass, no array at the stored width.
     let mut out = Vec::with_capacity(n);
-    r.pieces(n.saturating_mul(width), width, |bytes| match width {
-        1 => out.extend(bytes.iter().map(|&b| u32::from(b))),
-        2 => out.extend(
-            bytes
-                .chunks_exact(2)
-                .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))),
-        ),
-        _ => out.extend(
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        ),
+    let mut flagged = false;
+    r.pieces(n.saturating_mul(width), width, |bytes| {
+        let start = out.len();
+        match width {
+            1 => out.extend(bytes.iter().map(|&b| u32::from(b))),
+            2 => out.extend(
+                bytes
+                    .chunks_exact(2)
+                    .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))),
+            ),
+            _ => out.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            ),
+        }
+        // Branch-free, so it vectorises; where it is found only when one is flagged.
+        let piece = out.get(start..).unwrap_or_default();
+        flagged |= piece.iter().fold(false, |a, &i| a | (i >= flag));
     })?;
-    // Stored as i32: one at or past 2^31 (a set top bit) is a negative index.
+    if !flagged {
+        return Ok((out, None));
+    }
     if width == 4
         && let Some((k, i)) = first_out_of_range(&out, 1 << 31)
     {
         return Err(r.invalid_at(at + 4 * k as u64, format!("negative index {}", i as i32)));
     }
-    Ok(out)
+    let over = first_out_of_range(&out, limit);
+    Ok((out, over))
 }
 
 /// Writes indices at `width` bytes each (the caller checked they fit).

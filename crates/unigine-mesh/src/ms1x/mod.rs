@@ -15,7 +15,7 @@ use unigine_common::keys::{RotationRange, read_animated_bones, read_frames, read
 use crate::FORMAT_NAME;
 use crate::common::{
     BindTransform, Bounds, MAX_NAME, first_out_of_range, index_width, read_bounds,
-    read_indices_from, write_indices,
+    read_indices_below, write_indices,
 };
 use crate::error::{Result, invalid};
 use crate::input::Input;
@@ -334,8 +334,8 @@ fn read_corner_indices(
         ));
     }
     let at = r.offset();
-    let cindices = r.field("cindices", |r| read_indices_from(r, nci, cw))?;
-    if let Some((k, i)) = first_out_of_range(&cindices, nv0) {
+    let (cindices, over) = r.field("cindices", |r| read_indices_below(r, nci, cw, nv0))?;
+    if let Some((k, i)) = over {
         return Err(r.invalid_at(
             at + (k * cw) as u64,
             format!("cindex {i} out of range ({nv0} coordinate vertices)"),
@@ -353,8 +353,8 @@ fn read_corner_indices(
         ));
     }
     let at = r.offset();
-    let tindices = r.field("tindices", |r| read_indices_from(r, nti, tw))?;
-    if let Some((k, i)) = first_out_of_range(&tindices, nt0) {
+    let (tindices, over) = r.field("tindices", |r| read_indices_below(r, nti, tw, nt0))?;
+    if let Some((k, i)) = over {
         return Err(r.invalid_at(
             at + (k * tw) as u64,
             format!("tindex {i} out of range ({nt0} tangent vertices)"),
