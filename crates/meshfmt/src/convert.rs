@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::format::{Context, Format, FormatError, SharedBytes, SideFiles};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, SharedBytes, SideFiles};
 use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::{LooseFiles, clip_file_stems};
@@ -122,8 +122,10 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
 
 /// An input file's bytes for [`convert`]: borrowed (the caller keeps them), or handed
 /// over as a `Vec`, which the conversion frees, giving their charge back to its budget,
-/// as soon as the input is read (a Vitaboy appearance: once its model is assembled): the
-/// rest of the conversion, the output included, never holds the input beside it.
+/// as soon as the input is read (a Vitaboy appearance: once its model is assembled), or,
+/// where the format keeps ranges of its input rather than copies (UNIGINE ms14's stored
+/// LZ4 blocks, [`Format::read_shared`]), as soon as the file read is dropped: the rest
+/// of the conversion, the output included, never holds the input beside it.
 ///
 /// ```
 /// use std::path::Path;
@@ -142,7 +144,8 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
 pub enum InputBytes<'a> {
     /// Bytes the caller keeps.
     Borrowed(&'a [u8]),
-    /// Bytes the conversion owns and frees once read.
+    /// Bytes the conversion owns and frees once read (or once the file read from them
+    /// is dropped).
     Owned(Vec<u8>),
 }
 
@@ -151,6 +154,33 @@ impl InputBytes<'_> {
         match self {
             InputBytes::Borrowed(b) => b,
             InputBytes::Owned(v) => v,
+        }
+    }
+
+    /// Reads these bytes as `src`. Owned bytes are handed over shared
+    /// ([`Format::read_shared`]): a format that keeps ranges of its input (UNIGINE ms14's
+    /// stored LZ4 blocks) then copies none of it. Gives the file and the input's charge
+    /// still to release once the file is dropped: the owned bytes' length while the file
+    /// holds ranges of them (they live as long as it does), else 0 (released here as
+    /// they are freed, or borrowed: the caller's).
+    fn read(
+        self,
+        src: &dyn Format,
+        cx: &Context<'_>,
+        budget: &Budget,
+    ) -> Result<(Box<dyn FormatFile>, u64), FormatError> {
+        match self {
+            InputBytes::Borrowed(b) => Ok((src.read(b, cx)?, 0)),
+            InputBytes::Owned(v) => {
+                let len = v.len() as u64;
+                let shared = SharedBytes::from(v);
+                let file = src.read_shared(&shared, cx)?;
+                if shared.is_only_holder() {
+                    budget.release(len);
+                    return Ok((file, 0));
+                }
+                Ok((file, len))
+            }
         }
     }
 
@@ -439,9 +469,8 @@ fn convert_in(
         data.free(budget);
         model
     } else {
-        let file = src.read(data.bytes(), &read_cx)?;
-        // Read into a file that owns what it needs: the input can go.
-        data.free(budget);
+        // The input goes once read, or with the file where it keeps ranges of it.
+        let (file, held) = data.read(src, &read_cx, budget)?;
         // Same format and version, nothing asked to change: the faithful rewrite.
         let same_version = version.as_deref().is_none_or(|v| v == file.version());
         if src.name() == dst.name()
@@ -450,8 +479,11 @@ fn convert_in(
             && opts.mtllib.is_none()
             && !opts.has_companions()
         {
+            let written = file.write(&write_cx)?;
+            drop(file);
+            budget.release(held);
             return Ok(Conversion {
-                outputs: outputs_of(file.write(&write_cx)?, output),
+                outputs: outputs_of(written, output),
                 ..Conversion::default()
             });
         }
@@ -460,6 +492,7 @@ fn convert_in(
         }
         let model = file.to_core(&read_cx)?;
         drop(file);
+        budget.release(held);
         model
     };
     attach_companions(&mut model, src, opts, budget, &mut warnings)?;
@@ -722,4 +755,44 @@ fn split(
         losses,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Handed-over bytes a format keeps ranges of stay charged (their length is given
+    /// back to release once the file goes); bytes a format reads into its own arrays
+    /// are released as they are read; borrowed bytes are never the conversion's to give.
+    #[test]
+    fn owned_input_stays_charged_while_the_file_holds_ranges_of_it() -> Result<(), String> {
+        let root = test_support::workspace_root();
+        let ms14 = std::fs::read(root.join("fixtures/unigine-mesh/multi_surface.ms14.mesh"))
+            .map_err(|e| e.to_string())?;
+        let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".to_vec();
+        let cases: [(&dyn Format, &Vec<u8>, bool); 2] = [
+            (&unigine_mesh::FORMAT, &ms14, true),
+            (&crate::obj::FORMAT, &obj, false),
+        ];
+        for (format, bytes, keeps) in cases {
+            let len = bytes.len() as u64;
+            let budget = Budget::new(Limits::DEFAULT);
+            budget
+                .charge("input file", len)
+                .map_err(|e| e.to_string())?;
+            let cx = Context::new("in").with_budget(budget.clone());
+            let owned = InputBytes::Owned(bytes.clone());
+            let (file, held) = owned
+                .read(format, &cx, &budget)
+                .map_err(|e| e.to_string())?;
+            assert_eq!(held, if keeps { len } else { 0 }, "{}", format.name());
+            // Borrowed: nothing to give back, ever.
+            let (_, held) = InputBytes::Borrowed(bytes)
+                .read(format, &cx, &budget)
+                .map_err(|e| e.to_string())?;
+            assert_eq!(held, 0, "{}", format.name());
+            drop(file);
+        }
+        Ok(())
+    }
 }

@@ -54,6 +54,22 @@ impl SharedBytes {
         })
     }
 
+    /// Whether no other range of the buffer is alive: dropping this one frees it (a
+    /// decoder handed these bytes kept nothing of them).
+    ///
+    /// ```
+    /// use parsing_primitives::SharedBytes;
+    /// let file = SharedBytes::from(vec![1, 2, 3]);
+    /// assert!(file.is_only_holder());
+    /// let kept = file.slice(1..2);
+    /// assert!(!file.is_only_holder());
+    /// drop(kept);
+    /// assert!(file.is_only_holder());
+    /// ```
+    pub fn is_only_holder(&self) -> bool {
+        Arc::strong_count(&self.owner) == 1
+    }
+
     /// The bytes.
     #[inline]
     pub fn as_slice(&self) -> &[u8] {
