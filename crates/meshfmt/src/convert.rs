@@ -125,7 +125,9 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
 /// as soon as the input is read (a Vitaboy appearance: once its model is assembled), or,
 /// where the format keeps ranges of its input rather than copies (UNIGINE ms14's stored
 /// LZ4 blocks, [`Format::read_shared`]), as soon as the file read is dropped: the rest
-/// of the conversion, the output included, never holds the input beside it.
+/// of the conversion, the output included, never holds the input beside it, but for a
+/// same-format rewrite of such a file, whose output is built while the file holds its
+/// ranges (where a borrowed read would hold copies of them).
 ///
 /// ```
 /// use std::path::Path;

@@ -339,8 +339,9 @@ pub(crate) fn read_indices_from(r: &mut impl Input, n: usize, width: usize) -> R
 pub(crate) type IndicesBelow = (Vec<u32>, Option<(usize, u32)>);
 
 /// [`read_indices_from`], also giving the first index at or past `limit` (its position
-/// and value): looked for in each piece as it is widened, while it is in cache, rather
-/// than in a pass over the whole array after.
+/// and value): looked for in each piece as it is widened (from a decoded block, a
+/// window at a time, while it is in cache) rather than in passes over the whole array
+/// after.
 pub(crate) fn read_indices_below(
     r: &mut impl Input,
     n: usize,

@@ -151,7 +151,10 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     let count = (b.size.iter())
         .try_fold(1usize, |a, &v| a.checked_mul(usize::try_from(v).ok()?))
         .unwrap_or(usize::MAX);
-    values.truncate(count);
+    if values.len() > count {
+        values.truncate(count);
+        values.shrink_to_fit();
+    }
     p.take_items::<Run>(at, "voxel runs", values.len().div_ceil(128))?;
     if values.len() <= 128 {
         // One run (or none): the list itself, not a copy.
