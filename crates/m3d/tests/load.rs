@@ -84,6 +84,19 @@ fn assert_sum(name: &str, got: [f64; 4], want: &json::Json) {
     }
 }
 
+/// A model loaded as stored (`LoadOptions::RAW`) against the reference's raw set `r`:
+/// counts, vertex sum and digests.
+fn check_raw(name: &str, raw: &Loaded, r: &json::Json) {
+    assert_eq!(raw.vertices.len(), r.get("numvertex").usize(), "{name}");
+    assert_eq!(raw.faces.len(), r.get("numface").usize(), "{name}");
+    assert_sum(
+        name,
+        vertex_sum(raw.vertices.iter().map(|v| v.xyzw)),
+        r.get("digest").get("vertex_sum"),
+    );
+    check_digests(name, raw, r.get("digest"));
+}
+
 /// m3d.h's f32 `_m3d_rsq`, to rebuild the reference's approximate normals here.
 fn rsq(x: f32) -> f32 {
     let y = f32::from_bits(0x5f37_59df_u32.wrapping_sub(x.to_bits() >> 1));
@@ -142,15 +155,7 @@ fn loaded_models_match_the_reference_raw_and_default_sets() {
         let f: File = m3d_format::read(&std::fs::read(dir.join(name)).unwrap()).unwrap();
         // As stored.
         let raw = f.load(&LoadOptions::RAW).unwrap();
-        let r = entry.get("raw");
-        assert_eq!(raw.vertices.len(), r.get("numvertex").usize(), "{name}");
-        assert_eq!(raw.faces.len(), r.get("numface").usize(), "{name}");
-        assert_sum(
-            name,
-            vertex_sum(raw.vertices.iter().map(|v| v.xyzw)),
-            r.get("digest").get("vertex_sum"),
-        );
-        check_digests(name, &raw, r.get("digest"));
+        check_raw(name, &raw, entry.get("raw"));
 
         // After post-processing. Known reference bug: m3d.h's ASCII voxel parser reads
         // every voxel as type 0, so for voxel.a3d the right answer is its binary twin's.
@@ -271,15 +276,7 @@ fn narrowed_writes_of_every_sample_load_as_the_reference_loads_the_sample() {
             assert_eq!(n.types.vc(), 4, "{name}");
         }
         let raw = m3d_format::load(&bytes, &LoadOptions::RAW).unwrap();
-        let r = entry.get("raw");
-        assert_eq!(raw.vertices.len(), r.get("numvertex").usize(), "{name}");
-        assert_eq!(raw.faces.len(), r.get("numface").usize(), "{name}");
-        assert_sum(
-            name,
-            vertex_sum(raw.vertices.iter().map(|v| v.xyzw)),
-            r.get("digest").get("vertex_sum"),
-        );
-        check_digests(name, &raw, r.get("digest"));
+        check_raw(name, &raw, entry.get("raw"));
         checked += 1;
     }
     assert_eq!(checked, 15, "expected_counts.json lists 15 files");
