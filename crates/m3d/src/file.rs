@@ -556,14 +556,12 @@ impl File {
         let narrow = own.narrowed(self.list_lengths());
         let has = |magic: &[u8; 4]| self.chunks.iter().any(|c| &c.magic() == magic);
         let unused = narrow.without_unused(has(b"CMAP"), has(b"BONE"));
-        let mut tried = None;
-        for types in [unused, narrow, own] {
-            if tried == Some(types) {
-                continue;
-            }
-            tried = Some(types);
+        // The narrower tries give way to the next on a value they cannot hold; the
+        // file's own widths hold every value it read.
+        let narrower = [(unused != narrow).then_some(unused), Some(narrow)];
+        for types in narrower.into_iter().flatten().filter(|t| *t != own) {
             match self.payload_as(types, true, budget) {
-                Err(Error::Invalid(_)) if types != own => continue,
+                Err(Error::Invalid(_)) => {}
                 done => return done,
             }
         }

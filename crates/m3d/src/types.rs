@@ -223,37 +223,25 @@ impl Coord {
         }
     }
 
-    /// This vertex (or shape) coordinate stored `width` bytes wide, m3d.h's way (int8
-    /// `v * 127`, int16 `v * 32767`, rounded), and whether it lay outside -1..1 and was
-    /// clamped.
-    pub(crate) fn signed_at(self, width: usize) -> (Coord, bool) {
-        if self.width() == width {
-            // Already stored so (int8 -128 lies just past -1 and stays as it is).
-            return (self, false);
-        }
-        let v = self.signed();
-        let out = !(-1.0..=1.0).contains(&v);
-        let q = |steps: f64| (v * steps).round().clamp(-steps, steps);
-        match width {
-            1 => (Coord::I8(q(127.0) as i8), out),
-            2 => (Coord::I16(q(32767.0) as i16), out),
-            4 => (Coord::F32(v as f32), false),
-            _ => (Coord::F64(v), false),
-        }
-    }
-
-    /// This texture coordinate stored `width` bytes wide (int8 and int16 are unsigned,
-    /// `v * 255`, `v * 65535`), and whether it lay outside 0..1 and was clamped.
-    pub(crate) fn unsigned_at(self, width: usize) -> (Coord, bool) {
+    /// This coordinate stored `width` bytes wide, m3d.h's way, and whether it lay
+    /// outside the quantized range and was clamped: a vertex (or shape) coordinate
+    /// signed (int8 `v * 127`, int16 `v * 32767`, within -1..1), a texture coordinate
+    /// (`texture`) unsigned (`v * 255`, `v * 65535`, within 0..1). A coordinate
+    /// already that wide stays as it is (int8 -128 lies just past -1).
+    pub(crate) fn at_width(self, width: usize, texture: bool) -> (Coord, bool) {
         if self.width() == width {
             return (self, false);
         }
-        let v = self.unsigned();
-        let out = !(0.0..=1.0).contains(&v);
-        let q = |steps: f64| (v * steps).round().clamp(0.0, steps);
+        let (v, low, steps) = match texture {
+            true => (self.unsigned(), 0.0, [255.0, 65535.0]),
+            false => (self.signed(), -1.0, [127.0, 32767.0]),
+        };
+        let out = !(low..=1.0).contains(&v);
+        // Unsigned values past the signed range wrap into it, as m3d.h stores them.
+        let q = |steps: f64| (v * steps).round().clamp(low * steps, steps) as i64;
         match width {
-            1 => (Coord::I8(q(255.0) as u8 as i8), out),
-            2 => (Coord::I16(q(65535.0) as u16 as i16), out),
+            1 => (Coord::I8(q(steps[0]) as i8), out),
+            2 => (Coord::I16(q(steps[1]) as i16), out),
             4 => (Coord::F32(v as f32), false),
             _ => (Coord::F64(v), false),
         }
@@ -559,24 +547,19 @@ impl Out {
     }
     /// A vertex or shape coordinate (signed when quantized).
     pub fn coord(&mut self, c: Coord, what: &str) -> Result<()> {
-        self.converted(c, what, Coord::signed_at, "-1..1")
+        self.converted(c, what, false)
     }
     /// A texture coordinate (unsigned when quantized).
     pub fn uv(&mut self, c: Coord, what: &str) -> Result<()> {
-        self.converted(c, what, Coord::unsigned_at, "0..1")
+        self.converted(c, what, true)
     }
-    fn converted(
-        &mut self,
-        c: Coord,
-        what: &str,
-        to: fn(Coord, usize) -> (Coord, bool),
-        range: &str,
-    ) -> Result<()> {
+    fn converted(&mut self, c: Coord, what: &str, texture: bool) -> Result<()> {
         if !self.convert {
             return self.stored_coord(c, what);
         }
-        let (q, clamped) = to(c, self.t.vc());
+        let (q, clamped) = c.at_width(self.t.vc(), texture);
         if clamped {
+            let range = if texture { "0..1" } else { "-1..1" };
             return Err(invalid(format!(
                 "{what}: {} lies outside {range}, which the {}-byte vc_t cannot store",
                 c.signed(),

@@ -14,9 +14,7 @@ pub fn find_newline(bytes: &[u8]) -> Option<usize> {
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for w in words.by_ref() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        let flags = newline_flags(word);
+        let flags = newline_flags(padded(w));
         if flags != 0 {
             return Some(at + (flags.trailing_zeros() / 8) as usize);
         }
@@ -27,6 +25,20 @@ pub fn find_newline(bytes: &[u8]) -> Option<usize> {
         .iter()
         .position(|&b| b == b'\n')
         .map(|k| at + k)
+}
+
+/// The first eight of `bytes` as a word, zero past their end when there are fewer (zero
+/// is never a newline).
+#[inline]
+fn padded(bytes: &[u8]) -> [u8; 8] {
+    match bytes.first_chunk::<8>() {
+        Some(word) => *word,
+        None => {
+            let mut word = [0u8; 8];
+            word.iter_mut().zip(bytes).for_each(|(w, b)| *w = *b);
+            word
+        }
+    }
 }
 
 /// The bytes of `word` equal to `\n`, as the high bit of each (exactly: no false
@@ -51,9 +63,7 @@ pub fn count_newlines(bytes: &[u8]) -> usize {
     let mut words = bytes.chunks_exact(8);
     let mut n = 0;
     for w in words.by_ref() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        n += newline_flags(word).count_ones() as usize;
+        n += newline_flags(padded(w)).count_ones() as usize;
     }
     n + words.remainder().iter().filter(|&&b| b == b'\n').count()
 }
@@ -92,21 +102,14 @@ pub fn split_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
                 return Some((start, text.get(start..)?));
             }
             word = scan;
-            match bytes.get(scan..scan + 8) {
+            let rest = bytes.get(scan..).unwrap_or_default();
+            match rest.first_chunk::<8>() {
                 Some(w) => {
-                    let mut w8 = [0u8; 8];
-                    w8.copy_from_slice(w);
-                    flags = newline_flags(w8);
+                    flags = newline_flags(*w);
                     scan += 8;
                 }
                 None => {
-                    let mut w8 = [0u8; 8];
-                    let tail = bytes.get(scan..).unwrap_or_default();
-                    if let Some(to) = w8.get_mut(..tail.len()) {
-                        to.copy_from_slice(tail);
-                    }
-                    // The padding is zero, never a newline.
-                    flags = newline_flags(w8);
+                    flags = newline_flags(padded(rest));
                     scan = bytes.len();
                 }
             }

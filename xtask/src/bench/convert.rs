@@ -45,8 +45,8 @@ pub fn to_ms14(
             ..cx.clone()
         };
         let start = Instant::now();
-        // Borrowed, as `meshfmt convert` reads (it frees the input's charge after the read).
-        let file = format.read(&input.bytes, &cx).map_err(err)?;
+        // Shared, as `meshfmt convert` reads a file it owns.
+        let file = format.read_shared(&input.bytes, &cx).map_err(err)?;
         let a = Instant::now();
         let model = file.to_core(&cx).map_err(err)?.value;
         let b = Instant::now();

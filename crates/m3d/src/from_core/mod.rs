@@ -147,14 +147,14 @@ fn scale_for(model: &Model) -> f32 {
 /// Stores every coordinate at `precision` ([`store_coordinates`]), reporting the error
 /// that costs.
 fn quantize(out: &mut Converted<File>, precision: Precision) {
-    let stored = store_coordinates(&mut out.value, precision);
+    let uv_clamped = store_coordinates(&mut out.value, precision);
     let (code, steps) = match precision {
         Precision::Int8 => (0u32, 127.0f64),
         Precision::Int16 => (1, 32767.0),
         Precision::Float | Precision::Double => return,
     };
-    let (any_uv, uv_clamped) = (stored.any_uv, stored.uv_clamped);
     let f = &out.value;
+    let any_uv = f.chunks.iter().any(|c| matches!(c.body, Body::Tmap(_)));
     let scale = f64::from(f.effective_scale());
     let step = 0.5 / steps;
     let what = if code == 0 { "int8" } else { "int16" };
@@ -194,45 +194,34 @@ fn quantize(out: &mut Converted<File>, precision: Precision) {
     }
 }
 
-/// What [`store_coordinates`] found.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct Stored {
-    /// Some TMAP record was stored.
-    any_uv: bool,
-    /// A texture coordinate outside 0..1 was clamped (quantized UVs are unsigned).
-    uv_clamped: bool,
-}
-
 /// Stores every VRTS and TMAP coordinate of `f` at `precision` (m3d.h's meanings, see
-/// [`Coord::signed_at`]) and sets `vc_t` to match; nothing changes when the file
-/// already has that width.
-fn store_coordinates(f: &mut File, precision: Precision) -> Stored {
+/// [`Coord::at_width`](crate::types::Coord)) and sets `vc_t` to match; nothing changes
+/// when the file already has that width. Whether a texture coordinate outside 0..1 was
+/// clamped (quantized UVs are unsigned).
+fn store_coordinates(f: &mut File, precision: Precision) -> bool {
     let t = f.types.with_vc(precision.code());
-    let mut stored = Stored {
-        any_uv: f.chunks.iter().any(|c| matches!(c.body, Body::Tmap(_))),
-        uv_clamped: false,
-    };
     if t == f.types {
-        return stored;
+        return false;
     }
     f.types = t;
     let width = t.vc();
+    let mut uv_clamped = false;
     for c in &mut f.chunks {
         match &mut c.body {
             Body::Vrts(v) => {
                 for x in v.items.iter_mut().flat_map(|v| &mut v.coords) {
-                    *x = x.signed_at(width).0;
+                    *x = x.at_width(width, false).0;
                 }
             }
             Body::Tmap(m) => {
                 for x in m.items.iter_mut().flatten() {
-                    let (q, clamped) = x.unsigned_at(width);
+                    let (q, clamped) = x.at_width(width, true);
                     *x = q;
-                    stored.uv_clamped |= clamped;
+                    uv_clamped |= clamped;
                 }
             }
             _ => {}
         }
     }
-    stored
+    uv_clamped
 }
