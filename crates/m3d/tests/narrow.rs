@@ -133,3 +133,48 @@ fn a_chunk_kept_as_raw_bytes_refuses_narrowing() {
     let narrow = WriteOptions::default().with_narrow(true);
     assert!(matches!(f.write_with(&narrow), Err(Error::Invalid(m)) if m.contains("XTRA")));
 }
+
+/// A texture coordinate outside 0..1 is refused at int8 and int16 (quantized UVs are
+/// unsigned) and kept at f32; bytes after a chunk's records are dropped by a narrowed
+/// write, as m3d_save writes none, and kept by the faithful one.
+#[test]
+fn texture_coordinates_past_one_refuse_quantizing_and_tails_are_dropped() {
+    let t = format!(
+        "{HEAD}Textmap\n0 4\n\nVertex\n0 0 0 1\n1 0 0 1\n0 1 0 1\n\nMesh\n0/0 1/0 2/0\n\nEnd\n"
+    );
+    let f = read(t.as_bytes()).unwrap();
+    for p in [Precision::Int8, Precision::Int16] {
+        let o = WriteOptions::default().with_narrow(true).with_precision(p);
+        assert!(
+            matches!(f.write_with(&o), Err(Error::Invalid(m)) if m.contains("TMAP")),
+            "{p:?}"
+        );
+    }
+    let narrow = WriteOptions::default().with_narrow(true);
+    let back = read(&f.write_with(&narrow).unwrap()).unwrap();
+    let uv = back.chunks.iter().find_map(|c| match &c.body {
+        Body::Tmap(m) => m.items.first().copied(),
+        _ => None,
+    });
+    assert_eq!(uv, Some([Coord::F32(0.0), Coord::F32(4.0)]));
+
+    // Three bytes after the last vertex record: a partial record, kept as the records'
+    // tail.
+    let vrts_tail = |f: &File| {
+        f.chunks.iter().find_map(|c| match &c.body {
+            Body::Vrts(v) => Some(v.tail.clone()),
+            _ => None,
+        })
+    };
+    let mut f = read(&text("0 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
+    for c in &mut f.chunks {
+        if let Body::Vrts(v) = &mut c.body {
+            v.tail = vec![7, 7, 7];
+        }
+    }
+    let kept = read(&f.write().unwrap()).unwrap();
+    assert_eq!(vrts_tail(&kept), Some(vec![7, 7, 7]));
+    let back = read(&f.write_with(&narrow).unwrap()).unwrap();
+    assert_eq!(vrts_tail(&back), Some(vec![]));
+    assert_eq!(back.counts(), f.counts());
+}
