@@ -276,7 +276,8 @@ impl SpatialTree {
 
     /// The block's content: minimal compact ints, as the engine writes them.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut w = Writer::new(FORMAT_NAME);
+        // Sized first, so the buffer is not grown by doubling (and copied).
+        let mut w = Writer::with_capacity(FORMAT_NAME, self.encoded_len());
         w.compact_count(self.edge_flags.len())?;
         w.bytes(&self.edge_flags);
         w.compact_count(self.node_indices.len())?;

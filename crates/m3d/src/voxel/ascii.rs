@@ -102,6 +102,14 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
         let (at, text) = (l.offset, l.text);
+        // A row of plain values, as nearly every row is: read from its bytes, charged
+        // as the general path below charges it.
+        if let Some(n) = plain_row_len(text.as_bytes()) {
+            p.take_items::<Idx>(at, "voxels", 2 * n)?;
+            values.reserve(n);
+            values.extend(plain_row(text.as_bytes()));
+            continue;
+        }
         p.split(at, text, &mut toks)?;
         let mut t = toks.iter().copied();
         match t.next().unwrap_or("") {
@@ -169,6 +177,37 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     }
     m.push(Body::Voxd(b));
     Ok(())
+}
+
+/// White space between the tokens of a line, as [`parsing_primitives::lines::tokens`]
+/// splits ASCII lines.
+fn space(c: &u8) -> bool {
+    matches!(c, b'\t'..=b'\r' | b' ')
+}
+
+/// How many values a row of plain voxel values holds (`.`, or 1 to 9 decimal digits:
+/// below [`Idx::MAX`]), or `None` for a row with anything else, which the general path
+/// reads (and names what is wrong in it).
+fn plain_row_len(row: &[u8]) -> Option<usize> {
+    let mut n = 0;
+    for t in row.split(space) {
+        match t {
+            [] => {}
+            b"." => n += 1,
+            t if t.len() <= 9 && t.iter().all(u8::is_ascii_digit) => n += 1,
+            _ => return None,
+        }
+    }
+    // A row of keywords' shape only: a keyword starts with a letter, never plain.
+    (n > 0).then_some(n)
+}
+
+/// The values of a row [`plain_row_len`] accepted, as [`idx`] reads them.
+fn plain_row(row: &[u8]) -> impl Iterator<Item = Idx> + '_ {
+    row.split(space).filter(|t| !t.is_empty()).map(|t| match t {
+        b"." => Idx::UNDEF,
+        t => Idx(t.iter().fold(0u32, |v, b| v * 10 + u32::from(b - b'0'))),
+    })
 }
 
 /// VOXT as a `VoxTypes` block.
