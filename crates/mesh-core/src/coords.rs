@@ -237,6 +237,33 @@ impl crate::Model {
         Ok(m)
     }
 
+    /// The model in `target`'s coordinate system: the model itself when it is already
+    /// in it (values untouched, nothing charged), else a copy, charged to `budget` first
+    /// ([`copy_in`](Self::copy_in)). A writer whose format shares the model's frame then
+    /// encodes it without a second copy of every array.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use meshfmt_core::{Budget, CoordinateSystem, Limits, Model};
+    /// let m = Model { coordinate_system: CoordinateSystem::Z_UP_RIGHT, ..Default::default() };
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// assert!(matches!(m.in_system(CoordinateSystem::Z_UP_RIGHT, &budget)?, Cow::Borrowed(_)));
+    /// let glTF = m.in_system(CoordinateSystem::GLTF, &budget)?;
+    /// assert!(matches!(glTF, Cow::Owned(_)));
+    /// assert_eq!(glTF.coordinate_system, CoordinateSystem::GLTF);
+    /// # Ok::<(), meshfmt_core::BudgetExceeded>(())
+    /// ```
+    pub fn in_system(
+        &self,
+        target: CoordinateSystem,
+        budget: &parsing_primitives::Budget,
+    ) -> Result<std::borrow::Cow<'_, Self>, parsing_primitives::BudgetExceeded> {
+        if self.coordinate_system == target {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        }
+        self.copy_in(target, budget).map(std::borrow::Cow::Owned)
+    }
+
     fn convert_in_place(&mut self, target: CoordinateSystem) {
         let c = self.coordinate_system.conversion_to(&target);
         self.coordinate_system = target;

@@ -336,8 +336,8 @@ impl An10 {
 
 /// What both an10 and an11 writers start from: the model in UNIGINE's frame, the losses
 /// of everything but the skeleton and clips, the bone list and the bind pose.
-fn prepare(model: &Model, budget: &Budget) -> Result<Prepared> {
-    let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
+fn prepare<'m>(model: &'m Model, budget: &Budget) -> Result<Prepared<'m>> {
+    let m = model.in_system(COORDINATE_SYSTEM, budget)?;
     let mut out = Converted::exact(());
     report_dropped(&m, &mut out);
     let bones = bone_infos(&m.skeleton).map_err(invalid)?;
@@ -346,7 +346,12 @@ fn prepare(model: &Model, budget: &Budget) -> Result<Prepared> {
 }
 
 /// [`prepare`]'s result: model, losses so far, bones, bind pose.
-type Prepared = (Model, Converted<()>, Vec<BoneInfo>, Vec<Transform>);
+type Prepared<'m> = (
+    std::borrow::Cow<'m, Model>,
+    Converted<()>,
+    Vec<BoneInfo>,
+    Vec<Transform>,
+);
 
 /// The clip's animated bones in order of first channel, each once. `seen` has one flag
 /// per skeleton bone, all clear (and left clear), so the check is linear, not a search
@@ -500,7 +505,7 @@ impl As08 {
         fps: f32,
         budget: &Budget,
     ) -> Result<Converted<As08>> {
-        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
+        let m = model.in_system(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_dropped(&m, &mut out);
         let nb = m.skeleton.len();

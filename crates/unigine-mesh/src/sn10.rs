@@ -247,16 +247,22 @@ impl Sn10 {
         Sn10::from_core_in(model, &Budget::default())
     }
 
-    /// [`Sn10::from_core`], charging the copy of the model it makes to `budget`.
+    /// [`Sn10::from_core`], charging the copy of the skeleton and clips it makes to
+    /// `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Sn10>> {
-        budget.charge("model copy", model.heap_bytes())?;
-        let mut skeleton_only = model.clone();
-        let had_geometry = !skeleton_only.surfaces.is_empty();
-        let had_materials =
-            !skeleton_only.materials.is_empty() || !skeleton_only.textures.is_empty();
-        skeleton_only.surfaces.clear();
-        skeleton_only.materials.clear();
-        skeleton_only.textures.clear();
+        let had_geometry = !model.surfaces.is_empty();
+        let had_materials = !model.materials.is_empty() || !model.textures.is_empty();
+        // The model without what a skeleton drops: its geometry is never copied.
+        let skeleton_only = Model {
+            name: model.name.clone(),
+            coordinate_system: model.coordinate_system,
+            surfaces: Vec::new(),
+            skeleton: model.skeleton.clone(),
+            animations: model.animations.clone(),
+            materials: Vec::new(),
+            textures: Vec::new(),
+        };
+        budget.charge("model copy", skeleton_only.heap_bytes())?;
         let mut c = Ms1x::from_core_in(&skeleton_only, Ms1xVersion::Ms13, budget)?;
         if had_geometry {
             c.lose(

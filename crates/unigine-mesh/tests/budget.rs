@@ -624,43 +624,80 @@ fn grid_model(vertices: usize, triangles: usize, normals: bool) -> Model {
     }
 }
 
+/// `model` declared in glTF's frame: every writer then copies it (to UNIGINE's frame)
+/// and charges the copy first.
+fn in_gltf(model: Model) -> Model {
+    Model {
+        coordinate_system: meshfmt_core::CoordinateSystem::GLTF,
+        ..model
+    }
+}
+
 #[test]
 fn generated_normals_are_charged() {
-    // 100,000 vertices without normals: the copy of the model (1.2 MB of positions)
-    // fits in 2 MiB, the generated normals (1.2 MB more) do not.
-    let model = grid_model(100_000, 1, false);
+    // 100,000 vertices without normals, in glTF's frame: the copy of the model (1.2 MB
+    // of positions) fits in 2 MiB, the generated normals (1.2 MB more) do not.
+    let model = in_gltf(grid_model(100_000, 1, false));
     let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 2 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated normals"), "{err}");
     let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Mi08, 2 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated normals"), "{err}");
+    // In UNIGINE's frame there is no copy: the normals alone must not fit.
+    let model = grid_model(100_000, 1, false);
+    for max in [MIB, MIB + MIB / 8] {
+        let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, max)).unwrap_err();
+        assert_eq!(over_budget(&err), Some("generated normals"), "{max}: {err}");
+    }
 }
 
 #[test]
 fn generated_tangents_and_copies_of_the_model_are_charged() {
-    // 100,000 vertices with normals (2.4 MB of model): the copy of the model and of
-    // its normals fit in 4 MiB, the generated tangents (1.6 MB more) do not.
-    let model = grid_model(100_000, 1, true);
+    // 100,000 vertices with normals (2.4 MB of model), in glTF's frame: the copy of the
+    // model and of its normals fit in 4 MiB, the generated tangents (1.6 MB more) do
+    // not.
+    let model = in_gltf(grid_model(100_000, 1, true));
     let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 4 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated tangents"), "{err}");
-    // The copy every writer makes of the model (to change its frame) comes first.
+    // The copy every mesh writer makes of a model in another frame comes first; sn10
+    // copies only the skeleton and clips (none here), so the geometry costs it nothing.
+    let sn10 = write_opts(TargetVersion::Sn10, 2 * MIB);
     for version in [
         TargetVersion::Mi08,
         TargetVersion::Ms08,
         TargetVersion::Ms11,
         TargetVersion::Ms14,
         TargetVersion::Sk10,
-        TargetVersion::Sn10,
     ] {
         let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
         assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
     }
+    assert!(MeshFile::from_core(&model, &sn10).is_ok());
+    // In UNIGINE's frame only sk10 copies it (its bind pose replaces the skeleton's
+    // rest transforms); the others encode the model as it is.
+    let model = grid_model(100_000, 1, true);
+    for version in [
+        TargetVersion::Mi08,
+        TargetVersion::Ms08,
+        TargetVersion::Ms11,
+        TargetVersion::Ms14,
+        TargetVersion::Sk10,
+    ] {
+        let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
+        let copied = version == TargetVersion::Sk10;
+        assert_eq!(
+            over_budget(&err) == Some("model copy"),
+            copied,
+            "{version:?}: {err}"
+        );
+    }
+    assert!(MeshFile::from_core(&model, &sn10).is_ok());
 }
 
 #[test]
 fn morph_targets_without_normals_are_charged() {
     // 300 morph targets of 1000 positions each (3.6 MB) each become positions and
-    // normals of every vertex (7.2 MB).
-    let mut model = grid_model(1000, 1, true);
+    // normals of every vertex (7.2 MB), in glTF's frame after a copy of the model.
+    let mut model = in_gltf(grid_model(1000, 1, true));
     let s = &mut model.surfaces[0];
     s.morph_targets = (0..300)
         .map(|i| CoreMorph {
@@ -671,6 +708,13 @@ fn morph_targets_without_normals_are_charged() {
         })
         .collect();
     let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 8 * MIB)).unwrap_err();
+    assert_eq!(over_budget(&err), Some("morph targets"), "{err}");
+    // In UNIGINE's frame, without the copy, the morph targets alone are what fails.
+    let model = Model {
+        coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
+        ..model
+    };
+    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 6 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("morph targets"), "{err}");
 }
 

@@ -84,15 +84,17 @@ impl File {
 /// to_core declares) with its bones parents-first and depth-first, the order the text
 /// form can nest (a loss when they were not); copied only when it changes.
 fn prepared<'m>(model: &'m Model, out: &mut Converted<File>, b: &Budget) -> Result<Cow<'m, Model>> {
-    let mut model = Cow::Borrowed(model);
-    if model.coordinate_system != CoordinateSystem::GLTF {
-        b.charge("model copy", model.heap_bytes())?;
-        model.to_mut().convert_to(CoordinateSystem::GLTF);
-    }
+    let model = model.in_system(CoordinateSystem::GLTF, b)?;
     match model.skeleton.depth_first_order() {
         Some(order) if order.iter().enumerate().any(|(i, o)| i != *o) => {
-            b.charge("model copy", model.heap_bytes())?;
-            let mut m = model.as_ref().clone();
+            // A copy made for the frame is reordered in place, not copied again.
+            let mut m = match model {
+                Cow::Owned(m) => m,
+                Cow::Borrowed(m) => {
+                    b.charge("model copy", m.heap_bytes())?;
+                    m.clone()
+                }
+            };
             m.reorder_bones(&order);
             out.lose(
                 Feature::Skeleton,

@@ -229,7 +229,7 @@ impl Ms1x {
         version: Ms1xVersion,
         budget: &Budget,
     ) -> Result<Converted<Ms1x>> {
-        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
+        let m = model.in_system(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         let bones = bones_from_core(&m.skeleton, &mut out)?;

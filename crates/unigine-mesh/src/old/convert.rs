@@ -191,7 +191,7 @@ impl Mi08 {
 
     /// [`Mi08::from_core`], charging what it builds to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Mi08>> {
-        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
+        let m = model.in_system(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         out.drop_present([
@@ -344,7 +344,7 @@ impl Ms08 {
     /// [`Ms08::from_core`], charging what it builds (model copy, resampled frames,
     /// geometry) to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Ms08>> {
-        let m = model.copy_in(COORDINATE_SYSTEM, budget)?;
+        let m = model.in_system(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
         report_common_losses(&m, &mut out);
         let nb = m.skeleton.len();
