@@ -32,9 +32,16 @@ pub fn read(data: &[u8]) -> Result<File> {
 /// # Ok::<(), m3d_format::Error>(())
 /// ```
 pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
-    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    read_in(
+        data,
+        &Budget::shared_or_new(opts.budget.as_ref(), opts.limits),
+    )
+}
+
+/// [`read_with`], charging `budget`.
+pub(crate) fn read_in(data: &[u8], budget: &Budget) -> Result<File> {
     if data.starts_with(b"3dmo") {
-        return crate::ascii::read(data, &budget);
+        return crate::ascii::read(data, budget);
     }
-    crate::file::read_binary(data, &budget)
+    crate::file::read_binary(data, budget)
 }

@@ -118,8 +118,10 @@ pub struct Loaded {
 struct StepBudget(Option<Budget>);
 
 impl StepBudget {
-    fn get(&mut self) -> Budget {
-        self.0.get_or_insert_with(Budget::default).clone()
+    /// The budget, made now if there is none: lent, not cloned (a clone and its drop
+    /// are two atomic operations, a tenth of loading a small text file).
+    fn get(&mut self) -> &Budget {
+        self.0.get_or_insert_with(Budget::default)
     }
 }
 
@@ -256,8 +258,8 @@ impl File {
 
     /// [`File::load`] of a file read for it (`load` of a text file): its voxel blocks
     /// are moved into the result, not copied.
-    pub(crate) fn load_owned(mut self, opts: &LoadOptions) -> Result<Loaded> {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    /// It charges `budget`, which the result keeps for its steps.
+    pub(crate) fn load_owned(mut self, opts: &LoadOptions, budget: Budget) -> Result<Loaded> {
         let mut l = Loaded::build(&self, opts.limits, budget)?;
         for c in &mut self.chunks {
             if let Body::Voxd(v) = &mut c.body {
@@ -275,7 +277,7 @@ impl Loaded {
     fn finish(mut self, file: &File, opts: &LoadOptions) -> Result<Loaded> {
         self.run_steps(opts)?;
         if opts.textures {
-            self.textures = crate::texture::of_file(file, &self.budget.get())?;
+            self.textures = crate::texture::of_file(file, self.budget.get())?;
         }
         Ok(self)
     }
@@ -347,7 +349,6 @@ impl Loaded {
     fn build(file: &File, limits: Limits, budget: Budget) -> Result<Loaded> {
         let mut l = Loaded {
             limits,
-            budget: StepBudget(Some(budget.clone())),
             ..Loaded::default()
         };
         let b = &budget;
@@ -364,6 +365,8 @@ impl Loaded {
             .collect();
         l.stored_chunks(file, b)?;
         l.faces_and_voxel_types(file, colours, b)?;
+        // Moved in last, so the charges above borrow it rather than a clone.
+        l.budget = StepBudget(Some(budget));
         Ok(l)
     }
 
@@ -548,7 +551,7 @@ impl Loaded {
             self.voxel_blocks.iter(),
             &self.voxel_types,
             self.limits,
-            &self.budget.get(),
+            self.budget.get(),
             &mut out,
         );
         self.vertices = out.vertices;
@@ -579,7 +582,7 @@ impl Loaded {
                 ))
             })?;
         self.room("generated normals", n.saturating_mul(2), self.faces.len())?;
-        let budget = &self.budget.get();
+        let budget = self.budget.get().clone();
         budget.charge_items::<[f64; 3]>("generated normals", n)?;
         budget.charge_items::<LoadedVertex>("generated normals", n)?;
         let mut sums = vec![[0.0f64; 3]; n];
