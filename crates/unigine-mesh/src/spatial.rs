@@ -607,8 +607,15 @@ fn corner(cindices: &[u32], positions: &[[f32; 3]], t: usize, k: usize) -> [f32;
 /// are grouped by their edge's smaller end (a counting sort) and matched within each
 /// small group, in linear time and sequential memory rather than one hash-table probe
 /// per corner.
+///
+/// Corner numbers and group starts are 32-bit (a million triangles' list of corners is
+/// then 12 MB, not 24): a surface with more corners than that (beyond what a tree can
+/// index, see [`MAX_TRIANGLES`]) gets every edge flagged.
 fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec<u8> {
     let corners = 3 * tri_count;
+    if u32::try_from(corners).is_err() {
+        return vec![7; tri_count];
+    }
     let mut ids: HashMap<[u32; 3], u32> = HashMap::with_capacity(positions.len());
     let next_id = |p: [f32; 3], ids: &mut HashMap<[u32; 3], u32>| {
         let n = ids.len() as u32;
@@ -633,7 +640,8 @@ fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec
         let b = pid(3 * t + (k + 2) % 3);
         if a <= b { (a, b) } else { (b, a) }
     };
-    let mut start = vec![0usize; npos + 1];
+    // Counts, then starts: below `corners`, which fits a u32 (checked above).
+    let mut start = vec![0u32; npos + 1];
     for c in 0..corners {
         if let Some(n) = start.get_mut(ends(c).0 as usize + 1) {
             *n += 1;
@@ -643,15 +651,15 @@ fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec
         start[i] += start[i - 1];
     }
     let mut fill = start.clone();
-    let mut by_end = vec![0usize; corners];
+    let mut by_end = vec![0u32; corners];
     for c in 0..corners {
         let lo = ends(c).0 as usize;
         if let Some(slot) = fill.get_mut(lo).and_then(|f| {
-            let at = *f;
+            let at = *f as usize;
             *f += 1;
             by_end.get_mut(at)
         }) {
-            *slot = c;
+            *slot = c as u32;
         }
     }
     drop(fill);
@@ -676,8 +684,8 @@ fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec
     let mut group: Vec<(u32, usize)> = Vec::new();
     for w in start.windows(2) {
         group.clear();
-        let members = by_end.get(w[0]..w[1]).unwrap_or_default();
-        group.extend(members.iter().map(|&c| (ends(c).1, c)));
+        let members = by_end.get(w[0] as usize..w[1] as usize).unwrap_or_default();
+        group.extend(members.iter().map(|&c| (ends(c as usize).1, c as usize)));
         group.sort_unstable();
         // A run of one larger end is one edge; its corners in triangle order.
         for run in group.chunk_by(|a, b| a.0 == b.0) {
