@@ -238,8 +238,8 @@ impl crate::Model {
     }
 
     /// The model in `target`'s coordinate system: the model itself when it is already
-    /// in it (values untouched, nothing charged), else a copy, charged to `budget` first
-    /// ([`copy_in`](Self::copy_in)). A writer whose format shares the model's frame then
+    /// in it (values untouched bit for bit, -0.0 and NaN included, nothing charged),
+    /// else a copy, charged to `budget` first ([`copy_in`](Self::copy_in)). A writer whose format shares the model's frame then
     /// encodes it without a second copy of every array.
     ///
     /// ```
@@ -248,9 +248,9 @@ impl crate::Model {
     /// let m = Model { coordinate_system: CoordinateSystem::Z_UP_RIGHT, ..Default::default() };
     /// let budget = Budget::new(Limits::DEFAULT);
     /// assert!(matches!(m.in_system(CoordinateSystem::Z_UP_RIGHT, &budget)?, Cow::Borrowed(_)));
-    /// let glTF = m.in_system(CoordinateSystem::GLTF, &budget)?;
-    /// assert!(matches!(glTF, Cow::Owned(_)));
-    /// assert_eq!(glTF.coordinate_system, CoordinateSystem::GLTF);
+    /// let gltf = m.in_system(CoordinateSystem::GLTF, &budget)?;
+    /// assert!(matches!(gltf, Cow::Owned(_)));
+    /// assert_eq!(gltf.coordinate_system, CoordinateSystem::GLTF);
     /// # Ok::<(), meshfmt_core::BudgetExceeded>(())
     /// ```
     pub fn in_system(

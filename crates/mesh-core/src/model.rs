@@ -169,13 +169,7 @@ impl Model {
                 n += m.name.len() as u64 + bytes(&m.positions) + bytes(&m.normals);
             }
         }
-        n += bytes(&self.skeleton.bones);
-        n += self
-            .skeleton
-            .bones
-            .iter()
-            .map(|b| b.name.len() as u64)
-            .sum::<u64>();
+        n += self.skeleton.heap_bytes();
         n += bytes(&self.animations);
         for c in &self.animations {
             n += c.name.len() as u64 + bytes(&c.channels);

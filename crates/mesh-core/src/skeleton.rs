@@ -110,6 +110,19 @@ pub struct Skeleton {
 }
 
 impl Skeleton {
+    /// Bytes the bones and their names hold on the heap (lengths, not capacities), as
+    /// [`Model::heap_bytes`](crate::Model::heap_bytes) counts them.
+    ///
+    /// ```
+    /// use meshfmt_core::{Bone, Skeleton};
+    /// let s = Skeleton { bones: vec![Bone { name: "root".into(), ..Bone::default() }] };
+    /// assert_eq!(s.heap_bytes(), std::mem::size_of::<Bone>() as u64 + 4);
+    /// ```
+    pub fn heap_bytes(&self) -> u64 {
+        let bones = (self.bones.len() as u64).saturating_mul(std::mem::size_of::<Bone>() as u64);
+        (self.bones.iter()).fold(bones, |n, b| n.saturating_add(b.name.len() as u64))
+    }
+
     /// True when there are no bones.
     pub fn is_empty(&self) -> bool {
         self.bones.is_empty()

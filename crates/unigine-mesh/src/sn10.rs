@@ -33,6 +33,7 @@ use unigine_common::bones::{read_bone_entries, write_bone_entries};
 
 use crate::FORMAT_NAME;
 use crate::common::{BindTransform, Bounds, MAX_NAME};
+use crate::convert::COORDINATE_SYSTEM;
 use crate::error::{Result, invalid};
 use crate::ms1x::{Ms1x, Ms1xVersion};
 
@@ -247,22 +248,21 @@ impl Sn10 {
         Sn10::from_core_in(model, &Budget::default())
     }
 
-    /// [`Sn10::from_core`], charging the copy of the skeleton and clips it makes to
-    /// `budget`.
+    /// [`Sn10::from_core`], charging the copy of the skeleton it makes to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Sn10>> {
         let had_geometry = !model.surfaces.is_empty();
         let had_materials = !model.materials.is_empty() || !model.textures.is_empty();
-        // The model without what a skeleton drops: its geometry is never copied.
-        let skeleton_only = Model {
+        // The model without what a skeleton drops: only its skeleton is copied (charged
+        // first), in UNIGINE's frame, so the mesh encoder below borrows it.
+        let copy = (model.name.len() as u64).saturating_add(model.skeleton.heap_bytes());
+        budget.charge("model copy", copy)?;
+        let mut skeleton_only = Model {
             name: model.name.clone(),
             coordinate_system: model.coordinate_system,
-            surfaces: Vec::new(),
             skeleton: model.skeleton.clone(),
-            animations: model.animations.clone(),
-            materials: Vec::new(),
-            textures: Vec::new(),
+            ..Model::default()
         };
-        budget.charge("model copy", skeleton_only.heap_bytes())?;
+        skeleton_only.convert_to(COORDINATE_SYSTEM);
         let mut c = Ms1x::from_core_in(&skeleton_only, Ms1xVersion::Ms13, budget)?;
         if had_geometry {
             c.lose(
@@ -278,6 +278,14 @@ impl Sn10 {
                 LossKind::Dropped,
                 "",
                 "a .skeleton holds no materials or textures",
+            );
+        }
+        if !model.animations.is_empty() {
+            c.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "",
+                "a .skeleton holds no animations (write an .anim)",
             );
         }
         Ok(c.map(|m| Sn10 {

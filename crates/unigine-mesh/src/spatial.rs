@@ -609,7 +609,7 @@ fn corner(cindices: &[u32], positions: &[[f32; 3]], t: usize, k: usize) -> [f32;
 /// per corner.
 ///
 /// Corner numbers and group starts are 32-bit (a million triangles' list of corners is
-/// then 12 MB, not 24): a surface with more corners than that (beyond what a tree can
+/// then 12 MB, not 24): a surface of more than `u32::MAX` corners (beyond what a tree can
 /// index, see [`MAX_TRIANGLES`]) gets every edge flagged.
 fn edge_flags(cindices: &[u32], positions: &[[f32; 3]], tri_count: usize) -> Vec<u8> {
     let corners = 3 * tri_count;

@@ -714,7 +714,7 @@ fn morph_targets_without_normals_are_charged() {
         coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
         ..model
     };
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 6 * MIB)).unwrap_err();
+    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 3 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("morph targets"), "{err}");
 }
 

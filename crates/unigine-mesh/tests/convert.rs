@@ -257,3 +257,47 @@ fn the_big_surface_uses_wide_indices() {
     let bytes = mi.value.write().unwrap();
     assert_eq!(read(&bytes).unwrap(), mi.value);
 }
+
+/// A model already in UNIGINE's frame is encoded as it is: a -0.0 coordinate stays
+/// -0.0 (the identity conversion of a copy made it +0.0), so +0.0 and -0.0 stay two
+/// positions, as two corners at different bit patterns are.
+#[test]
+fn a_model_in_unigine_frame_keeps_its_values_bit_for_bit() {
+    let model = meshfmt_core::Model {
+        coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
+        surfaces: vec![meshfmt_core::Surface {
+            positions: vec![
+                Vec3::new(-0.0, 0.0, 0.0),
+                Vec3::X,
+                Vec3::Y,
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::X,
+                Vec3::Y,
+            ],
+            normals: vec![Vec3::Z; 6],
+            indices: vec![0, 1, 2, 3, 4, 5],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let opts = WriteOptions {
+        version: TargetVersion::Ms11,
+        ..Default::default()
+    };
+    let file = MeshFile::from_core(&model, &opts).unwrap().value;
+    let MeshFile::Ms1x(m) = &file else {
+        panic!("{file:?}")
+    };
+    let v = &m.surfaces[0].morph_targets[0].vertices;
+    let bits: Vec<u32> = v.iter().map(|p| p[0].to_bits()).collect();
+    // Two distinct first corners, then the shared X and Y corners.
+    assert_eq!(v.len(), 4, "{v:?}");
+    assert_eq!(bits[0], (-0.0f32).to_bits());
+    assert_eq!(bits.iter().filter(|b| **b == 0).count(), 2, "{v:?}");
+    // Read back, the -0.0 is still there.
+    let back = read(&file.write().unwrap()).unwrap();
+    let MeshFile::Ms1x(b) = &back else {
+        panic!("{back:?}")
+    };
+    assert_eq!(b.surfaces[0].morph_targets[0].vertices, *v);
+}

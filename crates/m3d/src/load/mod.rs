@@ -119,7 +119,7 @@ struct StepBudget(Option<Budget>);
 
 impl StepBudget {
     /// The budget, made now if there is none: lent, not cloned (a clone and its drop
-    /// are two atomic operations, a tenth of loading a small text file).
+    /// are two atomic operations).
     fn get(&mut self) -> &Budget {
         self.0.get_or_insert_with(Budget::default)
     }
@@ -582,7 +582,7 @@ impl Loaded {
                 ))
             })?;
         self.room("generated normals", n.saturating_mul(2), self.faces.len())?;
-        let budget = self.budget.get().clone();
+        let budget = self.budget.get();
         budget.charge_items::<[f64; 3]>("generated normals", n)?;
         budget.charge_items::<LoadedVertex>("generated normals", n)?;
         let mut sums = vec![[0.0f64; 3]; n];

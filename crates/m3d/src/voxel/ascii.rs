@@ -102,8 +102,9 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
         let (at, text) = (l.offset, l.text);
-        // A row of plain values, as nearly every row is: read from its bytes, charged
-        // as the general path below charges it.
+        // A row of plain values, as nearly every row is: read from its bytes, its
+        // values charged as the general path below charges them (no token list is
+        // made, so none is charged).
         if let Some(n) = plain_row_len(text.as_bytes()) {
             p.take_items::<Idx>(at, "voxels", 2 * n)?;
             values.reserve(n);
@@ -198,15 +199,19 @@ fn plain_row_len(row: &[u8]) -> Option<usize> {
             _ => return None,
         }
     }
-    // A row of keywords' shape only: a keyword starts with a letter, never plain.
-    (n > 0).then_some(n)
+    Some(n)
 }
 
 /// The values of a row [`plain_row_len`] accepted, as [`idx`] reads them.
 fn plain_row(row: &[u8]) -> impl Iterator<Item = Idx> + '_ {
     row.split(space).filter(|t| !t.is_empty()).map(|t| match t {
         b"." => Idx::UNDEF,
-        t => Idx(t.iter().fold(0u32, |v, b| v * 10 + u32::from(b - b'0'))),
+        // Digits only, at most 9 (checked by `plain_row_len`): below 10^9, so the
+        // wrapping operations never wrap.
+        t => Idx((t.iter()).fold(0u32, |v, b| {
+            v.wrapping_mul(10)
+                .wrapping_add(u32::from(b.wrapping_sub(b'0')))
+        })),
     })
 }
 

@@ -207,8 +207,9 @@ impl Mesher<'_> {
             isize::try_from(row).unwrap_or(isize::MAX),
             isize::try_from(layer).unwrap_or(isize::MAX),
         );
-        // The position counted along rather than divided out of the index: three
-        // divisions a voxel cost more than the rest of the visit.
+        // The position counted along rather than divided out of the index (three
+        // divisions a voxel). The list holds at most the grid's sx * sy * sz voxels, so
+        // every size is at least 1 here.
         let (mut x, mut z, mut y) = (0, 0, 0);
         for (j, here) in data.iter().enumerate() {
             let (vx, vz, vy) = (x, z, y);
