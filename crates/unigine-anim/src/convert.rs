@@ -277,8 +277,8 @@ impl An10 {
         An10::from_core_in(model, fps, &Budget::default())
     }
 
-    /// [`An10::from_core`], charging what it builds (model copy, resampled frames,
-    /// keys) to `budget`.
+    /// [`An10::from_core`], charging what it builds (a copy of a model in another frame,
+    /// resampled frames, keys) to `budget`.
     pub(crate) fn from_core_in(
         model: &Model,
         fps: f32,
@@ -498,8 +498,8 @@ impl As08 {
         As08::from_core_in(model, fps, &Budget::default())
     }
 
-    /// [`As08::from_core`], charging what it builds (model copy, resampled frames,
-    /// keys) to `budget`.
+    /// [`As08::from_core`], charging what it builds (a copy of a model in another frame,
+    /// resampled frames, keys) to `budget`.
     pub(crate) fn from_core_in(
         model: &Model,
         fps: f32,
@@ -849,7 +849,7 @@ impl crate::an11::An11 {
     }
 
     /// [`An11::from_core`](crate::an11::An11::from_core), charging what it builds
-    /// (model copy, resampled frames, keys) to `budget`.
+    /// (a copy of a model in another frame, resampled frames, keys) to `budget`.
     pub(crate) fn from_core_in(
         model: &Model,
         fps: f32,
@@ -1014,8 +1014,8 @@ impl AnimFile {
     }
 
     /// Encodes a model's skeleton and clips in the options' version, sampled at their
-    /// `fps`, charging what it builds (model copy, resampled frames, keys) to the
-    /// options' budget.
+    /// `fps`, charging what it builds (a copy of a model in another frame, resampled
+    /// frames, keys) to the options' budget.
     pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
         let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
         (options.version.entry().from_core)(model, options.fps, budget)

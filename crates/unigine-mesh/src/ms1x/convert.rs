@@ -221,9 +221,9 @@ impl Ms1x {
         Ms1x::from_core_in(model, version, &Budget::default())
     }
 
-    /// [`Ms1x::from_core`], charging what it builds to `budget`: the copy of the model,
-    /// generated normals and tangents, morph targets, the vertex split, resampled
-    /// animation frames.
+    /// [`Ms1x::from_core`], charging what it builds to `budget`: the copy of a model in
+    /// another frame (one in UNIGINE's is encoded as it is), generated normals and
+    /// tangents, morph targets, the vertex split, resampled animation frames.
     pub(crate) fn from_core_in(
         model: &Model,
         version: Ms1xVersion,
