@@ -351,22 +351,24 @@ fn ascii_voxel_blocks_keep_only_the_voxels_their_dim_holds() {
             "3dmodel 1\nn\nl\na\n\nVoxTypes\n#ff0000ff\n#ff00ff00\n\nVoxel\n{dim}{rows}\nEnd\n"
         );
         let f = m3d_format::read(t.as_bytes()).unwrap();
-        let voxels: usize = f
-            .chunks
-            .iter()
-            .filter_map(|c| match &c.body {
-                Body::Voxd(b) => Some(b.runs.iter().map(|r| match r {
-                    m3d_format::Run::Literal(v) => v.len(),
-                    other => panic!("{other:?}"),
-                })),
-                _ => None,
-            })
-            .flatten()
-            .sum();
-        assert_eq!(voxels, kept, "{dim:?} {rows:?}");
+        assert_eq!(literal_voxels(&f).len(), kept, "{dim:?} {rows:?}");
         let binary = m3d_format::read(&f.write().unwrap()).unwrap();
         assert_eq!(binary.chunks, f.chunks, "{dim:?} {rows:?}");
     }
+}
+
+/// The voxels of every block of `f`, in order: text blocks are read as literal runs.
+fn literal_voxels(f: &m3d_format::File) -> Vec<Idx> {
+    (f.chunks.iter())
+        .filter_map(|c| match &c.body {
+            Body::Voxd(b) => Some(b.runs.iter().flat_map(|r| match r {
+                m3d_format::Run::Literal(v) => v.clone(),
+                other => panic!("{other:?}"),
+            })),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// Voxel rows read the same values whichever way they are written: plain (`.` and
@@ -381,20 +383,7 @@ fn ascii_voxel_rows_read_the_same_in_every_form() {
             "3dmodel 1\nn\nl\na\n\nVoxTypes\n#ff0000ff\n\nVoxel\ndim 5 1 1\nlayer\n{rows}\n\nEnd\n"
         )
     };
-    let voxels = |rows: &str| -> Vec<Idx> {
-        let f = m3d_format::read(file(rows).as_bytes()).unwrap();
-        f.chunks
-            .iter()
-            .filter_map(|c| match &c.body {
-                Body::Voxd(b) => Some(b.runs.iter().flat_map(|r| match r {
-                    m3d_format::Run::Literal(v) => v.clone(),
-                    other => panic!("{other:?}"),
-                })),
-                _ => None,
-            })
-            .flatten()
-            .collect()
-    };
+    let voxels = |rows: &str| literal_voxels(&m3d_format::read(file(rows).as_bytes()).unwrap());
     let want = vec![Idx(1), u, Idx(2), Idx(3), Idx(456_789_012)];
     for rows in [
         "1 . 2 3 456789012",

@@ -194,28 +194,24 @@ fn decoded_an10_frames_are_charged() {
 fn copies_of_the_model_are_charged() {
     // A skeleton of 100,000 bones is some 10 MB of model; every writer copies a model in
     // another frame (glTF's here) to change its frame, and charges that first.
-    let model = Model {
-        coordinate_system: meshfmt_core::CoordinateSystem::GLTF,
-        ..animated(100_000, 0.0)
-    };
-    for version in [
+    let versions = [
         TargetVersion::An10,
         TargetVersion::An11,
         TargetVersion::An12,
         TargetVersion::As08,
-    ] {
+    ];
+    let model = Model {
+        coordinate_system: meshfmt_core::CoordinateSystem::GLTF,
+        ..animated(100_000, 0.0)
+    };
+    for version in versions {
         let err = AnimFile::from_core(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
         assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
     }
     // Already in UNIGINE's frame, the model is encoded as it is: no copy to charge (what
     // fails is what is built from it: the bone count past an i16, as08's frames).
     let model = animated(100_000, 0.0);
-    for version in [
-        TargetVersion::An10,
-        TargetVersion::An11,
-        TargetVersion::An12,
-        TargetVersion::As08,
-    ] {
+    for version in versions {
         let err = AnimFile::from_core(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
         match version {
             TargetVersion::As08 => {

@@ -661,13 +661,14 @@ fn generated_tangents_and_copies_of_the_model_are_charged() {
     // The copy every mesh writer makes of a model in another frame comes first; sn10
     // copies only the skeleton and clips (none here), so the geometry costs it nothing.
     let sn10 = write_opts(TargetVersion::Sn10, 2 * MIB);
-    for version in [
+    let versions = [
         TargetVersion::Mi08,
         TargetVersion::Ms08,
         TargetVersion::Ms11,
         TargetVersion::Ms14,
         TargetVersion::Sk10,
-    ] {
+    ];
+    for version in versions {
         let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
         assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
     }
@@ -675,13 +676,7 @@ fn generated_tangents_and_copies_of_the_model_are_charged() {
     // In UNIGINE's frame only sk10 copies it (its bind pose replaces the skeleton's
     // rest transforms); the others encode the model as it is.
     let model = grid_model(100_000, 1, true);
-    for version in [
-        TargetVersion::Mi08,
-        TargetVersion::Ms08,
-        TargetVersion::Ms11,
-        TargetVersion::Ms14,
-        TargetVersion::Sk10,
-    ] {
+    for version in versions {
         let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
         let copied = version == TargetVersion::Sk10;
         assert_eq!(
