@@ -1,7 +1,7 @@
 // Validates .glb/.gltf files with the Khronos glTF-Validator (npm gltf-validator):
 //   node .ci/validate-gltf.mjs FILE...
 // Prints one line per file (errors, warnings, infos) and every error and warning in
-// full; exits 1 when any file has an error. External resources (a .gltf's .bin, image
+// full; exits 1 when any file has an error or a warning. External resources (a .gltf's .bin, image
 // files) are loaded from beside the file. An image the export only names (a texture the
 // source file referenced by path, e.g. an M3D map) is not part of the export: when it is
 // missing, a 1x1 PNG stands in so the document is still checked, and the file says so.
@@ -44,12 +44,12 @@ for (const file of process.argv.slice(2)) {
       console.log(`  ${m.severity === 0 ? 'error' : 'warning'} ${m.code} ${m.pointer ?? ''}: ${m.message}`);
     }
   }
-  if (numErrors > 0) failed++;
+  if (numErrors > 0 || numWarnings > 0) failed++;
 }
 if (stoodIn > 0) {
   console.log(`gltf-validator: ${stoodIn} external image(s) named but not exported, checked with a stand-in`);
 }
 if (failed > 0) {
-  console.log(`gltf-validator: ${failed} file(s) with errors`);
+  console.log(`gltf-validator: ${failed} file(s) with errors or warnings`);
   process.exit(1);
 }

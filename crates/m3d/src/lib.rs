@@ -20,10 +20,12 @@
 //! post-processing as explicit steps ([`LoadOptions`]): voxels meshed into triangles,
 //! normals generated for faces without them, per-bone weight lists, inverse bind
 //! matrices, inlined PNG textures decoded ([`Loaded::textures`]); [`load`] gives the same
-//! model from the bytes in one pass, without the faithful [`File`] in between; then [`Loaded::frame`] and [`Loaded::pose`] like `m3d_frame` and `m3d_pose`,
-//! without their crashes and without mutating the model. On the public samples the
-//! counts and digests equal the reference's, and poses agree within 1e-5
-//! ([`Loaded::pose_like_m3d_h`]; [`Loaded::pose`] also fixes a blend-factor bug).
+//! model from the bytes in one pass, without the faithful [`File`] in between; then
+//! [`Loaded::frame`] and [`Loaded::pose`] like `m3d_frame` and `m3d_pose`, without their
+//! crashes and without mutating the model. On the public samples the counts and digests
+//! equal the reference's where m3d.h is right (its ASCII voxel bug and its approximate
+//! normals aside), and poses agree within 1e-5 ([`Loaded::pose_like_m3d_h`];
+//! [`Loaded::pose`] also fixes a blend-factor bug).
 //!
 //! # For a summary (format, counts)
 //! [`File::counts`] gives [`Counts`]: vertices, faces and triangles, bones, skins, actions

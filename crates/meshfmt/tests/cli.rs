@@ -439,6 +439,57 @@ fn strict_turns_losses_into_errors() {
     );
 }
 
+/// In batch mode each file has its own `--max-memory` budget: a budget just above what one
+/// conversion needs (found by bisection) still converts four files at once, where one
+/// budget shared by the four would need about four times it.
+#[test]
+fn batch_files_each_get_their_own_budget() {
+    let dir = std::env::temp_dir().join(format!("meshfmt-cli-budgets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let arm = fixture("unigine-mesh/skinned_arm.ms11.mesh");
+    let single = dir.join("one.glb");
+    let fits = |max: u64| {
+        let max = max.to_string();
+        let out = meshfmt(&[
+            "--max-memory",
+            &max,
+            "convert",
+            &arm,
+            single.to_str().unwrap(),
+        ]);
+        out.status.success()
+    };
+    let (mut lo, mut hi) = (1u64, 1 << 30);
+    assert!(fits(hi) && !fits(lo));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let max = (hi + hi / 4).to_string();
+    let out_dir = dir.join("out");
+    let out = meshfmt(&[
+        "--max-memory",
+        &max,
+        "convert",
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--to",
+        "glb",
+        &arm,
+        &arm,
+        &arm,
+        &arm,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{hi} bytes for one: {stderr}");
+    assert!(stderr.contains("converted 4 of 4 files"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn batch_converts_good_files_and_reports_bad_ones() {
     let dir = std::env::temp_dir().join(format!("meshfmt-cli-batch-{}", std::process::id()));

@@ -78,10 +78,12 @@
 //! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
 //! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
 //! 1 GiB, by default). What the input makes grow is charged before it is allocated:
-//! decoded arrays, decompressed LZ4 blocks (with their stored copy), indices widened to
-//! 32 bits, the core vertex of every coordinate/tangent index pair, morph targets,
-//! dense animation tracks from sparse keys, resampled frames, generated normals and
-//! tangents, copies of the model and ms14 spatial trees. An operation that would pass
+//! decoded arrays, the window an LZ4 block decodes through (at most 512 KiB, handed
+//! back after) and the stored block unless it is a range of a shared input, indices
+//! widened to 32 bits, the core vertex of every coordinate/tangent index pair, morph
+//! targets, dense animation tracks from sparse keys, resampled frames, generated normals
+//! and tangents, a copy of a model in another frame (one in UNIGINE's frame is encoded
+//! as it is; sk10 always copies it) and ms14 spatial trees. An operation that would pass
 //! the budget fails with [`Error::OverBudget`] (inside [`Error::Decode`] for a read)
 //! naming what it was building. Frame counts of animations without bones cost
 //! nothing, and no work grows faster than what it produces (spatial trees are at most

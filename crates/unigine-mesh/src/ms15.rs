@@ -84,7 +84,8 @@ impl Ms15 {
         Ms15::from_core_in(model, &Budget::default())
     }
 
-    /// [`Ms15::from_core`], charging what it builds (model copy, trees) to `budget`.
+    /// [`Ms15::from_core`], charging what it builds (a copy of a model in another frame,
+    /// trees) to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Ms15>> {
         let mut c = Ms1x::from_core_in(model, Ms1xVersion::Ms13, budget)?;
         let stripped = strip_to_static(&mut c.value);

@@ -341,8 +341,8 @@ impl Ms08 {
         Ms08::from_core_in(model, &Budget::default())
     }
 
-    /// [`Ms08::from_core`], charging what it builds (model copy, resampled frames,
-    /// geometry) to `budget`.
+    /// [`Ms08::from_core`], charging what it builds (a copy of a model in another frame,
+    /// resampled frames, geometry) to `budget`.
     pub(crate) fn from_core_in(model: &Model, budget: &Budget) -> Result<Converted<Ms08>> {
         let m = model.in_system(COORDINATE_SYSTEM, budget)?;
         let mut out = Converted::exact(());
