@@ -717,7 +717,6 @@ fn len32(n: usize) -> Result<u32> {
 /// The binary form (`3DMO`), after [`read_with`](crate::read_with) has told it from the
 /// text form.
 pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
-    let budget = budget.clone();
     let mut r = Reader::new(FORMAT, data).with_budget(budget.clone());
     r.magic(b"3DMO")?;
     let at = r.offset();
@@ -754,14 +753,14 @@ pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
         return Ok(f);
     }
     let start = r.offset();
-    let (payload, charged) = inflate(r.rest(), &budget).map_err(|e| match e {
+    let (payload, charged) = inflate(r.rest(), budget).map_err(|e| match e {
         InflateError::Stream(message) => Error::Inflate {
             offset: start,
             message,
         },
         InflateError::Budget(e) => Error::OverBudget(e),
     })?;
-    let mut f = read_payload_in(&payload, &budget).map_err(|e| match e {
+    let mut f = read_payload_in(&payload, budget).map_err(|e| match e {
         Error::Decode(d) => Error::Payload(d),
         other => other,
     })?;

@@ -19,6 +19,10 @@ impl Types {
     fn bits(self, shift: u32) -> u32 {
         (self.0 >> shift) & 3
     }
+    /// These types with the field at `shift` set to `code` (3: absent).
+    fn with_bits(self, shift: u32, code: u32) -> Types {
+        Types((self.0 & !(3 << shift)) | ((code & 3) << shift))
+    }
     /// `1 << bits`, or 0 when the field is "absent" (bits = 3).
     fn idx(self, shift: u32) -> usize {
         match self.bits(shift) {
@@ -91,26 +95,29 @@ impl Types {
                 _ => 2,
             }
         };
-        let mut t = self.0;
-        // Never wider than the field is, and absent fields stay absent.
-        let mut set = |shift: u32, code: u32| {
-            let own = (t >> shift) & 3;
+        [
+            (2, lists.vertices),
+            (4, lists.strings),
+            (8, lists.tmap),
+            (10, lists.bones),
+            (14, lists.skins),
+            (16, lists.per_frame),
+        ]
+        .into_iter()
+        .fold(self, |t, (shift, count)| {
+            // Never wider than the field is, and absent fields stay absent.
+            let (own, code) = (t.bits(shift), width(count));
             if own != 3 && code < own {
-                t = (t & !(3 << shift)) | (code << shift);
+                t.with_bits(shift, code)
+            } else {
+                t
             }
-        };
-        set(2, width(lists.vertices));
-        set(4, width(lists.strings));
-        set(8, width(lists.tmap));
-        set(10, width(lists.bones));
-        set(14, width(lists.skins));
-        set(16, width(lists.per_frame));
-        Types(t)
+        })
     }
 
     /// These types with `vc_t` set to `code` (0 int8, 1 int16, 2 f32, 3 f64).
     pub(crate) fn with_vc(self, code: u32) -> Types {
-        Types((self.0 & !3) | (code & 3))
+        self.with_bits(0, code)
     }
 
     /// These types with the colour field absent when there is no colour map, and the
@@ -119,14 +126,12 @@ impl Types {
     /// its "none" value (colour 0, index -1), and anything else refuses to be written
     /// when re-encoding ([`Out::convert`]).
     pub(crate) fn without_unused(self, cmap: bool, bones: bool) -> Types {
-        let mut t = self.0;
-        if !cmap {
-            t |= 3 << 6;
+        let t = if cmap { self } else { self.with_bits(6, 3) };
+        if bones {
+            t
+        } else {
+            t.with_bits(10, 3).with_bits(14, 3)
         }
-        if !bones {
-            t |= (3 << 10) | (3 << 14);
-        }
-        Types(t)
     }
 }
 

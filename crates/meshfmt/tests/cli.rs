@@ -459,16 +459,7 @@ fn batch_files_each_get_their_own_budget() {
         ]);
         out.status.success()
     };
-    let (mut lo, mut hi) = (1u64, 1 << 30);
-    assert!(fits(hi) && !fits(lo));
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
+    let hi = test_support::smallest_fitting(1, 1 << 30, fits);
     let max = (hi + hi / 4).to_string();
     let out_dir = dir.join("out");
     let out = meshfmt(&[

@@ -30,17 +30,7 @@ fn within(limit: u64, input: &str, data: meshfmt::convert::InputBytes<'_>) -> bo
 /// The smallest budget converting `input` to glB fits in with `data` borrowed (kept
 /// beside the conversion, charged throughout).
 fn smallest_borrowed_budget(input: &str, data: &[u8]) -> u64 {
-    let (mut lo, mut hi) = (0u64, 1 << 24);
-    assert!(within(hi, input, data.into()));
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if within(mid, input, data.into()) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    hi
+    test_support::smallest_fitting(0, 1 << 24, |max| within(max, input, data.into()))
 }
 
 /// Converting `input` to glB gives the same files whether `data` is borrowed or handed

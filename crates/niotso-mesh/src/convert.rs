@@ -203,9 +203,7 @@ fn skeleton_to_core(skel: &Skel, budget: &Budget) -> Result<(Skeleton, Vec<Optio
 /// charged to `budget`: what a conversion from meshfmt-core needs, without copying the
 /// surfaces, textures or other clips.
 fn native_parts(model: &Model, clip: bool, budget: &Budget) -> Result<Model> {
-    let bones = &model.skeleton.bones;
-    let names: u64 = bones.iter().map(|b| b.name.len() as u64).sum();
-    let mut bytes = skeleton_bytes(bones.len(), names);
+    let mut bytes = model.skeleton.heap_bytes();
     let first = model.animations.first().filter(|_| clip);
     if let Some(c) = first {
         bytes = bytes.saturating_add(c.heap_bytes());

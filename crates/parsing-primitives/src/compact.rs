@@ -90,14 +90,7 @@ pub fn compact_prefix(input: &[u8]) -> Option<(i64, usize)> {
     // no branch on the length: where lengths vary from value to value, a byte loop
     // mispredicts.
     if let Some(word) = input.first_chunk::<8>() {
-        let w = u64::from_le_bytes(*word);
-        // The first byte without the "more" flag ends the value; none in five: too long.
-        let ends = !w & 0x80_8080_8080;
-        if ends == 0 {
-            return None;
-        }
-        let used = ends.trailing_zeros() as usize / 8 + 1;
-        return Some((compact_from_word(w, used), used));
+        return compact_word(u64::from_le_bytes(*word));
     }
     let first = *input.first()?;
     let sign = |m: i64| if first & 0x40 != 0 { -m } else { m };
@@ -112,6 +105,26 @@ pub fn compact_prefix(input: &[u8]) -> Option<(i64, usize)> {
         used += 1;
     }
     Some((sign(magnitude), used))
+}
+
+/// The compact int at the start of `w` (8 input bytes, little-endian) and the bytes it
+/// takes, or `None` when none of its first five bytes ends it (too long): the one-load
+/// step of [`compact_prefix`], for a decoder that already holds the word.
+///
+/// ```
+/// use parsing_primitives::compact::compact_word;
+/// assert_eq!(compact_word(u64::from_le_bytes([0x80, 0x87, 0x01, 0, 0, 0, 0, 0])), Some((8640, 3)));
+/// assert_eq!(compact_word(u64::from_le_bytes([0x80; 8])), None);
+/// ```
+#[inline]
+pub fn compact_word(w: u64) -> Option<(i64, usize)> {
+    // The first byte without the "more" flag ends the value; none in five: too long.
+    let ends = !w & 0x80_8080_8080;
+    if ends == 0 {
+        return None;
+    }
+    let used = ends.trailing_zeros() as usize / 8 + 1;
+    Some((compact_from_word(w, used), used))
 }
 
 /// Appends the encoding UNIGINE writes for `value`: one byte for magnitudes 0..=62,

@@ -11,7 +11,8 @@
 //! - [`assert_close`] and friends: float comparison with a stated bound;
 //! - [`Rng`]: a deterministic generator for property tests;
 //! - [`canonical`]: meshfmt-core's canonical models, re-exported;
-//! - [`workloads`]: the benchmarks' generated models and in-memory sample sets.
+//! - [`workloads`]: the benchmarks' generated models and in-memory sample sets;
+//! - [`smallest_fitting`]: the smallest budget an operation fits in, by bisection.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -35,3 +36,26 @@ pub use samples::{
     REQUIRE_SAMPLES_VAR, files_under, sample_file_or_skip, samples_dir, samples_location,
     samples_or_skip, samples_required, workspace_root,
 };
+
+/// The smallest value in `lo..=hi` for which `fits` holds, by bisection: `fits` must be
+/// false at `lo` and true at `hi`, and hold from some value on (a memory budget an
+/// operation fits in). Panics otherwise, as a test would.
+///
+/// ```
+/// assert_eq!(test_support::smallest_fitting(0, 1000, |v| v * v >= 600), 25);
+/// ```
+pub fn smallest_fitting(mut lo: u64, mut hi: u64, mut fits: impl FnMut(u64) -> bool) -> u64 {
+    assert!(
+        fits(hi) && !fits(lo),
+        "fits must be false at {lo} and true at {hi}"
+    );
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}

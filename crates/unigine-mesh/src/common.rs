@@ -327,21 +327,16 @@ pub fn index_width(count: usize) -> usize {
 
 /// Reads `n` indices of `width` bytes (1, 2 or 4, as [`index_width`] gives) in bulk.
 pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
-    read_indices_from(r, n, width)
-}
-
-/// [`read_indices`] from any [`Input`].
-pub(crate) fn read_indices_from(r: &mut impl Input, n: usize, width: usize) -> Result<Vec<u32>> {
     read_indices_below(r, n, width, usize::MAX).map(|(indices, _)| indices)
 }
 
 /// Indices and the first one at or past a limit: its position and value.
 pub(crate) type IndicesBelow = (Vec<u32>, Option<(usize, u32)>);
 
-/// [`read_indices_from`], also giving the first index at or past `limit` (its position
-/// and value): looked for in each piece as it is widened (from a decoded block, a
-/// window at a time, while it is in cache) rather than in passes over the whole array
-/// after.
+/// [`read_indices`] from any [`Input`], also giving the first index at or past `limit`
+/// (its position and value): looked for in each piece as it is widened (from a decoded
+/// block, a window at a time, while it is in cache) rather than in passes over the whole
+/// array after.
 pub(crate) fn read_indices_below(
     r: &mut impl Input,
     n: usize,
@@ -376,9 +371,9 @@ pub(crate) fn read_indices_below(
                     .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
             ),
         }
-        // Branch-free, so it vectorises; where it is found only when one is flagged.
+        // Until one is found; where it is, is found again over the whole list after.
         let piece = out.get(start..).unwrap_or_default();
-        flagged |= piece.iter().fold(false, |a, &i| a | (i >= flag));
+        flagged = flagged || first_out_of_range(piece, flag as usize).is_some();
     })?;
     if !flagged {
         return Ok((out, None));

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::lines::tokens_charged;
+use parsing_primitives::lines::{is_space, tokens_charged};
 use parsing_primitives::{Credit, Error as PError, ErrorKind};
 
 use crate::bones::{Bone, Skeleton, Skin};
@@ -104,8 +104,7 @@ impl<'a> Parser<'a> {
 /// that is not whitespace settles it (only non-ASCII text needs `trim`'s Unicode
 /// rules).
 pub(crate) fn blank(text: &str) -> bool {
-    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
-    match text.bytes().find(|b| !ws(b)) {
+    match text.bytes().find(|b| !is_space(b)) {
         None => true,
         Some(b) if b < 0x80 => false,
         Some(_) => text.trim().is_empty(),
@@ -205,16 +204,25 @@ pub(crate) fn hex8(hex: &str) -> Option<u32> {
     Some(v)
 }
 
+/// A plain index token, as nearly every index is: `.` (-1), or 1 to 9 decimal digits
+/// (below 10^9, so below the sentinels); `None` for anything else, empty included.
+pub(crate) fn plain_idx(tok: &[u8]) -> Option<Idx> {
+    match tok {
+        b"." => Some(Idx::UNDEF),
+        t if (1..=9).contains(&t.len()) && t.iter().all(u8::is_ascii_digit) => Some(Idx(t
+            .iter()
+            .fold(0u32, |v, b| v * 10 + u32::from(b - b'0')))),
+        _ => None,
+    }
+}
+
 /// An index token: `.` or empty is -1, `-` is -2.
 pub(crate) fn idx(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<Idx, PError> {
-    // Plain decimal digits, as nearly every index is: below 10^9, so below the sentinels.
-    if (1..=9).contains(&tok.len()) && tok.bytes().all(|b| b.is_ascii_digit()) {
-        return Ok(Idx(tok
-            .bytes()
-            .fold(0u32, |v, b| v * 10 + u32::from(b - b'0'))));
+    if let Some(v) = plain_idx(tok.as_bytes()) {
+        return Ok(v);
     }
     match tok {
-        "" | "." => Ok(Idx::UNDEF),
+        "" => Ok(Idx::UNDEF),
         "-" => Ok(Idx::MAX),
         t => {
             let v: i64 = num(p, at, Some(t), "index")?;

@@ -2,7 +2,9 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, hex8, idx, num};
+use parsing_primitives::lines::is_space;
+
+use crate::ascii::parse::{Blocks, PResult, Parser, color, hex8, idx, num, plain_idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter};
 use crate::error::{Result, invalid};
 use crate::file::Body;
@@ -98,6 +100,8 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
         runs: Vec::new(),
     };
     let mut values = Vec::new();
+    // The voxels `dim` declares (none without a `dim` line).
+    let mut count = 0usize;
     // The parser's token list, for the block's lines.
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
@@ -135,6 +139,8 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                 let Some(n) = n.filter(|n| n.saturating_mul(2) <= m.text_voxels as u64) else {
                     return Err(p.err(at, "voxel block larger than the text"));
                 };
+                // At most half the text's length: fits.
+                count = usize::try_from(n).unwrap_or(usize::MAX);
                 // Room for the first run's voxels, charged (the rows charge again as they
                 // come: at most 512 bytes twice).
                 let first = usize::try_from(n).unwrap_or(0).min(128);
@@ -157,9 +163,6 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     m.text_voxels = m.text_voxels.saturating_sub(values.len());
     // The block holds `dim`'s voxels: rows past them (or any, without a `dim` line) are
     // not part of it, as a binary VOXD's runs end at its voxel count.
-    let count = (b.size.iter())
-        .try_fold(1usize, |a, &v| a.checked_mul(usize::try_from(v).ok()?))
-        .unwrap_or(usize::MAX);
     if values.len() > count {
         values.truncate(count);
         values.shrink_to_fit();
@@ -180,39 +183,21 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     Ok(())
 }
 
-/// White space between the tokens of a line, as [`parsing_primitives::lines::tokens`]
-/// splits ASCII lines.
-fn space(c: &u8) -> bool {
-    matches!(c, b'\t'..=b'\r' | b' ')
-}
-
-/// How many values a row of plain voxel values holds (`.`, or 1 to 9 decimal digits:
-/// below [`Idx::MAX`]), or `None` for a row with anything else, which the general path
-/// reads (and names what is wrong in it).
+/// How many values a row of plain voxel values ([`plain_idx`]) holds, or `None` for a
+/// row with anything else, which the general path reads (and names what is wrong in it).
 fn plain_row_len(row: &[u8]) -> Option<usize> {
     let mut n = 0;
-    for t in row.split(space) {
-        match t {
-            [] => {}
-            b"." => n += 1,
-            t if t.len() <= 9 && t.iter().all(u8::is_ascii_digit) => n += 1,
-            _ => return None,
-        }
+    for t in row.split(is_space).filter(|t| !t.is_empty()) {
+        plain_idx(t)?;
+        n += 1;
     }
     Some(n)
 }
 
-/// The values of a row [`plain_row_len`] accepted, as [`idx`] reads them.
+/// The values of a row [`plain_row_len`] accepted, as [`idx`] reads them (empty tokens,
+/// between two spaces, are no value).
 fn plain_row(row: &[u8]) -> impl Iterator<Item = Idx> + '_ {
-    row.split(space).filter(|t| !t.is_empty()).map(|t| match t {
-        b"." => Idx::UNDEF,
-        // Digits only, at most 9 (checked by `plain_row_len`): below 10^9, so the
-        // wrapping operations never wrap.
-        t => Idx((t.iter()).fold(0u32, |v, b| {
-            v.wrapping_mul(10)
-                .wrapping_add(u32::from(b.wrapping_sub(b'0')))
-        })),
-    })
+    row.split(is_space).filter_map(plain_idx)
 }
 
 /// VOXT as a `VoxTypes` block.

@@ -207,52 +207,42 @@ impl Mesher<'_> {
             isize::try_from(row).unwrap_or(isize::MAX),
             isize::try_from(layer).unwrap_or(isize::MAX),
         );
-        // The position counted along rather than divided out of the index (three
-        // divisions a voxel). The list holds at most the grid's sx * sy * sz voxels, so
-        // every size is at least 1 here.
-        let (mut x, mut z, mut y) = (0, 0, 0);
-        for (j, here) in data.iter().enumerate() {
-            let (vx, vz, vy) = (x, z, y);
-            x += 1;
-            if x == row {
-                x = 0;
-                z += 1;
-                if z >= sz {
-                    z = 0;
-                    y += 1;
+        // Row by row: a voxel's z and y are its row's (two divisions a row, not three a
+        // voxel). The list holds at most the grid's sx * sy * sz voxels.
+        let rows_per_layer = sz.max(1);
+        for (r, cells) in data.chunks(row).enumerate() {
+            let (z, y) = (r % rows_per_layer, r / rows_per_layer);
+            for (x, here) in cells.iter().enumerate() {
+                // Solid: its type is one of the types.
+                let Some(t) = self.types.get(here.0 as usize) else {
+                    continue;
+                };
+                let j = r * row + x;
+                let at = |d: isize| j.checked_add_signed(d).and_then(|k| data.get(k));
+                let mut corners = 0u32;
+                let mut sides = 0u32;
+                let open = [
+                    (y == 0 || !self.solid(at(-dlayer)), 1 | 2 | 4 | 8),
+                    (z == 0 || !self.solid(at(-drow)), 1 | 2 | 16 | 32),
+                    (x == 0 || !self.solid(at(-1)), 1 | 4 | 16 | 64),
+                    (y + 1 == sy || !self.solid(at(dlayer)), 16 | 32 | 64 | 128),
+                    (z + 1 == sz || !self.solid(at(drow)), 4 | 8 | 64 | 128),
+                    (x + 1 == sx || !self.solid(at(1)), 2 | 8 | 32 | 128),
+                ];
+                for (side, (is_open, k)) in open.iter().enumerate() {
+                    if *is_open {
+                        sides |= 1 << side;
+                        corners |= k;
+                    }
                 }
-            }
-            let (x, z, y) = (vx, vz, vy);
-            let Some(t) = Some(here)
-                .filter(|v| self.solid(Some(v)))
-                .and_then(|v| self.types.get(v.0 as usize))
-            else {
-                continue;
-            };
-            let at = |d: isize| j.checked_add_signed(d).and_then(|k| data.get(k));
-            let mut corners = 0u32;
-            let mut sides = 0u32;
-            let open = [
-                (y == 0 || !self.solid(at(-dlayer)), 1 | 2 | 4 | 8),
-                (z == 0 || !self.solid(at(-drow)), 1 | 2 | 16 | 32),
-                (x == 0 || !self.solid(at(-1)), 1 | 4 | 16 | 64),
-                (y + 1 == sy || !self.solid(at(dlayer)), 16 | 32 | 64 | 128),
-                (z + 1 == sz || !self.solid(at(drow)), 4 | 8 | 64 | 128),
-                (x + 1 == sx || !self.solid(at(1)), 2 | 8 | 32 | 128),
-            ];
-            for (side, (is_open, k)) in open.iter().enumerate() {
-                if *is_open {
-                    sides |= 1 << side;
-                    corners |= k;
+                if corners != 0 {
+                    f(Exposed {
+                        t: *t,
+                        at: [x, y, z],
+                        corners,
+                        sides,
+                    });
                 }
-            }
-            if corners != 0 {
-                f(Exposed {
-                    t: *t,
-                    at: [x, y, z],
-                    corners,
-                    sides,
-                });
             }
         }
     }
