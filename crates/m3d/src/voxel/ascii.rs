@@ -115,8 +115,9 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             values.extend(plain_row(text.as_bytes()));
             continue;
         }
-        p.split(at, text, &mut toks)?;
-        let mut t = toks.iter().copied();
+        // Keyword lines are few and short: split as they are read (the token list is
+        // for rows, whose values it counts before they are charged).
+        let mut t = text.split_whitespace();
         match t.next().unwrap_or("") {
             "uncertain" => {
                 b.uncertain = num(p, at, t.next(), "uncertain")?;
@@ -151,6 +152,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             _ => {
                 // A row: charged at once (the list, and the runs a longer block is cut
                 // into), then read.
+                p.split(at, text, &mut toks)?;
                 p.take_items::<Idx>(at, "voxels", 2 * toks.len())?;
                 values.reserve(toks.len());
                 for &tok in &toks {
