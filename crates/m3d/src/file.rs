@@ -88,6 +88,16 @@ impl Precision {
             Precision::Double => 3,
         }
     }
+
+    /// A quantized form's name and its steps from 0 to 1, signed (a position or
+    /// normal: `v * steps`) and unsigned (a texture coordinate); `None` for floats.
+    pub(crate) fn steps(self) -> Option<(&'static str, f64, f64)> {
+        match self {
+            Precision::Int8 => Some(("int8", 127.0, 255.0)),
+            Precision::Int16 => Some(("int16", 32767.0, 65535.0)),
+            Precision::Float | Precision::Double => None,
+        }
+    }
 }
 
 impl ReadOptions {

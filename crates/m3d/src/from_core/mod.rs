@@ -150,16 +150,13 @@ fn scale_for(model: &Model) -> f32 {
 /// that costs.
 fn quantize(out: &mut Converted<File>, precision: Precision) {
     let uv_clamped = store_coordinates(&mut out.value, precision);
-    let (code, steps) = match precision {
-        Precision::Int8 => (0u32, 127.0f64),
-        Precision::Int16 => (1, 32767.0),
-        Precision::Float | Precision::Double => return,
+    let Some((what, steps, uv_steps)) = precision.steps() else {
+        return;
     };
     let f = &out.value;
     let any_uv = f.chunks.iter().any(|c| matches!(c.body, Body::Tmap(_)));
     let scale = f64::from(f.effective_scale());
     let step = 0.5 / steps;
-    let what = if code == 0 { "int8" } else { "int16" };
     for (feature, bound) in [
         (Feature::Geometry, step * scale),
         (Feature::Normals, step),
@@ -176,7 +173,7 @@ fn quantize(out: &mut Converted<File>, precision: Precision) {
         );
     }
     if any_uv {
-        let uv_step = 0.5 / if code == 0 { 255.0 } else { 65535.0 };
+        let uv_step = 0.5 / uv_steps;
         out.lose(
             Feature::Uv0,
             LossKind::Quantized {
