@@ -199,7 +199,7 @@ impl crate::Model {
     /// Re-expresses everything in `target`: positions, normals, tangents (handedness
     /// flipped under a reflection), morph targets, bone rest transforms and inverse
     /// binds, animation keys; triangle winding is reversed under a reflection so front
-    /// faces stay front faces.
+    /// faces stay front faces. A model already in `target` is left as it is, bit for bit.
     ///
     /// ```
     /// use meshfmt_core::{glam::Vec3, CoordinateSystem, Model, Surface};
@@ -265,6 +265,11 @@ impl crate::Model {
     }
 
     fn convert_in_place(&mut self, target: CoordinateSystem) {
+        // Already there: nothing to rewrite (the identity conversion would still turn
+        // -0.0 into +0.0 and spread a NaN into the other components).
+        if self.coordinate_system == target {
+            return;
+        }
         let c = self.coordinate_system.conversion_to(&target);
         self.coordinate_system = target;
         for s in &mut self.surfaces {

@@ -262,9 +262,7 @@ impl Sn10 {
             skeleton: model.skeleton.clone(),
             ..Model::default()
         };
-        if skeleton_only.coordinate_system != COORDINATE_SYSTEM {
-            skeleton_only.convert_to(COORDINATE_SYSTEM);
-        }
+        skeleton_only.convert_to(COORDINATE_SYSTEM);
         let mut c = Ms1x::from_core_in(&skeleton_only, Ms1xVersion::Ms13, budget)?;
         if had_geometry {
             c.lose(

@@ -97,32 +97,30 @@ fn text_bytes(model: &Model) -> u64 {
     n
 }
 
-/// Exports `model` as OBJ text and an MTL library named `mtl_name`; the copy of the
-/// model and the text are charged to `budget` first.
+/// Exports `model` as OBJ text and an MTL library named `mtl_name`; the text, and a copy
+/// of a model in another frame than OBJ's (glTF's), are charged to `budget` first.
 pub fn export(
     model: &Model,
     mtl_name: &str,
     budget: &Budget,
 ) -> Result<Converted<ObjFiles>, CliError> {
-    budget.charge(
-        "OBJ export",
-        model.heap_bytes().saturating_add(text_bytes(model)),
-    )?;
-    let mut model = model.clone();
-    model.convert_to(CoordinateSystem::GLTF);
+    budget.charge("OBJ export", text_bytes(model))?;
+    // A copy (charged) only for a model in another frame than OBJ's.
+    let model = model.in_system(CoordinateSystem::GLTF, budget)?;
+    let model = &*model;
     let mut out = Converted::exact(ObjFiles {
         obj: String::new(),
         mtl: String::new(),
     });
-    report_dropped(&model, &mut out);
+    report_dropped(model, &mut out);
     let material_names: Vec<String> = model
         .materials
         .iter()
         .enumerate()
         .map(|(i, m)| name(&m.name, format!("material{i}")))
         .collect();
-    let obj = obj_text(&model, mtl_name, &material_names);
-    let mtl = mtl_text(&model, &material_names, &mut out);
+    let obj = obj_text(model, mtl_name, &material_names);
+    let mtl = mtl_text(model, &material_names, &mut out);
     out.value = ObjFiles { obj, mtl };
     Ok(out)
 }
