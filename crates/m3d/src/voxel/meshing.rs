@@ -29,6 +29,16 @@ const TRIS: [[[usize; 3]; 2]; 6] = [
     [[1, 5, 7], [1, 7, 3]], // east (+x)
 ];
 
+/// Per side (as [`TRIS`]): the corners it takes.
+const SIDE_CORNERS: [u32; 6] = [
+    1 | 2 | 4 | 8,
+    1 | 2 | 16 | 32,
+    1 | 4 | 16 | 64,
+    16 | 32 | 64 | 128,
+    4 | 8 | 64 | 128,
+    2 | 8 | 32 | 128,
+];
+
 /// The meshing in progress: what every block shares.
 struct Mesher<'t> {
     types: &'t [LoadedVoxelType],
@@ -203,10 +213,7 @@ impl Mesher<'_> {
         let [sx, sy, sz] = g.block.size.map(|v| v as usize);
         // Both at most the grid size, which fits.
         let (row, layer) = (sx.max(1), sx.saturating_mul(sz).max(1));
-        let (drow, dlayer) = (
-            isize::try_from(row).unwrap_or(isize::MAX),
-            isize::try_from(layer).unwrap_or(isize::MAX),
-        );
+        let solid = |k: usize| data.get(k).is_some_and(|v| self.solid(Some(v)));
         // Row by row: a voxel's z and y are its row's (two divisions a row, not three a
         // voxel). The list holds at most the grid's sx * sy * sz voxels.
         let rows_per_layer = sz.max(1);
@@ -218,18 +225,21 @@ impl Mesher<'_> {
                     continue;
                 };
                 let j = r * row + x;
-                let at = |d: isize| j.checked_add_signed(d).and_then(|k| data.get(k));
+                // A neighbour before this voxel is looked at only when its coordinate is
+                // above 0, so `j` is at least the step back; one after may lie past the
+                // coded voxels, which are empty. (Wrapping: an index that wrapped, which
+                // these bounds rule out, would be past the list, so empty, not a panic.)
+                let open = [
+                    y == 0 || !solid(j.wrapping_sub(layer)),
+                    z == 0 || !solid(j.wrapping_sub(row)),
+                    x == 0 || !solid(j.wrapping_sub(1)),
+                    y + 1 == sy || !solid(j.wrapping_add(layer)),
+                    z + 1 == sz || !solid(j.wrapping_add(row)),
+                    x + 1 == sx || !solid(j.wrapping_add(1)),
+                ];
                 let mut corners = 0u32;
                 let mut sides = 0u32;
-                let open = [
-                    (y == 0 || !self.solid(at(-dlayer)), 1 | 2 | 4 | 8),
-                    (z == 0 || !self.solid(at(-drow)), 1 | 2 | 16 | 32),
-                    (x == 0 || !self.solid(at(-1)), 1 | 4 | 16 | 64),
-                    (y + 1 == sy || !self.solid(at(dlayer)), 16 | 32 | 64 | 128),
-                    (z + 1 == sz || !self.solid(at(drow)), 4 | 8 | 64 | 128),
-                    (x + 1 == sx || !self.solid(at(1)), 2 | 8 | 32 | 128),
-                ];
-                for (side, (is_open, k)) in open.iter().enumerate() {
+                for (side, (is_open, k)) in open.iter().zip(SIDE_CORNERS).enumerate() {
                     if *is_open {
                         sides |= 1 << side;
                         corners |= k;
