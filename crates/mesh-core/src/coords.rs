@@ -239,8 +239,9 @@ impl crate::Model {
 
     /// The model in `target`'s coordinate system: the model itself when it is already
     /// in it (values untouched bit for bit, -0.0 and NaN included, nothing charged),
-    /// else a copy, charged to `budget` first ([`copy_in`](Self::copy_in)). A writer whose format shares the model's frame then
-    /// encodes it without a second copy of every array.
+    /// else a copy, charged to `budget` first ([`copy_in`](Self::copy_in)). A writer
+    /// whose format shares the model's frame then encodes it without a second copy of
+    /// every array.
     ///
     /// ```
     /// use std::borrow::Cow;

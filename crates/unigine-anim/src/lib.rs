@@ -62,9 +62,9 @@
 //! 1 GiB, by default). What the input makes grow is charged before it is allocated:
 //! decoded keys, decoded an10 frames, dense tracks from sparse keys, resampled frames
 //! (a low stored an12 frame rate stretches a clip, and its resampling pays for it) and
-//! a copy of a model in another frame (one in UNIGINE's frame is encoded as it is). An operation that would pass the budget fails with
-//! [`Error::OverBudget`] (inside [`Error::Decode`] for a read) naming what it was
-//! building. Frame counts of animations without bones cost nothing, and a clip's bones
+//! a copy of a model in another frame (one in UNIGINE's frame is encoded as it is). An
+//! operation that would pass the budget fails with [`Error::OverBudget`] (inside
+//! [`Error::Decode`] for a read) naming what it was building. Frame counts of animations without bones cost nothing, and a clip's bones
 //! are gathered in linear time.
 //!
 //! # Derived data

@@ -144,7 +144,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                 count = usize::try_from(n).unwrap_or(usize::MAX);
                 // Room for the first run's voxels, charged (the rows charge again as they
                 // come: at most 512 bytes twice).
-                let first = usize::try_from(n).unwrap_or(0).min(128);
+                let first = count.min(128);
                 p.take_items::<Idx>(at, "voxels", first)?;
                 values.reserve_exact(first);
             }

@@ -203,17 +203,17 @@ impl Exposed {
 }
 
 impl Mesher<'_> {
-    fn solid(&self, v: Option<&Idx>) -> bool {
-        v.is_some_and(|v| u64::from(v.0) < self.types.len() as u64)
-    }
-
     /// Calls `f` for every solid voxel of `g` with an exposed side.
     fn each_exposed(&self, g: &Grid<'_>, mut f: impl FnMut(Exposed)) {
         let data = &g.data;
         let [sx, sy, sz] = g.block.size.map(|v| v as usize);
         // Both at most the grid size, which fits.
         let (row, layer) = (sx.max(1), sx.saturating_mul(sz).max(1));
-        let solid = |k: usize| data.get(k).is_some_and(|v| self.solid(Some(v)));
+        // Solid: coded, and its type is one of the types.
+        let solid = |k: usize| {
+            data.get(k)
+                .is_some_and(|v| self.types.get(v.0 as usize).is_some())
+        };
         // Row by row: a voxel's z and y are its row's (two divisions a row, not three a
         // voxel). The list holds at most the grid's sx * sy * sz voxels.
         let rows_per_layer = sz.max(1);
