@@ -222,10 +222,8 @@ impl FormatFile for Model3dFile {
             ),
             None => None,
         };
-        let side = cx.side_files;
-        let read_file = |name: &str| side.and_then(|s| s.read(name).ok().flatten());
         let opts = CoreOptions {
-            read_file: side.map(|_| &read_file as crate::ReadFile<'_>),
+            side_files: cx.side_files,
             mtllib: lib.as_ref(),
             budget: Some(cx.budget.clone()),
             ..CoreOptions::default()

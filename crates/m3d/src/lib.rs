@@ -141,7 +141,7 @@ mod voxel;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
 pub use contract::{FORMAT, Model3d};
-pub use convert::context::{CoreOptions, ReadFile};
+pub use convert::context::CoreOptions;
 pub use direct::load;
 #[doc(hidden)]
 pub use direct::load_in_pieces;

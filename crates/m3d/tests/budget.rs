@@ -992,9 +992,9 @@ fn textures_are_charged_as_they_are_decoded_or_read() {
     let plain = File::from_core(&test_support::textured_triangle(), &WriteOptions::default())
         .unwrap()
         .value;
-    let read = |_: &str| Some(vec![0u8; 5 << 20]);
+    let side = vec![("bricks.png".to_string(), vec![0u8; 5 << 20])];
     let opts = CoreOptions {
-        read_file: Some(&read),
+        side_files: Some(&side),
         limits: four,
         ..Default::default()
     };

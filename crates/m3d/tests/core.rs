@@ -278,6 +278,8 @@ fn canonical_models_survive_from_core_write_read_to_core() {
 
 #[test]
 fn external_textures_come_from_the_callers_loader() {
+    use meshfmt_core::format::FormatError;
+    use meshfmt_core::side_files::{SideFile, SideFiles};
     use meshfmt_core::{RgbaImage, TextureSource};
     let file = File::from_core(&test_support::textured_triangle(), &Default::default())
         .unwrap()
@@ -288,44 +290,55 @@ fn external_textures_come_from_the_callers_loader() {
         pixels: vec![10, 20, 30, 255],
     };
     let png = img.encode_png().unwrap();
-    let asked = std::cell::RefCell::new(Vec::new());
-    let read = |name: &str| {
-        asked.borrow_mut().push(name.to_string());
-        (name == "bricks.png").then(|| png.clone())
+    /// Side files from memory that record every name asked.
+    struct Asked {
+        files: Vec<(String, Vec<u8>)>,
+        asked: std::cell::RefCell<Vec<String>>,
+    }
+    impl SideFiles for Asked {
+        fn read(&self, name: &str) -> Result<SideFile, FormatError> {
+            self.asked.borrow_mut().push(name.to_string());
+            self.files.read(name)
+        }
+    }
+    let side = Asked {
+        files: vec![("bricks.png".into(), png)],
+        asked: Default::default(),
     };
     let opts = m3d_format::CoreOptions {
-        read_file: Some(&read),
+        side_files: Some(&side),
         mtllib: None,
         ..Default::default()
     };
     let c = file.to_core_with(&opts).unwrap();
     assert_eq!(
-        *asked.borrow(),
+        *side.asked.borrow(),
         ["bricks.png"],
         "NAME.png first, as m3d.h asks"
     );
     assert_eq!(c.value.textures[0].source, TextureSource::Embedded(img));
     assert!(c.losses.is_empty(), "{:?}", c.losses);
 
-    // A loader that finds nothing: m3d.h then tries the bare name; a warning, not an error.
-    asked.borrow_mut().clear();
-    let none = |name: &str| {
-        asked.borrow_mut().push(name.to_string());
-        None
+    // Side files that hold nothing: m3d.h then tries the bare name; a loss, not an error.
+    let none = Asked {
+        files: Vec::new(),
+        asked: Default::default(),
     };
     let opts = m3d_format::CoreOptions {
-        read_file: Some(&none),
+        side_files: Some(&none),
         mtllib: None,
         ..Default::default()
     };
     let c = file.to_core_with(&opts).unwrap();
-    assert_eq!(*asked.borrow(), ["bricks.png", "bricks"]);
+    assert_eq!(*none.asked.borrow(), ["bricks.png", "bricks"]);
     assert_eq!(
         c.value.textures[0].source,
         TextureSource::Path("bricks.png".into())
     );
     assert!(
-        c.losses.iter().any(|l| l.reason.contains("not found")),
+        c.losses
+            .iter()
+            .any(|l| l.reason.contains("'bricks.png' not found beside the input")),
         "{:?}",
         c.losses
     );
@@ -355,7 +368,7 @@ fn a_material_library_supplies_the_materials_a_model_uses() {
     );
 
     let opts = m3d_format::CoreOptions {
-        read_file: None,
+        side_files: None,
         mtllib: Some(&lib),
         ..Default::default()
     };

@@ -25,6 +25,7 @@ use parsing_primitives::{Budget, BudgetExceeded};
 
 use crate::loss::{Converted, Feature};
 use crate::model::Model;
+use crate::side_files::SideFiles;
 use crate::summary::Summary;
 
 /// Why an operation on a file failed, by kind, so a tool can act on it (exit codes, a
@@ -200,14 +201,6 @@ macro_rules! shares_budget {
     };
 }
 
-/// Files beside the main one, by the name the main file uses for them (a `.gltf`'s
-/// buffer, an `.obj`'s material library, an `.m3d`'s texture).
-pub trait SideFiles {
-    /// The file's bytes; `Ok(None)` when there is no such file. Implementations check a
-    /// file's size against the operation's budget before reading it.
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError>;
-}
-
 /// What one operation may use and what it was asked for: the budget every step charges,
 /// the file's name (extensions pick versions and kinds), side files, companions named
 /// by the user, and writer choices.
@@ -218,7 +211,8 @@ pub struct Context<'a> {
     /// The file being read, or the output being written (only its name and extension
     /// are used).
     pub file_name: &'a str,
-    /// Files beside the input.
+    /// Files beside the input, under the loader's policy (the tool gives a
+    /// [`SideFolder`](crate::side_files::SideFolder); `None`: the input has none).
     pub side_files: Option<&'a dyn SideFiles>,
     /// A skeleton file given with the input (a Vitaboy `.skel` for a `.mesh`).
     pub skeleton: Option<&'a [u8]>,
@@ -460,17 +454,6 @@ macro_rules! format_identity {
             ($sniff)(data)
         }
     };
-}
-
-/// What a writer put beside its output serves as the side files for reading it back.
-impl SideFiles for Written {
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError> {
-        Ok(self
-            .side
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.clone()))
-    }
 }
 
 /// A file format: what tools need to detect, read, convert and write it.

@@ -25,6 +25,10 @@
 //! - [`format`](mod@format): the contract every format crate implements ([`format::Format`],
 //!   [`format::FormatFile`], typed [`format::FormatError`]s), and [`Summary`], what
 //!   `info` shows;
+//! - [`side_files`]: the one policy for files a model names (a glTF buffer, an OBJ
+//!   material library, an M3D texture): only regular files inside the input's folder or
+//!   the folders the user allowed, read through a reader the budget caps; and
+//!   [`text`]: names and messages made one printable line;
 //! - [`Budget`] and [`Limits`] (from parsing-primitives): the memory allowance one
 //!   operation draws on, shared by every step of a pipeline (read, `to_core`,
 //!   `from_core`, write).
@@ -79,10 +83,12 @@ pub mod model;
 #[cfg(feature = "png")]
 mod png;
 pub mod quantize;
+pub mod side_files;
 pub mod skeleton;
 pub mod skin;
 mod skinning;
 pub mod summary;
+pub mod text;
 mod validate;
 
 pub use animation::{Channel, Clip, Interpolation, Pose, Track, TrackRefs};

@@ -2,11 +2,13 @@
 //! 'run_*.anim'`), the loose files a Vitaboy appearance refers to, and the file names
 //! clips are split into (`--anims-dir`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::Budget;
+use meshfmt_core::format::FormatError;
+use meshfmt_core::side_files::{SideFiles, SideFolder};
+use meshfmt_core::text::{MAX_NAME_CHARS, one_line};
 use niotso_mesh::appearance::{Asset, Assets, parse_loose_file_name};
 use niotso_mesh::companions::AssetRef;
 
@@ -190,37 +192,46 @@ type FolderIndex = HashMap<(u32, u32, String), String>;
 /// The FreeSO loose files around a Vitaboy appearance, found by asset reference: in the
 /// appearance's folder, else in the sibling folder of the asset's kind (`Meshes/`,
 /// `Bindings/`, `Textures/`), else one level up, in the same sub-folder of it, then in
-/// it (an appearance in `Appearances/User/` finds `Bindings/User/`, then `Meshes/`). Each folder is listed once (its names
-/// charged to the budget); each file's size is checked against the budget before it is
-/// read.
-pub struct LooseFiles<'a> {
-    /// The appearance's folder.
-    dir: PathBuf,
-    budget: &'a Budget,
-    folders: RefCell<HashMap<PathBuf, FolderIndex>>,
+/// it (an appearance in `Appearances/User/` finds `Bindings/User/`, then `Meshes/`).
+/// Every folder is looked in through the side-file policy
+/// ([`SideFolder`](meshfmt_core::side_files::SideFolder)): the sibling folders only when
+/// the user allowed them (`--side-files` the content folder). Each folder is listed once
+/// (its names charged to the budget); each file's size is checked against the budget
+/// before it is read.
+pub struct LooseFiles {
+    side: SideFolder,
+    folders: RefCell<HashMap<String, FolderIndex>>,
+    /// True once an asset was not found.
+    missed: Cell<bool>,
 }
 
-impl<'a> LooseFiles<'a> {
-    /// The loose files around `appearance`, reading under `budget`.
-    pub fn around(appearance: &Path, budget: &'a Budget) -> Self {
+impl LooseFiles {
+    /// The loose files around the appearance whose side files `side` gives.
+    pub fn around(side: SideFolder) -> Self {
         LooseFiles {
-            dir: appearance
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
-            budget,
+            side,
             folders: RefCell::new(HashMap::new()),
+            missed: Cell::new(false),
         }
     }
 
-    /// The folders an asset of `type_id` is looked for in, in order.
-    fn candidates(&self, type_id: u32) -> Vec<PathBuf> {
-        let here = if self.dir.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            self.dir.clone()
-        };
-        let mut out = vec![here.clone()];
+    /// The warning when an asset was not found and sibling folders were outside the
+    /// allowed folders (at most one line).
+    pub fn warnings(&self) -> Vec<String> {
+        let refused = self.side.refused_folders();
+        if !self.missed.get() || refused.is_empty() {
+            return Vec::new();
+        }
+        vec![format!(
+            "FreeSO folders beside the appearance ({}) are outside the folders side files may come from: --side-files DIR allows the content folder",
+            one_line(&refused.join(", "), MAX_NAME_CHARS)
+        )]
+    }
+
+    /// The folders an asset of `type_id` is looked for in, in order, as names relative
+    /// to the appearance's folder.
+    fn candidates(&self, type_id: u32) -> Vec<String> {
+        let mut out = vec![String::new()];
         let kind = match type_id {
             niotso_mesh::appearance::TYPE_MESH => "Meshes",
             niotso_mesh::appearance::TYPE_BINDING => "Bindings",
@@ -228,51 +239,50 @@ impl<'a> LooseFiles<'a> {
             niotso_mesh::appearance::TYPE_APPEARANCE => "Appearances",
             _ => return out,
         };
-        let parent = here.join("..");
-        out.push(parent.join(kind));
-        let grandparent = parent.join("..");
-        if let Some(sub) = here
-            .canonicalize()
-            .ok()
-            .and_then(|p| p.file_name().map(|f| f.to_os_string()))
+        out.push(format!("../{kind}"));
+        if let Some(sub) = self
+            .side
+            .folder()
+            .and_then(|p| p.file_name())
+            .and_then(|f| f.to_str())
         {
-            out.push(grandparent.join(kind).join(sub));
+            out.push(format!("../../{kind}/{sub}"));
         }
-        out.push(grandparent.join(kind));
+        out.push(format!("../../{kind}"));
         out
     }
 
-    /// The index of `folder` (listed on first use).
-    fn lookup(&self, folder: &Path, key: &(u32, u32, String)) -> Result<Option<PathBuf>, CliError> {
+    /// The name of the file for `key` in `folder` (listed on first use).
+    fn lookup(&self, folder: &str, key: &(u32, u32, String)) -> Result<Option<String>, CliError> {
         let mut folders = self.folders.borrow_mut();
         if !folders.contains_key(folder) {
             let mut index = FolderIndex::new();
-            if let Ok(entries) = std::fs::read_dir(folder) {
-                for e in entries.flatten() {
-                    let name = e.file_name();
-                    let Some(name) = name.to_str() else { continue };
-                    self.budget
-                        .charge("folder listing", (name.len() as u64).saturating_mul(2) + 48)?;
-                    if let Some(l) = parse_loose_file_name(name) {
-                        index
-                            .entry((
-                                l.asset.file_id,
-                                l.asset.type_id,
-                                l.extension.to_ascii_lowercase(),
-                            ))
-                            .or_insert_with(|| name.to_string());
-                    }
+            for name in self.side.list(folder)? {
+                if let Some(l) = parse_loose_file_name(&name) {
+                    index
+                        .entry((
+                            l.asset.file_id,
+                            l.asset.type_id,
+                            l.extension.to_ascii_lowercase(),
+                        ))
+                        .or_insert(name);
                 }
             }
-            folders.insert(folder.to_path_buf(), index);
+            folders.insert(folder.to_string(), index);
         }
         Ok(folders
             .get(folder)
             .and_then(|index| index.get(key))
-            .map(|name| folder.join(name)))
+            .map(|name| {
+                if folder.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{folder}/{name}")
+                }
+            }))
     }
 
-    fn find_path(&self, asset: AssetRef, extensions: &[&str]) -> Result<Option<PathBuf>, CliError> {
+    fn find_name(&self, asset: AssetRef, extensions: &[&str]) -> Result<Option<String>, CliError> {
         for folder in self.candidates(asset.type_id) {
             for ext in extensions {
                 let key = (asset.file_id, asset.type_id, ext.to_ascii_lowercase());
@@ -281,29 +291,29 @@ impl<'a> LooseFiles<'a> {
                 }
             }
         }
+        self.missed.set(true);
         Ok(None)
     }
 }
 
-impl Assets for LooseFiles<'_> {
+impl Assets for LooseFiles {
     fn find(&self, asset: AssetRef, extensions: &[&str]) -> niotso_mesh::Result<Option<Asset>> {
-        let found = self.find_path(asset, extensions).and_then(|p| {
-            p.map(|p| {
-                let bytes = crate::files::read_side_file(&p, self.budget)?;
-                self.budget.charge("companion file", bytes.len() as u64)?;
-                Ok(Asset {
-                    name: p
-                        .file_name()
-                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-                    bytes,
-                })
-            })
-            .transpose()
+        let found = self.find_name(asset, extensions).and_then(|name| {
+            let Some(name) = name else { return Ok(None) };
+            let Some(bytes) = self.side.read(&name)?.found() else {
+                self.missed.set(true);
+                return Ok(None);
+            };
+            self.side
+                .budget()
+                .charge("companion file", bytes.len() as u64)?;
+            Ok(Some(Asset {
+                name: name.rsplit('/').next().unwrap_or_default().to_string(),
+                bytes,
+            }))
         });
         found.map_err(|e| match e {
-            CliError::File(meshfmt_core::format::FormatError::OverBudget(b)) => {
-                niotso_mesh::Error::OverBudget(b)
-            }
+            CliError::File(FormatError::OverBudget(b)) => niotso_mesh::Error::OverBudget(b),
             other => niotso_mesh::Error::Io(std::io::Error::other(other.to_string())),
         })
     }

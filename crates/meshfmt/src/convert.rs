@@ -18,11 +18,13 @@
 
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, SharedBytes, SideFiles};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, SharedBytes};
+use meshfmt_core::text::quoted;
 use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::{LooseFiles, clip_file_stems};
 use crate::error::CliError;
+use crate::files::{read_user_file, refusal_warnings, side_folder};
 use crate::formats;
 
 /// What `convert` was asked for.
@@ -58,6 +60,9 @@ pub struct ConvertOptions {
     /// Vitaboy `.anim` with the `.skel` beside the mesh), named after the clip
     /// ([`crate::companions::clip_file_stems`]).
     pub anims_dir: Option<PathBuf>,
+    /// Folders besides the input's own that names inside the input (and inside its
+    /// companions) may lead into (`--side-files`); see [`meshfmt_core::side_files`].
+    pub side_folders: Vec<PathBuf>,
     /// The memory one conversion may use (`--max-memory`): the input, every decoded
     /// array, side file, companion, model, resampled or generated element and the output
     /// are charged to one [`Budget`] of `limits.max_alloc_bytes`.
@@ -254,45 +259,10 @@ pub fn convert_lenient<'a>(
 }
 
 /// Reads an input file, refusing one larger than `limits.max_alloc_bytes` before
-/// reading it (the conversion then charges its bytes to its budget).
+/// reading it, and never reading more (the conversion then charges its bytes to its
+/// budget).
 pub fn read_input(path: &Path, limits: &Limits) -> Result<Vec<u8>, CliError> {
-    read_side_file(path, &Budget::new(*limits))
-}
-
-pub use crate::files::read_side_file;
-
-/// Files beside an input, by relative name (never an absolute path or a URI), each
-/// checked against the conversion's budget before it is read.
-pub struct Beside<'a> {
-    /// The input's folder.
-    pub dir: PathBuf,
-    /// The conversion's budget.
-    pub budget: &'a Budget,
-}
-
-impl SideFiles for Beside<'_> {
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, FormatError> {
-        if name.contains(':') || name.starts_with('/') || name.starts_with('\\') {
-            return Err(FormatError::Unsupported {
-                format: "meshfmt",
-                message: format!("'{name}' is not a relative file path"),
-            });
-        }
-        let path = self.dir.join(name);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        match read_side_file(&path, self.budget) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(CliError::File(e)) => Err(e),
-            Err(e) => Err(FormatError::Io(std::io::Error::other(e.to_string()))),
-        }
-    }
-}
-
-/// `path`'s folder (empty for a bare file name).
-fn folder(path: &Path) -> PathBuf {
-    path.parent().map(Path::to_path_buf).unwrap_or_default()
+    read_user_file(path, &Budget::new(*limits))
 }
 
 /// `path`'s file name, for messages.
@@ -313,7 +283,7 @@ fn companion_error(path: &Path, e: impl Into<CliError>) -> CliError {
 
 /// A companion's bytes, read and charged to the conversion's budget.
 fn read_companion_bytes(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
-    let data = read_side_file(path, budget).map_err(|e| companion_error(path, e))?;
+    let data = read_user_file(path, budget).map_err(|e| companion_error(path, e))?;
     budget
         .charge("companion file", data.len() as u64)
         .map_err(|e| companion_error(path, e))?;
@@ -321,18 +291,18 @@ fn read_companion_bytes(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliErro
 }
 
 /// A companion read through the registry (format by content, then extension), with
-/// its side files, converted to meshfmt-core under the conversion's budget.
+/// its side files (under the same policy as the input's, refusals added to
+/// `warnings`), converted to meshfmt-core under the conversion's budget.
 fn read_companion(
     path: &Path,
+    opts: &ConvertOptions,
     budget: &Budget,
+    warnings: &mut Vec<String>,
 ) -> Result<(&'static dyn Format, Converted<Model>), CliError> {
     let data = SharedBytes::from(read_companion_bytes(path, budget)?);
     let name = path.to_string_lossy();
     let f = formats::detect(&data, &name).map_err(|e| companion_error(path, e))?;
-    let side = Beside {
-        dir: folder(path),
-        budget,
-    };
+    let side = side_folder(path, &opts.side_folders, budget)?;
     let cx = Context {
         side_files: Some(&side),
         ..Context::new(&name).with_budget(budget.clone())
@@ -341,6 +311,12 @@ fn read_companion(
         .read_shared(&data, &cx)
         .and_then(|file| file.to_core(&cx))
         .map_err(|e| companion_error(path, e))?;
+    let name = file_name(path);
+    warnings.extend(
+        refusal_warnings(&side)
+            .into_iter()
+            .map(|w| format!("{}: {w}", quoted(&name))),
+    );
     Ok((f, model))
 }
 
@@ -379,7 +355,9 @@ fn appearance_model(
     input: &Path,
     data: &[u8],
     skeleton: Option<&[u8]>,
+    opts: &ConvertOptions,
     budget: &Budget,
+    warnings: &mut Vec<String>,
 ) -> Result<Converted<Model>, CliError> {
     let read = niotso_mesh::ReadOptions {
         budget: Some(budget.clone()),
@@ -391,14 +369,15 @@ fn appearance_model(
         .map(|b| niotso_mesh::skel::read_with_options(b, &read))
         .transpose()
         .map_err(FormatError::from)?;
-    let assets = LooseFiles::around(input, budget);
-    let opts = niotso_mesh::CoreOptions {
+    let assets = LooseFiles::around(side_folder(input, &opts.side_folders, budget)?);
+    let core = niotso_mesh::CoreOptions {
         budget: Some(budget.clone()),
         ..niotso_mesh::CoreOptions::default()
     };
     let mut model = apr
-        .to_core(&assets, skel.as_ref(), &opts)
+        .to_core(&assets, skel.as_ref(), &core)
         .map_err(FormatError::from)?;
+    warnings.extend(assets.warnings());
     let name = file_name(input);
     model.value.name = niotso_mesh::appearance::parse_loose_file_name(&name).map_or_else(
         || {
@@ -444,10 +423,7 @@ fn convert_in(
         (None, true) => Some("embedded".to_string()),
         (None, false) => dst.version_for_extension(&out_ext).map(str::to_string),
     };
-    let side = Beside {
-        dir: folder(input),
-        budget,
-    };
+    let side = side_folder(input, &opts.side_folders, budget)?;
     // A skeleton file for a format that takes one: its bytes go in the context.
     let skeleton_bytes = skeleton_for_context(src, opts, budget)?;
     let read_cx = Context {
@@ -467,7 +443,14 @@ fn convert_in(
         if skeleton_bytes.is_none() {
             warnings.push(no_skeleton_warning(src, "appearance"));
         }
-        let model = appearance_model(input, data.bytes(), skeleton_bytes.as_deref(), budget)?;
+        let model = appearance_model(
+            input,
+            data.bytes(),
+            skeleton_bytes.as_deref(),
+            opts,
+            budget,
+            &mut warnings,
+        )?;
         data.free(budget);
         model
     } else {
@@ -486,7 +469,8 @@ fn convert_in(
             budget.release(held);
             return Ok(Conversion {
                 outputs: outputs_of(written, output),
-                ..Conversion::default()
+                losses: Vec::new(),
+                warnings: refusal_warnings(&side),
             });
         }
         if src.takes_skeleton() && skeleton_bytes.is_none() && file.version() == "mesh" {
@@ -497,6 +481,7 @@ fn convert_in(
         budget.release(held);
         model
     };
+    warnings.extend(refusal_warnings(&side));
     attach_companions(&mut model, src, opts, budget, &mut warnings)?;
     if let Some(dir) = &opts.anims_dir {
         return split(
@@ -585,7 +570,7 @@ fn attach_companions(
     warnings: &mut Vec<String>,
 ) -> Result<(), CliError> {
     if let Some(p) = opts.skeleton.as_deref().filter(|_| !src.takes_skeleton()) {
-        let (f, given) = read_companion(p, budget)?;
+        let (f, given) = read_companion(p, opts, budget, warnings)?;
         if given.value.skeleton.is_empty() {
             return Err(companion_error(
                 p,
@@ -611,7 +596,7 @@ fn attach_companions(
         model.losses.extend(losses);
     }
     for p in &opts.anims {
-        let (f, anim) = read_companion(p, budget)?;
+        let (f, anim) = read_companion(p, opts, budget, warnings)?;
         if anim.value.animations.is_empty() {
             warnings.push(format!(
                 "--anim {}: this {} file holds no animation",

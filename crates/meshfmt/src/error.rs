@@ -13,6 +13,10 @@ pub enum CliError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// A file to be written beside the output is already there (`--force` replaces
+    /// it).
+    #[error("{0}: already exists (--force replaces it)")]
+    Exists(String),
     /// No format recognized the file.
     #[error("unknown format: {detail}")]
     UnknownFormat {
@@ -93,7 +97,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Companion { source, .. } => source.exit_code(),
-            CliError::Io { .. } => 3,
+            CliError::Io { .. } | CliError::Exists(_) => 3,
             CliError::File(e) if e.class() == ErrorClass::Io => 3,
             CliError::UnknownFormatName(_) | CliError::Usage(_) => 2,
             _ => 1,

@@ -1,38 +1,55 @@
-//! Reading files the conversion needs, each checked against its budget before it is read
-//! (a leaf module: `convert` and `companions` both use it).
+//! Reading the files a command needs (a leaf module: `convert`, `info` and `companions`
+//! use it): what the user named, read through meshfmt-core's capped reader, and the side
+//! files of an input, under meshfmt-core's side-file policy
+//! ([`meshfmt_core::side_files`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use meshfmt_core::BudgetExceeded;
+use meshfmt_core::format::FormatError;
+use meshfmt_core::side_files::{Refusal, SideFolder, read_named};
 use parsing_primitives::Budget;
 
 use crate::error::CliError;
 
-fn read(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|source| CliError::Io {
-        path: path.display().to_string(),
-        source,
+/// Reads a file the user named (an input, `--anim`, `--skeleton`, `--mtllib`), never
+/// more than what is left of `budget` ([`read_named`]); I/O errors name the file.
+pub fn read_user_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
+    read_named(path, budget).map_err(|e| match e {
+        FormatError::Io(source) => CliError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+        other => CliError::File(other),
     })
 }
 
-/// Reads a side file (a `.gltf`'s buffer, an `.obj`'s material library, an `.m3d`'s
-/// texture) once its size is known to fit what is left of `budget` (the reader of the
-/// bytes charges them).
-pub fn read_side_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
-    let len = std::fs::metadata(path)
-        .map_err(|source| CliError::Io {
-            path: path.display().to_string(),
+/// The side files of `input`: its folder, and the folders the user allowed
+/// (`--side-files`), which must exist.
+pub fn side_folder(
+    input: &Path,
+    allowed: &[PathBuf],
+    budget: &Budget,
+) -> Result<SideFolder, CliError> {
+    let mut side = SideFolder::beside(input, budget);
+    for dir in allowed {
+        side.allow(dir).map_err(|source| CliError::Io {
+            path: format!("--side-files {}", dir.display()),
             source,
-        })?
-        .len();
-    if len > budget.remaining() {
-        return Err(BudgetExceeded {
-            what: "the input file",
-            requested: len,
-            used: budget.used(),
-            limit: budget.limits().max_alloc_bytes,
-        }
-        .into());
+        })?;
     }
-    read(path)
+    Ok(side)
+}
+
+/// The tool's warnings for what `side` refused: one line each, naming the reference;
+/// a name that leads out of the allowed folders says how to allow one.
+pub fn refusal_warnings(side: &SideFolder) -> Vec<String> {
+    side.refusals()
+        .iter()
+        .map(|u| match u.refusal {
+            Some(Refusal::Outside | Refusal::Link) => {
+                format!("{u} (--side-files DIR allows another folder)")
+            }
+            _ => u.to_string(),
+        })
+        .collect()
 }

@@ -28,32 +28,46 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use meshfmt_core::format::{Context, SharedBytes};
 use meshfmt_core::{Aabb, Budget, Counts, Limits, Summary};
 
-use crate::convert::{Beside, read_input};
+use crate::convert::read_input;
 use crate::error::CliError;
+use crate::files::{refusal_warnings, side_folder};
 use crate::formats;
 
-/// What `info` shows about the file at `path` and the file's size: read as `format`
-/// (a name from [`formats::FORMATS`]) or the detected format, side files (a `.gltf`'s
-/// buffer, an `.obj`'s library, an `.m3d`'s textures) from beside it, everything under
-/// one budget of `limits` that the file's bytes are charged to first.
+/// What `info` found in one file.
+#[derive(Debug, Clone)]
+pub struct Inspected {
+    /// The summary.
+    pub summary: Summary,
+    /// The file's size in bytes.
+    pub size: u64,
+    /// Side files refused by the policy ([`meshfmt_core::side_files`]), one line each.
+    pub warnings: Vec<String>,
+}
+
+/// What `info` shows about the file at `path`: read as `format` (a name from
+/// [`formats::FORMATS`]) or the detected format, side files (a `.gltf`'s buffer, an
+/// `.obj`'s library, an `.m3d`'s textures) from beside it or from `side_folders` under
+/// the side-file policy, everything under one budget of `limits` that the file's bytes
+/// are charged to first.
 ///
 /// ```
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/unity-meshser/cube.bytes");
-/// let (summary, size) = meshfmt::info::inspect(path, None, &meshfmt_core::Limits::DEFAULT)?;
-/// assert_eq!((summary.format.as_str(), summary.counts.triangles), ("unity-meshser", 12));
-/// assert_eq!(size, std::fs::metadata(path)?.len());
+/// let got = meshfmt::info::inspect(path, None, &meshfmt_core::Limits::DEFAULT, &[])?;
+/// assert_eq!((got.summary.format.as_str(), got.summary.counts.triangles), ("unity-meshser", 12));
+/// assert_eq!(got.size, std::fs::metadata(path)?.len());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn inspect(
     path: &str,
     format: Option<&str>,
     limits: &Limits,
-) -> Result<(Summary, u64), CliError> {
+    side_folders: &[PathBuf],
+) -> Result<Inspected, CliError> {
     let data = SharedBytes::from(read_input(Path::new(path), limits)?);
     let budget = Budget::new(*limits);
     budget.charge("input file", data.len() as u64)?;
@@ -63,19 +77,17 @@ pub fn inspect(
         }
         None => formats::detect(&data, path)?,
     };
-    let side = Beside {
-        dir: Path::new(path)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
-        budget: &budget,
-    };
+    let side = side_folder(Path::new(path), side_folders, &budget)?;
     let cx = Context {
         side_files: Some(&side),
         ..Context::new(path).with_budget(budget.clone())
     };
     let summary = f.read_shared(&data, &cx)?.summary(&cx)?;
-    Ok((summary, data.len() as u64))
+    Ok(Inspected {
+        summary,
+        size: data.len() as u64,
+        warnings: refusal_warnings(&side),
+    })
 }
 
 /// The counts `info` reports. The JSON keys are an interface: other tools and our
@@ -333,22 +345,14 @@ fn num(v: f32) -> String {
     }
 }
 
-/// A name for a table cell: `-` when empty, control characters escaped so a row stays
-/// one line.
+/// A name for a table cell: `-` when empty, unprintable characters escaped so a row
+/// stays one line ([`meshfmt_core::text::one_line`]), cut at
+/// [`MAX_NAME_CHARS`](meshfmt_core::text::MAX_NAME_CHARS).
 fn cell(name: &str) -> String {
     if name.is_empty() {
         return "-".into();
     }
-    name.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    meshfmt_core::text::one_line(name, meshfmt_core::text::MAX_NAME_CHARS).into_owned()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

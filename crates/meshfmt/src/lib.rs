@@ -16,6 +16,12 @@
 //! charge every accessor read, vertex and surface, so instancing, shared accessors and
 //! repeated names cannot multiply past it.
 //!
+//! Names inside a file never lead outside what the user named: side files are read
+//! under meshfmt-core's policy ([`meshfmt_core::side_files`]: the input's folder and the
+//! folders in [`convert::ConvertOptions::side_folders`], regular files only, reads capped
+//! by the budget), and [`output::write_outputs`] writes a conversion's files all or
+//! nothing, never over a file beside the output unless forced.
+//!
 //! ```
 //! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.name());
 //! assert_eq!(f.ok(), Some("unigine-mesh"));
@@ -31,4 +37,5 @@ pub mod formats;
 pub mod gltf;
 pub mod info;
 pub mod obj;
+pub mod output;
 pub mod report;

@@ -33,9 +33,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use meshfmt_core::format::{Context, Format, SharedBytes};
 use meshfmt_core::{Budget, DumpOptions, Limits, Model, dump, validate};
 
-use meshfmt::convert::{Beside, ConvertOptions};
+use meshfmt::convert::ConvertOptions;
 use meshfmt::error::CliError;
+use meshfmt::files::{refusal_warnings, side_folder};
 use meshfmt::formats::{self, FORMATS};
+use meshfmt::output::write_outputs;
+use meshfmt_core::text::{MAX_LINE_CHARS, one_line};
 
 /// Quantization quality for formats that quantize (passed to the format as its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -80,6 +83,12 @@ struct Cli {
     /// binary suffix (K, M, G, T, optionally followed by iB or B: 512M = 512 MiB).
     #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     max_memory: u64,
+    /// A folder, besides the input's own, that names inside a file (a glTF buffer, an
+    /// OBJ material library, an M3D texture, a Vitaboy appearance's loose files) may
+    /// lead into; repeatable. Without it, side files come only from the input's folder
+    /// and below it.
+    #[arg(long = "side-files", global = true, value_name = "DIR")]
+    side_files: Vec<PathBuf>,
 }
 
 /// `512M`, `1GiB`, `4096`: bytes with an optional binary suffix.
@@ -174,9 +183,16 @@ enum Command {
         /// `.bin` file beside it.
         #[arg(long)]
         embed: bool,
-        /// Fail instead of converting when anything would be lost.
+        /// Fail instead of converting when anything would be lost, or a side file was
+        /// refused.
         #[arg(long)]
         strict: bool,
+        /// Replace files that are already where the files beside the output go (a
+        /// glTF's `.bin`, an OBJ's `.mtl`, a `.skel`, `--anims-dir` clips); without it
+        /// the conversion writes nothing and fails. The output itself is always
+        /// replaced.
+        #[arg(long)]
+        force: bool,
         /// M3D input: a material library (a model of materials only, from `m3dconv -m`)
         /// that the input's use-material records refer to.
         #[arg(long, value_name = "FILE")]
@@ -212,6 +228,23 @@ fn pick(data: &[u8], path: &str, forced: Option<String>) -> Result<&'static dyn 
     }
 }
 
+/// Writes `line` to stderr after `meshfmt: `, as one printable line (names from files
+/// can hold escape sequences and newlines).
+fn say(line: impl std::fmt::Display) {
+    eprintln!("meshfmt: {}", one_line(&line.to_string(), MAX_LINE_CHARS));
+}
+
+/// `text` with every line made printable ([`one_line`], not cut): what reaches the
+/// terminal from a file's names.
+fn printable_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&one_line(line, usize::MAX));
+        out.push('\n');
+    }
+    out
+}
+
 /// Reads `path` into one budget of `limits`, its bytes charged first.
 fn read_charged(path: &str, limits: &Limits) -> Result<(Vec<u8>, Budget), CliError> {
     let data = meshfmt::convert::read_input(Path::new(path), limits)?;
@@ -227,28 +260,27 @@ fn load(
     path: &str,
     forced: Option<String>,
     limits: &Limits,
+    side_folders: &[PathBuf],
 ) -> Result<(meshfmt_core::Converted<Model>, &'static dyn Format), CliError> {
     let (data, budget) = read_charged(path, limits)?;
     // Handed over: a format that keeps stored bytes keeps ranges of it, not copies.
     let data = SharedBytes::from(data);
     let f = pick(&data, path, forced)?;
-    let side = Beside {
-        dir: Path::new(path)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
-        budget: &budget,
-    };
+    let side = side_folder(Path::new(path), side_folders, &budget)?;
     let cx = Context {
         side_files: Some(&side),
         ..Context::new(path).with_budget(budget.clone())
     };
     let conv = f.read_shared(&data, &cx)?.to_core(&cx)?;
+    for w in refusal_warnings(&side) {
+        say(format_args!("warning: {}", per_file(path, &w)));
+    }
     Ok((conv, f))
 }
 
-/// `FILE: error`, without naming the file twice when the error already starts with it.
-fn per_file(file: &str, e: &CliError) -> String {
+/// `FILE: message`, without naming the file twice when the message already starts
+/// with it.
+fn per_file(file: &str, e: &impl std::fmt::Display) -> String {
     let message = e.to_string();
     if message.starts_with(&format!("{file}: ")) {
         message
@@ -268,23 +300,32 @@ fn run(cli: Cli) -> Result<(), CliError> {
             json,
             all,
             format,
-        } => info(&files, json, all, format.as_deref(), &limits),
+        } => info(
+            &files,
+            json,
+            all,
+            format.as_deref(),
+            &limits,
+            &cli.side_files,
+        ),
         Command::Dump {
             file,
             format,
             max_items,
         } => {
-            let (conv, _) = load(&file, format, &limits)?;
+            let (conv, _) = load(&file, format, &limits, &cli.side_files)?;
             for loss in &conv.losses {
-                eprintln!("meshfmt: note: {loss}");
+                say(format_args!("note: {loss}"));
             }
             let opts = DumpOptions {
                 max_items: max_items.unwrap_or(usize::MAX),
             };
-            print!("{}", dump(&conv.value, &opts));
+            print!("{}", printable_lines(&dump(&conv.value, &opts)));
             Ok(())
         }
-        Command::Validate { files, format } => validate_files(&files, format, &limits),
+        Command::Validate { files, format } => {
+            validate_files(&files, format, &limits, &cli.side_files)
+        }
         Command::Convert {
             paths,
             out_dir,
@@ -295,6 +336,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             compression,
             embed,
             strict,
+            force,
             mtllib,
             skeleton,
             anims,
@@ -320,9 +362,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 skeleton: skeleton.map(PathBuf::from),
                 anims: anim_files,
                 anims_dir: anims_dir.map(PathBuf::from),
+                side_folders: cli.side_files,
                 limits,
             };
-            convert_paths(&paths, out_dir, report, &opts)
+            convert_paths(&paths, out_dir, report, &opts, force)
         }
         Command::Formats => {
             print_formats();
@@ -339,6 +382,7 @@ fn info(
     all: bool,
     format: Option<&str>,
     limits: &Limits,
+    side_folders: &[PathBuf],
 ) -> Result<(), CliError> {
     let opts = if all {
         meshfmt::info::TextOptions::ALL
@@ -349,27 +393,38 @@ fn info(
         if json {
             println!("{}", meshfmt::info::to_json(file, size, summary));
         } else {
-            print!("{}", meshfmt::info::to_text(size, summary, &opts));
+            print!(
+                "{}",
+                printable_lines(&meshfmt::info::to_text(size, summary, &opts))
+            );
+        }
+    };
+    let warn = |file: &str, got: &meshfmt::info::Inspected| {
+        for w in &got.warnings {
+            say(format_args!("warning: {}", per_file(file, w)));
         }
     };
     if let [file] = files {
-        let (summary, size) = meshfmt::info::inspect(file, format, limits)?;
-        print(file, size, &summary);
+        let got = meshfmt::info::inspect(file, format, limits, side_folders)?;
+        warn(file, &got);
+        print(file, got.size, &got.summary);
         return Ok(());
     }
     // Several files: each is reported (text under a header line), errors per
     // file on stderr, exit 1 at the end when any failed.
     let mut failed = 0;
     for (k, file) in files.iter().enumerate() {
-        match meshfmt::info::inspect(file, format, limits) {
-            Ok((summary, size)) => {
+        match meshfmt::info::inspect(file, format, limits, side_folders) {
+            Ok(got) => {
+                warn(file, &got);
                 if !json {
-                    println!("{}== {file} ==", if k > 0 { "\n" } else { "" });
+                    let header = one_line(file, MAX_LINE_CHARS);
+                    println!("{}== {header} ==", if k > 0 { "\n" } else { "" });
                 }
-                print(file, size, &summary);
+                print(file, got.size, &got.summary);
             }
             Err(e) => {
-                eprintln!("meshfmt: {}", per_file(file, &e));
+                say(per_file(file, &e));
                 failed += 1;
             }
         }
@@ -390,15 +445,17 @@ fn validate_files(
     files: &[String],
     format: Option<String>,
     limits: &Limits,
+    side_folders: &[PathBuf],
 ) -> Result<(), CliError> {
+    let file_line = |file: &str| one_line(file, MAX_LINE_CHARS).into_owned();
     if let [file] = files {
-        let (conv, f) = load(file, format, limits)?;
+        let (conv, f) = load(file, format, limits, side_folders)?;
         let problems = validate(&conv.value);
         for p in &problems {
-            println!("{p}");
+            println!("{}", one_line(&p.to_string(), MAX_LINE_CHARS));
         }
         return if problems.is_empty() {
-            println!("{file}: valid {} file", f.name());
+            println!("{}: valid {} file", file_line(file), f.name());
             Ok(())
         } else {
             Err(CliError::Invalid(problems.len()))
@@ -407,20 +464,20 @@ fn validate_files(
     // Several files: every one is checked, problems are prefixed with the file.
     let mut bad = 0;
     for file in files {
-        match load(file, format.clone(), limits) {
+        match load(file, format.clone(), limits, side_folders) {
             Ok((conv, f)) => {
                 let problems = validate(&conv.value);
                 for p in &problems {
-                    println!("{file}: {p}");
+                    println!("{}", one_line(&format!("{file}: {p}"), MAX_LINE_CHARS));
                 }
                 if problems.is_empty() {
-                    println!("{file}: valid {} file", f.name());
+                    println!("{}: valid {} file", file_line(file), f.name());
                 } else {
                     bad += 1;
                 }
             }
             Err(e) => {
-                eprintln!("meshfmt: {file}: {e}");
+                say(per_file(file, &e));
                 bad += 1;
             }
         }
@@ -441,18 +498,20 @@ fn convert_paths(
     out_dir: Option<String>,
     report: Option<String>,
     opts: &ConvertOptions,
+    force: bool,
 ) -> Result<(), CliError> {
     match out_dir {
         Some(_) if opts.anims_dir.is_some() || report.is_some() => Err(CliError::Usage(
             "--anims-dir and --report apply to one conversion (IN OUT), not to --out-dir".into(),
         )),
-        Some(dir) => batch::run(paths, Path::new(&dir), opts),
+        Some(dir) => batch::run(paths, Path::new(&dir), opts, force),
         None => match paths {
             [input, output] => convert_one(
                 Path::new(input),
                 Path::new(output),
                 opts,
                 report.as_deref().map(Path::new),
+                force,
             ),
             _ => Err(CliError::Usage(
                 "convert takes IN OUT, or --out-dir DIR --to FORMAT FILES...".into(),
@@ -486,13 +545,6 @@ fn print_formats() {
     }
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes).map_err(|source| CliError::Io {
-        path: path.display().to_string(),
-        source,
-    })
-}
-
 /// One conversion: the output files, then notes and warnings on stderr, then the
 /// report (also when `--strict` refuses, which writes nothing else and prints only the
 /// refusal).
@@ -501,6 +553,7 @@ fn convert_one(
     output: &Path,
     opts: &ConvertOptions,
     report: Option<&Path>,
+    force: bool,
 ) -> Result<(), CliError> {
     let data = meshfmt::convert::read_input(input, &opts.limits)?;
     let converted = meshfmt::convert::convert_lenient(input, data, output, opts)?;
@@ -517,15 +570,12 @@ fn convert_one(
                 source,
             })?;
         }
-        for (path, bytes) in &converted.outputs {
-            write_file(path, bytes)?;
-            written.push(path.clone());
-        }
+        written = write_outputs(&converted.outputs, force)?;
         for loss in &converted.losses {
-            eprintln!("meshfmt: note: {loss}");
+            say(format_args!("note: {loss}"));
         }
         for warning in &converted.warnings {
-            eprintln!("meshfmt: warning: {warning}");
+            say(format_args!("warning: {warning}"));
         }
     }
     if let Some(report) = report {
@@ -537,7 +587,10 @@ fn convert_one(
             losses: converted.losses,
             warnings: converted.warnings,
         };
-        write_file(report, r.to_json().as_bytes())?;
+        write_outputs(
+            &vec![(report.to_path_buf(), r.to_json().into_bytes())],
+            true,
+        )?;
     }
     match refused {
         Some(e) => Err(e),
@@ -550,7 +603,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("meshfmt: {e}");
+            say(&e);
             ExitCode::from(e.exit_code())
         }
     }

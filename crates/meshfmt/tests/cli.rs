@@ -587,9 +587,24 @@ fn m3d_textures_are_read_from_beside_the_model() {
     let text = std::fs::read_to_string(&gltf).unwrap();
     assert!(text.contains("\"mimeType\": \"image/png\""), "{text}");
 
-    // Without it: a warning, and the glTF refers to the file by name.
+    // Without it: a warning, and the glTF refers to the file by name. wall.bin is there
+    // now: without --force nothing is written (the .gltf is left as it was).
     std::fs::remove_file(dir.join("bricks.png")).unwrap();
+    let before = std::fs::read(&gltf).unwrap();
     let out = meshfmt(&["convert", m3d.to_str().unwrap(), gltf.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.ends_with("wall.bin: already exists (--force replaces it)\n"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&gltf).unwrap(), before);
+    let out = meshfmt(&[
+        "convert",
+        m3d.to_str().unwrap(),
+        gltf.to_str().unwrap(),
+        "--force",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("'bricks.png' not found"), "{stderr}");
@@ -656,6 +671,7 @@ fn m3d_mtllib_supplies_the_materials() {
         gltf.to_str().unwrap(),
         "--mtllib",
         lib_path.to_str().unwrap(),
+        "--force",
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");

@@ -703,6 +703,20 @@ fn a_freeso_appearance_in_its_folders() {
     let glb = d.join("outfit.glb");
     let json = d.join("report.json");
     let skel = fixture("niotso-mesh/adult.skel");
+    // The sibling folders are outside the appearance's own: not searched until the
+    // content folder is allowed, and a warning says how.
+    let stderr = ok(&meshfmt(&[
+        "convert",
+        s(&apr),
+        "--skeleton",
+        s(&skel),
+        s(&glb),
+    ]));
+    assert!(
+        stderr.contains("warning: FreeSO folders beside the appearance (../Bindings, ../../Bindings/User, ../../Bindings) are outside the folders side files may come from: --side-files DIR allows the content folder"),
+        "{stderr}"
+    );
+    assert!(read_model(&glb).surfaces.is_empty());
     let out = meshfmt(&[
         "convert",
         s(&apr),
@@ -711,6 +725,8 @@ fn a_freeso_appearance_in_its_folders() {
         s(&glb),
         "--report",
         s(&json),
+        "--side-files",
+        s(&d),
     ]);
     ok(&out);
     let m = read_model(&glb);
@@ -747,13 +763,26 @@ fn a_freeso_appearance_in_its_folders() {
         ]
     );
     // Without the skeleton: converted, with the warning; refused under --strict.
-    let stderr = ok(&meshfmt(&["convert", s(&apr), s(&glb)]));
+    let stderr = ok(&meshfmt(&[
+        "convert",
+        s(&apr),
+        s(&glb),
+        "--side-files",
+        s(&d),
+    ]));
     assert!(
         stderr.contains("warning: niotso-mesh appearance converted without its skeleton: bones at the origin, parts left in bone space; give the .skel with --skeleton FILE"),
         "{stderr}"
     );
     let strict = d.join("strict.glb");
-    let out = meshfmt(&["convert", "--strict", s(&apr), s(&strict)]);
+    let out = meshfmt(&[
+        "convert",
+        "--strict",
+        s(&apr),
+        s(&strict),
+        "--side-files",
+        s(&d),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--skeleton FILE"));
     assert!(!strict.exists());
@@ -962,6 +991,7 @@ fn freeso_sample_appearances_with_the_adult_skeleton() {
     for apr in &aprs {
         let glb = d.join("a.glb");
         let json = d.join("r.json");
+        // The FreeSO content folder (Appearances/, Bindings/, Meshes/) allowed.
         ok(&meshfmt(&[
             "convert",
             s(apr),
@@ -970,6 +1000,8 @@ fn freeso_sample_appearances_with_the_adult_skeleton() {
             s(&glb),
             "--report",
             s(&json),
+            "--side-files",
+            s(dir.parent().unwrap()),
         ]));
         let m = read_model(&glb);
         let r = report(&json);

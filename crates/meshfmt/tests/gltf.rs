@@ -169,13 +169,6 @@ fn containers_and_repairs() {
     assert_eq!(root.meshes.len(), 1, "the empty surface is left out");
 }
 
-fn no_files(uri: &str) -> Result<Vec<u8>, meshfmt::error::CliError> {
-    Err(meshfmt::error::CliError::format(
-        "test",
-        format!("no file {uri}"),
-    ))
-}
-
 #[test]
 fn canonical_models_come_back_from_gltf() {
     // read(write(model)) == model for everything glTF holds as given: the canonical
@@ -191,8 +184,7 @@ fn canonical_models_come_back_from_gltf() {
         for container in [Container::Glb, Container::Embedded] {
             let out = export(&model, container.clone(), &Budget::default()).unwrap();
             assert!(out.losses.is_empty(), "{name}: {:?}", out.losses);
-            let back =
-                meshfmt::gltf::import(&out.value.main, &no_files, &Budget::default()).unwrap();
+            let back = meshfmt::gltf::import(&out.value.main, None, &Budget::default()).unwrap();
             assert!(back.losses.is_empty(), "{name}: {:?}", back.losses);
             let back = back.value;
             assert_eq!(back.surfaces.len(), model.surfaces.len(), "{name}");
@@ -235,26 +227,26 @@ fn hostile_gltf_is_refused_cleanly() {
         .main;
     // Every truncation: an error, never a panic.
     for n in 0..glb.len() {
-        let _ = meshfmt::gltf::import(&glb[..n], &no_files, &Budget::default());
+        let _ = meshfmt::gltf::import(&glb[..n], None, &Budget::default());
     }
     // Every byte flipped: an error or a model, never a panic.
     for at in 0..glb.len() {
         let mut b = glb.clone();
         b[at] ^= 0x41;
-        let _ = meshfmt::gltf::import(&b, &no_files, &Budget::default());
+        let _ = meshfmt::gltf::import(&b, None, &Budget::default());
     }
     // An accessor claiming far more elements than its view holds.
     let text = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":12,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAA"}],
         "bufferViews":[{"buffer":0,"byteLength":12}],
         "accessors":[{"bufferView":0,"componentType":5126,"count":2147483647,"type":"VEC3"}],
         "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}]}"#;
-    let e = meshfmt::gltf::import(text.as_bytes(), &no_files, &Budget::default())
+    let e = meshfmt::gltf::import(text.as_bytes(), None, &Budget::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("do not fit"), "{e}");
     // A node that is its own ancestor.
     let text = r#"{"asset":{"version":"2.0"},"nodes":[{"children":[1]},{"children":[0]}]}"#;
-    let e = meshfmt::gltf::import(text.as_bytes(), &no_files, &Budget::default())
+    let e = meshfmt::gltf::import(text.as_bytes(), None, &Budget::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("cycle") || e.contains("two parents"), "{e}");
@@ -288,7 +280,7 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
     .unwrap()
     .value
     .main;
-    let model = meshfmt::gltf::import(&source, &no_files, &Budget::default())
+    let model = meshfmt::gltf::import(&source, None, &Budget::default())
         .unwrap()
         .value;
     let mut checked = 0;
@@ -307,7 +299,7 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
             .unwrap()
             .value
             .main;
-        let back = meshfmt::gltf::import(&again, &no_files, &Budget::default())
+        let back = meshfmt::gltf::import(&again, None, &Budget::default())
             .unwrap()
             .value;
         assert_eq!(
@@ -342,7 +334,7 @@ fn an_empty_model_exports_and_imports() {
         .unwrap()
         .value
         .main;
-    let back = meshfmt::gltf::import(&out, &no_files, &Budget::default())
+    let back = meshfmt::gltf::import(&out, None, &Budget::default())
         .unwrap()
         .value;
     assert!(back.surfaces.is_empty() && back.skeleton.bones.is_empty());

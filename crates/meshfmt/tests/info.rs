@@ -8,7 +8,8 @@ use std::process::{Command, Output};
 
 use gltf_json::Value;
 use meshfmt::formats::{self, FORMATS};
-use meshfmt_core::format::{Context, Format, SideFiles, Written};
+use meshfmt_core::format::{Context, Format, Written};
+use meshfmt_core::side_files::SideFiles;
 use meshfmt_core::{Limits, Model};
 
 fn meshfmt(args: &[&str]) -> Output {
@@ -150,8 +151,9 @@ fn check_file(path: &str) {
 
 /// The same checks in-process (for the many exports of the samples).
 fn check_in_process(path: &str) {
-    let (summary, size) = meshfmt::info::inspect(path, None, &Limits::DEFAULT)
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let meshfmt::info::Inspected { summary, size, .. } =
+        meshfmt::info::inspect(path, None, &Limits::DEFAULT, &[])
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
     let raw = meshfmt::info::to_json(path, size, &summary);
     let v: Value = gltf_json::deserialize::from_str(&raw).unwrap();
     check_shape(path, &raw, &v);

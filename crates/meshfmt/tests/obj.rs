@@ -63,11 +63,13 @@ fn two_surfaces_by_hand() {
     );
 }
 
-fn mtl_loader(uri: &str) -> Result<Vec<u8>, meshfmt::error::CliError> {
-    match uri {
-        "m.mtl" => Ok(b"newmtl red\nKd 1 0 0\nd 0.5\nPr 0.25\nmap_Kd -bm 1 tex/red.png\nnewmtl broken\nKd 1 2\n".to_vec()),
-        _ => Err(meshfmt::error::CliError::format("test", format!("no {uri}"))),
-    }
+/// The one material library the hand-written OBJ names.
+fn mtl_files() -> Vec<(String, Vec<u8>)> {
+    vec![(
+        "m.mtl".into(),
+        b"newmtl red\nKd 1 0 0\nd 0.5\nPr 0.25\nmap_Kd -bm 1 tex/red.png\nnewmtl broken\nKd 1 2\n"
+            .to_vec(),
+    )]
 }
 
 #[test]
@@ -76,7 +78,8 @@ fn import_by_hand() {
         vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n\
         o quad\nusemtl red\nf 1/1/1 2/2/1 3/3/1 4/4/1\n\
         o tri\nusemtl broken\nf -4//1 -3//1 -1//1\nl 1 2\n";
-    let out = meshfmt::obj::import(text.as_bytes(), &mtl_loader, &Budget::default()).unwrap();
+    let mtl = mtl_files();
+    let out = meshfmt::obj::import(text.as_bytes(), Some(&mtl), &Budget::default()).unwrap();
     let m = &out.value;
     assert_eq!(m.surfaces.len(), 2);
     let quad = &m.surfaces[0];
@@ -122,7 +125,7 @@ fn import_by_hand() {
         ),
         ("v a 0 0\n", "line 1: 'a' is not a number"),
     ] {
-        let e = meshfmt::obj::import(bad.as_bytes(), &mtl_loader, &Budget::default())
+        let e = meshfmt::obj::import(bad.as_bytes(), None, &Budget::default())
             .unwrap_err()
             .to_string();
         assert!(e.contains(want), "{e}");
@@ -133,9 +136,8 @@ fn import_by_hand() {
 fn export_then_import_keeps_positions_exactly() {
     let model = meshfmt_core::canonical::multi_surface();
     let files = export(&model, "m.mtl", &Budget::default()).unwrap().value;
-    let mtl = files.mtl.clone();
-    let load = move |_: &str| Ok(mtl.clone().into_bytes());
-    let back = meshfmt::obj::import(files.obj.as_bytes(), &load, &Budget::default())
+    let mtl = vec![("m.mtl".to_string(), files.mtl.clone().into_bytes())];
+    let back = meshfmt::obj::import(files.obj.as_bytes(), Some(&mtl), &Budget::default())
         .unwrap()
         .value;
     assert_eq!(back.surfaces.len(), model.surfaces.len());

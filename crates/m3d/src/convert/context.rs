@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use meshfmt_core::glam::{Vec2, Vec4};
 use meshfmt_core::model::Model;
+use meshfmt_core::side_files::SideFiles;
 use meshfmt_core::{Budget, Converted, Feature, Limits, LossKind};
 
 use crate::bones::Skin;
@@ -14,15 +15,14 @@ use crate::mesh::MeshRecord;
 use crate::types::{NameKey, Names, Str};
 use crate::vertex::core::Points;
 
-/// Reads an external file by name: its bytes, or `None` when there is no such file.
-pub type ReadFile<'a> = &'a dyn Fn(&str) -> Option<Vec<u8>>;
-
 /// What [`File::to_core_with`] may use besides the file: m3d.h's `readfilecb` and
 /// `mtllib`, and the budget the conversion draws on.
 #[derive(Clone, Default)]
 pub struct CoreOptions<'a> {
-    /// Reads an external file (a texture) by name; `None` when it does not exist.
-    pub read_file: Option<ReadFile<'a>>,
+    /// External files (textures) by name, as m3d.h's `readfilecb`: a
+    /// [`SideFolder`](meshfmt_core::side_files::SideFolder) reads only regular files in
+    /// the model's folder (or folders the caller allowed), never a name that leads out.
+    pub side_files: Option<&'a dyn SideFiles>,
     /// A material library (a model holding only materials, from `m3dconv -m`).
     pub mtllib: Option<&'a File>,
     /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`.
@@ -35,7 +35,7 @@ pub struct CoreOptions<'a> {
 impl std::fmt::Debug for CoreOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CoreOptions")
-            .field("read_file", &self.read_file.is_some())
+            .field("side_files", &self.side_files.is_some())
             .field("mtllib", &self.mtllib.is_some())
             .field("limits", &self.limits)
             .field("budget", &self.budget.as_ref().map(Budget::used))

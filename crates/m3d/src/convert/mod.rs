@@ -73,16 +73,24 @@ impl File {
 
     /// [`to_core`](Self::to_core) with external files and a shared material library, as
     /// m3d.h's `readfilecb` and `mtllib` arguments: textures that are not inlined are
-    /// asked of `read_file` (`NAME.png`, then `NAME`) and decoded (a missing one is a
-    /// loss, kept as a file name); the library's materials come first and win over the
-    /// file's own of the same name. Everything built (the model, decoded textures, the
-    /// bytes `read_file` returns) is charged to the options' budget.
+    /// asked of `side_files` (`NAME.png`, then `NAME`) and decoded (a missing or refused
+    /// one is a loss, kept as a file name); the library's materials come first and win
+    /// over the file's own of the same name. Everything built (the model, decoded
+    /// textures, the side files' bytes) is charged to the options' budget.
     ///
     /// ```
     /// use m3d_format::{CoreOptions, File};
+    /// use meshfmt_core::{Budget, Limits, side_files::SideFolder};
     /// let lib = File::default();
-    /// let read = |name: &str| -> Option<Vec<u8>> { std::fs::read(name).ok() };
-    /// let opts = CoreOptions { read_file: Some(&read), mtllib: Some(&lib), ..Default::default() };
+    /// let budget = Budget::new(Limits::DEFAULT);
+    /// // Textures from beside the model, under the side-file policy.
+    /// let side = SideFolder::beside(std::path::Path::new("model.m3d"), &budget);
+    /// let opts = CoreOptions {
+    ///     side_files: Some(&side),
+    ///     mtllib: Some(&lib),
+    ///     budget: Some(budget.clone()),
+    ///     ..Default::default()
+    /// };
     /// let c = File::default().to_core_with(&opts)?;
     /// assert!(c.value.materials.is_empty());
     /// # Ok::<(), m3d_format::Error>(())
@@ -112,7 +120,7 @@ impl File {
             embedded: HashSet::new(),
             budget: budget.clone(),
         };
-        material::core::to_core(&mut cx, opts.mtllib, opts.read_file)?;
+        material::core::to_core(&mut cx, opts.mtllib, opts.side_files)?;
         mesh::core::to_core(&mut cx)?;
         bones::core::skeleton_to_core(&mut cx)?;
         bones::core::actions_to_core(&mut cx)?;

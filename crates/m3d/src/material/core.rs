@@ -10,8 +10,12 @@ use meshfmt_core::material::{
 use meshfmt_core::model::Model;
 use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
-use crate::convert::context::{FileNames, Losses, ReadFile, ToCore, rgba_to_vec4};
-use crate::error::Result;
+use meshfmt_core::format::FormatError;
+use meshfmt_core::side_files::{SideFile, SideFiles, Unavailable};
+use meshfmt_core::text::quoted;
+
+use crate::convert::context::{FileNames, Losses, ToCore, rgba_to_vec4};
+use crate::error::{Error, Result};
 use crate::file::{Body, Chunk, File};
 use crate::from_core::context::{FromCore, rgba_exact, vec4_to_rgba};
 use crate::material::{Material, PropValue, Property};
@@ -23,7 +27,7 @@ use crate::types::NameKey;
 pub(crate) fn to_core(
     cx: &mut ToCore<'_>,
     mtllib: Option<&File>,
-    read_file: Option<ReadFile<'_>>,
+    side_files: Option<&dyn SideFiles>,
 ) -> Result<()> {
     let b = &cx.budget.clone();
     let lib = mtllib.map(|l| FileNames::new(l, b)).transpose()?;
@@ -68,7 +72,7 @@ pub(crate) fn to_core(
             Owner::Lib => lib.as_ref().unwrap_or(&cx.own),
         };
         let inlined = owner.assets.get(key).copied();
-        let source = texture_source(name, inlined, read_file, &mut cx.out, &mut cx.losses, b)?;
+        let source = texture_source(name, inlined, side_files, &mut cx.out, &mut cx.losses, b)?;
         if matches!(source, TextureSource::Embedded(_)) {
             cx.embedded.insert(*key);
         }
@@ -172,6 +176,15 @@ impl FileNames<'_> {
     }
 }
 
+/// A side file's failure (the budget, or reading) as this crate's error.
+fn side_error(e: FormatError) -> Error {
+    match e {
+        FormatError::OverBudget(b) => Error::OverBudget(b),
+        FormatError::Io(io) => Error::Io(io),
+        other => Error::Invalid(other.to_string()),
+    }
+}
+
 /// A texture as m3d.h resolves it: an inlined asset (ASET) of the same name, decoded
 /// from PNG when the `png` feature is on; else a file name (with ".png" added when the
 /// name has no three-letter extension, as m3d.h asks its file callback for). The bytes
@@ -179,7 +192,7 @@ impl FileNames<'_> {
 fn texture_source(
     name: &str,
     inlined: Option<&[u8]>,
-    read_file: Option<ReadFile<'_>>,
+    side_files: Option<&dyn SideFiles>,
     out: &mut Converted<Model>,
     losses: &mut Losses,
     budget: &Budget,
@@ -192,23 +205,33 @@ fn texture_source(
     };
     // Inlined first; then, as m3d.h asks its callback, NAME.png and NAME.
     let external;
-    let bytes = match (inlined, read_file) {
+    let bytes = match (inlined, side_files) {
         (Some(b), _) => Some(b),
-        (None, Some(read)) => {
-            external = read(&file_name).or_else(|| (!has_ext).then(|| read(name)).flatten());
+        (None, Some(side)) => {
+            external = match side.read(&file_name).map_err(side_error)? {
+                SideFile::Unavailable(u) if !has_ext => {
+                    match side.read(name).map_err(side_error)? {
+                        SideFile::Found(b) => Ok(b),
+                        SideFile::Unavailable(_) => Err(u),
+                    }
+                }
+                found => found
+                    .found()
+                    .ok_or_else(|| Unavailable::missing(&file_name)),
+            };
             match &external {
                 // Already loaded by the caller's reader: charged as it is held.
-                Some(b) => budget.charge("external texture", b.len() as u64)?,
-                None => losses.lose(
+                Ok(b) => budget.charge("external texture", b.len() as u64)?,
+                Err(u) => losses.lose(
                     out,
-                    "texture file not found",
+                    "texture file not available",
                     Feature::Textures,
                     LossKind::Reduced,
-                    || format!("texture '{name}'"),
-                    || format!("'{file_name}' not found: kept as a file name"),
+                    || format!("texture {}", quoted(name)),
+                    || format!("{u}: kept as a file name"),
                 ),
             }
-            external.as_deref()
+            external.as_deref().ok()
         }
         (None, None) => None,
     };

@@ -67,17 +67,8 @@ impl Format for Gltf {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let side = cx.side_files;
-        let load = |uri: &str| -> Result<Vec<u8>, CliError> {
-            match side.map(|s| s.read(uri)) {
-                Some(Ok(Some(bytes))) => Ok(bytes),
-                Some(Err(e)) => Err(CliError::File(e)),
-                _ => Err(CliError::Usage(format!(
-                    "'{uri}': no such file beside the input"
-                ))),
-            }
-        };
-        let (model, stored) = import_detailed(data, &load, &cx.budget).map_err(format_error)?;
+        let (model, stored) =
+            import_detailed(data, cx.side_files, &cx.budget).map_err(format_error)?;
         Ok(Box::new(GltfFile {
             model,
             exported: None,

@@ -17,6 +17,8 @@ use meshfmt_core::{
     TextureBinding, TextureRole, TextureSource, Track, Transform, VertexInfluences,
 };
 
+use meshfmt_core::side_files::{SideFile, SideFiles, Unavailable};
+
 use crate::error::CliError;
 
 fn bad(message: impl std::fmt::Display) -> CliError {
@@ -28,8 +30,10 @@ pub fn sniff(data: &[u8]) -> bool {
     data.starts_with(b"glTF")
 }
 
-/// Reads a `.glb` or `.gltf` into meshfmt-core. `load` returns the bytes of a relative
-/// URI (a `.gltf`'s `.bin`, say); give a closure that refuses if the caller has no files.
+/// Reads a `.glb` or `.gltf` into meshfmt-core. Buffers with a relative URI (a
+/// `.gltf`'s `.bin`) are read from `side_files`, percent-decoded first; one that is not
+/// available (missing, refused by the loader's policy, or `side_files` is `None`) fails
+/// the import, naming the buffer. Image URIs are kept as texture paths, not read.
 ///
 /// Everything the document makes the importer build is charged to `budget` before it
 /// is allocated: the parsed document, buffers, every accessor read (so a mesh that many
@@ -38,10 +42,10 @@ pub fn sniff(data: &[u8]) -> bool {
 /// graphs are checked and walked in linear time.
 pub fn import(
     data: &[u8],
-    load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+    side_files: Option<&dyn SideFiles>,
     budget: &Budget,
 ) -> Result<Converted<Model>, CliError> {
-    import_detailed(data, load, budget).map(|(model, _)| model)
+    import_detailed(data, side_files, budget).map(|(model, _)| model)
 }
 
 /// What the document stores beside what [`import`] makes of it, for `info`: each
@@ -58,7 +62,7 @@ pub(crate) struct Stored {
 /// [`import`], with what the document stores as [`Stored`].
 pub(crate) fn import_detailed(
     data: &[u8],
-    load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+    side_files: Option<&dyn SideFiles>,
     budget: &Budget,
 ) -> Result<(Converted<Model>, Stored), CliError> {
     let (json_bytes, glb_bin) = split_glb(data)?;
@@ -90,7 +94,17 @@ pub(crate) fn import_detailed(
                         copy.clone()
                     }
                     None => {
-                        let bytes = load(uri)?;
+                        let name = percent_decoded(uri);
+                        let found = match side_files {
+                            Some(side) => side.read(&name)?,
+                            None => SideFile::Unavailable(Unavailable::missing(&name)),
+                        };
+                        let bytes = match found {
+                            SideFile::Found(b) => b,
+                            SideFile::Unavailable(u) => {
+                                return Err(bad(format!("buffers[{i}]: {u}")));
+                            }
+                        };
                         budget.charge("glTF buffer", bytes.len() as u64)?;
                         loaded.push((uri.as_str(), i));
                         bytes
@@ -1062,4 +1076,54 @@ fn nearest_joint_ancestors(
         }
     }
     out
+}
+
+/// A relative URI as a file name: `%XX` escapes decoded (glTF URIs are URI-encoded:
+/// `my%20file.bin`). A URI whose escapes are malformed or decode to something other than
+/// UTF-8 is given as it is (the side-file policy judges the name, escapes included).
+fn percent_decoded(uri: &str) -> std::borrow::Cow<'_, str> {
+    if !uri.contains('%') {
+        return uri.into();
+    }
+    let b = uri.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok());
+            match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                Some(v) => {
+                    out.push(v);
+                    i += 3;
+                    continue;
+                }
+                None => return uri.into(),
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).map_or_else(|_| uri.into(), Into::into)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decoded;
+
+    /// Escapes decode before the policy sees the name, so `..%2F` is judged as `../`;
+    /// malformed escapes and non-UTF-8 results keep the URI as it is.
+    #[test]
+    fn uris_are_percent_decoded() {
+        assert_eq!(percent_decoded("my%20file.bin"), "my file.bin");
+        assert_eq!(
+            percent_decoded("..%2F..%2Fetc%2Fpasswd"),
+            "../../etc/passwd"
+        );
+        assert_eq!(percent_decoded("a%2"), "a%2");
+        assert_eq!(percent_decoded("a%zz"), "a%zz");
+        assert_eq!(percent_decoded("%ff.bin"), "%ff.bin");
+        assert_eq!(percent_decoded("%00"), "\0");
+    }
 }

@@ -65,17 +65,7 @@ impl Format for Obj {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let side = cx.side_files;
-        let load = |name: &str| -> Result<Vec<u8>, CliError> {
-            match side.map(|s| s.read(name)) {
-                Some(Ok(Some(bytes))) => Ok(bytes),
-                Some(Err(e)) => Err(CliError::File(e)),
-                _ => Err(CliError::Usage(format!(
-                    "'{name}': no such file beside the input"
-                ))),
-            }
-        };
-        let model = import(data, &load, &cx.budget).map_err(format_error)?;
+        let model = import(data, cx.side_files, &cx.budget).map_err(format_error)?;
         Ok(Box::new(ObjFile {
             model,
             exported: None,

@@ -20,6 +20,8 @@ use meshfmt_core::{
 };
 use parsing_primitives::lines::{split_ascii, split_lines, tokens_charged};
 
+use meshfmt_core::side_files::{SideFile, SideFiles, Unavailable};
+
 use crate::error::CliError;
 
 fn bad(line: usize, message: impl std::fmt::Display) -> CliError {
@@ -116,12 +118,13 @@ impl SurfaceBuilder {
 /// Bytes one new surface vertex costs: position, UV, normal, colour and its map entry.
 const VERTEX_BYTES: u64 = 12 + 8 + 12 + 16 + 48;
 
-/// Reads OBJ text; `load` returns the bytes of an `mtllib` file (relative name), each
-/// file read once however often it is named. Every vertex, face, surface and material
-/// library is charged to `budget` before it is stored.
+/// Reads OBJ text; `mtllib` files come from `side_files` (relative names), each read
+/// once however often it is named; one that is not available (missing, refused by the
+/// loader's policy, or `side_files` is `None`) is a loss. Every vertex, face, surface
+/// and material library is charged to `budget` before it is stored.
 pub fn import(
     data: &[u8],
-    load: &dyn Fn(&str) -> Result<Vec<u8>, CliError>,
+    side_files: Option<&dyn SideFiles>,
     budget: &Budget,
 ) -> Result<Converted<Model>, CliError> {
     let text = std::str::from_utf8(data).map_err(|e| {
@@ -234,16 +237,20 @@ pub fn import(
                         continue;
                     }
                     libraries.push((*file).to_string());
-                    match load(file) {
-                        Ok(bytes) => {
+                    let found = match side_files {
+                        Some(side) => side.read(file)?,
+                        None => SideFile::Unavailable(Unavailable::missing(file)),
+                    };
+                    match found {
+                        SideFile::Found(bytes) => {
                             budget.charge("OBJ material library", bytes.len() as u64)?;
                             read_mtl(&bytes, &mut out, &mut materials, &mut token_bytes)?
                         }
-                        Err(e) => out.lose(
+                        SideFile::Unavailable(u) => out.lose(
                             Feature::Materials,
                             LossKind::Dropped,
                             format!("line {line}"),
-                            format!("mtllib {file}: {e}"),
+                            format!("mtllib: {u}"),
                         ),
                     }
                 }
@@ -398,16 +405,15 @@ fn read_mtl(
 
 #[cfg(test)]
 mod tests {
-    use super::import;
+    use super::{SideFiles, import};
 
     /// CRLF line ends, comments, a final line without a newline and one with a final
     /// newline all read as the plain LF text does.
     #[test]
     fn line_ends_and_comments_do_not_change_the_model() {
         let lf = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3";
-        let no_files = |_: &str| Err(crate::error::CliError::format("obj", "no files"));
         let read = |text: &str| {
-            import(text.as_bytes(), &no_files, &meshfmt_core::Budget::default())
+            import(text.as_bytes(), None, &meshfmt_core::Budget::default())
                 .map(|c| c.value)
                 .map_err(|e| e.to_string())
         };
@@ -437,19 +443,20 @@ mod tests {
     #[test]
     fn material_libraries_are_charged() {
         let mtl = "newmtl m\n".repeat(100_000).into_bytes();
-        let load = |_: &str| Ok(mtl.clone());
+        let files = vec![("m.mtl".to_string(), mtl)];
+        let load: Option<&dyn SideFiles> = Some(&files);
         let budget = meshfmt_core::Budget::new(meshfmt_core::Limits {
             max_alloc_bytes: 4 << 20,
             ..meshfmt_core::Limits::DEFAULT
         });
         let text = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
-        let refused = import(text.as_bytes(), &load, &budget).map(|_| ());
+        let refused = import(text.as_bytes(), load, &budget).map(|_| ());
         assert!(
             matches!(&refused, Err(e) if e.to_string().contains("OBJ materials")),
             "{refused:?}"
         );
         // With room, they read (one material per line).
-        let read = import(text.as_bytes(), &load, &meshfmt_core::Budget::default());
+        let read = import(text.as_bytes(), load, &meshfmt_core::Budget::default());
         assert!(
             matches!(&read, Ok(m) if m.value.materials.len() == 100_000),
             "{:?}",
