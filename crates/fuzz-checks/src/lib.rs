@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod attacks;
 pub mod hostile;
 
 use meshfmt::formats;

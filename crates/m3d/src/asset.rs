@@ -2,6 +2,7 @@
 //! its blocks are skipped and inlined assets are not written; from_core inlines
 //! embedded textures as PNG assets (to_core resolves them with the materials' maps).
 
+use meshfmt_core::side_files::output_reference;
 use meshfmt_core::{Feature, LossKind, TextureSource};
 
 use crate::ascii::parse::{Blocks, PResult, Parser};
@@ -34,6 +35,10 @@ pub(crate) fn ascii_losses(name: Str, l: &mut TextLosses<'_>) {
 pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
     for (ti, t) in cx.model.textures.iter().enumerate() {
         let path = format!("textures[{ti}]");
+        // A reader resolves the name to a file: never one out of the model's folder.
+        let name = output_reference(&t.name);
+        cx.out.losses.extend(name.loss(&t.name, path.clone()));
+        cx.texture_names.push(name.written);
         match &t.source {
             TextureSource::Path(p) if *p != t.name && *p != format!("{}.png", t.name) => {
                 cx.out.lose(
@@ -53,7 +58,7 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
                     cx.budget.charge("inlined textures", png.len() as u64)?;
                     cx.assets.push(Chunk {
                         body: Body::Aset {
-                            name: cx.strings.add(&t.name)?,
+                            name: cx.strings.add(&cx.texture_names[ti])?,
                             data: png,
                         },
                         tail: Vec::new(),

@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 
 use crate::ascii::parse::{Blocks, PResult, Parser};
-use crate::ascii_write::text::{NL, TextWriter};
+use meshfmt_core::{Feature, LossKind};
+
+use crate::ascii_write::text::{NL, TextLosses, TextWriter, cut};
 use crate::error::Result;
 use crate::file::Body;
 
@@ -25,8 +27,30 @@ pub(crate) fn read_ascii(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
     Ok(())
 }
 
-/// An unknown chunk as an `Extra` block of hex bytes.
+/// True when the text form can name a chunk of this magic: four printable ASCII
+/// characters (a control byte would break the line; other bytes would not read back).
+fn printable(magic: &[u8; 4]) -> bool {
+    magic.iter().all(u8::is_ascii_graphic)
+}
+
+/// An unknown chunk the text form cannot name is left out.
+pub(crate) fn ascii_losses(magic: &[u8; 4], l: &mut TextLosses<'_>) {
+    if !printable(magic) {
+        l.push(
+            Feature::Geometry,
+            LossKind::Dropped,
+            format!("chunk {}", cut(magic)),
+            "the ASCII form names a chunk by its magic: one that is not four printable characters is left out",
+        );
+    }
+}
+
+/// An unknown chunk as an `Extra` block of hex bytes (nothing when its magic is not
+/// printable: see [`ascii_losses`]).
 pub(crate) fn write_ascii(w: &mut TextWriter<'_>, magic: &[u8; 4], data: &[u8]) -> Result<()> {
+    if !printable(magic) {
+        return Ok(());
+    }
     let nl = NL;
     let _ = write!(w, "Extra {}{nl}", String::from_utf8_lossy(magic));
     for row in data.chunks(16) {

@@ -54,6 +54,19 @@ impl Fixer {
         self.count(f, n);
     }
 
+    /// Drops the keys whose time is not finite (a key cannot be placed at NaN), with
+    /// their values; a track whose values do not match its times is left to the writer.
+    fn key_times<T>(&mut self, f: Feature, track: &mut crate::animation::Track<T>) {
+        if track.times.len() != track.values.len() || track.times.iter().all(|t| t.is_finite()) {
+            return;
+        }
+        let before = track.times.len();
+        let mut keep = track.times.iter().map(|t| t.is_finite());
+        track.values.retain(|_| keep.next().unwrap_or(false));
+        track.times.retain(|t| t.is_finite());
+        self.count(f, before - track.times.len());
+    }
+
     fn scalar(&mut self, f: Feature, v: &mut f32, default: f32) {
         if !v.is_finite() {
             *v = default;
@@ -66,9 +79,10 @@ impl Model {
     /// Replaces every NaN or infinite value with a neutral one (a zero coordinate, an
     /// identity rotation, a unit scale, a zero weight, a default material factor; a
     /// non-finite inverse bind matrix is dropped so the rest pose's is used) and returns
-    /// one [`Loss`] per feature that had any, with the count. Formats that hold only
-    /// finite numbers (glTF's JSON has no NaN) call this before writing. Key times are
-    /// left to the writer, which drops keys it cannot order.
+    /// one [`Loss`] per feature that had any, with the count; a key at a non-finite time
+    /// is dropped with its value (counted the same way). Formats that hold only finite
+    /// numbers (glTF's JSON has no NaN) call this before writing, and the `meshfmt`
+    /// conversion calls it for every target.
     ///
     /// ```
     /// use meshfmt_core::{glam::Vec3, Model, Surface};
@@ -124,6 +138,9 @@ impl Model {
         }
         for clip in &mut self.animations {
             for c in &mut clip.channels {
+                fx.key_times(Feature::Animation, &mut c.translation);
+                fx.key_times(Feature::Animation, &mut c.rotation);
+                fx.key_times(Feature::Animation, &mut c.scale);
                 fx.vec3(Feature::Animation, &mut c.translation.values, Vec3::ZERO);
                 fx.quat(Feature::Animation, &mut c.rotation.values);
                 fx.vec3(Feature::Animation, &mut c.scale.values, Vec3::ONE);
@@ -154,5 +171,37 @@ impl Model {
                 reason: format!("{n} non-finite values (NaN or infinite) replaced by neutral ones"),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::animation::{Channel, Clip, Track};
+    use crate::{Feature, Model};
+    use glam::Vec3;
+
+    /// A key at a NaN time goes with its value; the count is reported under animation.
+    #[test]
+    fn keys_at_non_finite_times_are_dropped_with_their_values() {
+        let mut m = Model::default();
+        m.animations.push(Clip {
+            name: "c".into(),
+            channels: vec![Channel {
+                bone: 0,
+                translation: Track {
+                    times: vec![0.0, f32::NAN, 1.0, f32::INFINITY],
+                    values: vec![Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE],
+                    ..Default::default()
+                },
+                ..Default::default()
+            }],
+        });
+        let losses = m.replace_non_finite();
+        let t = &m.animations[0].channels[0].translation;
+        assert_eq!(t.times, [0.0, 1.0]);
+        assert_eq!(t.values, [Vec3::X, Vec3::Z]);
+        assert_eq!(losses.len(), 1);
+        assert_eq!(losses[0].feature, Feature::Animation);
+        assert!(losses[0].reason.starts_with("2 non-finite"), "{}", losses[0].reason);
     }
 }

@@ -456,9 +456,12 @@ fn convert_in(
     } else {
         // The input goes once read, or with the file where it keeps ranges of it.
         let (file, held) = data.read(src, &read_cx, budget)?;
-        // Same format and version, nothing asked to change: the faithful rewrite.
+        // Same format and version, nothing asked to change: the faithful rewrite (for
+        // formats that have one: glTF and OBJ write a new export, through meshfmt-core
+        // so its losses are reported).
         let same_version = version.as_deref().is_none_or(|v| v == file.version());
         if src.name() == dst.name()
+            && src.rewrites_faithfully()
             && same_version
             && opts.quality.is_none()
             && opts.mtllib.is_none()
@@ -483,6 +486,10 @@ fn convert_in(
     };
     warnings.extend(refusal_warnings(&side));
     attach_companions(&mut model, src, opts, budget, &mut warnings)?;
+    // No writer gets a NaN or an infinity: text formats would print them, glTF cannot
+    // hold them, and engines reading binary ones break on them. Replaced, per feature.
+    let fixed = model.value.replace_non_finite();
+    model.losses.extend(fixed);
     if let Some(dir) = &opts.anims_dir {
         return split(
             model,

@@ -4,6 +4,7 @@ pub(crate) mod text;
 
 use std::fmt::Write as _;
 
+use meshfmt_core::text::{is_unprintable, without_unprintable};
 use meshfmt_core::{Feature, Loss, LossKind};
 use parsing_primitives::Budget;
 
@@ -20,9 +21,11 @@ impl File {
     pub(crate) fn name_text(&self, s: Str) -> String {
         self.string(s)
             .map(|b| {
-                // Any whitespace (tabs too: the reader trims them) becomes '_'.
+                // Any whitespace (tabs too: the reader trims them) becomes '_'; control
+                // characters go (a text file is no place for an escape sequence).
                 String::from_utf8_lossy(b)
                     .chars()
+                    .filter(|&c| !is_unprintable(c) || c.is_whitespace())
                     .map(|c| if c.is_whitespace() { '_' } else { c })
                     .collect::<String>()
             })
@@ -94,17 +97,32 @@ impl File {
             out: Capped::default(),
             used,
         };
-        if title.iter().any(|b| matches!(b, b'\r' | b'\n')) {
+        let h = self.header_strings();
+        if String::from_utf8_lossy(title).chars().any(is_unprintable) {
             l.push(
                 Feature::Names,
                 LossKind::Reduced,
                 format!("name '{}'", cut(title)),
-                "the ASCII form's name line cannot hold line breaks: they become spaces",
+                "the ASCII form's name line cannot hold line breaks or control characters: line breaks become spaces, the others are removed",
+            );
+        }
+        let text = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .chars()
+                .any(|c| is_unprintable(c) && !matches!(c, '\r' | '\n'))
+        };
+        if h[1..].iter().any(|b| text(b)) {
+            l.push(
+                Feature::Names,
+                LossKind::Reduced,
+                "header".into(),
+                "control characters in the license, author or description are removed",
             );
         }
         for c in &self.chunks {
             match &c.body {
-                Body::Cmap(_) | Body::Tmap(_) | Body::Vrts(_) | Body::Extra { .. } => {}
+                Body::Cmap(_) | Body::Tmap(_) | Body::Vrts(_) => {}
+                Body::Extra { magic, .. } => crate::extra::ascii_losses(magic, &mut l),
                 Body::Bone(s) => bones::ascii::bone_losses(s, &mut l),
                 Body::Mtrl(m) => material::ascii::losses(m, &mut l),
                 Body::Proc(s) => l.name("PROC", *s),
@@ -133,7 +151,10 @@ impl File {
         let h = self.header_strings();
         // The header lines copy the first strings: charged first.
         w.reserve(h.iter().map(|l| l.len()).sum::<usize>() * 2)?;
-        let line = |b: &[u8]| String::from_utf8_lossy(b).replace(['\r', '\n'], " ");
+        let line = |b: &[u8]| {
+            without_unprintable(&String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
+                .into_owned()
+        };
         let _ = write!(
             w,
             "3dmodel {}{nl}{}{nl}{}{nl}{}{nl}",
@@ -146,7 +167,7 @@ impl File {
             .split('\n')
             .filter(|l| !l.trim().is_empty())
         {
-            let _ = write!(w, "{}{nl}", d.trim_end_matches('\r'));
+            let _ = write!(w, "{}{nl}", without_unprintable(d.trim_end_matches('\r')));
         }
         w.push_str(nl);
         w.settle()?;

@@ -98,6 +98,10 @@ pub(crate) struct FromCore<'m> {
     pub actions: Vec<Chunk>,
     /// ASET chunks.
     pub assets: Vec<Chunk>,
+    /// The name each texture is written under, by index: a name a reader resolves to a
+    /// file (`NAME.png`), so one that would lead out of the model's folder is reduced
+    /// to its file name ([`meshfmt_core::side_files::output_reference`]).
+    pub texture_names: Vec<String>,
     /// The budget everything built is charged to.
     pub budget: Budget,
 }

@@ -65,6 +65,7 @@ impl File {
             bones: Vec::new(),
             actions: Vec::new(),
             assets: Vec::new(),
+            texture_names: Vec::new(),
             budget: budget.clone(),
         };
         asset::from_core(&mut cx)?;

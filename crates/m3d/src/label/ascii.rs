@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, color, idx};
-use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
+use meshfmt_core::{Feature, LossKind};
+
+use crate::ascii_write::text::{NL, TextLosses, TextWriter, cut, idx_text};
 use crate::error::Result;
 use crate::file::Body;
 use crate::label::Labels;
@@ -55,7 +57,12 @@ pub(crate) fn write_labels(w: &mut TextWriter<'_>, l: &Labels) -> Result<()> {
         let text = w
             .file
             .string(*s)
-            .map(|b| String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
+            .map(|b| {
+                meshfmt_core::text::without_unprintable(
+                    &String::from_utf8_lossy(b).replace(['\r', '\n'], " "),
+                )
+                .into_owned()
+            })
             .unwrap_or_default();
         let _ = write!(w, "{} {text}{nl}", idx_text(*v));
         w.settle()?;
@@ -68,4 +75,18 @@ pub(crate) fn write_labels(w: &mut TextWriter<'_>, l: &Labels) -> Result<()> {
 pub(crate) fn losses(x: &Labels, l: &mut TextLosses<'_>) {
     l.name("LBLS", x.name);
     l.name("LBLS lang", x.lang);
+    for (i, (_, s)) in x.labels.iter().enumerate() {
+        let text = l.file.string(*s).unwrap_or_default();
+        if String::from_utf8_lossy(text)
+            .chars()
+            .any(meshfmt_core::text::is_unprintable)
+        {
+            l.push(
+                Feature::Names,
+                LossKind::Reduced,
+                format!("LBLS '{}' label {i}", cut(l.file.string(x.name).unwrap_or_default())),
+                "a label is one line: line breaks become spaces, control characters are removed",
+            );
+        }
+    }
 }

@@ -304,11 +304,11 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
                     continue;
                 }
             };
-            let name = model
-                .textures
+            let name = cx
+                .texture_names
                 .get(t.texture)
-                .map(|t| t.name.as_str())
-                .unwrap_or("");
+                .cloned()
+                .unwrap_or_default();
             if name.is_empty() {
                 // The reader (like m3d.h) takes a map with an empty name for no texture.
                 cx.out.lose(
@@ -329,7 +329,7 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
             }
             props.push(Property {
                 kind,
-                value: PropValue::Map(cx.strings.add(name)?),
+                value: PropValue::Map(cx.strings.add(&name)?),
             });
         }
         // A material needs a name: MESH records find it by name.

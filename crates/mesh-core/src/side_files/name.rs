@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::text::is_unprintable;
+use crate::loss::{Feature, Loss, LossKind};
+use crate::text::{is_unprintable, quoted};
 
 /// Why a side-file name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +47,24 @@ impl fmt::Display for Refusal {
             Refusal::NotAFile => "not a regular file",
             Refusal::Changed => "it changed size while it was read",
         })
+    }
+}
+
+impl Refusal {
+    /// What the name is, in a few words, for a writer's loss report.
+    pub fn what(self) -> &'static str {
+        match self {
+            Refusal::Empty => "no file name",
+            Refusal::Unprintable => "control characters",
+            Refusal::Absolute => "an absolute path",
+            Refusal::Network => "a network path",
+            Refusal::Drive => "a drive path",
+            Refusal::Uri => "a URI",
+            Refusal::Outside => "'..' out of the folder",
+            Refusal::Link => "a link out of the folder",
+            Refusal::NotAFile => "not a regular file",
+            Refusal::Changed => "changed while read",
+        }
     }
 }
 
@@ -189,4 +208,35 @@ fn last_file_name(name: &str) -> String {
             }
         })
         .collect()
+}
+
+impl OutputReference {
+    /// The loss a writer reports for this reference at `path` (`textures[2]`) when it
+    /// was not written as it was: reduced to its file name, or dropped when it has none.
+    ///
+    /// ```
+    /// use meshfmt_core::side_files::output_reference;
+    /// let r = output_reference("/etc/passwd");
+    /// let loss = r.loss("/etc/passwd", "textures[0]").map(|l| l.to_string());
+    /// assert_eq!(loss.as_deref(), Some("textures reduced at textures[0]: reference '/etc/passwd' is not a relative name inside the model's folder (an absolute path): written as 'passwd'"));
+    /// assert_eq!(output_reference("wood.png").loss("wood.png", "textures[0]"), None);
+    /// ```
+    pub fn loss(&self, name: &str, path: impl Into<String>) -> Option<Loss> {
+        let why = self.refusal?;
+        let (kind, what) = if self.written.is_empty() {
+            (LossKind::Dropped, "dropped".to_string())
+        } else {
+            (LossKind::Reduced, format!("written as {}", quoted(&self.written)))
+        };
+        Some(Loss {
+            feature: Feature::Textures,
+            kind,
+            path: path.into(),
+            reason: format!(
+                "reference {} is not a relative name inside the model's folder ({}): {what}",
+                quoted(name),
+                why.what()
+            ),
+        })
+    }
 }

@@ -15,6 +15,8 @@ use meshfmt_core::{
     TextureRole, TextureSource, Track,
 };
 
+use meshfmt_core::side_files::output_reference;
+
 use crate::error::CliError;
 
 /// The document (its one buffer's URI still unset), the buffer, and the losses.
@@ -28,6 +30,11 @@ struct Builder {
     root: Root,
     bin: Vec<u8>,
     losses: Vec<Loss>,
+    /// Copies of materials without the textures whose UV sets a surface lacks, by
+    /// (material, UV sets present as bits).
+    untextured: BTreeMap<(usize, u8), Index<json::Material>>,
+    /// Values the export computed that were not finite, by feature (written as 0).
+    overflowed: BTreeMap<Feature, usize>,
 }
 
 fn lose(losses: &mut Vec<Loss>, feature: Feature, kind: LossKind, path: String, reason: &str) {
@@ -89,14 +96,29 @@ impl Builder {
     }
 
     /// Float vectors of N components; `with_bounds` adds min/max (POSITION and animation
-    /// inputs must have them).
+    /// inputs must have them). glTF accessors hold finite numbers only: a value the
+    /// export computed that overflowed (the model's own were made finite before) is
+    /// written as 0 and counted under `feature`.
     fn floats<const N: usize>(
         &mut self,
         data: &[[f32; N]],
         ty: Type,
         target: Option<Target>,
         with_bounds: bool,
+        feature: Feature,
     ) -> Index<json::Accessor> {
+        let overflowed = data.iter().flatten().filter(|f| !f.is_finite()).count();
+        let fixed: Vec<[f32; N]>;
+        let data = if overflowed > 0 {
+            *self.overflowed.entry(feature).or_default() += overflowed;
+            fixed = data
+                .iter()
+                .map(|v| v.map(|f| if f.is_finite() { f } else { 0.0 }))
+                .collect();
+            &fixed
+        } else {
+            data
+        };
         let bounds = with_bounds.then(|| {
             let mut lo = vec![f32::INFINITY; N];
             let mut hi = vec![f32::NEG_INFINITY; N];
@@ -130,6 +152,8 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
         root: Root::default(),
         bin: Vec::new(),
         losses,
+        untextured: BTreeMap::new(),
+        overflowed: BTreeMap::new(),
     };
     b.root.asset = json::Asset {
         generator: Some(format!("meshfmt {}", env!("CARGO_PKG_VERSION"))),
@@ -142,6 +166,7 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
     let textures = textures(&mut b, &model)?;
     materials(&mut b, &model, &textures);
     let (joints, roots) = skeleton(&mut b, &model);
+    let mut overflowed_ibm = 0;
     let skin = if joints.is_empty() {
         None
     } else {
@@ -150,6 +175,13 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
             .inverse_bind_matrices()
             .iter()
             .map(|m| {
+                // Finite rest transforms can still compose to infinite world matrices
+                // (translations of 3e38 on a chain): their inverse is written as the
+                // identity, not NaN.
+                if !m.is_finite() {
+                    overflowed_ibm += 1;
+                    return meshfmt_core::glam::Mat4::IDENTITY.to_cols_array();
+                }
                 // Affine: glTF requires the last row to be exactly (0, 0, 0, 1), which an
                 // f32 inverse misses by an ulp.
                 let mut a = m.to_cols_array();
@@ -157,7 +189,16 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
                 a
             })
             .collect();
-        let ibm = b.floats(&ibm, Type::Mat4, None, false);
+        if overflowed_ibm > 0 {
+            lose(
+                &mut b.losses,
+                Feature::Skeleton,
+                LossKind::Reduced,
+                String::new(),
+                &format!("{overflowed_ibm} inverse bind matrices overflowed (the bones' world transforms are not finite): written as the identity"),
+            );
+        }
+        let ibm = b.floats(&ibm, Type::Mat4, None, false, Feature::Skeleton);
         Some(b.root.push(json::Skin {
             inverse_bind_matrices: Some(ibm),
             joints: joints.clone(),
@@ -201,6 +242,15 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
             extras: Default::default(),
         });
         b.root.scene = Some(scene);
+    }
+    for (feature, n) in std::mem::take(&mut b.overflowed) {
+        lose(
+            &mut b.losses,
+            feature,
+            LossKind::Reduced,
+            String::new(),
+            &format!("{n} values the export computed overflowed (not finite): written as 0"),
+        );
     }
     Ok(Built {
         root: b.root,
@@ -347,7 +397,7 @@ fn surface(
     let material = s
         .material
         .filter(|&m| m < model.materials.len())
-        .map(|m| Index::new(m as u32));
+        .map(|m| usable_material(b, m, &attributes, &path));
     let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
     let primitive = json::mesh::Primitive {
         attributes,
@@ -396,7 +446,7 @@ fn vertex_attributes(
             format!("{path}: non-finite position"),
         ));
     }
-    let acc = b.floats(&positions, Type::Vec3, Some(Target::ArrayBuffer), true);
+    let acc = b.floats(&positions, Type::Vec3, Some(Target::ArrayBuffer), true, Feature::Geometry);
     attributes.insert(Valid(Semantic::Positions), acc);
     if s.normals.len() == n {
         let mut fixed = 0;
@@ -416,7 +466,7 @@ fn vertex_attributes(
                 ),
             );
         }
-        let acc = b.floats(&normals, Type::Vec3, Some(Target::ArrayBuffer), false);
+        let acc = b.floats(&normals, Type::Vec3, Some(Target::ArrayBuffer), false, Feature::Normals);
         attributes.insert(Valid(Semantic::Normals), acc);
     }
     if s.tangents.len() == n && s.normals.len() == n {
@@ -440,7 +490,7 @@ fn vertex_attributes(
                 ),
             );
         }
-        let acc = b.floats(&tangents, Type::Vec4, Some(Target::ArrayBuffer), false);
+        let acc = b.floats(&tangents, Type::Vec4, Some(Target::ArrayBuffer), false, Feature::Tangents);
         attributes.insert(Valid(Semantic::Tangents), acc);
     } else if s.tangents.len() == n {
         lose(
@@ -454,7 +504,8 @@ fn vertex_attributes(
     for (set, uvs) in [&s.uv0, &s.uv1].into_iter().enumerate() {
         if uvs.len() == n {
             let data: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
-            let acc = b.floats(&data, Type::Vec2, Some(Target::ArrayBuffer), false);
+            let feature = if set == 0 { Feature::Uv0 } else { Feature::Uv1 };
+            let acc = b.floats(&data, Type::Vec2, Some(Target::ArrayBuffer), false, feature);
             attributes.insert(Valid(Semantic::TexCoords(set as u32)), acc);
         }
     }
@@ -464,7 +515,7 @@ fn vertex_attributes(
             .iter()
             .map(|c| c.clamp(Vec4::ZERO, Vec4::ONE).to_array())
             .collect();
-        let acc = b.floats(&data, Type::Vec4, Some(Target::ArrayBuffer), false);
+        let acc = b.floats(&data, Type::Vec4, Some(Target::ArrayBuffer), false, Feature::Colors);
         attributes.insert(Valid(Semantic::Colors(0)), acc);
     }
     if s.skin.len() == n && bones > 0 {
@@ -538,7 +589,7 @@ fn morph_targets(b: &mut Builder, s: &Surface, path: &str) -> Vec<json::mesh::Mo
             .iter()
             .map(|v| v.to_array())
             .collect();
-        let positions = b.floats(&deltas, Type::Vec3, Some(Target::ArrayBuffer), true);
+        let positions = b.floats(&deltas, Type::Vec3, Some(Target::ArrayBuffer), true, Feature::MorphTargets);
         let normals = (m.normals.len() == n && s.normals.len() == n).then(|| {
             let d: Vec<[f32; 3]> = match m.kind {
                 MorphKind::Delta => m.normals.iter().map(|v| v.to_array()).collect(),
@@ -549,7 +600,7 @@ fn morph_targets(b: &mut Builder, s: &Surface, path: &str) -> Vec<json::mesh::Mo
                     .map(|(a, b)| (*a - *b).to_array())
                     .collect(),
             };
-            b.floats(&d, Type::Vec3, Some(Target::ArrayBuffer), false)
+            b.floats(&d, Type::Vec3, Some(Target::ArrayBuffer), false, Feature::MorphTargets)
         });
         targets.push(json::mesh::MorphTarget {
             positions: Some(positions),
@@ -581,7 +632,15 @@ fn skin_attributes(
                 }
             }
         }
-        let sum: f32 = pairs.iter().map(|p| p.1).sum();
+        let mut sum: f32 = pairs.iter().map(|p| p.1).sum();
+        if !sum.is_finite() {
+            // Weights near f32's limit overflow their sum: scaled by the largest first.
+            let largest = pairs.iter().map(|p| p.1).fold(0.0, f32::max);
+            for p in &mut pairs {
+                p.1 /= largest;
+            }
+            sum = pairs.iter().map(|p| p.1).sum();
+        }
         if pairs.is_empty() {
             unbound += 1;
             pairs.push((0, 1.0));
@@ -691,7 +750,7 @@ fn animations(b: &mut Builder, model: &Model, joints: &[Index<json::Node>]) {
                            interp: Interpolation,
                            property: Property| {
                 let times_arr: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
-                let input = b.floats(&times_arr, Type::Scalar, None, true);
+                let input = b.floats(&times_arr, Type::Scalar, None, true, Feature::Animation);
                 let output = b.accessor(&values, count, ComponentType::F32, ty, None, None);
                 let sampler = Index::push(
                     &mut samplers,
@@ -842,14 +901,23 @@ fn textures(b: &mut Builder, model: &Model) -> Result<Vec<Option<Index<json::Tex
                 out.push(None);
                 continue;
             }
-            TextureSource::Path(p) => json::Image {
-                buffer_view: None,
-                mime_type: None,
-                name: (!t.name.is_empty()).then(|| t.name.clone()),
-                uri: Some(uri_path(p)),
-                extensions: None,
-                extras: Default::default(),
-            },
+            TextureSource::Path(p) => {
+                // Never a reference that leads out of the output's folder.
+                let r = output_reference(p);
+                b.losses.extend(r.loss(p, format!("textures[{i}]")));
+                if r.written.is_empty() {
+                    out.push(None);
+                    continue;
+                }
+                json::Image {
+                    buffer_view: None,
+                    mime_type: None,
+                    name: (!t.name.is_empty()).then(|| t.name.clone()),
+                    uri: Some(uri_path(&r.written)),
+                    extensions: None,
+                    extras: Default::default(),
+                }
+            }
         };
         let image = b.root.push(image);
         out.push(Some(b.root.push(json::Texture {
@@ -875,6 +943,61 @@ fn uri_path(p: &str) -> String {
         }
     }
     s
+}
+
+/// Material `m` as a primitive with `attributes` may use it: glTF requires the UV set
+/// each of its textures samples (`TEXCOORD_n`), so a surface that lacks one gets a copy
+/// of the material without the textures on it (made once per material and UV sets),
+/// and the loss says so.
+fn usable_material(
+    b: &mut Builder,
+    m: usize,
+    attributes: &Attributes,
+    path: &str,
+) -> Index<json::Material> {
+    let has = |set: u32| attributes.contains_key(&Valid(Semantic::TexCoords(set)));
+    let present = u8::from(has(0)) | (u8::from(has(1)) << 1);
+    let index = Index::new(m as u32);
+    let Some(mut copy) = b.root.materials.get(m).cloned() else {
+        return index;
+    };
+    let usable = |tex_coord: u32| tex_coord < 2 && present & (1 << tex_coord) != 0;
+    let pbr = &mut copy.pbr_metallic_roughness;
+    let mut dropped = 0;
+    let mut keep = |t: &mut Option<json::texture::Info>| {
+        if t.as_ref().is_some_and(|i| !usable(i.tex_coord)) {
+            *t = None;
+            dropped += 1;
+        }
+    };
+    keep(&mut pbr.base_color_texture);
+    keep(&mut pbr.metallic_roughness_texture);
+    keep(&mut copy.emissive_texture);
+    if copy.normal_texture.as_ref().is_some_and(|t| !usable(t.tex_coord)) {
+        copy.normal_texture = None;
+        dropped += 1;
+    }
+    if copy
+        .occlusion_texture
+        .as_ref()
+        .is_some_and(|t| !usable(t.tex_coord))
+    {
+        copy.occlusion_texture = None;
+        dropped += 1;
+    }
+    if dropped == 0 {
+        return index;
+    }
+    lose(
+        &mut b.losses,
+        Feature::Textures,
+        LossKind::Dropped,
+        path.to_string(),
+        "the material's textures sample a UV set the surface lacks (glTF requires it): the surface uses a copy of the material without them",
+    );
+    *b.untextured
+        .entry((m, present))
+        .or_insert_with(|| b.root.push(copy))
 }
 
 fn materials(b: &mut Builder, model: &Model, textures: &[Option<Index<json::Texture>>]) {

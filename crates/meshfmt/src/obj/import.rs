@@ -60,14 +60,20 @@ fn corner(line: usize, token: &str, counts: [usize; 3]) -> Result<[Option<usize>
         let i: i64 = part
             .parse()
             .map_err(|_| bad(line, format!("'{part}' is not an index")))?;
-        let n = counts[k] as i64;
-        // 1-based, or negative counting back from the last element so far.
-        let resolved = match i {
-            i if i > 0 && i <= n => i - 1,
-            i if i < 0 && -i <= n => n + i,
-            _ => return Err(bad(line, format!("index {i} out of range (1..={n})"))),
+        // 1-based, or negative counting back from the last element so far; checked,
+        // since `-i64::MIN` does not exist.
+        let n = counts[k];
+        let resolved = match usize::try_from(i) {
+            Ok(i) if i > 0 && i <= n => Some(i - 1),
+            Ok(_) => None,
+            Err(_) => usize::try_from(i.unsigned_abs())
+                .ok()
+                .and_then(|back| n.checked_sub(back)),
         };
-        out[k] = Some(resolved as usize);
+        match resolved {
+            Some(r) => out[k] = Some(r),
+            None => return Err(bad(line, format!("index {i} out of range (1..={n})"))),
+        }
     }
     Ok(out)
 }
@@ -436,6 +442,30 @@ mod tests {
             let e = read(text);
             assert!(matches!(&e, Err(e) if e.contains("line 3")), "{e:?}");
         }
+    }
+
+    /// Index arithmetic is checked: `i64::MIN` (whose negation overflows) and the
+    /// largest values are refused with the line, for `v`, `vt` and `vn` alike; -1 still
+    /// counts back from the last element.
+    #[test]
+    fn extreme_face_indices_are_refused_with_their_line() {
+        let head = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\n";
+        for corner in [
+            "-9223372036854775808",
+            "1/-9223372036854775808",
+            "1/1/-9223372036854775808",
+            "9223372036854775807",
+            "-4",
+            "0",
+        ] {
+            let text = format!("{head}f 1 2 {corner}\n");
+            let e = import(text.as_bytes(), None, &meshfmt_core::Budget::default());
+            let e = e.err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains("line 6: index") && e.contains("out of range"), "{corner}: {e}");
+        }
+        let text = format!("{head}f -3/-1/-1 -2 -1\n");
+        let m = import(text.as_bytes(), None, &meshfmt_core::Budget::default());
+        assert!(matches!(m, Ok(m) if m.value.surfaces[0].positions.len() == 3));
     }
 
     /// A material library's materials are charged: 100,000 `newmtl` lines (about 1 MB)

@@ -39,6 +39,9 @@ use meshfmt_core::{
     Budget, Converted, CoordinateSystem, Feature, LossKind, Model, TextureRole, TextureSource,
 };
 
+use meshfmt_core::side_files::output_reference;
+use meshfmt_core::text::without_unprintable;
+
 use crate::error::CliError;
 
 /// The `.obj` text and its `.mtl` library (empty when the model has no materials).
@@ -50,9 +53,10 @@ pub struct ObjFiles {
     pub mtl: String,
 }
 
-/// An OBJ name: no whitespace (OBJ statements split on it).
+/// An OBJ name: no whitespace (OBJ statements split on it), no control characters (a
+/// line break would start a statement of the name's choosing).
 fn name(s: &str, fallback: String) -> String {
-    let n: String = s
+    let n: String = without_unprintable(s)
         .chars()
         .map(|c| if c.is_whitespace() { '_' } else { c })
         .collect();
@@ -223,7 +227,12 @@ fn mtl_text(model: &Model, material_names: &[String], out: &mut Converted<ObjFil
             };
             match model.textures.get(b.texture).map(|t| &t.source) {
                 Some(TextureSource::Path(p)) if !p.is_empty() => {
-                    let _ = writeln!(mtl, "{key} {p}");
+                    // Never a reference that leads out of the output's folder.
+                    let r = output_reference(p);
+                    out.losses.extend(r.loss(p, format!("textures[{}]", b.texture)));
+                    if !r.written.is_empty() {
+                        let _ = writeln!(mtl, "{key} {}", r.written);
+                    }
                 }
                 _ => out.lose(
                     Feature::Textures,

@@ -1,0 +1,541 @@
+//! The side-file and output policy, attacked: every case of `fuzz_checks::attacks` is
+//! built in a folder of its own (links, FIFOs and canaries included) and run through
+//! `meshfmt info`, `info --json`, `validate` and `convert` to every output, under
+//! `--max-memory 64M`, `strace` and `/usr/bin/time`. A run breaks a promise when it:
+//!
+//! - opens a file outside the input's folder (`CASE/in`) and the output folder
+//!   (`CASE/out`) inside the sandbox, any of the system files the attacks name, or a
+//!   FIFO; or creates, renames or links anything outside `CASE/out`;
+//! - leaves the canary bytes in an output, in a message, or changes a canary;
+//! - panics, passes the deadline, or peaks above the README's bound (2 x budget +
+//!   32 MiB + 16 x input);
+//! - prints a line to stderr that is not one printable `meshfmt: ` line;
+//! - writes a control byte into a text output (`.obj`, `.mtl`, `.a3d`);
+//! - (planted outputs) succeeds, or writes anything, where it must refuse;
+//! - (positive controls) fails to read a side file it may read.
+//!
+//! `strace` is needed for the open checks: without it they are skipped with a notice,
+//! unless `MESHFMT_REQUIRE_STRACE` is set (CI sets it). `MESHFMT_BIN` runs another build
+//! of the tool (an older one, to measure what it broke), and
+//! `MESHFMT_ATTACK_REPORT_ONLY=1` prints the table without failing.
+//! `MESHFMT_ATTACK_GLTF_OUT=DIR` copies every glTF written into `DIR/CASE/` for the
+//! Khronos validator (`.ci/run`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fuzz_checks::attacks::{Attack, CANARY, INSIDE, SYSTEM_FILES, corpus, root_files};
+
+const MAX_MEMORY: u64 = 64 << 20;
+const DEADLINE: Duration = Duration::from_secs(30);
+/// The README's bound on a run's peak: twice the budget, 32 MiB, 16 times the input.
+fn memory_bound(input_len: u64) -> u64 {
+    2 * MAX_MEMORY + (32 << 20) + 16 * input_len
+}
+
+/// Every output the tool writes (with `--to` where the extension is ambiguous).
+const ALL_OUTPUTS: &[(&str, Option<&str>)] = &[
+    ("mesh", Some("unigine-mesh")),
+    ("smesh", None),
+    ("skeleton", None),
+    ("anim", Some("unigine-anim")),
+    ("sanim", None),
+    ("m3d", None),
+    ("a3d", None),
+    ("mesh", Some("niotso-mesh")),
+    ("skel", None),
+    ("anim", Some("niotso-mesh")),
+    ("bytes", None),
+    ("glb", None),
+    ("gltf", None),
+    ("obj", None),
+];
+
+/// The outputs that carry references and names: enough for the reference cases.
+const REFERENCE_OUTPUTS: &[(&str, Option<&str>)] = &[
+    ("glb", None),
+    ("gltf", None),
+    ("obj", None),
+    ("m3d", None),
+    ("a3d", None),
+];
+
+fn exe() -> PathBuf {
+    std::env::var_os("MESHFMT_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_meshfmt")),
+        PathBuf::from,
+    )
+}
+
+fn tool(name: &str) -> Option<PathBuf> {
+    ["/usr/bin", "/bin", "/usr/sbin"]
+        .iter()
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.exists())
+}
+
+fn flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `path` without `.` and `..` steps (never touching the file system).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Writes the case's files, links and FIFOs under `case` (emptied first).
+fn build(case: &Path, a: &Attack) {
+    let _ = std::fs::remove_dir_all(case);
+    std::fs::create_dir_all(case.join("in")).unwrap();
+    std::fs::create_dir_all(case.join("out")).unwrap();
+    for (rel, bytes) in &a.files {
+        let p = case.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+    }
+    for (rel, target) in &a.links {
+        let p = case.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, &p).unwrap();
+    }
+    for rel in &a.fifos {
+        let p = case.join(rel);
+        let ok = Command::new("mkfifo").arg(&p).status().unwrap().success();
+        assert!(ok, "mkfifo {}", p.display());
+    }
+}
+
+/// Every regular file under `dir`, links not followed.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if t.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// One syscall on a path, from the trace.
+#[derive(Debug)]
+struct Access {
+    call: String,
+    path: PathBuf,
+    writes: bool,
+}
+
+/// The paths of the file syscalls in an `strace -f` log, relative ones joined to `cwd`.
+fn accesses(log: &str, cwd: &Path) -> Vec<Access> {
+    let mut out = Vec::new();
+    for line in log.lines() {
+        let rest = line.split_once(' ').map_or(line, |(_, r)| r).trim_start();
+        let Some(paren) = rest.find('(') else {
+            continue;
+        };
+        let call = &rest[..paren];
+        // Every quoted argument is a path for these calls.
+        let args = &rest[paren + 1..];
+        let mut quoted = Vec::new();
+        let mut chars = args.char_indices().peekable();
+        while let Some((_, c)) = chars.next() {
+            if c != '"' {
+                continue;
+            }
+            let mut s = String::new();
+            while let Some((_, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, n)) = chars.next() {
+                            s.push('\\');
+                            s.push(n);
+                        }
+                    }
+                    '"' => break,
+                    c => s.push(c),
+                }
+            }
+            quoted.push(s);
+        }
+        let writes = matches!(
+            call,
+            "creat" | "link" | "linkat" | "rename" | "renameat" | "renameat2" | "symlink"
+                | "symlinkat" | "mkdir" | "mkdirat" | "mknod" | "mknodat" | "truncate"
+        ) || args.contains("O_WRONLY")
+            || args.contains("O_RDWR")
+            || args.contains("O_CREAT");
+        for q in quoted {
+            let p = PathBuf::from(&q);
+            let path = if p.is_absolute() { p } else { cwd.join(p) };
+            out.push(Access {
+                call: call.to_string(),
+                path,
+                writes,
+            });
+        }
+    }
+    out
+}
+
+/// `/proc/<pid>/x` and `/proc/thread-self/x` as `/proc/self/x`.
+fn proc_self(p: &Path) -> PathBuf {
+    let mut c: Vec<String> = p
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if c.len() > 2
+        && c[1] == "proc"
+        && (c[2].chars().all(|d| d.is_ascii_digit()) || c[2] == "thread-self")
+    {
+        c[2] = "self".into();
+    }
+    c.iter().collect()
+}
+
+/// Why an access breaks the policy, if it does.
+fn forbidden(a: &Access, root: &Path, case: &Path) -> Option<String> {
+    let (inside, out) = (case.join("in"), case.join("out"));
+    let lex = lexical(&a.path);
+    let real = std::fs::canonicalize(&a.path).unwrap_or_else(|_| lex.clone());
+    for p in [&lex, &real] {
+        let system = proc_self(p);
+        if SYSTEM_FILES.iter().any(|s| Path::new(s) == system) {
+            return Some(format!("{} {}", a.call, p.display()));
+        }
+        if p.starts_with(root) {
+            let allowed = if a.writes {
+                p.starts_with(&out)
+            } else {
+                p.starts_with(&inside) || p.starts_with(&out)
+            };
+            if !allowed {
+                return Some(format!("{} {}", a.call, p.display()));
+            }
+        }
+    }
+    if !a.writes
+        && a.call.starts_with("open")
+        && std::fs::metadata(&real).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        && real.starts_with(root)
+    {
+        return Some(format!("{} a special file {}", a.call, real.display()));
+    }
+    None
+}
+
+struct Run {
+    code: Option<i32>,
+    stderr: String,
+    peak_kib: Option<u64>,
+    trace: Option<String>,
+}
+
+/// `meshfmt --max-memory 64M ARGS` in `cwd`, under the data cap, timed and traced.
+fn run(args: &[String], cwd: &Path, input_len: u64, traced: bool) -> Run {
+    let tmp = std::env::temp_dir();
+    let id = format!("{}-{}", std::process::id(), rand_id());
+    let report = tmp.join(format!("meshfmt-confine-time-{id}"));
+    let errors = tmp.join(format!("meshfmt-confine-err-{id}"));
+    let log = tmp.join(format!("meshfmt-confine-trace-{id}"));
+    let mut chain: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(time) = tool("time") {
+        chain.extend([time.into(), "-f".into(), "%M".into(), "-o".into(), report.clone().into()]);
+    }
+    if let Some(prlimit) = tool("prlimit") {
+        chain.push(prlimit.into());
+        chain.push(format!("--data={}", memory_bound(input_len) + (64 << 20)).into());
+    }
+    if traced {
+        if let Some(strace) = tool("strace") {
+            chain.extend([
+                strace.into(),
+                "-f".into(),
+                "-qq".into(),
+                "-s".into(),
+                "4096".into(),
+                "-o".into(),
+                log.clone().into(),
+                "-e".into(),
+                "trace=open,openat,openat2,creat,link,linkat,rename,renameat,renameat2,symlink,symlinkat,truncate,mknod,mknodat".into(),
+                "--".into(),
+            ]);
+        }
+    }
+    chain.push(exe().into());
+    let mut cmd = Command::new(&chain[0]);
+    cmd.args(&chain[1..])
+        .args(["--max-memory", "64M"])
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&errors).unwrap());
+    let started = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let killed = loop {
+        if child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        if started.elapsed() > DEADLINE {
+            child.kill().ok();
+            break true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&errors).unwrap_or_default();
+    let peak_kib = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()));
+    let trace = std::fs::read_to_string(&log).ok();
+    for f in [&report, &errors, &log] {
+        let _ = std::fs::remove_file(f);
+    }
+    Run {
+        code: if killed { None } else { status.code() },
+        stderr,
+        peak_kib,
+        trace,
+    }
+}
+
+fn rand_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The promises a run broke, by kind.
+#[derive(Default)]
+struct Broken(BTreeMap<&'static str, Vec<String>>);
+
+impl Broken {
+    fn add(&mut self, kind: &'static str, what: String) {
+        self.0.entry(kind).or_default().push(what);
+    }
+}
+
+/// Checks stderr: every line one printable `meshfmt: ` line of bounded length, no canary.
+fn check_messages(r: &Run, what: &str, broken: &mut Broken) {
+    if contains(r.stderr.as_bytes(), CANARY) {
+        broken.add("content", format!("{what}: canary bytes in a message"));
+    }
+    for line in r.stderr.split('\n').filter(|l| !l.is_empty()) {
+        let printable = !line
+            .chars()
+            .any(meshfmt_core::text::is_unprintable);
+        if !line.starts_with("meshfmt: ") || !printable || line.chars().count() > 1200 {
+            broken.add(
+                "message",
+                format!("{what}: {}", line.escape_debug().to_string().chars().take(200).collect::<String>()),
+            );
+        }
+        if line.contains("panicked") {
+            broken.add("panic", format!("{what}: {line}"));
+        }
+    }
+}
+
+/// Checks the outputs a run left: canary bytes, control bytes in text files.
+fn check_outputs(case: &Path, what: &str, broken: &mut Broken, planted: &[PathBuf]) {
+    for f in files_under(&case.join("out")) {
+        if planted.contains(&f) {
+            continue;
+        }
+        let bytes = std::fs::read(&f).unwrap_or_default();
+        if contains(&bytes, CANARY) {
+            broken.add("content", format!("{what}: canary bytes in {}", f.display()));
+        }
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if matches!(ext, "obj" | "mtl" | "a3d")
+            && bytes
+                .iter()
+                .any(|&b| (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t')) || b == 0x7f)
+        {
+            broken.add("text", format!("{what}: a control byte in {}", f.display()));
+        }
+    }
+}
+
+/// Runs one case; gives the broken promises and how many runs it took.
+fn attack(root: &Path, a: &Attack, traced: bool, gltf_out: Option<&Path>) -> (Broken, usize) {
+    let case = root.join(&a.name);
+    build(&case, a);
+    let input = a.input.clone();
+    let input_len = std::fs::metadata(case.join(&input)).map_or(0, |m| m.len());
+    let planted: Vec<PathBuf> = files_under(&case.join("out"));
+    let planted_bytes: Vec<Vec<u8>> = planted.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let mut broken = Broken::default();
+    let mut commands: Vec<(String, Vec<String>, Option<PathBuf>)> = vec![
+        ("info".into(), vec!["info".into(), input.clone()], None),
+        ("info --json".into(), vec!["info".into(), "--json".into(), input.clone()], None),
+        ("validate".into(), vec!["validate".into(), input.clone()], None),
+    ];
+    let outputs: &[(&str, Option<&str>)] = if !a.outputs.is_empty() {
+        &a.outputs
+    } else if a.name.contains('-') && REFERENCE_KINDS.iter().any(|k| a.name.starts_with(k)) {
+        REFERENCE_OUTPUTS
+    } else {
+        ALL_OUTPUTS
+    };
+    for (i, (ext, to)) in outputs.iter().enumerate() {
+        let out = format!("out/model-out{i}.{ext}");
+        let mut c = vec!["convert".to_string(), input.clone(), out.clone()];
+        if let Some(to) = to {
+            c.extend(["--to".into(), (*to).into()]);
+        }
+        for arg in &a.convert_args {
+            c.push(arg.replace("{case}", &case.to_string_lossy()));
+        }
+        commands.push((format!("convert {ext}{}", to.map_or(String::new(), |t| format!(" --to {t}"))), c, Some(case.join(&out))));
+    }
+    let mut read_inside = false;
+    for (label, args, out) in &commands {
+        let what = format!("{} {label}", a.name);
+        let r = run(args, &case, input_len, traced);
+        match r.code {
+            None => broken.add("hang", format!("{what}: still running after {DEADLINE:?}")),
+            Some(101) => broken.add("panic", format!("{what}: exit code 101")),
+            Some(c) if c > 3 => broken.add("panic", format!("{what}: exit code {c}")),
+            _ => {}
+        }
+        if let Some(kib) = r.peak_kib {
+            if kib * 1024 > memory_bound(input_len) {
+                broken.add("memory", format!("{what}: peak {} MiB", kib >> 10));
+            }
+        }
+        check_messages(&r, &what, &mut broken);
+        if let Some(trace) = &r.trace {
+            for acc in accesses(trace, &case) {
+                if let Some(why) = forbidden(&acc, root, &case) {
+                    broken.add("opened", format!("{what}: {why}"));
+                }
+            }
+        }
+        check_outputs(&case, &what, &mut broken, &planted);
+        if a.convert_fails && label.starts_with("convert") {
+            if r.code == Some(0) {
+                broken.add("output", format!("{what}: succeeded over a planted output"));
+            }
+            let now = files_under(&case.join("out"));
+            if now != planted {
+                broken.add("output", format!("{what}: wrote {:?}", now));
+            }
+        }
+        if let Some(out) = out {
+            for f in files_under(&case.join("out")) {
+                if !planted.contains(&f) && contains(&std::fs::read(&f).unwrap_or_default(), INSIDE) {
+                    read_inside = true;
+                }
+            }
+            if let (Some(dest), Some("glb" | "gltf")) =
+                (gltf_out, out.extension().and_then(|e| e.to_str()))
+            {
+                if out.exists() {
+                    let d = dest.join(&a.name);
+                    std::fs::create_dir_all(&d).unwrap();
+                    for f in files_under(&case.join("out")) {
+                        if !planted.contains(&f) {
+                            std::fs::copy(&f, d.join(f.file_name().unwrap())).unwrap();
+                        }
+                    }
+                }
+            }
+        }
+        // Each conversion starts from the planted outputs alone.
+        for f in files_under(&case.join("out")) {
+            if !planted.contains(&f) {
+                std::fs::remove_file(&f).unwrap();
+            }
+        }
+    }
+    if !a.must_read.is_empty() && !read_inside {
+        broken.add("control", format!("{}: a side file it may read was not in any output", a.name));
+    }
+    for (p, before) in planted.iter().zip(&planted_bytes) {
+        if std::fs::read(p).ok().as_ref() != Some(before) {
+            broken.add("output", format!("{}: {} changed", a.name, p.display()));
+        }
+    }
+    for (rel, bytes) in &a.files {
+        let p = case.join(rel);
+        if !rel.starts_with("out/") && std::fs::read(&p).ok().as_ref() != Some(bytes) {
+            broken.add("output", format!("{}: {} changed", a.name, p.display()));
+        }
+    }
+    (broken, commands.len())
+}
+
+/// The reference cases (one per hostile name and kind of reference).
+const REFERENCE_KINDS: &[&str] = &["gltf-buffer", "gltf-image", "obj-mtllib", "mtl-map", "m3d-texture", "a3d-texture"];
+
+#[test]
+fn no_attack_reaches_outside_what_the_user_named() {
+    let traced = tool("strace").is_some();
+    if !traced {
+        assert!(
+            !flag("MESHFMT_REQUIRE_STRACE"),
+            "strace is needed (MESHFMT_REQUIRE_STRACE is set)"
+        );
+        eprintln!("notice: strace not found: the open checks are skipped");
+    }
+    let root = std::fs::canonicalize(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+        .join("confinement");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    for (rel, bytes) in root_files() {
+        std::fs::write(root.join(rel), bytes).unwrap();
+    }
+    let gltf_out = std::env::var_os("MESHFMT_ATTACK_GLTF_OUT").map(PathBuf::from);
+    let mut totals: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let (mut runs, mut failing_cases, mut failures) = (0, 0, Vec::new());
+    println!("{:<28} {:>5}  broken promises", "case", "runs");
+    let attacks = corpus(&root);
+    for a in &attacks {
+        let (broken, n) = attack(&root, a, traced, gltf_out.as_deref());
+        runs += n;
+        let kinds: Vec<String> = broken.0.iter().map(|(k, v)| format!("{k} {}", v.len())).collect();
+        println!("{:<28} {:>5}  {}", a.name, n, if kinds.is_empty() { "-".into() } else { kinds.join(", ") });
+        if !broken.0.is_empty() {
+            failing_cases += 1;
+        }
+        for (k, v) in broken.0 {
+            *totals.entry(k).or_default() += v.len();
+            failures.extend(v.into_iter().take(3));
+        }
+    }
+    println!(
+        "{} cases, {runs} runs: {failing_cases} cases broke a promise; by kind: {totals:?}",
+        attacks.len()
+    );
+    if !flag("MESHFMT_ATTACK_REPORT_ONLY") {
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
