@@ -24,6 +24,7 @@ mod conformance;
 mod cycles;
 mod fixtures;
 mod gltf;
+mod quirks;
 mod samples;
 mod vitaboy;
 

@@ -163,6 +163,15 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
     Some(o)
 }
 
+/// [`check_file`] for one file outside the samples (xtask's own quirk files): its
+/// line, and whether it read, rewrote byte for byte and converted without a bad codec.
+pub fn check_one(path: &Path) -> Option<(String, bool)> {
+    let o = check_file(path, None)?;
+    let ok = o.read == "ok" && o.identical == "identical" && o.bad.is_empty() && o.problems == 0;
+    let rel = path.file_name()?.to_string_lossy().into_owned();
+    Some((o.line(&rel), ok))
+}
+
 enum Reread {
     /// Written, read back, every feature kept (or reported lost).
     Kept,

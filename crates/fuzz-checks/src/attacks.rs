@@ -173,7 +173,10 @@ fn m3d_binary(texture: &str, name: &str) -> Vec<u8> {
         let mut key = vec![0u8];
         key.extend_from_slice(placeholder.as_bytes());
         key.push(0);
-        let at = file.strings.windows(key.len()).position(|w| w == key.as_slice());
+        let at = file
+            .strings
+            .windows(key.len())
+            .position(|w| w == key.as_slice());
         if let Some(at) = at {
             file.strings[at + 1..at + 1 + real.len()].copy_from_slice(real.as_bytes());
         }
@@ -193,8 +196,14 @@ fn hostile_names(root: &Path, stem: &str, ext: &str) -> Vec<(&'static str, Strin
         ("absolute", abs.clone()),
         ("file-uri", format!("file://{abs}")),
         ("etc-passwd", "/etc/passwd".into()),
-        ("climb-passwd", "../../../../../../../../../../etc/passwd".into()),
-        ("climb-environ", "../../../../../../../../../../proc/self/environ".into()),
+        (
+            "climb-passwd",
+            "../../../../../../../../../../etc/passwd".into(),
+        ),
+        (
+            "climb-environ",
+            "../../../../../../../../../../proc/self/environ".into(),
+        ),
         ("pagemap", "/proc/self/pagemap".into()),
         ("kmsg", "/proc/kmsg".into()),
         ("unc", format!("\\\\evil-host\\share\\{file}")),
@@ -222,36 +231,56 @@ fn plants(ext: &str, stem: &str) -> (Vec<(String, String)>, Vec<String>) {
     )
 }
 
+/// An input built around one name: its path, its bytes, and files it needs beside it.
+type Built = (String, Vec<u8>, Vec<(String, Vec<u8>)>);
+
 /// One case per hostile name for each kind of side-file reference.
 fn references(root: &Path) -> Vec<Attack> {
     let mut out = Vec::new();
-    let mut add = |kind: &str, what: &str, ext: &str, stem: &str, build: &dyn Fn(&str) -> (String, Vec<u8>, Vec<(String, Vec<u8>)>)| {
-        for (short, name) in hostile_names(root, stem, ext) {
-            let (input, bytes, mut files) = build(&name);
-            files.extend(canaries());
-            files.push((input.clone(), bytes));
-            let (links, fifos) = plants(ext, stem);
-            out.push(Attack {
-                name: format!("{kind}-{short}"),
-                attack: format!("{what} named {}", meshfmt_core::text::quoted(&name)),
-                input,
-                files,
-                links,
-                fifos,
-                ..Attack::default()
-            });
-        }
-    };
+    let mut add =
+        |kind: &str,
+         what: &str,
+         ext: &str,
+         stem: &str,
+         build: &dyn Fn(&str) -> Built| {
+            for (short, name) in hostile_names(root, stem, ext) {
+                let (input, bytes, mut files) = build(&name);
+                files.extend(canaries());
+                files.push((input.clone(), bytes));
+                let (links, fifos) = plants(ext, stem);
+                out.push(Attack {
+                    name: format!("{kind}-{short}"),
+                    attack: format!("{what} named {}", meshfmt_core::text::quoted(&name)),
+                    input,
+                    files,
+                    links,
+                    fifos,
+                    ..Attack::default()
+                });
+            }
+        };
     add("gltf-buffer", "a .gltf buffer", ".bin", "secret", &|n| {
-        ("in/model.gltf".into(), gltf_text(n, None, "\"m\""), Vec::new())
+        (
+            "in/model.gltf".into(),
+            gltf_text(n, None, "\"m\""),
+            Vec::new(),
+        )
     });
     add("gltf-image", "a .gltf image", ".png", "secret", &|n| {
         let files = vec![("in/ok.bin".to_string(), inside_buffer())];
-        ("in/model.gltf".into(), gltf_text("ok.bin", Some(n), "\"m\""), files)
+        (
+            "in/model.gltf".into(),
+            gltf_text("ok.bin", Some(n), "\"m\""),
+            files,
+        )
     });
-    add("obj-mtllib", "an OBJ material library", ".mtl", "secret", &|n| {
-        ("in/model.obj".into(), obj_text(n, "tri"), Vec::new())
-    });
+    add(
+        "obj-mtllib",
+        "an OBJ material library",
+        ".mtl",
+        "secret",
+        &|n| ("in/model.obj".into(), obj_text(n, "tri"), Vec::new()),
+    );
     add("mtl-map", "an MTL texture map", ".png", "secret", &|n| {
         let mtl = format!("newmtl canary\nKd 1 1 1\nmap_Kd {n}\n").into_bytes();
         let files = vec![("in/model.mtl".to_string(), mtl)];
@@ -271,10 +300,16 @@ fn references(root: &Path) -> Vec<Attack> {
 fn positive_controls() -> Vec<Attack> {
     let mut files = canaries();
     files.push(("in/deep/ok.bin".into(), inside_buffer()));
-    files.push(("in/model.gltf".into(), gltf_text("deep/ok.bin", None, "\"m\"")));
+    files.push((
+        "in/model.gltf".into(),
+        gltf_text("deep/ok.bin", None, "\"m\""),
+    ));
     let mut linked = canaries();
     linked.push(("in/deep/ok.bin".into(), inside_buffer()));
-    linked.push(("in/model.gltf".into(), gltf_text("alias.bin", None, "\"m\"")));
+    linked.push((
+        "in/model.gltf".into(),
+        gltf_text("alias.bin", None, "\"m\""),
+    ));
     vec![
         Attack {
             name: "control-below".into(),
@@ -345,25 +380,28 @@ fn hostile_names_in_files() -> Vec<Attack> {
 
 /// An OBJ whose face indices overflow the relative-index arithmetic.
 fn obj_indices() -> Vec<Attack> {
-    ["-9223372036854775808", "1/-9223372036854775808", "1//-9223372036854775808"]
-        .iter()
-        .enumerate()
-        .map(|(i, corner)| {
-            let mut files = canaries();
-            files.push((
-                "in/model.obj".into(),
-                format!("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1 2 {corner}\n")
-                    .into_bytes(),
-            ));
-            Attack {
-                name: format!("obj-index-min-{i}"),
-                attack: format!("an OBJ face corner {corner} (i64::MIN)"),
-                input: "in/model.obj".into(),
-                files,
-                ..Attack::default()
-            }
-        })
-        .collect()
+    [
+        "-9223372036854775808",
+        "1/-9223372036854775808",
+        "1//-9223372036854775808",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, corner)| {
+        let mut files = canaries();
+        files.push((
+            "in/model.obj".into(),
+            format!("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1 2 {corner}\n").into_bytes(),
+        ));
+        Attack {
+            name: format!("obj-index-min-{i}"),
+            attack: format!("an OBJ face corner {corner} (i64::MIN)"),
+            input: "in/model.obj".into(),
+            files,
+            ..Attack::default()
+        }
+    })
+    .collect()
 }
 
 /// A binary glTF from a JSON document and its buffer.
@@ -423,7 +461,9 @@ pub fn non_finite_glb() -> Vec<u8> {
     push(f(&[0., 1.])); // 13 morph key times
     push(f(&[nan, inf])); // 14 morph weights
     let acc = |view: usize, ty: &str, count: usize, ct: u32, extra: &str| {
-        format!(r#"{{"bufferView":{view},"componentType":{ct},"count":{count},"type":"{ty}"{extra}}}"#)
+        format!(
+            r#"{{"bufferView":{view},"componentType":{ct},"count":{count},"type":"{ty}"{extra}}}"#
+        )
     };
     let accessors = [
         acc(0, "VEC3", 3, 5126, r#","min":[0,0,0],"max":[1,1,0]"#),
@@ -485,7 +525,8 @@ fn non_finite() -> Vec<Attack> {
         },
         Attack {
             name: "overflowing-glb".into(),
-            attack: "finite values that overflow once combined (world matrices, baked nodes)".into(),
+            attack: "finite values that overflow once combined (world matrices, baked nodes)"
+                .into(),
             input: "in/model.glb".into(),
             files: big,
             ..Attack::default()
@@ -518,7 +559,10 @@ fn planted_outputs() -> Vec<Attack> {
     files.push(("in/model.glb".into(), model_glb(&m)));
     files.push(("out/anims/existing.anim".into(), INSIDE.to_vec()));
     let mut bin_files = canaries();
-    bin_files.push(("in/model.glb".into(), model_glb(&meshfmt_core::canonical::cube())));
+    bin_files.push((
+        "in/model.glb".into(),
+        model_glb(&meshfmt_core::canonical::cube()),
+    ));
     vec![
         Attack {
             name: "anims-dir-planted".into(),
@@ -571,7 +615,10 @@ fn appearance() -> Vec<Attack> {
     let mut files = canaries();
     files.push(("in/outfit.0000000a0000000c.apr".into(), apr));
     files.push(("Bindings/canary.000000010000000b.bnd".into(), bnd));
-    files.push(("Meshes/canary.0000001000000009.mesh".into(), CANARY.to_vec()));
+    files.push((
+        "Meshes/canary.0000001000000009.mesh".into(),
+        CANARY.to_vec(),
+    ));
     vec![Attack {
         name: "appearance-siblings".into(),
         attack: "a Vitaboy appearance whose loose files are in sibling folders".into(),
@@ -598,6 +645,16 @@ pub fn corpus(root: &Path) -> Vec<Attack> {
     out.extend(non_finite());
     out.extend(planted_outputs());
     out.extend(appearance());
+    let mut files = canaries();
+    files.push(("in/nodes.gltf".into(), many_nodes_gltf(1_000_000)));
+    out.push(Attack {
+        name: "million-nodes-gltf".into(),
+        attack: "a million empty glTF nodes in 3 MB of JSON (parsed, they take 227 MB)".into(),
+        input: "in/nodes.gltf".into(),
+        files,
+        outputs: vec![("glb", None), ("obj", None)],
+        ..Attack::default()
+    });
     out
 }
 

@@ -202,6 +202,10 @@ mod tests {
         assert_eq!(t.values, [Vec3::X, Vec3::Z]);
         assert_eq!(losses.len(), 1);
         assert_eq!(losses[0].feature, Feature::Animation);
-        assert!(losses[0].reason.starts_with("2 non-finite"), "{}", losses[0].reason);
+        assert!(
+            losses[0].reason.starts_with("2 non-finite"),
+            "{}",
+            losses[0].reason
+        );
     }
 }

@@ -20,163 +20,14 @@
 
 use std::any::Any;
 
+use parsing_primitives::Budget;
 pub use parsing_primitives::SharedBytes;
-use parsing_primitives::{Budget, BudgetExceeded};
 
+pub use crate::error::{ErrorClass, FormatError};
 use crate::loss::{Converted, Feature};
 use crate::model::Model;
-use crate::side_files::SideFiles;
+use crate::side_files::{SideFile, SideFiles, Unavailable};
 use crate::summary::Summary;
-
-/// Why an operation on a file failed, by kind, so a tool can act on it (exit codes, a
-/// check that tells "needs more memory" from "bad file"). `Display` is one line.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum FormatError {
-    /// The bytes are not a valid file: the inner error names the byte offset, the field
-    /// and what is wrong.
-    #[error(transparent)]
-    Decode(parsing_primitives::Error),
-    /// [`FormatError::Decode`] for data inside the file whose offsets are not the
-    /// file's own (an inflated payload): says so after the message.
-    #[error("{error} (offset within {within})")]
-    DecodeWithin {
-        /// The decoding error, its offset within `within`.
-        error: parsing_primitives::Error,
-        /// What the offset counts in (`the inflated payload`).
-        within: &'static str,
-    },
-    /// The operation's budget cannot pay for what the input asks for.
-    #[error(transparent)]
-    OverBudget(BudgetExceeded),
-    /// A file of the format's family that this crate does not read or write (a version,
-    /// a form, a feature), or an operation the format does not offer.
-    #[error("{format}: {message}")]
-    Unsupported {
-        /// Format name.
-        format: &'static str,
-        /// What is not supported.
-        message: String,
-    },
-    /// The bytes are not this format at all.
-    #[error("{format}: {message}")]
-    NotThisFormat {
-        /// Format name.
-        format: &'static str,
-        /// Why not.
-        message: String,
-    },
-    /// The value cannot be written or converted: it breaks a rule of the format.
-    #[error("{format}: {message}")]
-    Invalid {
-        /// Format name.
-        format: &'static str,
-        /// The rule broken.
-        message: String,
-    },
-    /// Reading a side file or writing the output failed.
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
-}
-
-/// The kind of a [`FormatError`], for exit codes and checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ErrorClass {
-    /// The input is not a valid file (or not of any known format).
-    BadInput,
-    /// The input asks for more memory than the operation's budget.
-    OverBudget,
-    /// A version, form or feature the crate does not handle.
-    Unsupported,
-    /// A value the target format cannot hold.
-    Invalid,
-    /// A file could not be read or written.
-    Io,
-}
-
-impl FormatError {
-    /// What kind of failure this is. A decode error whose cause is the budget counts as
-    /// [`ErrorClass::OverBudget`].
-    ///
-    /// ```
-    /// use meshfmt_core::format::{ErrorClass, FormatError};
-    /// let e = FormatError::Invalid { format: "x", message: "too many bones".into() };
-    /// assert_eq!(e.class(), ErrorClass::Invalid);
-    /// assert_eq!(e.to_string(), "x: too many bones");
-    /// ```
-    pub fn class(&self) -> ErrorClass {
-        match self {
-            FormatError::Decode(d) | FormatError::DecodeWithin { error: d, .. }
-                if matches!(d.kind(), parsing_primitives::ErrorKind::OverBudget(_)) =>
-            {
-                ErrorClass::OverBudget
-            }
-            FormatError::Decode(_)
-            | FormatError::DecodeWithin { .. }
-            | FormatError::NotThisFormat { .. } => ErrorClass::BadInput,
-            FormatError::OverBudget(_) => ErrorClass::OverBudget,
-            FormatError::Unsupported { .. } => ErrorClass::Unsupported,
-            FormatError::Invalid { .. } => ErrorClass::Invalid,
-            FormatError::Io(_) => ErrorClass::Io,
-        }
-    }
-}
-
-impl FormatError {
-    /// An [`FormatError::Invalid`] from a crate error's one-line message, without the
-    /// `format: ` prefix the message may already carry (so it is not printed twice).
-    ///
-    /// ```
-    /// use meshfmt_core::format::FormatError;
-    /// let e = FormatError::invalid("m3d", "m3d: length 9 does not fit".into());
-    /// assert_eq!(e.to_string(), "m3d: length 9 does not fit");
-    /// ```
-    pub fn invalid(format: &'static str, message: String) -> Self {
-        FormatError::Invalid {
-            format,
-            message: strip_prefix(format, message),
-        }
-    }
-
-    /// [`FormatError::Unsupported`] likewise.
-    pub fn unsupported(format: &'static str, message: String) -> Self {
-        FormatError::Unsupported {
-            format,
-            message: strip_prefix(format, message),
-        }
-    }
-
-    /// [`FormatError::NotThisFormat`] likewise.
-    pub fn not_this_format(format: &'static str, message: String) -> Self {
-        FormatError::NotThisFormat {
-            format,
-            message: strip_prefix(format, message),
-        }
-    }
-}
-
-fn strip_prefix(format: &str, message: String) -> String {
-    match message
-        .strip_prefix(format)
-        .and_then(|m| m.strip_prefix(": "))
-    {
-        Some(rest) => rest.to_string(),
-        None => message,
-    }
-}
-
-impl From<parsing_primitives::Error> for FormatError {
-    fn from(e: parsing_primitives::Error) -> Self {
-        FormatError::Decode(e)
-    }
-}
-
-impl From<BudgetExceeded> for FormatError {
-    fn from(e: BudgetExceeded) -> Self {
-        FormatError::OverBudget(e)
-    }
-}
 
 /// Options that carry an operation's shared budget (a `budget: Option<Budget>` field),
 /// so [`Context::options`] can fill them. Implement it with [`shares_budget!`](crate::shares_budget).
@@ -555,4 +406,15 @@ pub trait FormatFile: Send {
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError>;
     /// The faithful value, for callers that know the type (`downcast_ref`).
     fn as_any(&self) -> &dyn Any;
+}
+
+/// What a writer put beside its output serves as the side files for reading it back
+/// (the writer chose those names: no policy applies).
+impl SideFiles for Written {
+    fn read(&self, name: &str) -> Result<SideFile, FormatError> {
+        Ok(self.side.iter().find(|(n, _)| n == name).map_or_else(
+            || SideFile::Unavailable(Unavailable::missing(name)),
+            |(_, b)| SideFile::Found(b.clone()),
+        ))
+    }
 }

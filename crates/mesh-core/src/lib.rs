@@ -75,6 +75,7 @@ pub mod canonical;
 pub mod coords;
 pub mod corners;
 mod dump;
+mod error;
 mod finite;
 pub mod format;
 mod loss;

@@ -197,3 +197,31 @@ impl BoxQuantizer {
 #[cfg(test)]
 #[path = "tests/quantize.rs"]
 mod tests;
+
+/// How far making `directions` unit length moves them: the largest component difference
+/// between a vector and `v.normalize_or(zero_to)` (the fallback a format gives a zero
+/// vector), and how many moved more than f32 noise (1e-6). Formats that store or read
+/// back normals as directions only report it as their bound, so a mesh whose normals
+/// are not unit length (8-bit normals of MeshSerializer2, hand-edited files) does not
+/// come back changed without a word.
+///
+/// ```
+/// use meshfmt_core::{glam::Vec3, quantize::renormalization_error};
+/// let n = [Vec3::Z, Vec3::new(0.0, 0.0, 0.99), Vec3::ZERO];
+/// let (worst, moved) = renormalization_error(&n, Vec3::ZERO);
+/// assert!((worst - 0.01).abs() < 1e-6 && moved == 1);
+/// // A format that turns a zero normal into +Z moves it by 1.
+/// assert_eq!(renormalization_error(&n, Vec3::Z).1, 2);
+/// ```
+pub fn renormalization_error(directions: &[glam::Vec3], zero_to: glam::Vec3) -> (f32, usize) {
+    let mut worst = 0.0f32;
+    let mut moved = 0;
+    for &v in directions {
+        let e = (v.normalize_or(zero_to) - v).abs().max_element();
+        if e > 1e-6 {
+            moved += 1;
+            worst = worst.max(e);
+        }
+    }
+    (worst, moved)
+}

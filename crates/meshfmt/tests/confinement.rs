@@ -185,8 +185,19 @@ fn accesses(log: &str, cwd: &Path) -> Vec<Access> {
         }
         let writes = matches!(
             call,
-            "creat" | "link" | "linkat" | "rename" | "renameat" | "renameat2" | "symlink"
-                | "symlinkat" | "mkdir" | "mkdirat" | "mknod" | "mknodat" | "truncate"
+            "creat"
+                | "link"
+                | "linkat"
+                | "rename"
+                | "renameat"
+                | "renameat2"
+                | "symlink"
+                | "symlinkat"
+                | "mkdir"
+                | "mkdirat"
+                | "mknod"
+                | "mknodat"
+                | "truncate"
         ) || args.contains("O_WRONLY")
             || args.contains("O_RDWR")
             || args.contains("O_CREAT");
@@ -265,7 +276,13 @@ fn run(args: &[String], cwd: &Path, input_len: u64, traced: bool) -> Run {
     let log = tmp.join(format!("meshfmt-confine-trace-{id}"));
     let mut chain: Vec<std::ffi::OsString> = Vec::new();
     if let Some(time) = tool("time") {
-        chain.extend([time.into(), "-f".into(), "%M".into(), "-o".into(), report.clone().into()]);
+        chain.extend([
+            time.into(),
+            "-f".into(),
+            "%M".into(),
+            "-o".into(),
+            report.clone().into(),
+        ]);
     }
     if let Some(prlimit) = tool("prlimit") {
         chain.push(prlimit.into());
@@ -347,13 +364,18 @@ fn check_messages(r: &Run, what: &str, broken: &mut Broken) {
         broken.add("content", format!("{what}: canary bytes in a message"));
     }
     for line in r.stderr.split('\n').filter(|l| !l.is_empty()) {
-        let printable = !line
-            .chars()
-            .any(meshfmt_core::text::is_unprintable);
+        let printable = !line.chars().any(meshfmt_core::text::is_unprintable);
         if !line.starts_with("meshfmt: ") || !printable || line.chars().count() > 1200 {
             broken.add(
                 "message",
-                format!("{what}: {}", line.escape_debug().to_string().chars().take(200).collect::<String>()),
+                format!(
+                    "{what}: {}",
+                    line.escape_debug()
+                        .to_string()
+                        .chars()
+                        .take(200)
+                        .collect::<String>()
+                ),
             );
         }
         if line.contains("panicked") {
@@ -370,7 +392,10 @@ fn check_outputs(case: &Path, what: &str, broken: &mut Broken, planted: &[PathBu
         }
         let bytes = std::fs::read(&f).unwrap_or_default();
         if contains(&bytes, CANARY) {
-            broken.add("content", format!("{what}: canary bytes in {}", f.display()));
+            broken.add(
+                "content",
+                format!("{what}: canary bytes in {}", f.display()),
+            );
         }
         let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
         if matches!(ext, "obj" | "mtl" | "a3d")
@@ -394,8 +419,16 @@ fn attack(root: &Path, a: &Attack, traced: bool, gltf_out: Option<&Path>) -> (Br
     let mut broken = Broken::default();
     let mut commands: Vec<(String, Vec<String>, Option<PathBuf>)> = vec![
         ("info".into(), vec!["info".into(), input.clone()], None),
-        ("info --json".into(), vec!["info".into(), "--json".into(), input.clone()], None),
-        ("validate".into(), vec!["validate".into(), input.clone()], None),
+        (
+            "info --json".into(),
+            vec!["info".into(), "--json".into(), input.clone()],
+            None,
+        ),
+        (
+            "validate".into(),
+            vec!["validate".into(), input.clone()],
+            None,
+        ),
     ];
     let outputs: &[(&str, Option<&str>)] = if !a.outputs.is_empty() {
         &a.outputs
@@ -413,7 +446,14 @@ fn attack(root: &Path, a: &Attack, traced: bool, gltf_out: Option<&Path>) -> (Br
         for arg in &a.convert_args {
             c.push(arg.replace("{case}", &case.to_string_lossy()));
         }
-        commands.push((format!("convert {ext}{}", to.map_or(String::new(), |t| format!(" --to {t}"))), c, Some(case.join(&out))));
+        commands.push((
+            format!(
+                "convert {ext}{}",
+                to.map_or(String::new(), |t| format!(" --to {t}"))
+            ),
+            c,
+            Some(case.join(&out)),
+        ));
     }
     let mut read_inside = false;
     for (label, args, out) in &commands {
@@ -450,7 +490,8 @@ fn attack(root: &Path, a: &Attack, traced: bool, gltf_out: Option<&Path>) -> (Br
         }
         if let Some(out) = out {
             for f in files_under(&case.join("out")) {
-                if !planted.contains(&f) && contains(&std::fs::read(&f).unwrap_or_default(), INSIDE) {
+                if !planted.contains(&f) && contains(&std::fs::read(&f).unwrap_or_default(), INSIDE)
+                {
                     read_inside = true;
                 }
             }
@@ -476,7 +517,10 @@ fn attack(root: &Path, a: &Attack, traced: bool, gltf_out: Option<&Path>) -> (Br
         }
     }
     if !a.must_read.is_empty() && !read_inside {
-        broken.add("control", format!("{}: a side file it may read was not in any output", a.name));
+        broken.add(
+            "control",
+            format!("{}: a side file it may read was not in any output", a.name),
+        );
     }
     for (p, before) in planted.iter().zip(&planted_bytes) {
         if std::fs::read(p).ok().as_ref() != Some(before) {
@@ -493,7 +537,14 @@ fn attack(root: &Path, a: &Attack, traced: bool, gltf_out: Option<&Path>) -> (Br
 }
 
 /// The reference cases (one per hostile name and kind of reference).
-const REFERENCE_KINDS: &[&str] = &["gltf-buffer", "gltf-image", "obj-mtllib", "mtl-map", "m3d-texture", "a3d-texture"];
+const REFERENCE_KINDS: &[&str] = &[
+    "gltf-buffer",
+    "gltf-image",
+    "obj-mtllib",
+    "mtl-map",
+    "m3d-texture",
+    "a3d-texture",
+];
 
 #[test]
 fn no_attack_reaches_outside_what_the_user_named() {
@@ -521,8 +572,21 @@ fn no_attack_reaches_outside_what_the_user_named() {
     for a in &attacks {
         let (broken, n) = attack(&root, a, traced, gltf_out.as_deref());
         runs += n;
-        let kinds: Vec<String> = broken.0.iter().map(|(k, v)| format!("{k} {}", v.len())).collect();
-        println!("{:<28} {:>5}  {}", a.name, n, if kinds.is_empty() { "-".into() } else { kinds.join(", ") });
+        let kinds: Vec<String> = broken
+            .0
+            .iter()
+            .map(|(k, v)| format!("{k} {}", v.len()))
+            .collect();
+        println!(
+            "{:<28} {:>5}  {}",
+            a.name,
+            n,
+            if kinds.is_empty() {
+                "-".into()
+            } else {
+                kinds.join(", ")
+            }
+        );
         if !broken.0.is_empty() {
             failing_cases += 1;
         }

@@ -17,6 +17,7 @@
 use std::mem::size_of;
 
 use meshfmt_core::glam::{Mat3, Mat4, Quat, Vec2, Vec3};
+use meshfmt_core::quantize::renormalization_error;
 use meshfmt_core::{
     Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Limits, Loss,
     LossKind, Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
@@ -431,6 +432,16 @@ impl Mesh {
         report_mesh_drops(model, &mut out);
         let s = merge_native(model, &budget)?;
         let n = s.positions.len();
+        // Normals are stored in bone space and made unit length again when read.
+        let (worst, moved) = renormalization_error(&s.normals, Vec3::ZERO);
+        if moved > 0 {
+            out.lose(
+                Feature::Normals,
+                LossKind::Quantized { max_error: worst },
+                "",
+                format!("{moved} normals are not unit length: they come back renormalized"),
+            );
+        }
         let (skeleton, inverse) = mesh_skeleton(model, &budget)?;
         let nb = skeleton.len();
         charge_mesh_records(n, &skeleton, &budget)?;

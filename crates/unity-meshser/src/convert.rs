@@ -230,8 +230,9 @@ impl MeshFile {
                 .saturating_add(bytes_of::<Vec2>(self.uvs.len()))
                 .saturating_add(bytes_of::<[u32; 3]>(self.triangles.len())),
         )?;
+        // MeshSerializer2 stores no names: the surface has none (a name made up here
+        // would come back from every conversion as if the file had it).
         let mut surface = self.to_surface();
-        surface.name = "mesh".into();
         flip_v(&mut surface);
         Ok(Converted::exact(Model {
             name: String::new(),

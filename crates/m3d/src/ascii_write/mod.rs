@@ -152,8 +152,7 @@ impl File {
         // The header lines copy the first strings: charged first.
         w.reserve(h.iter().map(|l| l.len()).sum::<usize>() * 2)?;
         let line = |b: &[u8]| {
-            without_unprintable(&String::from_utf8_lossy(b).replace(['\r', '\n'], " "))
-                .into_owned()
+            without_unprintable(&String::from_utf8_lossy(b).replace(['\r', '\n'], " ")).into_owned()
         };
         let _ = write!(
             w,

@@ -142,8 +142,7 @@ pub(crate) fn cut(b: &[u8]) -> String {
 }
 
 /// Why a name with whitespace changes.
-pub(crate) const TOKEN: &str =
-    "the ASCII form writes a name as one token: whitespace becomes '_', control characters are removed";
+pub(crate) const TOKEN: &str = "the ASCII form writes a name as one token: whitespace becomes '_', control characters are removed";
 
 /// The losses [`File::ascii_losses`] lists; each chunk module adds its own.
 pub(crate) struct TextLosses<'f> {

@@ -84,7 +84,10 @@ pub(crate) fn losses(x: &Labels, l: &mut TextLosses<'_>) {
             l.push(
                 Feature::Names,
                 LossKind::Reduced,
-                format!("LBLS '{}' label {i}", cut(l.file.string(x.name).unwrap_or_default())),
+                format!(
+                    "LBLS '{}' label {i}",
+                    cut(l.file.string(x.name).unwrap_or_default())
+                ),
                 "a label is one line: line breaks become spaces, control characters are removed",
             );
         }

@@ -304,11 +304,7 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
                     continue;
                 }
             };
-            let name = cx
-                .texture_names
-                .get(t.texture)
-                .cloned()
-                .unwrap_or_default();
+            let name = cx.texture_names.get(t.texture).cloned().unwrap_or_default();
             if name.is_empty() {
                 // The reader (like m3d.h) takes a map with an empty name for no texture.
                 cx.out.lose(

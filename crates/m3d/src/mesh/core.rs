@@ -5,6 +5,7 @@ use meshfmt_core::corners::{Corner as CornerKind, CornerMap, push_fan};
 
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::model::Surface;
+use meshfmt_core::quantize::renormalization_error;
 use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Credit, Feature, LossKind};
 
@@ -265,6 +266,16 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
             continue;
         }
         colours_quantized |= s.colors.iter().any(|c| !rgba_exact(*c));
+        // The reader makes normals unit length (as m3d.h does).
+        let (worst, moved) = renormalization_error(&s.normals, Vec3::ZERO);
+        if moved > 0 {
+            cx.out.lose(
+                Feature::Normals,
+                LossKind::Quantized { max_error: worst },
+                format!("surfaces[{si}]"),
+                format!("{moved} normals are not unit length: they come back renormalized"),
+            );
+        }
         let mat = s
             .material
             .and_then(|m| cx.materials.get(m))

@@ -10,7 +10,7 @@ use parsing_primitives::Budget;
 
 use super::name::{Part, Refusal, lexical_parts};
 use super::{SideFile, SideFiles, Unavailable, over_budget};
-use crate::format::FormatError;
+use crate::error::FormatError;
 
 /// The side files of one input, under the policy of [this module](super): names resolve
 /// from the input's folder to regular files inside it, or inside a folder added with

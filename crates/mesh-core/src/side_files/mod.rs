@@ -39,7 +39,7 @@ use parsing_primitives::Budget;
 pub use folder::{SideFolder, read_named};
 pub use name::{OutputReference, Part, Refusal, lexical_parts, output_reference};
 
-use crate::format::{FormatError, Written};
+use crate::error::FormatError;
 use crate::text::quoted;
 
 /// Files beside the main one, by the name the main file uses for them (a `.gltf`'s
@@ -108,17 +108,6 @@ impl Unavailable {
             name: name.to_string(),
             refusal: Some(refusal),
         }
-    }
-}
-
-/// What a writer put beside its output serves as the side files for reading it back
-/// (the writer chose those names: no policy applies).
-impl SideFiles for Written {
-    fn read(&self, name: &str) -> Result<SideFile, FormatError> {
-        Ok(self.side.iter().find(|(n, _)| n == name).map_or_else(
-            || SideFile::Unavailable(Unavailable::missing(name)),
-            |(_, b)| SideFile::Found(b.clone()),
-        ))
     }
 }
 

@@ -226,7 +226,10 @@ impl OutputReference {
         let (kind, what) = if self.written.is_empty() {
             (LossKind::Dropped, "dropped".to_string())
         } else {
-            (LossKind::Reduced, format!("written as {}", quoted(&self.written)))
+            (
+                LossKind::Reduced,
+                format!("written as {}", quoted(&self.written)),
+            )
         };
         Some(Loss {
             feature: Feature::Textures,

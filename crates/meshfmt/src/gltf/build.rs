@@ -195,7 +195,9 @@ pub fn build(model: &Model, budget: &meshfmt_core::Budget) -> Result<Built, CliE
                 Feature::Skeleton,
                 LossKind::Reduced,
                 String::new(),
-                &format!("{overflowed_ibm} inverse bind matrices overflowed (the bones' world transforms are not finite): written as the identity"),
+                &format!(
+                    "{overflowed_ibm} inverse bind matrices overflowed (the bones' world transforms are not finite): written as the identity"
+                ),
             );
         }
         let ibm = b.floats(&ibm, Type::Mat4, None, false, Feature::Skeleton);
@@ -446,7 +448,13 @@ fn vertex_attributes(
             format!("{path}: non-finite position"),
         ));
     }
-    let acc = b.floats(&positions, Type::Vec3, Some(Target::ArrayBuffer), true, Feature::Geometry);
+    let acc = b.floats(
+        &positions,
+        Type::Vec3,
+        Some(Target::ArrayBuffer),
+        true,
+        Feature::Geometry,
+    );
     attributes.insert(Valid(Semantic::Positions), acc);
     if s.normals.len() == n {
         let mut fixed = 0;
@@ -466,7 +474,13 @@ fn vertex_attributes(
                 ),
             );
         }
-        let acc = b.floats(&normals, Type::Vec3, Some(Target::ArrayBuffer), false, Feature::Normals);
+        let acc = b.floats(
+            &normals,
+            Type::Vec3,
+            Some(Target::ArrayBuffer),
+            false,
+            Feature::Normals,
+        );
         attributes.insert(Valid(Semantic::Normals), acc);
     }
     if s.tangents.len() == n && s.normals.len() == n {
@@ -490,7 +504,13 @@ fn vertex_attributes(
                 ),
             );
         }
-        let acc = b.floats(&tangents, Type::Vec4, Some(Target::ArrayBuffer), false, Feature::Tangents);
+        let acc = b.floats(
+            &tangents,
+            Type::Vec4,
+            Some(Target::ArrayBuffer),
+            false,
+            Feature::Tangents,
+        );
         attributes.insert(Valid(Semantic::Tangents), acc);
     } else if s.tangents.len() == n {
         lose(
@@ -515,7 +535,13 @@ fn vertex_attributes(
             .iter()
             .map(|c| c.clamp(Vec4::ZERO, Vec4::ONE).to_array())
             .collect();
-        let acc = b.floats(&data, Type::Vec4, Some(Target::ArrayBuffer), false, Feature::Colors);
+        let acc = b.floats(
+            &data,
+            Type::Vec4,
+            Some(Target::ArrayBuffer),
+            false,
+            Feature::Colors,
+        );
         attributes.insert(Valid(Semantic::Colors(0)), acc);
     }
     if s.skin.len() == n && bones > 0 {
@@ -589,7 +615,13 @@ fn morph_targets(b: &mut Builder, s: &Surface, path: &str) -> Vec<json::mesh::Mo
             .iter()
             .map(|v| v.to_array())
             .collect();
-        let positions = b.floats(&deltas, Type::Vec3, Some(Target::ArrayBuffer), true, Feature::MorphTargets);
+        let positions = b.floats(
+            &deltas,
+            Type::Vec3,
+            Some(Target::ArrayBuffer),
+            true,
+            Feature::MorphTargets,
+        );
         let normals = (m.normals.len() == n && s.normals.len() == n).then(|| {
             let d: Vec<[f32; 3]> = match m.kind {
                 MorphKind::Delta => m.normals.iter().map(|v| v.to_array()).collect(),
@@ -600,7 +632,13 @@ fn morph_targets(b: &mut Builder, s: &Surface, path: &str) -> Vec<json::mesh::Mo
                     .map(|(a, b)| (*a - *b).to_array())
                     .collect(),
             };
-            b.floats(&d, Type::Vec3, Some(Target::ArrayBuffer), false, Feature::MorphTargets)
+            b.floats(
+                &d,
+                Type::Vec3,
+                Some(Target::ArrayBuffer),
+                false,
+                Feature::MorphTargets,
+            )
         });
         targets.push(json::mesh::MorphTarget {
             positions: Some(positions),
@@ -973,7 +1011,11 @@ fn usable_material(
     keep(&mut pbr.base_color_texture);
     keep(&mut pbr.metallic_roughness_texture);
     keep(&mut copy.emissive_texture);
-    if copy.normal_texture.as_ref().is_some_and(|t| !usable(t.tex_coord)) {
+    if copy
+        .normal_texture
+        .as_ref()
+        .is_some_and(|t| !usable(t.tex_coord))
+    {
         copy.normal_texture = None;
         dropped += 1;
     }

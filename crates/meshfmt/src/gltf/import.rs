@@ -66,8 +66,13 @@ pub(crate) fn import_detailed(
     budget: &Budget,
 ) -> Result<(Converted<Model>, Stored), CliError> {
     let (json_bytes, glb_bin) = split_glb(data)?;
+    // The parse is paid for before it runs (a few bytes of JSON can make a few hundred
+    // of document), then the charge becomes what the document holds.
+    let parsing = parse_bound(json_bytes);
+    budget.charge("glTF document (parsing)", parsing)?;
     let root: json::Root =
         json::deserialize::from_slice(json_bytes).map_err(|e| bad(format!("JSON: {e}")))?;
+    budget.release(parsing);
     budget.charge("glTF document", document_bytes(&root))?;
     let mut buffers = Vec::with_capacity(root.buffers.len());
     let mut loaded: Vec<(&str, usize)> = Vec::new();
@@ -211,6 +216,95 @@ fn primitive_attributes(root: &json::Root, prim: &json::mesh::Primitive) -> Vec<
 /// What the parsed document holds in memory, roughly: its arrays of nodes, meshes,
 /// accessors and so on (a two-byte `{}` in the JSON becomes a struct of a few hundred
 /// bytes, so this is charged apart from the file's own size).
+/// The largest value one JSON object becomes when parsed: the largest gltf-json type
+/// (a node), or an entry of a JSON map (`min`, `max`, `extras`: a key and a value).
+const OBJECT_BYTES: u64 = {
+    let sizes = [
+        std::mem::size_of::<json::Node>(),
+        std::mem::size_of::<json::Accessor>(),
+        std::mem::size_of::<json::Material>(),
+        std::mem::size_of::<json::Image>(),
+        std::mem::size_of::<json::Asset>(),
+        std::mem::size_of::<json::Animation>(),
+        std::mem::size_of::<json::Mesh>(),
+        std::mem::size_of::<json::Camera>(),
+        std::mem::size_of::<json::buffer::View>(),
+        std::mem::size_of::<json::Skin>(),
+        std::mem::size_of::<json::mesh::Primitive>(),
+    ];
+    let mut max = 0;
+    let mut i = 0;
+    while i < sizes.len() {
+        if sizes[i] > max {
+            max = sizes[i];
+        }
+        i += 1;
+    }
+    max as u64
+};
+
+/// What one array element or map entry becomes at most: a `serde_json::Value` (arrays
+/// of numbers in `min`, `max`) or a map entry (a key and a value in a tree node).
+const ELEMENT_BYTES: u64 = 64;
+
+/// An upper bound of the heap that parsing `json` into gltf-json's document takes, from
+/// its shape alone (one pass, no allocation but a depth stack): each object becomes at
+/// most one [`OBJECT_BYTES`] value and each array element or key at most
+/// [`ELEMENT_BYTES`], each held in a vector that may be three times its length while it
+/// grows (the old buffer beside the doubled one); strings at most their bytes. The
+/// million-node document `{"nodes":[{},{},...]}` (3 MB) bounds at about 870 MB (it
+/// takes 227 MB).
+fn parse_bound(json: &[u8]) -> u64 {
+    let (mut objects, mut elements) = (0u64, 0u64);
+    let (mut in_string, mut escaped) = (false, false);
+    // Whether the innermost container is an array, and whether it has a value yet.
+    let mut stack: Vec<(bool, bool)> = Vec::new();
+    for &b in json {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        // A value starting inside an array is one more element of it.
+        let starts_value = !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b']' | b'}');
+        if starts_value {
+            if let Some((true, seen)) = stack.last_mut() {
+                if !*seen {
+                    *seen = true;
+                    elements += 1;
+                }
+            }
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' => {
+                objects += 1;
+                stack.push((false, false));
+            }
+            b'[' => stack.push((true, false)),
+            b']' | b'}' => {
+                stack.pop();
+            }
+            // The next value of an array, or the next key of an object.
+            b',' => match stack.last_mut() {
+                Some((true, seen)) => *seen = false,
+                Some((false, _)) => elements += 1,
+                None => {}
+            },
+            b':' => {}
+            _ => {}
+        }
+    }
+    objects
+        .saturating_mul(3 * OBJECT_BYTES)
+        .saturating_add(elements.saturating_mul(3 * ELEMENT_BYTES))
+        .saturating_add(json.len() as u64)
+}
+
 fn document_bytes(root: &json::Root) -> u64 {
     fn of<T>(v: &[T]) -> u64 {
         (v.len() as u64).saturating_mul(std::mem::size_of::<T>() as u64)
@@ -1110,7 +1204,26 @@ fn percent_decoded(uri: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::percent_decoded;
+    use super::{OBJECT_BYTES, parse_bound, percent_decoded};
+
+    /// The bound counts objects, array elements and keys, never inside strings.
+    #[test]
+    fn the_parse_bound_counts_the_shape() {
+        let o = 3 * OBJECT_BYTES;
+        let e = 3 * super::ELEMENT_BYTES;
+        let len = |s: &str| s.len() as u64;
+        let doc = r#"{"nodes":[{},{}]}"#;
+        assert_eq!(parse_bound(doc.as_bytes()), 3 * o + 2 * e + len(doc));
+        let doc = r#"{"min":[1,2,3],"a":"{[,:]}\"{"}"#;
+        // One object, three elements, one more key (the ',' between the members).
+        assert_eq!(parse_bound(doc.as_bytes()), o + 4 * e + len(doc));
+        assert_eq!(parse_bound(b"[]"), 2);
+        // A million empty nodes cannot pass 64 MiB before parsing.
+        let mut many = String::from(r#"{"nodes":["#);
+        many.push_str(&vec!["{}"; 1_000_000].join(","));
+        many.push_str("]}");
+        assert!(parse_bound(many.as_bytes()) > 700 << 20);
+    }
 
     /// Escapes decode before the policy sees the name, so `..%2F` is judged as `../`;
     /// malformed escapes and non-UTF-8 results keep the URI as it is.

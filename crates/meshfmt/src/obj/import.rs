@@ -461,7 +461,10 @@ mod tests {
             let text = format!("{head}f 1 2 {corner}\n");
             let e = import(text.as_bytes(), None, &meshfmt_core::Budget::default());
             let e = e.err().map(|e| e.to_string()).unwrap_or_default();
-            assert!(e.contains("line 6: index") && e.contains("out of range"), "{corner}: {e}");
+            assert!(
+                e.contains("line 6: index") && e.contains("out of range"),
+                "{corner}: {e}"
+            );
         }
         let text = format!("{head}f -3/-1/-1 -2 -1\n");
         let m = import(text.as_bytes(), None, &meshfmt_core::Budget::default());

@@ -229,7 +229,8 @@ fn mtl_text(model: &Model, material_names: &[String], out: &mut Converted<ObjFil
                 Some(TextureSource::Path(p)) if !p.is_empty() => {
                     // Never a reference that leads out of the output's folder.
                     let r = output_reference(p);
-                    out.losses.extend(r.loss(p, format!("textures[{}]", b.texture)));
+                    out.losses
+                        .extend(r.loss(p, format!("textures[{}]", b.texture)));
                     if !r.written.is_empty() {
                         let _ = writeln!(mtl, "{key} {}", r.written);
                     }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
+use meshfmt_core::quantize::renormalization_error;
 use meshfmt_core::{
     Budget, Channel, Clip, Converted, Feature, LossKind, Model, MorphKind,
     MorphTarget as CoreMorph, Skeleton, Surface as CoreSurface, Track, Transform, VertexInfluences,
@@ -921,15 +922,18 @@ fn report_frame_losses(
     let n = s.positions.len();
     // The quaternion's error depends on the frame (ms10 rebuilds w from x, y, z, which
     // is coarse when w is small), so report what it actually is for this data.
+    // Measured against the model's own values, so a normal or tangent that was not unit
+    // length (or a tangent not orthogonal to its normal) counts what renormalizing it
+    // moved, not only the quaternion's rounding.
     let (mut normal_err, mut tangent_err) = (0.0f32, 0.0f32);
     for v in 0..n {
         let (dn, dt) = tangent::to_normal_tangent(version, stored[tmap[v] as usize]);
+        normal_err = normal_err.max((dn - normals[v]).abs().max_element());
         let nv = normals[v].normalize_or(Vec3::Z);
-        normal_err = normal_err.max((dn - nv).abs().max_element());
         let t = tangents[v].truncate();
         let t_orth = (t - nv * nv.dot(t)).normalize_or_zero();
         if t_orth != Vec3::ZERO && !s.tangents.is_empty() {
-            tangent_err = tangent_err.max((dt.truncate() - t_orth).abs().max_element());
+            tangent_err = tangent_err.max((dt.truncate() - t).abs().max_element());
         }
         // The handedness comes back as a sign: any other w (or a lost sign) is an error.
         if !s.tangents.is_empty() {
@@ -937,23 +941,41 @@ fn report_frame_losses(
         }
     }
     if !s.normals.is_empty() {
+        let (_, moved) = renormalization_error(&s.normals, Vec3::Z);
+        let why = if moved > 0 {
+            format!(
+                "normals stored as an i16 tangent-frame quaternion ({moved} were not unit length: renormalized)"
+            )
+        } else {
+            "normals stored as an i16 tangent-frame quaternion".to_string()
+        };
         out.lose(
             Feature::Normals,
             LossKind::Quantized {
                 max_error: normal_err,
             },
             path,
-            "normals stored as an i16 tangent-frame quaternion",
+            why,
         );
     }
     if !s.tangents.is_empty() {
+        let xyz: Vec<Vec3> = s.tangents.iter().map(|t| t.truncate()).collect();
+        let (_, moved) = renormalization_error(&xyz, Vec3::ZERO);
+        let why = if moved > 0 {
+            format!(
+                "tangents stored as an i16 tangent-frame quaternion (made orthogonal to the normal; {moved} were not unit length: renormalized)"
+            )
+        } else {
+            "tangents stored as an i16 tangent-frame quaternion (made orthogonal to the normal)"
+                .to_string()
+        };
         out.lose(
             Feature::Tangents,
             LossKind::Quantized {
                 max_error: tangent_err,
             },
             path,
-            "tangents stored as an i16 tangent-frame quaternion (made orthogonal to the normal)",
+            why,
         );
     }
 }
