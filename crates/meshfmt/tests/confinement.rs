@@ -603,3 +603,61 @@ fn no_attack_reaches_outside_what_the_user_named() {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }
+
+/// The same cases in-process, through the library: every path the side-file loader
+/// opened (it records them) is inside the input's folder, the positive controls open
+/// what they may, and nothing panics. Needs no strace, so it runs everywhere.
+#[test]
+fn the_loader_opens_nothing_outside_the_input_folder() {
+    use meshfmt_core::format::Context;
+    use meshfmt_core::side_files::SideFolder;
+    let root = std::fs::canonicalize(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+        .join("confinement-lib");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    for (rel, bytes) in root_files() {
+        std::fs::write(root.join(rel), bytes).unwrap();
+    }
+    let (mut opened, mut refused, mut failures) = (0, 0, Vec::new());
+    for a in corpus(&root) {
+        let case = root.join(&a.name);
+        build(&case, &a);
+        let input = case.join(&a.input);
+        let inside = std::fs::canonicalize(case.join("in")).unwrap();
+        let data = std::fs::read(&input).unwrap();
+        let name = input.to_string_lossy().into_owned();
+        let budget = meshfmt_core::Budget::new(meshfmt_core::Limits {
+            max_alloc_bytes: MAX_MEMORY,
+            ..meshfmt_core::Limits::DEFAULT
+        });
+        let side = SideFolder::beside(&input, &budget);
+        let cx = Context {
+            side_files: Some(&side),
+            ..Context::new(&name).with_budget(budget.clone())
+        };
+        if let Ok(f) = meshfmt::formats::detect(&data, &name) {
+            let _ = f.read(&data, &cx).and_then(|file| {
+                let _ = file.summary(&cx);
+                file.to_core(&cx)
+            });
+        }
+        for p in side.opened() {
+            if !p.starts_with(&inside) {
+                failures.push(format!("{}: opened {}", a.name, p.display()));
+            }
+        }
+        for want in &a.must_read {
+            let want = std::fs::canonicalize(case.join(want)).unwrap();
+            if !side.opened().contains(&want) {
+                failures.push(format!("{}: did not open {}", a.name, want.display()));
+            }
+        }
+        opened += side.opened().len();
+        refused += side.refusals().len();
+    }
+    println!("the loader opened {opened} files (all inside) and refused {refused} names");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The corpus asks for refusals: a loader that refused nothing was not attacked.
+    assert!(refused >= 80, "only {refused} refusals");
+}
