@@ -237,28 +237,23 @@ type Built = (String, Vec<u8>, Vec<(String, Vec<u8>)>);
 /// One case per hostile name for each kind of side-file reference.
 fn references(root: &Path) -> Vec<Attack> {
     let mut out = Vec::new();
-    let mut add =
-        |kind: &str,
-         what: &str,
-         ext: &str,
-         stem: &str,
-         build: &dyn Fn(&str) -> Built| {
-            for (short, name) in hostile_names(root, stem, ext) {
-                let (input, bytes, mut files) = build(&name);
-                files.extend(canaries());
-                files.push((input.clone(), bytes));
-                let (links, fifos) = plants(ext, stem);
-                out.push(Attack {
-                    name: format!("{kind}-{short}"),
-                    attack: format!("{what} named {}", meshfmt_core::text::quoted(&name)),
-                    input,
-                    files,
-                    links,
-                    fifos,
-                    ..Attack::default()
-                });
-            }
-        };
+    let mut add = |kind: &str, what: &str, ext: &str, stem: &str, build: &dyn Fn(&str) -> Built| {
+        for (short, name) in hostile_names(root, stem, ext) {
+            let (input, bytes, mut files) = build(&name);
+            files.extend(canaries());
+            files.push((input.clone(), bytes));
+            let (links, fifos) = plants(ext, stem);
+            out.push(Attack {
+                name: format!("{kind}-{short}"),
+                attack: format!("{what} named {}", meshfmt_core::text::quoted(&name)),
+                input,
+                files,
+                links,
+                fifos,
+                ..Attack::default()
+            });
+        }
+    };
     add("gltf-buffer", "a .gltf buffer", ".bin", "secret", &|n| {
         (
             "in/model.gltf".into(),

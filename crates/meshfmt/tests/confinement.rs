@@ -661,3 +661,169 @@ fn the_loader_opens_nothing_outside_the_input_folder() {
     // The corpus asks for refusals: a loader that refused nothing was not attacked.
     assert!(refused >= 80, "only {refused} refusals");
 }
+
+/// `meshfmt ARGS` in `cwd` without the trace: (exit code, stderr).
+fn plain(args: &[&str], cwd: &Path) -> (Option<i32>, String) {
+    let args: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
+    let r = run(&args, cwd, 0, false);
+    (r.code, r.stderr)
+}
+
+/// A fresh folder for one of the tests below.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::fs::canonicalize(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `convert --out-dir out --to obj a/x.obj b/x.obj c/x-2.obj` printed "converted 3 of 3"
+/// and left two files: now three, none over another.
+#[test]
+fn batch_outputs_never_collide() {
+    let d = scratch("confinement-batch");
+    let tri = |z: u8| format!("v 0 0 {z}\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    for (dir, file, z) in [
+        ("a", "x.obj", 1),
+        ("b", "x.obj", 2),
+        ("c", "x-2.obj", 3),
+        ("d", "X.obj", 4),
+    ] {
+        std::fs::create_dir_all(d.join(dir)).unwrap();
+        std::fs::write(d.join(dir).join(file), tri(z)).unwrap();
+    }
+    let (code, stderr) = plain(
+        &[
+            "convert",
+            "--out-dir",
+            "out",
+            "--to",
+            "obj",
+            "a/x.obj",
+            "b/x.obj",
+            "c/x-2.obj",
+            "d/X.obj",
+        ],
+        &d,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("converted 4 of 4"), "{stderr}");
+    let mut out: Vec<(String, String)> = files_under(&d.join("out"))
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let z = text
+                .lines()
+                .find(|l| l.starts_with("v "))
+                .unwrap()
+                .to_string();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), z)
+        })
+        .collect();
+    out.sort();
+    // Each input in a file of its own: x, x-3 (x-2 is c's own name), x-2, X-4 (x
+    // ignoring case is taken).
+    let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["X-4.obj", "x-2.obj", "x-3.obj", "x.obj"]);
+    let zs: std::collections::BTreeSet<&str> = out.iter().map(|(_, z)| z.as_str()).collect();
+    assert_eq!(
+        zs.len(),
+        4,
+        "every input's content is in one output: {out:?}"
+    );
+}
+
+/// `--anims-dir` with a link planted where a clip goes: refused without `--force` (the
+/// case `anims-dir-planted` of the corpus); with it, the link itself is replaced by the
+/// clip file and the file it pointed at is left alone.
+#[test]
+fn force_replaces_a_planted_link_not_its_target() {
+    let root = scratch("confinement-force");
+    let a = corpus(&root)
+        .into_iter()
+        .find(|a| a.name == "anims-dir-planted")
+        .unwrap();
+    let case = root.join(&a.name);
+    build(&case, &a);
+    let target = case.join("secret.anim");
+    let before = std::fs::read(&target).unwrap();
+    let anims = case.join("out/anims");
+    let args = [
+        "convert",
+        "in/model.glb",
+        "out/model.mesh",
+        "--to",
+        "unigine-mesh",
+        "--anims-dir",
+    ];
+    let mut refused: Vec<&str> = args.to_vec();
+    refused.push(anims.to_str().unwrap());
+    let (code, stderr) = plain(&refused, &case);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("already exists (--force replaces it)"),
+        "{stderr}"
+    );
+    assert!(
+        !case.join("out/model.mesh").exists(),
+        "nothing written when refused"
+    );
+    let mut forced = refused.clone();
+    forced.push("--force");
+    let (code, stderr) = plain(&forced, &case);
+    assert_eq!(code, Some(0), "{stderr}");
+    let victim = std::fs::symlink_metadata(anims.join("victim.anim")).unwrap();
+    assert!(victim.is_file(), "the link is replaced by the clip file");
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        before,
+        "the link's target is untouched"
+    );
+    assert_ne!(
+        std::fs::read(anims.join("existing.anim")).unwrap(),
+        INSIDE,
+        "replaced"
+    );
+}
+
+/// Refusals say nothing about what is outside: a link to a file that exists and one to a
+/// file that does not get the same message, as do `../` names to both.
+#[test]
+fn messages_say_nothing_about_what_is_outside() {
+    let root = scratch("confinement-messages");
+    let by_name = |n: &str| corpus(&root).into_iter().find(|a| a.name == n).unwrap();
+    let mut texts = Vec::new();
+    for (case, uri) in [
+        ("gltf-buffer-link", "link.bin"),
+        ("gltf-buffer-dangling", "dangling.bin"),
+    ] {
+        let a = by_name(case);
+        let dir = root.join(case);
+        build(&dir, &a);
+        let (code, stderr) = plain(&["info", "in/model.gltf"], &dir);
+        assert_eq!(code, Some(1), "{stderr}");
+        texts.push(stderr.replace(uri, "NAME"));
+    }
+    assert_eq!(texts[0], texts[1]);
+    assert!(
+        texts[0].contains("refused: a link that does not lead to a file inside"),
+        "{}",
+        texts[0]
+    );
+    // A parent-folder name to an existing and to a missing file.
+    let a = by_name("gltf-buffer-parent");
+    let dir = root.join("parent");
+    build(&dir, &a);
+    let mut texts = Vec::new();
+    for uri in ["../secret.bin", "../missing.bin"] {
+        let doc = String::from_utf8(std::fs::read(dir.join("in/model.gltf")).unwrap())
+            .unwrap()
+            .replace("../secret.bin", uri);
+        std::fs::write(dir.join("in/other.gltf"), doc).unwrap();
+        let (_, stderr) = plain(&["info", "in/other.gltf"], &dir);
+        texts.push(stderr.replace(uri, "NAME"));
+    }
+    assert_eq!(texts[0], texts[1]);
+}
