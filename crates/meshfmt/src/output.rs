@@ -30,9 +30,13 @@ fn io(path: &Path, source: std::io::Error) -> CliError {
 
 /// A new, empty temporary file beside `target`, created exclusively.
 fn temporary_beside(target: &Path) -> Result<(PathBuf, std::fs::File), CliError> {
-    let name = target
+    // Cut, so the temporary's name stays within the 255 bytes file systems allow.
+    let name: String = target
         .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned())
+        .chars()
+        .take(64)
+        .collect();
     let dir = target.parent().unwrap_or(Path::new(""));
     loop {
         let n = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
@@ -107,7 +111,7 @@ fn exists(target: &Path) -> CliError {
 /// assert!(e.to_string().ends_with("a.bin: already exists (--force replaces it)"));
 /// write_outputs(&outputs, true)?;
 /// # std::fs::remove_dir_all(&dir)?;
-/// # Ok::<(), meshfmt::error::CliError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_outputs(outputs: &Outputs, force: bool) -> Result<Vec<PathBuf>, CliError> {
     let mut seen = HashSet::new();
@@ -160,4 +164,60 @@ fn write_all(outputs: &Outputs, force: bool, undo: &mut Undo) -> Result<Vec<Path
     // In the order given.
     written.rotate_right(1);
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_outputs;
+    use std::path::PathBuf;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("meshfmt-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).map_err(|e| e.to_string()).ok();
+        d
+    }
+
+    fn names(d: &std::path::Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// A refusal or a failure half way leaves the folder as it was: no output, no
+    /// temporary, the named output not replaced.
+    #[test]
+    fn a_failed_write_leaves_nothing_behind() {
+        let d = scratch("atomic");
+        std::fs::write(d.join("a.gltf"), b"old").ok();
+        std::fs::write(d.join("a.bin"), b"keep").ok();
+        let outputs = vec![
+            (d.join("a.gltf"), b"new".to_vec()),
+            (d.join("a.bin"), vec![1]),
+        ];
+        assert!(write_outputs(&outputs, false).is_err());
+        assert_eq!(names(&d), ["a.bin", "a.gltf"]);
+        assert_eq!(
+            std::fs::read(d.join("a.gltf")).ok().as_deref(),
+            Some(&b"old"[..])
+        );
+        // The second file's folder does not exist: the first is not left in place.
+        let outputs = vec![
+            (d.join("b.gltf"), b"new".to_vec()),
+            (d.join("no-such-folder/b.bin"), vec![1]),
+        ];
+        assert!(write_outputs(&outputs, false).is_err());
+        assert_eq!(names(&d), ["a.bin", "a.gltf"]);
+        // A name near the 255-byte limit still gets a temporary.
+        let long = d.join(format!("{}.glb", "n".repeat(240)));
+        assert!(write_outputs(&vec![(long.clone(), vec![2])], false).is_ok());
+        assert!(long.exists());
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

@@ -105,6 +105,8 @@ fn run(args: &[String], input_len: usize) -> Run {
 #[test]
 fn every_hostile_input_gets_a_value_or_one_line_through_the_tool() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile-cli");
+    // Fresh each run: outputs beside an output (a .gltf's .bin) are never written over.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     println!(
