@@ -17,7 +17,6 @@
 //! assert!(attacks.iter().all(|a| a.input.starts_with("in/")));
 //! ```
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use meshfmt_core::Model;
@@ -100,30 +99,13 @@ fn canaries() -> Vec<(String, Vec<u8>)> {
     ]
 }
 
-/// A JSON string literal.
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// A `.gltf` of one triangle whose buffer is `buffer_uri` (36 bytes of positions) and,
 /// when given, a texture whose image is `image_uri`.
 fn gltf_text(buffer_uri: &str, image_uri: Option<&str>, names: &str) -> Vec<u8> {
     let image = image_uri.map_or(String::new(), |u| {
         format!(
             r#","materials":[{{"name":{names},"pbrMetallicRoughness":{{"baseColorTexture":{{"index":0}}}}}}],"textures":[{{"source":0}}],"images":[{{"uri":{}}}]"#,
-            json_str(u)
+            meshfmt::json::string(u)
         )
     });
     let material = if image_uri.is_some() {
@@ -133,7 +115,7 @@ fn gltf_text(buffer_uri: &str, image_uri: Option<&str>, names: &str) -> Vec<u8> 
     };
     format!(
         r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"uri":{},"byteLength":36}}],"bufferViews":[{{"buffer":0,"byteLength":36}}],"accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}}],"meshes":[{{"name":{names},"primitives":[{{"attributes":{{"POSITION":0}}{material}}}]}}],"nodes":[{{"name":{names},"mesh":0}}],"scenes":[{{"nodes":[0]}}],"scene":0{image}}}"#,
-        json_str(buffer_uri)
+        meshfmt::json::string(buffer_uri)
     )
     .into_bytes()
 }
@@ -331,7 +313,7 @@ fn positive_controls() -> Vec<Attack> {
 /// Names holding escape sequences, bells and line breaks, in every text a file carries.
 fn hostile_names_in_files() -> Vec<Attack> {
     let evil = "evil\u{1b}]0;owned\u{7}\u{1b}[2J\r\nmeshfmt: fake line\u{202e}";
-    let escaped = json_str(evil);
+    let escaped = meshfmt::json::string(evil);
     let mut gltf_files = canaries();
     gltf_files.push(("in/ok.bin".into(), inside_buffer()));
     gltf_files.push((

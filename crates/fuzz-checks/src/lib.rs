@@ -35,6 +35,26 @@ use meshfmt::formats;
 use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, SharedBytes};
 use meshfmt_core::{Budget, Limits, Model};
 
+/// Every output the `meshfmt` tool writes, by extension, with `--to` where the extension
+/// alone is ambiguous: what the CLI's hostile and confinement tests convert to.
+pub const TOOL_OUTPUTS: &[(&str, Option<&str>)] = &[
+    ("mesh", Some("unigine-mesh")),
+    ("smesh", None),
+    ("mesh_skinned", None),
+    ("skeleton", None),
+    ("anim", Some("unigine-anim")),
+    ("sanim", None),
+    ("m3d", None),
+    ("a3d", None),
+    ("mesh", Some("niotso-mesh")),
+    ("skel", None),
+    ("anim", Some("niotso-mesh")),
+    ("bytes", None),
+    ("glb", None),
+    ("gltf", None),
+    ("obj", None),
+];
+
 /// The allowance of one checked operation: far above every seed, far below the
 /// fuzzer's 2 GiB RSS limit even with the input and a second operation alive.
 pub const FUZZ_LIMITS: Limits = Limits {

@@ -37,6 +37,7 @@ use crate::convert::read_input;
 use crate::error::CliError;
 use crate::files::{refusal_warnings, side_folder};
 use crate::formats;
+use crate::json;
 
 /// What `info` found in one file.
 #[derive(Debug, Clone)]
@@ -102,27 +103,6 @@ pub struct Info {
     pub counts: Counts,
 }
 
-/// JSON string escaping per RFC 8259.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// A JSON number for `v`; `null` when it is not finite (JSON has no NaN or infinity).
 fn json_f32(v: f32) -> String {
     if v.is_finite() {
@@ -152,7 +132,7 @@ fn json_list<T>(items: &[T], f: impl Fn(&T) -> String) -> String {
 }
 
 fn json_opt_string(s: Option<&str>) -> String {
-    s.map_or_else(|| "null".into(), json_string)
+    s.map_or_else(|| "null".into(), json::string)
 }
 
 fn json_opt_u64(v: Option<u64>) -> String {
@@ -175,8 +155,8 @@ impl Info {
     fn json_fields(&self) -> String {
         let mut s = format!(
             "{{\"format\":{},\"version\":{}",
-            json_string(&self.format),
-            json_string(&self.version)
+            json::string(&self.format),
+            json::string(&self.version)
         );
         for (k, v) in self.counts.named() {
             let _ = write!(s, ",\"{k}\":{v}");
@@ -211,18 +191,18 @@ pub fn to_json(file: &str, file_size: u64, s: &Summary) -> String {
     let _ = write!(
         out,
         ",\"file\":{},\"file_size\":{file_size}",
-        json_string(file)
+        json::string(file)
     );
     let surfaces = json_list(&s.surfaces, |x| {
         format!(
             "{{\"name\":{},\"vertices\":{},\"triangles\":{},\"attributes\":{},\"material\":{},\"bounds\":{}}}",
-            json_string(&x.name),
+            json::string(&x.name),
             x.vertices,
             x.triangles,
             json_list(&x.attributes, |a| format!(
                 "{{\"name\":{},\"stored\":{}}}",
-                json_string(&a.name),
-                json_string(&a.stored)
+                json::string(&a.name),
+                json::string(&a.stored)
             )),
             json_opt_string(x.material.as_deref()),
             x.bounds.as_ref().map_or_else(|| "null".into(), json_box),
@@ -234,7 +214,7 @@ pub fn to_json(file: &str, file_size: u64, s: &Summary) -> String {
             format!(
                 "{{\"bones\":{},\"roots\":{},\"depth\":{}}}",
                 k.bones,
-                json_list(&k.roots, |r| json_string(r)),
+                json_list(&k.roots, |r| json::string(r)),
                 k.depth
             )
         },
@@ -242,7 +222,7 @@ pub fn to_json(file: &str, file_size: u64, s: &Summary) -> String {
     let animations = json_list(&s.animations, |c| {
         format!(
             "{{\"name\":{},\"duration\":{},\"fps\":{},\"keys\":{},\"channels\":{}}}",
-            json_string(&c.name),
+            json::string(&c.name),
             json_f32(c.duration),
             c.fps.map_or_else(|| "null".into(), json_f32),
             c.keys,
@@ -252,15 +232,15 @@ pub fn to_json(file: &str, file_size: u64, s: &Summary) -> String {
     let materials = json_list(&s.materials, |m| {
         format!(
             "{{\"name\":{},\"textures\":{}}}",
-            json_string(&m.name),
-            json_list(&m.textures, |t| json_string(t))
+            json::string(&m.name),
+            json_list(&m.textures, |t| json::string(t))
         )
     });
     let textures = json_list(&s.textures, |t| {
         format!(
             "{{\"name\":{},\"source\":{},\"width\":{},\"height\":{},\"bytes\":{}}}",
-            json_string(&t.name),
-            json_string(&t.source),
+            json::string(&t.name),
+            json::string(&t.source),
             json_opt_u64(t.pixels.map(|p| u64::from(p.0))),
             json_opt_u64(t.pixels.map(|p| u64::from(p.1))),
             json_opt_u64(t.bytes)
@@ -643,7 +623,7 @@ mod tests {
             i.to_json(),
             r#"{"format":"unigine-mesh","version":"ms\"1\n1","surfaces":2,"vertices":3,"triangles":0,"bones":0,"animations":0,"frames":0,"materials":0,"textures":0}"#
         );
-        assert_eq!(json_string("\u{1}"), "\"\\u0001\"");
+        assert_eq!(json::string("\u{1}"), "\"\\u0001\"");
         assert!(i.to_text().contains("vertices:   3\n"));
     }
 

@@ -36,6 +36,7 @@ pub mod files;
 pub mod formats;
 pub mod gltf;
 pub mod info;
+pub mod json;
 pub mod obj;
 pub mod output;
 pub mod report;

@@ -17,6 +17,8 @@ use std::path::PathBuf;
 
 use meshfmt_core::{Loss, LossKind};
 
+use crate::json;
+
 /// What one conversion did.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
@@ -32,27 +34,6 @@ pub struct Report {
     pub losses: Vec<Loss>,
     /// Every warning.
     pub warnings: Vec<String>,
-}
-
-/// JSON string escaping per RFC 8259.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn json_number(x: f32) -> String {
@@ -82,13 +63,13 @@ impl Report {
     pub fn to_json(&self) -> String {
         let mut s = String::new();
         s.push_str("{\n");
-        let _ = writeln!(s, "  \"input\": {},", json_string(&self.input));
-        let _ = writeln!(s, "  \"output\": {},", json_string(&self.output));
+        let _ = writeln!(s, "  \"input\": {},", json::string(&self.input));
+        let _ = writeln!(s, "  \"output\": {},", json::string(&self.output));
         let _ = writeln!(s, "  \"written\": {},", self.written);
         let files: Vec<String> = self
             .files
             .iter()
-            .map(|f| format!("    {}", json_string(&f.to_string_lossy())))
+            .map(|f| format!("    {}", json::string(&f.to_string_lossy())))
             .collect();
         list(&mut s, "files", &files, true);
         let losses: Vec<String> = self
@@ -104,9 +85,9 @@ impl Report {
                 };
                 format!(
                     "    {{\"feature\": {}, \"kind\": \"{kind}\"{bound}, \"path\": {}, \"reason\": {}}}",
-                    json_string(l.feature.name()),
-                    json_string(&l.path),
-                    json_string(&l.reason)
+                    json::string(l.feature.name()),
+                    json::string(&l.path),
+                    json::string(&l.reason)
                 )
             })
             .collect();
@@ -114,7 +95,7 @@ impl Report {
         let warnings: Vec<String> = self
             .warnings
             .iter()
-            .map(|w| format!("    {}", json_string(w)))
+            .map(|w| format!("    {}", json::string(w)))
             .collect();
         list(&mut s, "warnings", &warnings, false);
         s.push_str("}\n");

@@ -25,7 +25,7 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fuzz_checks::attacks::{Attack, CANARY, INSIDE, SYSTEM_FILES, corpus, root_files};
 
@@ -36,23 +36,7 @@ fn memory_bound(input_len: u64) -> u64 {
     2 * MAX_MEMORY + (32 << 20) + 16 * input_len
 }
 
-/// Every output the tool writes (with `--to` where the extension is ambiguous).
-const ALL_OUTPUTS: &[(&str, Option<&str>)] = &[
-    ("mesh", Some("unigine-mesh")),
-    ("smesh", None),
-    ("skeleton", None),
-    ("anim", Some("unigine-anim")),
-    ("sanim", None),
-    ("m3d", None),
-    ("a3d", None),
-    ("mesh", Some("niotso-mesh")),
-    ("skel", None),
-    ("anim", Some("niotso-mesh")),
-    ("bytes", None),
-    ("glb", None),
-    ("gltf", None),
-    ("obj", None),
-];
+const ALL_OUTPUTS: &[(&str, Option<&str>)] = fuzz_checks::TOOL_OUTPUTS;
 
 /// The outputs that carry references and names: enough for the reference cases.
 const REFERENCE_OUTPUTS: &[(&str, Option<&str>)] = &[
@@ -118,25 +102,12 @@ fn build(case: &Path, a: &Attack) {
     }
 }
 
-/// Every regular file under `dir`, links not followed.
+/// Every file under `dir`, sorted (links are reported as files, never followed into).
 fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(t) = e.file_type() else { continue };
-            if t.is_dir() {
-                stack.push(e.path());
-            } else if t.is_file() {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
+    test_support::files_under(dir, &[])
+        .into_iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+        .collect()
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -313,19 +284,7 @@ fn run(args: &[String], cwd: &Path, input_len: u64, traced: bool) -> Run {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&errors).unwrap());
-    let started = Instant::now();
-    let mut child = cmd.spawn().unwrap();
-    let killed = loop {
-        if child.try_wait().unwrap().is_some() {
-            break false;
-        }
-        if started.elapsed() > DEADLINE {
-            child.kill().ok();
-            break true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let status = child.wait().unwrap();
+    let code = test_support::run_with_deadline(cmd, DEADLINE);
     let stderr = std::fs::read_to_string(&errors).unwrap_or_default();
     let peak_kib = std::fs::read_to_string(&report)
         .ok()
@@ -335,7 +294,7 @@ fn run(args: &[String], cwd: &Path, input_len: u64, traced: bool) -> Run {
         let _ = std::fs::remove_file(f);
     }
     Run {
-        code: if killed { None } else { status.code() },
+        code,
         stderr,
         peak_kib,
         trace,

@@ -14,25 +14,7 @@ use std::time::{Duration, Instant};
 const MAX_MEMORY: u64 = 64 << 20;
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// Every output the tool writes, by extension (with `--to` where the extension alone
-/// is ambiguous).
-const OUTPUTS: &[(&str, Option<&str>)] = &[
-    ("mesh", Some("unigine-mesh")),
-    ("smesh", None),
-    ("mesh_skinned", None),
-    ("skeleton", None),
-    ("anim", Some("unigine-anim")),
-    ("sanim", None),
-    ("m3d", None),
-    ("a3d", None),
-    ("mesh", Some("niotso-mesh")),
-    ("skel", None),
-    ("anim", Some("niotso-mesh")),
-    ("bytes", None),
-    ("glb", None),
-    ("gltf", None),
-    ("obj", None),
-];
+const OUTPUTS: &[(&str, Option<&str>)] = fuzz_checks::TOOL_OUTPUTS;
 
 fn tool(name: &str) -> Option<PathBuf> {
     ["/usr/bin", "/bin"]
@@ -75,18 +57,7 @@ fn run(args: &[String], input_len: usize) -> Run {
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&errors).unwrap());
     let started = Instant::now();
-    let mut child = cmd.spawn().unwrap();
-    let killed = loop {
-        if child.try_wait().unwrap().is_some() {
-            break false;
-        }
-        if started.elapsed() > DEADLINE {
-            child.kill().ok();
-            break true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let status = child.wait().unwrap();
+    let code = test_support::run_with_deadline(cmd, DEADLINE);
     let elapsed = started.elapsed();
     let stderr = std::fs::read_to_string(&errors).unwrap_or_default();
     std::fs::remove_file(&errors).ok();
@@ -95,7 +66,7 @@ fn run(args: &[String], input_len: usize) -> Run {
         .and_then(|t| t.lines().last().and_then(|l| l.trim().parse().ok()));
     std::fs::remove_file(&report).ok();
     Run {
-        code: if killed { None } else { status.code() },
+        code,
         stderr,
         peak_kib,
         elapsed,

@@ -45,6 +45,34 @@ pub fn assert_flips_never_panic<T, E>(
     }
 }
 
+/// Runs `cmd` (its output already redirected) and waits at most `deadline`: the exit
+/// code, or `None` when it was killed at the deadline (or ended by a signal).
+///
+/// ```
+/// use std::time::Duration;
+/// let code = test_support::run_with_deadline(std::process::Command::new("true"), Duration::from_secs(10));
+/// assert_eq!(code, Some(0));
+/// ```
+pub fn run_with_deadline(
+    mut cmd: std::process::Command,
+    deadline: std::time::Duration,
+) -> Option<i32> {
+    let started = std::time::Instant::now();
+    let mut child = cmd.spawn().ok()?;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.code(),
+            Ok(None) if started.elapsed() > deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            Err(_) => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

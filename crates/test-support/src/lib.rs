@@ -28,7 +28,7 @@ pub mod workloads;
 
 pub use bytes::ByteBuilder;
 pub use compare::{assert_close, assert_close_vec2, assert_close_vec3, assert_close_vec4};
-pub use harness::{assert_flips_never_panic, assert_truncations_fail};
+pub use harness::{assert_flips_never_panic, assert_truncations_fail, run_with_deadline};
 pub use meshfmt_core::canonical;
 pub use models::textured_triangle;
 pub use rng::Rng;

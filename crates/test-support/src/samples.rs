@@ -150,8 +150,9 @@ pub fn sample_file_or_skip(sub: &str, name: &str, test: &str) -> Option<PathBuf>
 }
 
 /// Every file below `dir` whose extension is one of `extensions` (all files when
-/// empty), sorted. Missing or unreadable folders give no files: tests over samples assert
-/// how many files they checked.
+/// empty), sorted; a link is listed as a file, never followed into (a link to a folder
+/// above would list forever). Missing or unreadable folders give no files: tests over
+/// samples assert how many files they checked.
 pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -161,7 +162,7 @@ pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(p);
             } else if extensions.is_empty()
                 || p.extension()
