@@ -194,7 +194,7 @@ type FolderIndex = HashMap<(u32, u32, String), String>;
 /// `Bindings/`, `Textures/`), else one level up, in the same sub-folder of it, then in
 /// it (an appearance in `Appearances/User/` finds `Bindings/User/`, then `Meshes/`).
 /// Every folder is looked in through the side-file policy
-/// ([`SideFolder`](meshfmt_core::side_files::SideFolder)): the sibling folders only when
+/// ([`SideFolder`]): the sibling folders only when
 /// the user allowed them (`--side-files` the content folder). Each folder is listed once
 /// (its names charged to the budget); each file's size is checked against the budget
 /// before it is read.
