@@ -10,7 +10,8 @@
 //! - panics, passes the deadline, or peaks above the README's bound (2 x budget +
 //!   32 MiB + 16 x input);
 //! - prints a line to stderr that is not one printable `meshfmt: ` line;
-//! - writes a control byte into a text output (`.obj`, `.mtl`, `.a3d`);
+//! - writes a control byte, or a NaN or infinity, into a text output (`.obj`, `.mtl`,
+//!   `.a3d`);
 //! - (planted outputs) succeeds, or writes anything, where it must refuse;
 //! - (positive controls) fails to read a side file it may read.
 //!
@@ -363,6 +364,17 @@ fn check_outputs(case: &Path, what: &str, broken: &mut Broken, planted: &[PathBu
                 .any(|&b| (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t')) || b == 0x7f)
         {
             broken.add("text", format!("{what}: a control byte in {}", f.display()));
+        }
+        // A float printed as NaN or inf in a text format no reader takes.
+        if matches!(ext, "obj" | "mtl" | "a3d")
+            && String::from_utf8_lossy(&bytes)
+                .split_ascii_whitespace()
+                .any(|t| matches!(t, "NaN" | "inf" | "-inf"))
+        {
+            broken.add(
+                "non-finite",
+                format!("{what}: NaN or inf in {}", f.display()),
+            );
         }
     }
 }
