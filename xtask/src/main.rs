@@ -22,6 +22,8 @@ mod compare;
 mod conformance;
 #[cfg(test)]
 mod cycles;
+#[cfg(test)]
+mod deps;
 mod fixtures;
 mod gltf;
 mod quirks;
