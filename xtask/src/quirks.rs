@@ -17,7 +17,7 @@ pub fn files() -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let script = WriteOptions::compatible(true);
     let mut add = |name: &str, model: &Model| {
-        if let Ok(f) = MeshFile::from_core(model, &script) {
+        if let Ok(f) = MeshFile::from_core_with(model, &script) {
             if let Ok(bytes) = f.value.write() {
                 out.push((PathBuf::from(format!("quirks/{name}.bytes")), bytes));
             }

@@ -31,7 +31,7 @@ fn generated(quantization: Quantization) -> Set {
         ..WriteOptions::default()
     };
     let model = workloads::grid(u32::from(MAX_COUNT));
-    let bytes = MeshFile::from_core(&model, &options)
+    let bytes = MeshFile::from_core_with(&model, &options)
         .and_then(|c| c.value.write())
         .unwrap_or_else(|e| panic!("generating the grid: {e}"));
     let file = unity_meshser::read(&bytes).unwrap_or_else(|e| panic!("{e}"));
@@ -90,7 +90,7 @@ fn to_core(b: Bencher, w: &str) {
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
     b.counter(BytesCount::new(s.bytes.len())).bench_local(|| {
-        MeshFile::from_core(&s.model, &s.options)
+        MeshFile::from_core_with(&s.model, &s.options)
             .map(|c| c.losses.len())
             .ok()
     });

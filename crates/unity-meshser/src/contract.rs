@@ -8,8 +8,6 @@ use meshfmt_core::{Attribute, Converted, Feature, Model, Summary, SurfaceSummary
 
 use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOptions};
 
-meshfmt_core::shares_budget!(ReadOptions, CoreOptions, WriteOptions);
-
 /// Unity MeshSerializer2 as a [`Format`].
 ///
 /// ```
@@ -67,7 +65,11 @@ impl Format for MeshSerializer2 {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        Ok(Box::new(crate::read_with(data, &cx.options())?))
+        let opts = ReadOptions {
+            budget: cx.budget.clone(),
+            ..ReadOptions::default()
+        };
+        Ok(Box::new(crate::read_with(data, &opts)?))
     }
 
     fn from_core(
@@ -77,9 +79,10 @@ impl Format for MeshSerializer2 {
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
         let opts = WriteOptions {
             quantization: quantization(cx.quality)?,
-            ..cx.options()
+            budget: cx.budget.clone(),
+            ..WriteOptions::default()
         };
-        let c = MeshFile::from_core(model, &opts)?;
+        let c = MeshFile::from_core_with(model, &opts)?;
         Ok(boxed(c))
     }
 }
@@ -131,13 +134,18 @@ impl FormatFile for MeshFile {
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
-        cx.budget
-            .charge("encoded output", self.encoded_len() as u64)?;
-        Ok(Written::one(MeshFile::write(self)?))
+        let opts = WriteOptions {
+            budget: cx.budget.clone(),
+            ..WriteOptions::default()
+        };
+        Ok(Written::one(self.write_with(&opts)?))
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        Ok(self.to_core_with(&cx.options())?)
+        let opts = CoreOptions {
+            budget: cx.budget.clone(),
+        };
+        Ok(self.to_core_with(&opts)?)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -5,8 +5,7 @@ use std::mem::size_of;
 
 use meshfmt_core::glam::{Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Budget, Converted, CoordinateSystem, Feature, Limits, LossKind, Model, Surface,
-    VertexInfluences,
+    Budget, Converted, CoordinateSystem, Feature, LossKind, Model, Surface, VertexInfluences,
 };
 
 use crate::MAX_COUNT;
@@ -22,11 +21,9 @@ pub struct WriteOptions {
     /// Store tangents when the mesh has them (the original script's `saveTangents`,
     /// which defaults to `false` there; here `true`, so nothing is dropped unasked).
     pub tangents: bool,
-    /// Allocation caps: the budget of a conversion that is given none.
-    pub limits: Limits,
-    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
-    /// one of `limits` per conversion).
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it; the default is a fresh one of
+    /// [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
 }
 
 impl Default for WriteOptions {
@@ -34,8 +31,7 @@ impl Default for WriteOptions {
         WriteOptions {
             quantization: Quantization::Rounded,
             tangents: true,
-            limits: Limits::DEFAULT,
-            budget: None,
+            budget: Budget::default(),
         }
     }
 }
@@ -49,10 +45,6 @@ impl WriteOptions {
             ..WriteOptions::default()
         }
     }
-
-    fn budget(&self) -> Budget {
-        Budget::shared_or_new(self.budget.as_ref(), self.limits)
-    }
 }
 
 /// Choices for [`MeshFile::to_core_with`].
@@ -61,17 +53,15 @@ impl WriteOptions {
 /// use unity_meshser::{Budget, CoreOptions, Limits, MeshFile};
 /// let file = MeshFile::default(); // no vertices
 /// let budget = Budget::new(Limits::DEFAULT);
-/// let opts = CoreOptions { budget: Some(budget.clone()), ..CoreOptions::default() };
+/// let opts = CoreOptions { budget: budget.clone() };
 /// assert_eq!(file.to_core_with(&opts)?.value.vertex_count(), 0);
 /// # Ok::<(), unity_meshser::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct CoreOptions {
-    /// Allocation caps: the budget of a conversion that is given none.
-    pub limits: Limits,
-    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
-    /// one of `limits` per conversion).
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it; the default is a fresh one of
+    /// [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
 }
 
 /// Bytes of `count` values of `T`.
@@ -112,16 +102,9 @@ impl MeshFile {
     ///
     /// With [`Quantization::Compatible`] the bytes are those the original script
     /// writes for the same mesh.
+    /// The quantized arrays are charged to `options.budget`.
     pub fn from_surface(surface: &Surface, options: &WriteOptions) -> Result<MeshFile> {
-        MeshFile::from_surface_in(surface, options, &options.budget())
-    }
-
-    /// [`MeshFile::from_surface`] charging `budget` for the quantized arrays.
-    fn from_surface_in(
-        surface: &Surface,
-        options: &WriteOptions,
-        budget: &Budget,
-    ) -> Result<MeshFile> {
+        let budget = &options.budget;
         let n = surface.positions.len();
         if n > usize::from(MAX_COUNT) {
             return Err(Error::TooManyVertices {
@@ -221,8 +204,7 @@ impl MeshFile {
     /// [`MeshFile::to_core`] under `options`' budget: the decoded surface is charged
     /// (as "decoded surface") before it is built.
     pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
-        let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        budget.charge(
+        options.budget.charge(
             "decoded surface",
             bytes_of::<Vec3>(self.positions.len())
                 .saturating_add(bytes_of::<Vec3>(self.normals.len()))
@@ -247,11 +229,16 @@ impl MeshFile {
     /// format cannot hold is reported as a loss, and the quantization of each kept one
     /// with its error bound.
     ///
-    /// Runs under `options`' budget. The vertex and triangle counts are checked
-    /// against [`MAX_COUNT`] first, so a model the format cannot hold is refused before
-    /// anything is copied; the merged surface and the quantized arrays are charged
-    /// before they are built.
-    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+    /// With the default [`WriteOptions`]; see [`MeshFile::from_core_with`].
+    pub fn from_core(model: &Model) -> Result<Converted<MeshFile>> {
+        MeshFile::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`MeshFile::from_core`] as `options` ask, under their budget. The vertex and
+    /// triangle counts are checked against [`MAX_COUNT`] first, so a model the format
+    /// cannot hold is refused before anything is copied; the merged surface and the
+    /// quantized arrays are charged before they are built.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
         let (vertices, indices) = model.surfaces.iter().fold((0usize, 0usize), |(v, i), s| {
             (
                 v.saturating_add(s.positions.len()),
@@ -274,12 +261,11 @@ impl MeshFile {
                 max: MAX_COUNT,
             });
         }
-        let budget = options.budget();
         let mut out = Converted::exact(());
-        let mut merged = merge(model, &mut out, &budget)?;
+        let mut merged = merge(model, &mut out, &options.budget)?;
         flip_v(&mut merged);
         report_dropped(model, &merged, options, &mut out);
-        let file = MeshFile::from_surface_in(&merged, options, &budget)?;
+        let file = MeshFile::from_surface(&merged, options)?;
         // Bounds are measured in Unity's meters; the caller compares in its own units.
         let back = COORDINATE_SYSTEM
             .conversion_to(&model.coordinate_system)

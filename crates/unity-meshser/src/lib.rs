@@ -57,10 +57,10 @@
 //! input; every truncation of a file is an error.
 //!
 //! # Memory and time
-//! Every operation (a read, [`MeshFile::to_core_with`], [`MeshFile::from_core`],
-//! [`MeshFile::from_surface`]) draws on one [`Budget`]: the one in its options, shared
-//! with the caller's other steps, else a fresh one of the options' [`Limits`]
-//! ([`Limits::DEFAULT`]: 1 GiB). Reads charge the arrays they decode, conversions the
+//! Every operation (a read, [`MeshFile::to_core_with`], [`MeshFile::from_core_with`],
+//! [`MeshFile::from_surface`], [`MeshFile::write_with`]) draws on the [`Budget`] of its
+//! options: the default is a fresh one of [`Limits::DEFAULT`] (1 GiB); give the caller's
+//! (clones share it) to bound a pipeline as a whole. Reads charge the arrays they decode, conversions the
 //! surface or quantized arrays they build, before building them; one the budget
 //! cannot pay for returns [`Error::OverBudget`] naming what it was building. The
 //! format holds at most [`MAX_COUNT`] vertices and triangles, and `from_core` checks a
@@ -71,11 +71,11 @@
 //! use meshfmt_core::{canonical, glam::Vec3, Model, Surface};
 //! use unity_meshser::{Budget, Error, MeshFile, WriteOptions};
 //! let budget = Budget::default();
-//! let opts = WriteOptions { budget: Some(budget.clone()), ..WriteOptions::default() };
-//! let file = MeshFile::from_core(&canonical::cube(), &opts)?.value;
+//! let opts = WriteOptions { budget: budget.clone(), ..WriteOptions::default() };
+//! let file = MeshFile::from_core_with(&canonical::cube(), &opts)?.value;
 //! let encoded = budget.used();
 //! assert!(encoded > 0);
-//! let core = unity_meshser::CoreOptions { budget: Some(budget.clone()), ..Default::default() };
+//! let core = unity_meshser::CoreOptions { budget: budget.clone() };
 //! file.to_core_with(&core)?;
 //! assert!(budget.used() > encoded);
 //! // Ten million vertices: refused before anything is merged or charged.
@@ -84,7 +84,7 @@
 //!     ..Default::default()
 //! };
 //! let before = budget.used();
-//! let refused = MeshFile::from_core(&big, &opts).err();
+//! let refused = MeshFile::from_core_with(&big, &opts).err();
 //! assert!(matches!(refused, Some(Error::TooManyVertices { count: 10_000_000, .. })));
 //! assert_eq!(budget.used(), before);
 //! # Ok::<(), unity_meshser::Error>(())

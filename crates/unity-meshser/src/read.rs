@@ -1,7 +1,7 @@
 //! Decoding bytes into a [`MeshFile`].
 
 use meshfmt_core::Budget;
-use parsing_primitives::{Limits, Reader};
+use parsing_primitives::Reader;
 
 use crate::error::Result;
 use crate::file::{Format, MeshFile};
@@ -14,18 +14,16 @@ use crate::{FORMAT_NAME, MAX_COUNT};
 /// let file = [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 ///     0, 0, 0, 0, 0, 0, 0, 0, 0, 0]; // 1 vertex, 0 triangles, positions only
 /// let budget = Budget::default();
-/// let opts = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
+/// let opts = ReadOptions { budget: budget.clone(), ..ReadOptions::default() };
 /// assert_eq!(read_with(&file, &opts)?.vertex_count(), 1);
 /// assert_eq!(budget.used(), 6); // the one quantized position
 /// # Ok::<(), unity_meshser::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps: the budget of a read that is given none.
-    pub limits: Limits,
-    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
-    /// one of `limits` per read).
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it: give the caller's to share it with the
+    /// other steps; the default is a fresh one of [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
     /// Accept bytes after the triangle array (the original reader ignores them; by
     /// default we report them, since they mean the file is not what it claims).
     pub allow_trailing_bytes: bool,
@@ -41,8 +39,7 @@ pub fn read(data: &[u8]) -> Result<MeshFile> {
 /// against the bytes left before it is allocated, every index below the vertex count,
 /// no trailing bytes (unless allowed).
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
-    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(options.budget.clone());
     let vertex_count = r.field("vertex_count", |r| count(r))?;
     let triangle_count = r.field("triangle_count", |r| count(r))?;
     let format = r.field("format", |r| {

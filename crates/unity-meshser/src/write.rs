@@ -2,15 +2,82 @@
 
 use parsing_primitives::Writer;
 
+use meshfmt_core::Problem;
+
+use crate::convert::WriteOptions;
 use crate::error::{Error, Result};
 use crate::file::{Format, MeshFile};
 use crate::{FORMAT_NAME, MAX_COUNT};
 
 impl MeshFile {
-    /// Checks that the file can be written and read back: counts within the format's
-    /// limit, arrays as long as the positions, the format byte matching the arrays,
-    /// indices in range.
-    pub fn check(&self) -> Result<()> {
+    /// Every reason the file cannot be written and read back, each with its path:
+    /// counts within the format's limit, arrays as long as the positions, the format
+    /// byte matching the arrays, indices in range (each triangle that has one out).
+    ///
+    /// ```
+    /// use unity_meshser::MeshFile;
+    /// let mut file = MeshFile::default();
+    /// assert!(file.problems().is_empty());
+    /// file.triangles = vec![[0, 1, 2], [3, 4, 5]];
+    /// let p = file.problems();
+    /// assert_eq!(p.len(), 2);
+    /// assert_eq!(p[1].path, "triangles[1]");
+    /// ```
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let mut push = |path: &str, message: String| {
+            out.push(Problem {
+                path: path.into(),
+                message,
+            })
+        };
+        let n = self.vertex_count();
+        if n > usize::from(MAX_COUNT) {
+            push("positions", format!("{n} vertices (at most {MAX_COUNT})"));
+        }
+        let t = self.triangle_count();
+        if t > usize::from(MAX_COUNT) {
+            push("triangles", format!("{t} triangles (at most {MAX_COUNT})"));
+        }
+        let f = self.format;
+        if f.0 > 15 || !f.has(Format::POSITIONS) {
+            push(
+                "format",
+                format!(
+                    "format byte {:#04x} is invalid (bit 0 must be set, at most 15)",
+                    f.0
+                ),
+            );
+        }
+        for (name, bit, len) in [
+            ("normals", Format::NORMALS, self.normals.len()),
+            ("tangents", Format::TANGENTS, self.tangents.len()),
+            ("uvs", Format::UVS, self.uvs.len()),
+        ] {
+            let expected = if f.has(bit) { n } else { 0 };
+            if len != expected {
+                push(
+                    name,
+                    format!(
+                        "{len} entries, but the format byte {:#04x} and {n} vertices call for {expected}",
+                        f.0
+                    ),
+                );
+            }
+        }
+        for (triangle, tri) in self.triangles.iter().enumerate() {
+            if let Some(&index) = tri.iter().find(|&&i| usize::from(i) >= n) {
+                push(
+                    &format!("triangles[{triangle}]"),
+                    format!("index {index} out of range ({n} vertices)"),
+                );
+            }
+        }
+        out
+    }
+
+    /// The first reason the file cannot be written, as a typed error.
+    pub(crate) fn check(&self) -> Result<()> {
         let n = self.vertex_count();
         if n > usize::from(MAX_COUNT) {
             return Err(Error::TooManyVertices {
@@ -58,7 +125,7 @@ impl MeshFile {
         Ok(())
     }
 
-    /// The file's bytes, after [`MeshFile::check`].
+    /// The file's bytes; an error when [`MeshFile::problems`] finds any.
     ///
     /// ```
     /// let mut bytes = vec![1, 0, 0, 0, 1]; // 1 vertex, 0 triangles, positions only
@@ -90,6 +157,14 @@ impl MeshFile {
         }
         w.le_slice(&self.triangles);
         Ok(w.into_inner())
+    }
+
+    /// [`MeshFile::write`] under `options`' budget: the output is charged first.
+    pub fn write_with(&self, options: &WriteOptions) -> Result<Vec<u8>> {
+        options
+            .budget
+            .charge("encoded output", self.encoded_len() as u64)?;
+        self.write()
     }
 
     /// Writes the file's bytes to `out`.

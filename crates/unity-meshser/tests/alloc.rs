@@ -24,7 +24,7 @@ fn a_ten_million_vertex_model_is_refused_without_a_copy() {
         ..Model::default()
     };
     let before = ALLOC.total_allocated();
-    let result = MeshFile::from_core(&model, &WriteOptions::default());
+    let result = MeshFile::from_core_with(&model, &WriteOptions::default());
     let allocated = ALLOC.total_allocated() - before;
     assert!(matches!(
         result,

@@ -21,7 +21,7 @@ fn limits(max_alloc_bytes: u64) -> Limits {
 
 fn write_opts(budget: &Budget) -> WriteOptions {
     WriteOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..WriteOptions::default()
     }
 }
@@ -35,7 +35,7 @@ fn over_budget<T: std::fmt::Debug>(r: Result<T, Error>) -> meshfmt_core::BudgetE
 
 /// The canonical cube: 24 vertices with normals, tangents and UVs, 12 triangles.
 fn cube_bytes() -> Vec<u8> {
-    let file = MeshFile::from_core(&canonical::cube(), &WriteOptions::default())
+    let file = MeshFile::from_core_with(&canonical::cube(), &WriteOptions::default())
         .unwrap()
         .value;
     file.write().unwrap()
@@ -53,19 +53,19 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     assert_eq!(bytes.len() as u64, 5 + 24 + 16 + CUBE_ARRAYS);
     let budget = Budget::default();
     let read_opts = ReadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..ReadOptions::default()
     };
     let file = read_with(&bytes, &read_opts).unwrap();
     assert_eq!(budget.used(), CUBE_ARRAYS);
     let core = CoreOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..CoreOptions::default()
     };
     let model = file.to_core_with(&core).unwrap().value;
     assert_eq!(budget.used(), CUBE_ARRAYS + CUBE_DECODED);
     // from_core: the merged surface (as decoded) and the quantized arrays.
-    let back = MeshFile::from_core(&model, &write_opts(&budget))
+    let back = MeshFile::from_core_with(&model, &write_opts(&budget))
         .unwrap()
         .value;
     assert_eq!(budget.used(), 2 * CUBE_ARRAYS + 2 * CUBE_DECODED);
@@ -77,21 +77,21 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     let file = read_with(
         &bytes,
         &ReadOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..ReadOptions::default()
         },
     )
     .unwrap();
     let model = file
         .to_core_with(&CoreOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..CoreOptions::default()
         })
         .unwrap()
         .value;
-    let e = over_budget(MeshFile::from_core(&model, &write_opts(&budget)));
+    let e = over_budget(MeshFile::from_core_with(&model, &write_opts(&budget)));
     assert_eq!(e.what, "merged surface");
-    assert!(MeshFile::from_core(&model, &WriteOptions::default()).is_ok());
+    assert!(MeshFile::from_core_with(&model, &WriteOptions::default()).is_ok());
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn each_step_names_what_it_could_not_pay_for() {
     let bytes = cube_bytes();
     // Reading: the first array (positions, 144 bytes) does not fit in 100.
     let small = ReadOptions {
-        limits: limits(100),
+        budget: Budget::new(limits(100)),
         ..ReadOptions::default()
     };
     match read_with(&bytes, &small) {
@@ -108,14 +108,14 @@ fn each_step_names_what_it_could_not_pay_for() {
     }
     let file = read(&bytes).unwrap();
     let tight = CoreOptions {
-        limits: limits(CUBE_DECODED - 1),
+        budget: Budget::new(limits(CUBE_DECODED - 1)),
         ..CoreOptions::default()
     };
     let e = over_budget(file.to_core_with(&tight));
     assert_eq!((e.what, e.requested), ("decoded surface", CUBE_DECODED));
     let surface = file.to_surface();
     let opts = WriteOptions {
-        limits: limits(CUBE_ARRAYS - 1),
+        budget: Budget::new(limits(CUBE_ARRAYS - 1)),
         ..WriteOptions::default()
     };
     let e = over_budget(MeshFile::from_surface(&surface, &opts));
@@ -144,7 +144,7 @@ fn models_the_format_cannot_hold_are_refused_before_anything_is_copied() {
     // to copy the model twice never starts, and nothing is charged.
     let model = big(1, 10_000_000);
     let start = Instant::now();
-    let e = MeshFile::from_core(&model, &opts).unwrap_err();
+    let e = MeshFile::from_core_with(&model, &opts).unwrap_err();
     assert!(
         start.elapsed() < Duration::from_secs(1),
         "{:?}",
@@ -162,19 +162,19 @@ fn models_the_format_cannot_hold_are_refused_before_anything_is_copied() {
     );
     // Surfaces that fit one by one but not merged: 2 x 40,000 vertices.
     assert!(matches!(
-        MeshFile::from_core(&big(2, 40_000), &opts),
+        MeshFile::from_core_with(&big(2, 40_000), &opts),
         Err(Error::TooManyVertices { count: 80_000, .. })
     ));
     // Triangles: 64,001 of them over 3 vertices, and an index list of 4.
     let mut tris = big(1, 3);
     tris.surfaces[0].indices = vec![0; 3 * 64_001];
     assert!(matches!(
-        MeshFile::from_core(&tris, &opts),
+        MeshFile::from_core_with(&tris, &opts),
         Err(Error::TooManyTriangles { count: 64_001, .. })
     ));
     tris.surfaces[0].indices = vec![0; 4];
     assert!(matches!(
-        MeshFile::from_core(&tris, &opts),
+        MeshFile::from_core_with(&tris, &opts),
         Err(Error::NotTriangles { len: 4 })
     ));
     assert_eq!(budget.used(), 0);
@@ -188,7 +188,7 @@ fn the_largest_mesh_the_format_holds_converts_under_the_default_budget() {
         .flat_map(|i| [i, (i + 1) % 64_000, (i + 2) % 64_000])
         .collect();
     let budget = Budget::default();
-    let file = MeshFile::from_core(&model, &write_opts(&budget))
+    let file = MeshFile::from_core_with(&model, &write_opts(&budget))
         .unwrap()
         .value;
     // Merged: 64,000 x 12 position bytes + 192,000 x 4 index bytes; quantized:

@@ -32,7 +32,7 @@ fn round_trip(model: &Model, mode: Quantization) -> (Model, Vec<meshfmt_core::Lo
         tangents: true,
         ..WriteOptions::default()
     };
-    let conv = MeshFile::from_core(model, &opts).unwrap();
+    let conv = MeshFile::from_core_with(model, &opts).unwrap();
     let bytes = conv.value.write().unwrap();
     let mut back = unity_meshser::read(&bytes).unwrap().to_core().unwrap();
     assert!(back.is_lossless(), "reading loses nothing");
@@ -138,7 +138,7 @@ fn tangents_can_be_left_out_and_say_so() {
         tangents: false,
         ..WriteOptions::default()
     };
-    let conv = MeshFile::from_core(&canonical::cube(), &opts).unwrap();
+    let conv = MeshFile::from_core_with(&canonical::cube(), &opts).unwrap();
     assert!(conv.value.tangents.is_empty());
     assert!(
         conv.losses
@@ -175,7 +175,7 @@ fn v_is_flipped_between_unity_and_meshfmt_core() {
     ];
     assert_close_vec2("core uv", &core.surfaces[0].uv0, &flipped, 2e-5);
     // from_core flips back.
-    let again = MeshFile::from_core(&core, &WriteOptions::default())
+    let again = MeshFile::from_core_with(&core, &WriteOptions::default())
         .unwrap()
         .value;
     assert_close_vec2("again", &again.to_surface().uv0, &s.uv0, 4e-5);
@@ -207,7 +207,7 @@ fn position_bound_is_reported_in_the_models_units() {
         }],
         ..Default::default()
     };
-    let c = MeshFile::from_core(&model, &WriteOptions::default()).unwrap();
+    let c = MeshFile::from_core_with(&model, &WriteOptions::default()).unwrap();
     let bound = c
         .losses
         .iter()

@@ -13,7 +13,7 @@ fn cube_bytes(tangents: bool) -> Vec<u8> {
         tangents,
         ..WriteOptions::default()
     };
-    MeshFile::from_core(&model, &opts)
+    MeshFile::from_core_with(&model, &opts)
         .unwrap()
         .value
         .write()
@@ -161,7 +161,7 @@ fn empty_meshes_keep_their_format_byte() {
 #[test]
 fn unwritable_meshes_get_clear_errors() {
     let big = canonical::big_surface();
-    let e = MeshFile::from_core(&big, &WriteOptions::default()).unwrap_err();
+    let e = MeshFile::from_core_with(&big, &WriteOptions::default()).unwrap_err();
     assert!(
         matches!(
             e,
