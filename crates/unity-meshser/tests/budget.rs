@@ -60,7 +60,6 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     assert_eq!(budget.used(), CUBE_ARRAYS);
     let core = CoreOptions {
         budget: budget.clone(),
-        ..CoreOptions::default()
     };
     let model = file.to_core_with(&core).unwrap().value;
     assert_eq!(budget.used(), CUBE_ARRAYS + CUBE_DECODED);
@@ -85,7 +84,6 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     let model = file
         .to_core_with(&CoreOptions {
             budget: budget.clone(),
-            ..CoreOptions::default()
         })
         .unwrap()
         .value;
@@ -109,7 +107,6 @@ fn each_step_names_what_it_could_not_pay_for() {
     let file = read(&bytes).unwrap();
     let tight = CoreOptions {
         budget: Budget::new(limits(CUBE_DECODED - 1)),
-        ..CoreOptions::default()
     };
     let e = over_budget(file.to_core_with(&tight));
     assert_eq!((e.what, e.requested), ("decoded surface", CUBE_DECODED));
