@@ -294,7 +294,7 @@ fn unigine() -> Vec<Hostile> {
         version: unigine_mesh::TargetVersion::Ms14,
         ..Default::default()
     };
-    if let Ok(bytes) = unigine_mesh::MeshFile::from_core(&cube, &opts)
+    if let Ok(bytes) = unigine_mesh::MeshFile::from_core_with(&cube, &opts)
         .map_err(|e| e.to_string())
         .and_then(|c| c.value.write().map_err(|e| e.to_string()))
     {

@@ -45,7 +45,7 @@ macro_rules! shares_budget {
         $(
             impl $crate::format::SharesBudget for $options {
                 fn share_budget(&mut self, budget: $crate::Budget) {
-                    self.budget = ::core::option::Option::Some(budget);
+                    self.budget = ::core::convert::From::from(budget);
                 }
             }
         )+

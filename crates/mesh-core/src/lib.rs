@@ -106,7 +106,7 @@ pub use summary::{
     Attribute, ClipSummary, Counts, MaterialSummary, SkeletonSummary, Summary, SurfaceSummary,
     TextureSummary,
 };
-pub use validate::{MAX_PER_ARRAY, Problem, WEIGHT_SUM_TOLERANCE, validate};
+pub use validate::{MAX_PER_ARRAY, Problem, Problems, WEIGHT_SUM_TOLERANCE, validate};
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -19,6 +19,53 @@ impl fmt::Display for Problem {
     }
 }
 
+/// The problems a format crate's `problems()` finds in its faithful type: each check
+/// adds what it found under a path, and nothing stops at the first.
+///
+/// ```
+/// use meshfmt_core::Problems;
+/// let mut p = Problems::default();
+/// p.check("bones", Err::<(), _>("bone 3's parent 7 is out of range"));
+/// p.check("animations[0]", Ok::<(), String>(()));
+/// p.push("animations[1]", "rotation component -32768");
+/// let list = p.into_vec();
+/// assert_eq!(list.len(), 2);
+/// assert_eq!(list[0].to_string(), "bones: bone 3's parent 7 is out of range");
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Problems(Vec<Problem>);
+
+impl Problems {
+    /// Adds a problem at `path`.
+    pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Problem {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Adds the error of `result`, if any, at `path`.
+    pub fn check<E: fmt::Display>(&mut self, path: impl Into<String>, result: Result<(), E>) {
+        if let Err(e) = result {
+            self.push(path, e.to_string());
+        }
+    }
+
+    /// The problems found, in order.
+    pub fn into_vec(self) -> Vec<Problem> {
+        self.0
+    }
+
+    /// `Ok` when none was found, else the first as an error made by `error` from its
+    /// text (`path: message`): what a writer that refuses an invalid file returns.
+    pub fn first<E>(problems: Vec<Problem>, error: impl FnOnce(String) -> E) -> Result<(), E> {
+        match problems.into_iter().next() {
+            None => Ok(()),
+            Some(p) => Err(error(p.to_string())),
+        }
+    }
+}
+
 /// Most problems reported per array before the rest are summarized in one line, so a
 /// million bad indices make a readable report.
 pub const MAX_PER_ARRAY: usize = 20;

@@ -91,7 +91,7 @@ fn arm_clip(name: &str, tail: bool) -> Model {
 }
 
 fn an10(model: &Model) -> Vec<u8> {
-    unigine_anim::AnimFile::from_core(
+    unigine_anim::AnimFile::from_core_with(
         model,
         &unigine_anim::WriteOptions {
             version: unigine_anim::TargetVersion::An10,

@@ -60,7 +60,7 @@ impl Set {
 
 static CLIP: LazyLock<Set> = LazyLock::new(|| {
     let model = workloads::animated_chain(64, 3000);
-    let bytes = AnimFile::from_core(
+    let bytes = AnimFile::from_core_with(
         &model,
         &WriteOptions {
             version: TargetVersion::An10,
@@ -123,7 +123,7 @@ fn to_core(b: Bencher, w: &str) {
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
     workloads_bench::each(b, s.len(), &s.models, |(m, v)| {
-        AnimFile::from_core(
+        AnimFile::from_core_with(
             m,
             &WriteOptions {
                 version: *v,

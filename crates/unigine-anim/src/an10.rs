@@ -6,7 +6,7 @@
 //! rotation as `i16 / 32767`; a frame stores only the components whose flag bit is set
 //! (bit 0..2 translation x, y, z; bit 3 the whole rotation; bit 4..6 scale x, y, z).
 
-use meshfmt_core::Transform;
+use meshfmt_core::{Problem, Problems, Transform};
 use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::bones::{check_bones_and_pose, read_bones, write_bones};
 use unigine_common::keys::{RotationRange, read_animated_bones, read_frames, read_key, write_key};
@@ -149,23 +149,27 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
 }
 
 impl An10 {
-    /// Checks what [`An10::write`] relies on: bind transforms per bone, parents and
-    /// animated bones in range, key counts, rotation components in -32767..=32767, and
-    /// no translation or scale key on an axis whose box cannot decode it (the
-    /// [`EMPTY_BOX`] sentinel or a non-finite box: the key would read back as about
-    /// 1e9 or NaN).
-    pub fn check(&self) -> Result<()> {
+    /// Every reason [`An10::write`] would refuse the file, each at its path: bind
+    /// transforms per bone, parents and animated bones in range, key counts, rotation
+    /// components in -32767..=32767, and no translation or scale key on an axis whose box
+    /// cannot decode it (the [`EMPTY_BOX`] sentinel or a non-finite box: the key would
+    /// read back as about 1e9 or NaN).
+    pub fn problems(&self) -> Vec<Problem> {
         let nb = self.bones.len();
-        check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
+        let mut p = Problems::default();
+        p.check(
+            "bones",
+            check_bones_and_pose(&self.bones, self.bind_pose.len()),
+        );
         for (i, a) in self.animations.iter().enumerate() {
-            a.check_keys(nb)
-                .map_err(|m| invalid(format!("animation {i}: {m}")))?;
+            let path = format!("animations[{i}]");
+            p.check(&path, a.check_keys(nb));
             if a.keys
                 .iter()
                 .filter_map(|k| k.rotation)
                 .any(|q| q.contains(&i16::MIN))
             {
-                return Err(invalid(format!("animation {i}: rotation component -32768")));
+                p.push(&path, "rotation component -32768");
             }
             for (kind, b, axis) in [
                 ("translation", &a.translation_box, 0),
@@ -183,20 +187,24 @@ impl An10 {
                     }
                 });
                 if keyed && !b.usable(axis) {
-                    return Err(invalid(format!(
-                        "animation {i}: {kind} keys on axis {axis} but the {kind} box (min {}, size {}) cannot decode them",
-                        b.min[axis], b.size[axis]
-                    )));
+                    p.push(
+                        &path,
+                        format!(
+                            "{kind} keys on axis {axis} but the {kind} box (min {}, size {}) cannot decode them",
+                            b.min[axis], b.size[axis]
+                        ),
+                    );
                 }
             }
         }
-        Ok(())
+        p.into_vec()
     }
 
-    /// The file's bytes, after [`An10::check`]; each animation's flag byte is written as
+    /// The file's bytes (an error when [`An10::problems`] finds any); each animation's
+    /// flag byte is written as
     /// [`Animation::key_flags`] (derived data, equal to the stored byte in real files).
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.check()?;
+        Problems::first(self.problems(), invalid)?;
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an10");
         w.le_slice(&self.bounds);

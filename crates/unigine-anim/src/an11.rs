@@ -6,7 +6,7 @@
 //! floats. An unflagged component is the *default* (zero position, identity rotation,
 //! unit scale), not the previous frame's value.
 
-use meshfmt_core::Transform;
+use meshfmt_core::{Problem, Problems, Transform};
 use parsing_primitives::{Reader, Writer};
 use unigine_common::BoneInfo;
 use unigine_common::bones::{read_bones, write_bones};
@@ -139,26 +139,27 @@ pub(crate) fn check_anim(
     anim_bones: &[i16],
     num_frames: u32,
     keys: &[An11Key],
-) -> Result<()> {
+    p: &mut Problems,
+) {
     let nb = bones.len();
     if nb > i16::MAX as usize {
-        return Err(invalid(format!("{nb} bones exceed the i16 range")));
+        p.push("bones", format!("{nb} bones exceed the i16 range"));
     }
     if let Some(b) = bones
         .iter()
         .find(|b| b.parent < -1 || b.parent as isize >= nb as isize)
     {
-        return Err(invalid(format!("parent {} out of range", b.parent)));
+        p.push("bones", format!("parent {} out of range", b.parent));
     }
     if let Some(b) = anim_bones.iter().find(|&&b| b < 0 || b as usize >= nb) {
-        return Err(invalid(format!(
-            "animated bone {b} out of range ({nb} bones)"
-        )));
+        p.push(
+            "anim_bones",
+            format!("animated bone {b} out of range ({nb} bones)"),
+        );
     }
     if keys.len() as u64 != u64::from(num_frames) * anim_bones.len() as u64 {
-        return Err(invalid("key count does not match frames x animated bones"));
+        p.push("keys", "key count does not match frames x animated bones");
     }
-    Ok(())
 }
 
 /// Reads an an11 file.
@@ -188,21 +189,29 @@ impl An11 {
         frame_keys(&self.keys, f, self.anim_bones.len())
     }
 
-    /// Checks what [`An11::write`] relies on.
-    pub fn check(&self) -> Result<()> {
+    /// Every reason [`An11::write`] would refuse the file, each at its path.
+    pub fn problems(&self) -> Vec<Problem> {
         let nb = self.bones.len();
+        let mut p = Problems::default();
         if self.bind_pose.len() != nb {
-            return Err(invalid(format!(
-                "{nb} bones with {} bind transforms",
-                self.bind_pose.len()
-            )));
+            p.push(
+                "bind_pose",
+                format!("{nb} bones with {} bind transforms", self.bind_pose.len()),
+            );
         }
-        check_anim(&self.bones, &self.anim_bones, self.num_frames, &self.keys)
+        check_anim(
+            &self.bones,
+            &self.anim_bones,
+            self.num_frames,
+            &self.keys,
+            &mut p,
+        );
+        p.into_vec()
     }
 
-    /// The file's bytes.
+    /// The file's bytes; an error when [`An11::problems`] finds any.
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.check()?;
+        Problems::first(self.problems(), invalid)?;
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"an11");
         write_bones(&mut w, &self.bones)?;

@@ -29,7 +29,7 @@
 //!
 //! let model = meshfmt_core::canonical::skinned_arm();
 //! let options = WriteOptions { version: TargetVersion::An12, fps: 24.0, ..Default::default() };
-//! let file = AnimFile::from_core(&model, &options)?.value;
+//! let file = AnimFile::from_core_with(&model, &options)?.value;
 //! let bytes = file.write()?;
 //! assert_eq!(&bytes[..4], b"an12");
 //! let back = unigine_anim::read(&bytes)?;
@@ -40,6 +40,7 @@
 //! # Ok::<(), unigine_anim::Error>(())
 //! ```
 
+use meshfmt_core::{Problem, Problems};
 use parsing_primitives::{RawString, Reader, Writer};
 use unigine_common::BoneInfo;
 use unigine_common::bones::{read_bone_entries, write_bone_entries};
@@ -106,14 +107,22 @@ impl An12 {
         frame_keys(&self.keys, f, self.anim_bones.len())
     }
 
-    /// Checks what [`An12::write`] relies on.
-    pub fn check(&self) -> Result<()> {
-        check_anim(&self.joints, &self.anim_bones, self.num_frames, &self.keys)
+    /// Every reason [`An12::write`] would refuse the file, each at its path.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut p = Problems::default();
+        check_anim(
+            &self.joints,
+            &self.anim_bones,
+            self.num_frames,
+            &self.keys,
+            &mut p,
+        );
+        p.into_vec()
     }
 
-    /// The file's bytes.
+    /// The file's bytes; an error when [`An12::problems`] finds any.
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.check()?;
+        Problems::first(self.problems(), invalid)?;
         let nj = i32::try_from(self.joints.len())
             .map_err(|_| invalid("too many joints for an i32 count"))?;
         let mut w = Writer::new(FORMAT_NAME);

@@ -9,6 +9,7 @@
 //! reads bit `i` as the `i`-th component of that list ([`FLAG_BITS`]); writers from
 //! values always set all eight (flag 0xFF), which every reading of the docs accepts.
 
+use meshfmt_core::{Problem, Problems};
 use parsing_primitives::{Reader, Writer};
 use unigine_common::bones::{check_bone1x_parents, read_bone1x_entries, write_bone1x_entries};
 use unigine_common::keys::frame_keys;
@@ -106,20 +107,27 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<As08> {
 }
 
 impl As08 {
-    /// Checks what [`As08::write`] relies on.
-    pub fn check(&self) -> Result<()> {
+    /// Every reason [`As08::write`] would refuse the file, each at its path.
+    pub fn problems(&self) -> Vec<Problem> {
         let nb = self.bones.len();
-        check_bone1x_parents(&self.bones).map_err(invalid)?;
-        unigine_common::keys::check_table_len(self.keys.len(), self.num_frames, nb, "keys")
-            .map_err(invalid)?;
-        i32::try_from(self.num_frames).map_err(|_| invalid("too many frames"))?;
-        i32::try_from(nb).map_err(|_| invalid("too many bones"))?;
-        Ok(())
+        let mut p = Problems::default();
+        p.check("bones", check_bone1x_parents(&self.bones));
+        p.check(
+            "keys",
+            unigine_common::keys::check_table_len(self.keys.len(), self.num_frames, nb, "keys"),
+        );
+        if i32::try_from(self.num_frames).is_err() {
+            p.push("num_frames", "too many frames");
+        }
+        if i32::try_from(nb).is_err() {
+            p.push("bones", "too many bones");
+        }
+        p.into_vec()
     }
 
-    /// The file's bytes, after [`As08::check`].
+    /// The file's bytes; an error when [`As08::problems`] finds any.
     pub fn write(&self) -> Result<Vec<u8>> {
-        self.check()?;
+        Problems::first(self.problems(), invalid)?;
         let mut w = Writer::new(FORMAT_NAME);
         w.bytes(b"as08");
         w.i32_le(self.bones.len() as i32);

@@ -6,8 +6,8 @@
 use meshfmt_core::bone_tracks::BoneTracks;
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Limits, LossKind, Model,
-    Skeleton, Transform,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, LossKind, Model, Skeleton,
+    Transform,
 };
 use parsing_primitives::RawString;
 use unigine_common::skeleton::{bone_infos, bone1x_list, skeleton_from};
@@ -28,45 +28,41 @@ pub const COORDINATE_SYSTEM: CoordinateSystem = CoordinateSystem::Z_UP_RIGHT;
 pub struct CoreOptions {
     /// Frames per second (the files store none; an12 uses its own when positive).
     pub fps: f32,
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. the one the file was read with);
-    /// `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it: give the one the file was read with;
+    /// the default is a fresh one of [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
 }
 
 impl Default for CoreOptions {
-    /// [`DEFAULT_FPS`], default limits, a fresh budget.
+    /// [`DEFAULT_FPS`], a fresh default budget.
     fn default() -> Self {
         CoreOptions {
             fps: DEFAULT_FPS,
-            limits: Limits::DEFAULT,
-            budget: None,
+            budget: Budget::default(),
         }
     }
 }
 
-/// Writing choices for [`AnimFile::from_core`].
+/// Writing choices for [`AnimFile::from_core_with`] and the version types'
+/// `from_core_with` and `write_with`.
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
-    /// The version to write.
+    /// The version to write ([`AnimFile::from_core_with`]; a version type writes its own).
     pub version: TargetVersion,
     /// Frames per second the clips are sampled at.
     pub fps: f32,
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget; `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it; the default is a fresh one of
+    /// [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
 }
 
 impl Default for WriteOptions {
-    /// an10 at [`DEFAULT_FPS`], default limits, a fresh budget.
+    /// an10 at [`DEFAULT_FPS`], a fresh default budget.
     fn default() -> Self {
         WriteOptions {
             version: TargetVersion::default(),
             fps: DEFAULT_FPS,
-            limits: Limits::DEFAULT,
-            budget: None,
+            budget: Budget::default(),
         }
     }
 }
@@ -230,9 +226,15 @@ impl An10 {
     /// Skeleton (bind pose as rest) and one clip per animation. Animated kinds follow
     /// the keys (the OR of their flags); unflagged components carry forward,
     /// never-flagged ones come from the bind pose. A stored flag byte that disagrees
-    /// with the keys is reported as a loss naming both values.
-    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        self.to_core_in(fps, &Budget::default())
+    /// with the keys is reported as a loss naming both values. Frames are
+    /// 1 / [`DEFAULT_FPS`] apart.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`An10::to_core`] at `options.fps`, under their budget.
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        self.to_core_in(options.fps, &options.budget)
     }
 
     /// [`An10::to_core`], charging what it builds (decoded frames, dense tracks) to
@@ -271,10 +273,15 @@ impl An10 {
         }))
     }
 
-    /// An an10 file from a model's skeleton and clips, sampled at `fps`, written like
-    /// real exporters write (see [`Animation::encode`]).
-    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<An10>> {
-        An10::from_core_in(model, fps, &Budget::default())
+    /// An an10 file from a model's skeleton and clips, sampled at [`DEFAULT_FPS`],
+    /// written like real exporters write (see [`Animation::encode`]).
+    pub fn from_core(model: &Model) -> Result<Converted<An10>> {
+        An10::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`An10::from_core`] sampled at `options.fps`, under their budget.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<An10>> {
+        An10::from_core_in(model, options.fps, &options.budget)
     }
 
     /// [`An10::from_core`], charging what it builds (a copy of a model in another frame,
@@ -413,9 +420,15 @@ fn report_dropped(m: &Model, out: &mut Converted<()>) {
 impl As08 {
     /// Skeleton and one clip. as08 stores no bind pose: each bone's rest transform is
     /// its frame-0 value (identity for components frame 0 does not store). Quaternions
-    /// are `u / 65535 * 2 - 1`, renormalized; scale is uniform.
-    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        self.to_core_in(fps, &Budget::default())
+    /// are `u / 65535 * 2 - 1`, renormalized; scale is uniform. Frames are
+    /// 1 / [`DEFAULT_FPS`] apart.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`As08::to_core`] at `options.fps`, under their budget.
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        self.to_core_in(options.fps, &options.budget)
     }
 
     /// [`As08::to_core`], charging the dense tracks it builds to `budget`.
@@ -492,10 +505,16 @@ impl As08 {
         }))
     }
 
-    /// An as08 file from a model's skeleton and first clip, sampled at `fps`; every
-    /// component of every bone in every frame (flags 0xFF), quantized in one box.
-    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<As08>> {
-        As08::from_core_in(model, fps, &Budget::default())
+    /// An as08 file from a model's skeleton and first clip, sampled at
+    /// [`DEFAULT_FPS`]; every component of every bone in every frame (flags 0xFF),
+    /// quantized in one box.
+    pub fn from_core(model: &Model) -> Result<Converted<As08>> {
+        As08::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`As08::from_core`] sampled at `options.fps`, under their budget.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<As08>> {
+        As08::from_core_in(model, options.fps, &options.budget)
     }
 
     /// [`As08::from_core`], charging what it builds (a copy of a model in another frame,
@@ -714,9 +733,16 @@ fn clip_from_keys(
 
 impl crate::an11::An11 {
     /// Skeleton (bind pose as rest) and one clip (an11 files are one unnamed clip).
-    /// Unflagged components are the defaults, as the format defines.
-    pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> {
-        self.to_core_in(fps, &Budget::default())
+    /// Unflagged components are the defaults, as the format defines. Frames are
+    /// 1 / [`DEFAULT_FPS`] apart.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`An11::to_core`](crate::an11::An11::to_core) at `options.fps`, under their
+    /// budget.
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        self.to_core_in(options.fps, &options.budget)
     }
 
     /// [`An11::to_core`](crate::an11::An11::to_core), charging the dense tracks to
@@ -750,7 +776,13 @@ impl crate::an12::An12 {
     /// reference and root-motion flag have no place in meshfmt-core and are reported
     /// as losses.
     pub fn to_core(&self) -> Result<Converted<Model>> {
-        self.to_core_at(self.effective_fps(DEFAULT_FPS), &Budget::default())
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`An12::to_core`](crate::an12::An12::to_core) under `options`' budget, at the
+    /// stored fps, else `options.fps`.
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        self.to_core_at(self.effective_fps(options.fps), &options.budget)
     }
 
     /// Key times are `f / fps`: a small stored fps stretches the clip (fps 1 makes it
@@ -789,9 +821,19 @@ impl crate::an12::An12 {
     /// An an12 file from a model's skeleton (names and parents only) and first clip
     /// sampled at `fps`, which is stored rounded to an integer. Rest transforms are
     /// dropped (an12 has no bind pose; reported when any is not the identity); the
-    /// skeleton GUID and path are left empty and root motion off.
-    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an12::An12>> {
-        crate::an12::An12::from_core_in(model, fps, &Budget::default())
+    /// skeleton GUID and path are left empty and root motion off. Sampled at
+    /// [`DEFAULT_FPS`].
+    pub fn from_core(model: &Model) -> Result<Converted<crate::an12::An12>> {
+        crate::an12::An12::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`An12::from_core`](crate::an12::An12::from_core) sampled at `options.fps`,
+    /// under their budget.
+    pub fn from_core_with(
+        model: &Model,
+        options: &WriteOptions,
+    ) -> Result<Converted<crate::an12::An12>> {
+        crate::an12::An12::from_core_in(model, options.fps, &options.budget)
     }
 
     /// [`An12::from_core`](crate::an12::An12::from_core), charging what it builds to
@@ -844,8 +886,18 @@ impl crate::an11::An11 {
     /// exactly (zero position, identity rotation, unit scale), so nothing is lost. A
     /// component that is the default in every frame keeps its frame-0 key when the bind
     /// pose differs from the default (a bone with no key at all reads as its bind pose).
-    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<crate::an11::An11>> {
-        crate::an11::An11::from_core_in(model, fps, &Budget::default())
+    /// Sampled at [`DEFAULT_FPS`].
+    pub fn from_core(model: &Model) -> Result<Converted<crate::an11::An11>> {
+        crate::an11::An11::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`An11::from_core`](crate::an11::An11::from_core) sampled at `options.fps`,
+    /// under their budget.
+    pub fn from_core_with(
+        model: &Model,
+        options: &WriteOptions,
+    ) -> Result<Converted<crate::an11::An11>> {
+        crate::an11::An11::from_core_in(model, options.fps, &options.budget)
     }
 
     /// [`An11::from_core`](crate::an11::An11::from_core), charging what it builds
@@ -986,24 +1038,17 @@ impl AnimFile {
     /// use meshfmt_core::{Budget, Limits};
     /// use unigine_anim::{AnimFile, CoreOptions, ReadOptions};
     /// # let model = meshfmt_core::canonical::skinned_arm();
-    /// # let bytes = AnimFile::from_core(&model, &Default::default())?.value.write()?;
+    /// # let bytes = AnimFile::from_core(&model)?.value.write()?;
     /// let budget = Budget::new(Limits::DEFAULT);
-    /// let file = unigine_anim::read_with(&bytes, &ReadOptions {
-    ///     budget: Some(budget.clone()),
-    ///     ..Default::default()
-    /// })?;
+    /// let file = unigine_anim::read_with(&bytes, &ReadOptions { budget: budget.clone() })?;
     /// let read = budget.used();
-    /// let model = file.to_core_with(&CoreOptions {
-    ///     fps: 30.0,
-    ///     budget: Some(budget.clone()),
-    ///     ..Default::default()
-    /// })?;
+    /// let model = file.to_core_with(&CoreOptions { fps: 30.0, budget: budget.clone() })?;
     /// assert!(budget.used() > read); // one budget for both steps
     /// assert_eq!(model.value.animations.len(), 1);
     /// # Ok::<(), unigine_anim::Error>(())
     /// ```
     pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
-        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
+        let budget = &options.budget;
         let fps = options.fps;
         match self {
             AnimFile::An11(a) => a.to_core_in(fps, budget),
@@ -1013,11 +1058,15 @@ impl AnimFile {
         }
     }
 
+    /// Encodes a model's skeleton and clips as an10 at [`DEFAULT_FPS`].
+    pub fn from_core(model: &Model) -> Result<Converted<AnimFile>> {
+        AnimFile::from_core_with(model, &WriteOptions::default())
+    }
+
     /// Encodes a model's skeleton and clips in the options' version, sampled at their
     /// `fps`, charging what it builds (a copy of a model in another frame, resampled
     /// frames, keys) to the options' budget.
-    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
-        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        (options.version.entry().from_core)(model, options.fps, budget)
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
+        (options.version.entry().from_core)(model, options.fps, &options.budget)
     }
 }

@@ -23,7 +23,7 @@
 //! // A skeleton and clip from anywhere (here the canonical two-bone arm)...
 //! let model = canonical::skinned_arm();
 //! let options = WriteOptions { version: TargetVersion::An10, ..Default::default() };
-//! let file = AnimFile::from_core(&model, &options)?.value;
+//! let file = AnimFile::from_core_with(&model, &options)?.value;
 //! let bytes = file.write()?;
 //! // ...reads back as faithful types, rewrites byte for byte, and decodes to clips.
 //! let back = unigine_anim::read(&bytes)?;
@@ -91,7 +91,7 @@ mod error;
 pub mod values;
 mod versions;
 
-use parsing_primitives::{Budget, Reader};
+use parsing_primitives::Reader;
 use unigine_common::magic::{self, Dispatch};
 
 pub use unigine_common::ReadOptions;
@@ -157,6 +157,25 @@ impl AnimFile {
         }
     }
 
+    /// [`AnimFile::write`] under `options`' budget: the bytes are charged once written.
+    pub fn write_with(&self, options: &WriteOptions) -> Result<Vec<u8>> {
+        let bytes = self.write()?;
+        options
+            .budget
+            .charge("encoded output", bytes.len() as u64)?;
+        Ok(bytes)
+    }
+
+    /// Every reason [`AnimFile::write`] would refuse the file, each at its path.
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        match self {
+            AnimFile::As08(a) => a.problems(),
+            AnimFile::An10(a) => a.problems(),
+            AnimFile::An11(a) => a.problems(),
+            AnimFile::An12(a) => a.problems(),
+        }
+    }
+
     /// Writes the file's bytes to `out`.
     pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
         out.write_all(&self.write()?)?;
@@ -171,8 +190,7 @@ pub fn read(data: &[u8]) -> Result<AnimFile> {
 
 /// Reads an animation of any supported version.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
-    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-    let mut r = Reader::new(FORMAT_NAME, data).with_budget(budget);
+    let mut r = Reader::new(FORMAT_NAME, data).with_budget(options.budget.clone());
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
     let table = versions::VERSIONS.iter().map(|v| (v.magic, v.read));
     match magic::dispatch(&magic, table, &FAMILIES) {

@@ -149,7 +149,7 @@ fn bad_values_are_errors() {
 #[test]
 fn core_round_trip_through_an12() {
     let model = canonical::skinned_arm();
-    let conv = AnimFile::from_core(
+    let conv = AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An12,
@@ -200,7 +200,7 @@ fn core_round_trip_through_an12() {
     assert!((c.translation.values[15] - Vec3::X).length() < 1e-5);
 
     // A fractional rate is stored rounded and reported.
-    let conv = AnimFile::from_core(
+    let conv = AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An12,
@@ -219,7 +219,7 @@ fn core_round_trip_through_an12() {
             .any(|l| l.feature == Feature::Animation && l.kind == LossKind::Reduced)
     );
     assert!(
-        AnimFile::from_core(
+        AnimFile::from_core_with(
             &model,
             &unigine_anim::WriteOptions {
                 version: TargetVersion::An12,

@@ -48,7 +48,7 @@ fn track<T: meshfmt_core::animation::Keyframe>(values: &[T]) -> Track<T> {
 /// Writes, reads back and converts to the model's own frame and units; the losses the
 /// write reported.
 fn round_trip(model: &Model, version: TargetVersion) -> (Model, Vec<Loss>) {
-    let conv = AnimFile::from_core(
+    let conv = AnimFile::from_core_with(
         model,
         &unigine_anim::WriteOptions {
             version,
@@ -222,7 +222,7 @@ fn an11_default_tracks_stay_the_default_not_the_bind_pose() {
             scale: track(&[Vec3::ONE; 3]),
         },
     );
-    let conv = AnimFile::from_core(
+    let conv = AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An11,
@@ -258,7 +258,7 @@ fn an11_default_tracks_over_a_default_bind_pose_are_still_omitted() {
             ..Channel::default()
         },
     );
-    let conv = AnimFile::from_core(
+    let conv = AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An11,

@@ -43,8 +43,7 @@ fn read_under(bytes: &[u8], budget: &Budget) -> Result<AnimFile, Error> {
     read_with(
         bytes,
         &ReadOptions {
-            budget: Some(budget.clone()),
-            ..Default::default()
+            budget: budget.clone(),
         },
     )
 }
@@ -57,7 +56,7 @@ fn to_core_after_read(bytes: &[u8], slack: u64) -> Error {
     let budget = Budget::new(limits(probe.used() + slack));
     let file = read_under(bytes, &budget).unwrap();
     file.to_core_with(&CoreOptions {
-        budget: Some(budget),
+        budget,
         ..Default::default()
     })
     .unwrap_err()
@@ -113,7 +112,7 @@ fn frame_counts_without_bones_cost_nothing() {
     let file = read_under(&bytes, &budget).unwrap();
     let model = file
         .to_core_with(&CoreOptions {
-            budget: Some(budget),
+            budget,
             ..Default::default()
         })
         .unwrap()
@@ -205,14 +204,14 @@ fn copies_of_the_model_are_charged() {
         ..animated(100_000, 0.0)
     };
     for version in versions {
-        let err = AnimFile::from_core(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
+        let err = AnimFile::from_core_with(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
         assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
     }
     // Already in UNIGINE's frame, the model is encoded as it is: no copy to charge (what
     // fails is what is built from it: the bone count past an i16, as08's frames).
     let model = animated(100_000, 0.0);
     for version in versions {
-        let err = AnimFile::from_core(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
+        let err = AnimFile::from_core_with(&model, &write_opts(version, 30.0, MIB)).unwrap_err();
         match version {
             TargetVersion::As08 => {
                 assert_eq!(over_budget(&err), Some("resampled frames"), "{err}");
@@ -297,8 +296,7 @@ fn write_opts(version: TargetVersion, fps: f32, max: u64) -> WriteOptions {
     WriteOptions {
         version,
         fps,
-        limits: limits(max),
-        budget: None,
+        budget: Budget::new(limits(max)),
     }
 }
 
@@ -313,7 +311,8 @@ fn resampling_draws_on_the_callers_budget() {
         TargetVersion::An12,
         TargetVersion::As08,
     ] {
-        let err = AnimFile::from_core(&model, &write_opts(version, 30.0, 16 * MIB)).unwrap_err();
+        let err =
+            AnimFile::from_core_with(&model, &write_opts(version, 30.0, 16 * MIB)).unwrap_err();
         assert_eq!(
             over_budget(&err),
             Some("resampled frames"),
@@ -321,7 +320,9 @@ fn resampling_draws_on_the_callers_budget() {
         );
     }
     let short = animated(100, 1.0);
-    assert!(AnimFile::from_core(&short, &write_opts(TargetVersion::An10, 30.0, 16 * MIB)).is_ok());
+    assert!(
+        AnimFile::from_core_with(&short, &write_opts(TargetVersion::An10, 30.0, 16 * MIB)).is_ok()
+    );
 }
 
 #[test]
@@ -346,10 +347,10 @@ fn a_low_stored_an12_fps_stretches_the_clip_and_resampling_pays_for_it() {
     let opts = write_opts(TargetVersion::An10, 30.0, MIB);
     let model = AnimFile::An12(an12(30)).to_core().unwrap().value;
     assert_eq!(model.animations[0].duration(), 99.0 / 30.0);
-    assert!(AnimFile::from_core(&model, &opts).is_ok());
+    assert!(AnimFile::from_core_with(&model, &opts).is_ok());
     let model = AnimFile::An12(an12(1)).to_core().unwrap().value;
     assert_eq!(model.animations[0].duration(), 99.0);
-    let err = AnimFile::from_core(&model, &opts).unwrap_err();
+    let err = AnimFile::from_core_with(&model, &opts).unwrap_err();
     assert_eq!(over_budget(&err), Some("resampled frames"), "{err}");
 }
 
@@ -364,7 +365,7 @@ fn the_bone_list_of_a_clip_is_built_in_linear_time() {
         .for_each(|c| c.rotation = Track::from_keys([(0.0, Quat::IDENTITY)]));
     ch.extend((0..100_000).map(|_| Channel::default()));
     let start = Instant::now();
-    let file = AnimFile::from_core(
+    let file = AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An10,
@@ -386,7 +387,7 @@ fn the_bone_list_of_a_clip_is_built_in_linear_time() {
 #[test]
 fn one_budget_runs_through_read_to_core_and_from_core() {
     let model = meshfmt_core::canonical::skinned_arm();
-    let bytes = AnimFile::from_core(
+    let bytes = AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An10,
@@ -404,7 +405,7 @@ fn one_budget_runs_through_read_to_core_and_from_core() {
     assert!(after_read > 0);
     let core = file
         .to_core_with(&CoreOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..Default::default()
         })
         .unwrap()
@@ -417,11 +418,11 @@ fn one_budget_runs_through_read_to_core_and_from_core() {
         TargetVersion::As08,
     ] {
         let before = budget.used();
-        AnimFile::from_core(
+        AnimFile::from_core_with(
             &core,
             &WriteOptions {
                 version,
-                budget: Some(budget.clone()),
+                budget: budget.clone(),
                 ..Default::default()
             },
         )
@@ -446,7 +447,7 @@ fn normal_files_convert_under_the_default_budget() {
             TargetVersion::An12,
             TargetVersion::As08,
         ] {
-            let bytes = AnimFile::from_core(
+            let bytes = AnimFile::from_core_with(
                 &model,
                 &unigine_anim::WriteOptions {
                     version,

@@ -70,7 +70,7 @@ fn as08_by_hand() {
     );
     assert_truncations_fail(&bytes, read);
     // Through meshfmt-core: frame 1 moves the hand to (1, 1, 0); the root stays.
-    let m = a.to_core(30.0).unwrap().value;
+    let m = a.to_core().unwrap().value; // 30 frames per second by default
     let clip = &m.animations[0];
     let pose = clip.sample(&m.skeleton, 1.0 / 30.0);
     assert_eq!(pose.locals[1].translation.to_array(), [1.0, 1.0, 0.0]);
@@ -80,7 +80,7 @@ fn as08_by_hand() {
 
 fn an10_arm() -> Vec<u8> {
     let model = canonical::skinned_arm();
-    AnimFile::from_core(
+    AnimFile::from_core_with(
         &model,
         &unigine_anim::WriteOptions {
             version: TargetVersion::An10,
@@ -169,7 +169,7 @@ fn an10_bad_input() {
 fn canonical_arm_through_both_versions() {
     let model = canonical::skinned_arm();
     for version in [TargetVersion::An10, TargetVersion::As08] {
-        let conv = AnimFile::from_core(
+        let conv = AnimFile::from_core_with(
             &model,
             &unigine_anim::WriteOptions {
                 version,

@@ -46,7 +46,7 @@ pub mod versions;
 pub use bones::BoneInfo;
 pub use keys::Key;
 
-use parsing_primitives::{Budget, Limits};
+use parsing_primitives::Budget;
 
 /// Frames per second of UNIGINE animations when nothing else says: the files (all
 /// but an12) store no frame rate, and 30 is the engine's default playback speed.
@@ -58,14 +58,16 @@ pub const MAX_NAME: usize = 1024;
 /// Reading choices.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. one for read, `to_core` and the
-    /// write of a whole conversion); `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it: one for the read, `to_core` and the
+    /// write of a whole conversion; the default is a fresh one of [`Limits::DEFAULT`]).
+    pub budget: Budget,
 }
 
-meshfmt_core::shares_budget!(ReadOptions);
+impl meshfmt_core::format::SharesBudget for ReadOptions {
+    fn share_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+    }
+}
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -203,7 +203,7 @@ macro_rules! table_format_methods {
                 version,
                 ..cx.options()
             };
-            Ok(::meshfmt_core::format::boxed($file::from_core(model, &options)?))
+            Ok(::meshfmt_core::format::boxed($file::from_core_with(model, &options)?))
         }
     };
 }

@@ -75,7 +75,7 @@ fn generated(version: TargetVersion) -> Set {
         version,
         ..WriteOptions::default()
     };
-    let bytes = MeshFile::from_core(&workloads::grid(MILLION), &opts)
+    let bytes = MeshFile::from_core_with(&workloads::grid(MILLION), &opts)
         .and_then(|c| c.value.write())
         .unwrap_or_else(|e| panic!("generating the grid: {e}"));
     Set::new(vec![bytes])
@@ -137,7 +137,7 @@ fn from_core(b: Bencher, w: &str) {
     let s = set(w);
     b.counter(s.len()).bench_local(|| {
         for (m, o) in s.models.iter().zip(&s.options) {
-            black_box(MeshFile::from_core(m, o).map(|c| c.losses.len()).ok());
+            black_box(MeshFile::from_core_with(m, o).map(|c| c.losses.len()).ok());
         }
     });
 }

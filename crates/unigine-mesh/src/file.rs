@@ -13,6 +13,8 @@ pub(crate) trait VersionFile {
     fn magic(&self) -> &'static [u8; 4];
     /// The file's bytes.
     fn write(&self) -> Result<Vec<u8>>;
+    /// What [`VersionFile::write`] would refuse.
+    fn problems(&self) -> Vec<meshfmt_core::Problem>;
     /// The file as a meshfmt-core model, charging what it builds to `budget`.
     fn to_core_in(&self, budget: &Budget) -> Result<Converted<Model>>;
     /// What the file stores, read from the faithful types: surfaces, bounds, skeleton,
@@ -20,13 +22,17 @@ pub(crate) trait VersionFile {
     fn summarize(&self, s: &mut Summary);
 }
 
-/// `write` and `to_core_in` of a [`VersionFile`] impl, handed to the type's own functions
+/// `write`, `problems` and `to_core_in` of a [`VersionFile`] impl, handed to the type's own functions
 /// of those names (inherent functions come first in `Self::` paths; a type without them
 /// would recurse, which the `unconditional_recursion` lint refuses).
 macro_rules! version_file_delegates {
     () => {
         fn write(&self) -> crate::error::Result<Vec<u8>> {
             Self::write(self)
+        }
+
+        fn problems(&self) -> Vec<meshfmt_core::Problem> {
+            Self::problems(self)
         }
 
         fn to_core_in(

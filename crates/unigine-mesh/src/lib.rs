@@ -44,7 +44,7 @@
 //!     }],
 //!     ..Default::default()
 //! };
-//! let converted = MeshFile::from_core(&model, &WriteOptions { version: TargetVersion::Ms11, ..Default::default() })?;
+//! let converted = MeshFile::from_core_with(&model, &WriteOptions { version: TargetVersion::Ms11, ..Default::default() })?;
 //! let bytes = converted.value.write()?;
 //! let file = unigine_mesh::read(&bytes)?;           // faithful types
 //! assert_eq!(file.version(), "ms11");

@@ -456,6 +456,13 @@ impl Ms14 {
 }
 
 impl Ms14 {
+    /// What [`Ms14::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("ms14", self.check());
+        p.into_vec()
+    }
+
     /// Checks what [`Ms14::write`] relies on: the mesh's own checks, one tree per
     /// surface, and every tree the writer keeps (its surface's geometry is unchanged
     /// since it was read or built, see [`Ms14::tree_geometry`]) fitting its surface:
@@ -463,7 +470,7 @@ impl Ms14 {
     /// ([`SpatialTree::check`]). A tree edited into an inconsistent state is rejected
     /// here rather than written, as is a surface of more than
     /// [`spatial::MAX_TRIANGLES`](crate::spatial::MAX_TRIANGLES) triangles.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         self.mesh.check_ms13_content("ms14")?;
         if self.trees.len() != self.mesh.surfaces.len() {
             return Err(invalid(format!(
@@ -681,6 +688,10 @@ impl crate::file::VersionFile for Ms14 {
 
     fn write(&self) -> Result<Vec<u8>> {
         Ms14::write(self)
+    }
+
+    fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        Ms14::problems(self)
     }
 
     fn to_core_in(&self, budget: &Budget) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {

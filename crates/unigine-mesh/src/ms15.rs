@@ -56,9 +56,16 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms15> {
 }
 
 impl Ms15 {
+    /// What [`Ms15::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("ms15", self.check());
+        p.into_vec()
+    }
+
     /// Checks what [`Ms15::write`] relies on: [`Ms14::check`] plus no bones, no
     /// weights and one unnamed morph target per surface.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         self.0.check_ms15()
     }
 

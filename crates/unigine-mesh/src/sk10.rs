@@ -134,9 +134,16 @@ pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
 }
 
 impl Sk10 {
+    /// What [`Sk10::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("sk10", self.check());
+        p.into_vec()
+    }
+
     /// Checks what [`Sk10::write`] relies on: the mesh's own checks (ms13 content, no
     /// animations), no lightmap settings, one rest transform per joint.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         self.mesh.check_ms13_content("sk10")?;
         if self.rest_pose.len() != self.mesh.bones.len() {
             return Err(invalid(format!(

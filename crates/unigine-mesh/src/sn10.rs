@@ -148,9 +148,16 @@ fn write_profiles(w: &mut Writer, list: &[JointProfile], what: &str) -> Result<(
 }
 
 impl Sn10 {
+    /// What [`Sn10::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("sn10", self.check());
+        p.into_vec()
+    }
+
     /// Checks what [`Sn10::write`] relies on: one bind transform per joint, parents in
     /// range, at most `i16::MAX` joints.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let nj = self.joints.len();
         if nj > i16::MAX as usize {
             return Err(invalid(format!("{nj} joints exceed the i16 range")));

@@ -6,7 +6,7 @@
 //! Each row names its version module's `read` and `from_core_in`; to add a version,
 //! see docs/ARCHITECTURE-unigine.md.
 
-use meshfmt_core::{Budget, Converted, Feature, Limits, Model};
+use meshfmt_core::{Budget, Converted, Feature, Model};
 use parsing_primitives::{Reader, SharedBytes};
 use unigine_common::ReadOptions;
 use unigine_common::magic::{self, Dispatch, magic_name};
@@ -45,25 +45,22 @@ pub enum TargetVersion {
     Sn10,
 }
 
-/// Writing choices for [`MeshFile::from_core`].
+/// Writing choices for [`MeshFile::from_core_with`] and [`MeshFile::write_with`].
 #[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
-    /// The version to write.
+    /// The version to write ([`MeshFile::from_core_with`]).
     pub version: TargetVersion,
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget; `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it; the default is a fresh one of
+    /// [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
 }
 
 /// Conversion choices for [`MeshFile::to_core_with`].
 #[derive(Debug, Clone, Default)]
 pub struct CoreOptions {
-    /// Allocation caps (for a fresh budget when `budget` is `None`).
-    pub limits: Limits,
-    /// The operation's shared memory budget (e.g. the one the file was read with);
-    /// `None` makes a fresh one of `limits`.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it: give the one the file was read with;
+    /// the default is a fresh one of [`Limits::DEFAULT`](crate::Limits)).
+    pub budget: Budget,
 }
 
 /// One supported version: what reading, writing, conversion and the format contract
@@ -253,6 +250,15 @@ impl MeshFile {
         self.as_file().write()
     }
 
+    /// [`MeshFile::write`] under `options`' budget: the bytes are charged once written.
+    pub fn write_with(&self, options: &WriteOptions) -> Result<Vec<u8>> {
+        let bytes = self.write()?;
+        options
+            .budget
+            .charge("encoded output", bytes.len() as u64)?;
+        Ok(bytes)
+    }
+
     /// Writes the file's bytes to `out`.
     pub fn write_to(&self, mut out: impl std::io::Write) -> Result<()> {
         out.write_all(&self.write()?)?;
@@ -280,7 +286,7 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<MeshFile> {
 /// let model = meshfmt_core::canonical::cube();
 /// let version = unigine_mesh::TargetVersion::Ms14;
 /// let options = unigine_mesh::WriteOptions { version, ..Default::default() };
-/// let bytes = unigine_mesh::MeshFile::from_core(&model, &options)?.value.write()?;
+/// let bytes = unigine_mesh::MeshFile::from_core_with(&model, &options)?.value.write()?;
 /// let input = SharedBytes::from(bytes);
 /// let file = unigine_mesh::read_shared(&input)?;
 /// let unigine_mesh::MeshFile::Ms14(m) = &file else { unreachable!() };
@@ -299,8 +305,7 @@ pub fn read_shared_with(data: &SharedBytes, options: &ReadOptions) -> Result<Mes
 }
 
 fn read_from(r: Reader<'_>, options: &ReadOptions) -> Result<MeshFile> {
-    let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-    let mut r = r.with_budget(budget);
+    let mut r = r.with_budget(options.budget.clone());
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
     let table = VERSIONS.iter().map(|v| (v.magic, v.read));
     match magic::dispatch(&magic, table, &FAMILIES) {
@@ -325,28 +330,33 @@ impl MeshFile {
     /// use meshfmt_core::{Budget, Limits};
     /// use unigine_mesh::{CoreOptions, MeshFile, ReadOptions, WriteOptions};
     /// # let model = meshfmt_core::canonical::cube();
-    /// # let bytes = MeshFile::from_core(&model, &WriteOptions::default())?.value.write()?;
+    /// # let bytes = MeshFile::from_core(&model)?.value.write()?;
     /// let budget = Budget::new(Limits::DEFAULT);
-    /// let file = unigine_mesh::read_with(&bytes, &ReadOptions {
-    ///     budget: Some(budget.clone()),
-    ///     ..Default::default()
-    /// })?;
+    /// let file = unigine_mesh::read_with(&bytes, &ReadOptions { budget: budget.clone() })?;
     /// let read = budget.used();
-    /// let model = file.to_core_with(&CoreOptions { budget: Some(budget.clone()), ..Default::default() })?;
+    /// let model = file.to_core_with(&CoreOptions { budget: budget.clone() })?;
     /// assert!(budget.used() > read); // one budget for both steps
     /// assert_eq!(model.value.surfaces.len(), 1);
     /// # Ok::<(), unigine_mesh::Error>(())
     /// ```
     pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
-        let budget = Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        self.as_file().to_core_in(&budget)
+        self.as_file().to_core_in(&options.budget)
     }
 
-    /// Encodes a meshfmt-core model in the chosen version, reporting every loss and
+    /// Encodes a meshfmt-core model as ms11, reporting every loss.
+    pub fn from_core(model: &Model) -> Result<Converted<MeshFile>> {
+        MeshFile::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// Encodes a meshfmt-core model in the options' version, reporting every loss and
     /// charging what it builds to the options' budget.
-    pub fn from_core(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
-        let budget = &Budget::shared_or_new(options.budget.as_ref(), options.limits);
-        (options.version.entry().from_core)(model, budget)
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
+        (options.version.entry().from_core)(model, &options.budget)
+    }
+
+    /// Every reason [`MeshFile::write`] would refuse the file, each at its path.
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        self.as_file().problems()
     }
 }
 

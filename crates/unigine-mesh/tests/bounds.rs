@@ -51,7 +51,7 @@ fn clip(name: &str, channel: Channel) -> Clip {
 }
 
 fn write(m: &Model, version: TargetVersion) -> (MeshFile, Vec<Loss>) {
-    let conv = MeshFile::from_core(
+    let conv = MeshFile::from_core_with(
         m,
         &WriteOptions {
             version,

@@ -49,8 +49,7 @@ fn read_under(bytes: &[u8], budget: &Budget) -> Result<MeshFile, Error> {
     read_with(
         bytes,
         &ReadOptions {
-            budget: Some(budget.clone()),
-            ..Default::default()
+            budget: budget.clone(),
         },
     )
 }
@@ -62,18 +61,13 @@ fn to_core_after_read(bytes: &[u8], slack: u64) -> Error {
     read_under(bytes, &probe).unwrap();
     let budget = Budget::new(limits(probe.used() + slack));
     let file = read_under(bytes, &budget).unwrap();
-    file.to_core_with(&CoreOptions {
-        budget: Some(budget),
-        ..Default::default()
-    })
-    .unwrap_err()
+    file.to_core_with(&CoreOptions { budget }).unwrap_err()
 }
 
 fn write_opts(version: TargetVersion, max: u64) -> WriteOptions {
     WriteOptions {
         version,
-        limits: limits(max),
-        budget: None,
+        budget: Budget::new(limits(max)),
     }
 }
 
@@ -237,11 +231,10 @@ fn counts_inside_a_block_meet_the_read_options_limits() {
         read_with(
             &bytes,
             &ReadOptions {
-                limits: Limits {
+                budget: Budget::new(Limits {
                     max_elements,
                     ..Limits::DEFAULT
-                },
-                budget: None,
+                }),
             },
         )
     };
@@ -342,13 +335,7 @@ fn frame_counts_without_bones_neither_allocate_nor_loop() {
     let start = Instant::now();
     let budget = Budget::new(limits(MIB));
     let file = read_under(&bytes, &budget).unwrap();
-    let model = file
-        .to_core_with(&CoreOptions {
-            budget: Some(budget),
-            ..Default::default()
-        })
-        .unwrap()
-        .value;
+    let model = file.to_core_with(&CoreOptions { budget }).unwrap().value;
     assert_eq!(model.animations.len(), 1000);
     assert!(model.animations.iter().all(|c| c.channels.is_empty()));
     // ms08: i32::MAX frames of an empty skeleton.
@@ -558,7 +545,7 @@ fn resampling_draws_on_the_callers_budget() {
         TargetVersion::Ms10,
         TargetVersion::Ms08,
     ] {
-        let err = MeshFile::from_core(&model, &write_opts(version, 16 * MIB)).unwrap_err();
+        let err = MeshFile::from_core_with(&model, &write_opts(version, 16 * MIB)).unwrap_err();
         assert_eq!(
             over_budget(&err),
             Some("resampled frames"),
@@ -568,7 +555,7 @@ fn resampling_draws_on_the_callers_budget() {
     // A short clip fits.
     let short = animated(100, 1.0);
     for version in [TargetVersion::Ms11, TargetVersion::Ms08] {
-        assert!(MeshFile::from_core(&short, &write_opts(version, 16 * MIB)).is_ok());
+        assert!(MeshFile::from_core_with(&short, &write_opts(version, 16 * MIB)).is_ok());
     }
 }
 
@@ -582,9 +569,10 @@ fn ms08_frames_of_an_empty_skeleton_are_only_counted() {
         ..Default::default()
     }];
     let start = Instant::now();
-    let MeshFile::Ms08(m) = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms08, 64 * MIB))
-        .unwrap()
-        .value
+    let MeshFile::Ms08(m) =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms08, 64 * MIB))
+            .unwrap()
+            .value
     else {
         panic!()
     };
@@ -638,14 +626,17 @@ fn generated_normals_are_charged() {
     // 100,000 vertices without normals, in glTF's frame: the copy of the model (1.2 MB
     // of positions) fits in 2 MiB, the generated normals (1.2 MB more) do not.
     let model = in_gltf(grid_model(100_000, 1, false));
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 2 * MIB)).unwrap_err();
+    let err =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms11, 2 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated normals"), "{err}");
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Mi08, 2 * MIB)).unwrap_err();
+    let err =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Mi08, 2 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated normals"), "{err}");
     // In UNIGINE's frame there is no copy: the normals alone must not fit.
     let model = grid_model(100_000, 1, false);
     for max in [MIB, MIB + MIB / 8] {
-        let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, max)).unwrap_err();
+        let err =
+            MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms11, max)).unwrap_err();
         assert_eq!(over_budget(&err), Some("generated normals"), "{max}: {err}");
     }
 }
@@ -656,7 +647,8 @@ fn generated_tangents_and_copies_of_the_model_are_charged() {
     // model and of its normals fit in 4 MiB, the generated tangents (1.6 MB more) do
     // not.
     let model = in_gltf(grid_model(100_000, 1, true));
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 4 * MIB)).unwrap_err();
+    let err =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms11, 4 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("generated tangents"), "{err}");
     // The copy every mesh writer makes of a model in another frame comes first; sn10
     // copies only the skeleton and clips (none here), so the geometry costs it nothing.
@@ -669,15 +661,15 @@ fn generated_tangents_and_copies_of_the_model_are_charged() {
         TargetVersion::Sk10,
     ];
     for version in versions {
-        let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
+        let err = MeshFile::from_core_with(&model, &write_opts(version, 2 * MIB)).unwrap_err();
         assert_eq!(over_budget(&err), Some("model copy"), "{version:?}: {err}");
     }
-    assert!(MeshFile::from_core(&model, &sn10).is_ok());
+    assert!(MeshFile::from_core_with(&model, &sn10).is_ok());
     // In UNIGINE's frame only sk10 copies it (its bind pose replaces the skeleton's
     // rest transforms); the others encode the model as it is.
     let model = grid_model(100_000, 1, true);
     for version in versions {
-        let err = MeshFile::from_core(&model, &write_opts(version, 2 * MIB)).unwrap_err();
+        let err = MeshFile::from_core_with(&model, &write_opts(version, 2 * MIB)).unwrap_err();
         let copied = version == TargetVersion::Sk10;
         assert_eq!(
             over_budget(&err) == Some("model copy"),
@@ -685,7 +677,7 @@ fn generated_tangents_and_copies_of_the_model_are_charged() {
             "{version:?}: {err}"
         );
     }
-    assert!(MeshFile::from_core(&model, &sn10).is_ok());
+    assert!(MeshFile::from_core_with(&model, &sn10).is_ok());
 }
 
 #[test]
@@ -702,14 +694,16 @@ fn morph_targets_without_normals_are_charged() {
             normals: vec![],
         })
         .collect();
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 8 * MIB)).unwrap_err();
+    let err =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms11, 8 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("morph targets"), "{err}");
     // In UNIGINE's frame, without the copy, the morph targets alone are what fails.
     let model = Model {
         coordinate_system: unigine_mesh::COORDINATE_SYSTEM,
         ..model
     };
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms11, 3 * MIB)).unwrap_err();
+    let err =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms11, 3 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("morph targets"), "{err}");
 }
 
@@ -718,9 +712,10 @@ fn ms14_spatial_trees_are_charged() {
     // 100,000 triangles over 1000 vertices (1.2 MB of indices): the tree is built in
     // some 60 MB of working memory.
     let model = grid_model(1000, 100_000, true);
-    let err = MeshFile::from_core(&model, &write_opts(TargetVersion::Ms14, 32 * MIB)).unwrap_err();
+    let err =
+        MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms14, 32 * MIB)).unwrap_err();
     assert_eq!(over_budget(&err), Some("spatial tree"), "{err}");
-    assert!(MeshFile::from_core(&model, &write_opts(TargetVersion::Ms14, 256 * MIB)).is_ok());
+    assert!(MeshFile::from_core_with(&model, &write_opts(TargetVersion::Ms14, 256 * MIB)).is_ok());
 }
 
 #[test]
@@ -736,10 +731,9 @@ fn ms14_tree_working_memory_is_handed_back() {
     });
     let opts = WriteOptions {
         version: TargetVersion::Ms14,
-        budget: Some(budget.clone()),
-        ..WriteOptions::default()
+        budget: budget.clone(),
     };
-    let file = MeshFile::from_core(&model, &opts).unwrap().value;
+    let file = MeshFile::from_core_with(&model, &opts).unwrap().value;
     let MeshFile::Ms14(m) = &file else {
         panic!("not ms14")
     };
@@ -765,7 +759,7 @@ fn many_channels_are_checked_in_linear_time() {
         c.rotation = Track::from_keys([(0.0, Quat::IDENTITY)]);
     });
     let start = Instant::now();
-    let c = MeshFile::from_core(&model, &WriteOptions::default()).unwrap();
+    let c = MeshFile::from_core_with(&model, &WriteOptions::default()).unwrap();
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -775,7 +769,7 @@ fn many_channels_are_checked_in_linear_time() {
     assert_eq!(m.animations[0].bones.len(), n);
     // A repeated bone is still refused.
     model.animations[0].channels[5].bone = 3;
-    let err = MeshFile::from_core(&model, &WriteOptions::default()).unwrap_err();
+    let err = MeshFile::from_core_with(&model, &WriteOptions::default()).unwrap_err();
     assert!(err.to_string().contains("two channels for bone 3"), "{err}");
 }
 
@@ -817,7 +811,7 @@ fn hostile_positions_cannot_make_the_tree_deep() {
 #[test]
 fn one_budget_runs_through_read_to_core_and_from_core() {
     let model = meshfmt_core::canonical::skinned_arm();
-    let bytes = MeshFile::from_core(&model, &WriteOptions::default())
+    let bytes = MeshFile::from_core_with(&model, &WriteOptions::default())
         .unwrap()
         .value
         .write()
@@ -828,8 +822,7 @@ fn one_budget_runs_through_read_to_core_and_from_core() {
     assert!(after_read > 0);
     let core = file
         .to_core_with(&CoreOptions {
-            budget: Some(budget.clone()),
-            ..Default::default()
+            budget: budget.clone(),
         })
         .unwrap()
         .value;
@@ -841,12 +834,11 @@ fn one_budget_runs_through_read_to_core_and_from_core() {
         TargetVersion::Mi08,
     ] {
         let before = budget.used();
-        MeshFile::from_core(
+        MeshFile::from_core_with(
             &core,
             &WriteOptions {
                 version,
-                budget: Some(budget.clone()),
-                ..Default::default()
+                budget: budget.clone(),
             },
         )
         .unwrap();
@@ -877,7 +869,7 @@ fn normal_files_convert_under_the_default_budget() {
                 version,
                 ..Default::default()
             };
-            let bytes = MeshFile::from_core(&model, &opts)
+            let bytes = MeshFile::from_core_with(&model, &opts)
                 .unwrap()
                 .value
                 .write()

@@ -177,7 +177,7 @@ fn canonical_models_in_every_version() {
             TargetVersion::Ms10,
             TargetVersion::Ms11,
         ] {
-            let conv = MeshFile::from_core(
+            let conv = MeshFile::from_core_with(
                 &model,
                 &WriteOptions {
                     version,
@@ -239,14 +239,14 @@ fn canonical_models_in_every_version() {
 #[test]
 fn the_big_surface_uses_wide_indices() {
     let model = canonical::big_surface();
-    let conv = MeshFile::from_core(&model, &WriteOptions::default()).unwrap();
+    let conv = MeshFile::from_core_with(&model, &WriteOptions::default()).unwrap();
     let bytes = conv.value.write().unwrap();
     let MeshFile::Ms1x(m) = read(&bytes).unwrap() else {
         panic!()
     };
     assert_eq!(m.surfaces[0].num_cvertices(), 65_792);
     assert_eq!(m.surfaces[0].cindices.len(), 3 * 130_560);
-    let mi = MeshFile::from_core(
+    let mi = MeshFile::from_core_with(
         &model,
         &WriteOptions {
             version: TargetVersion::Mi08,
@@ -284,7 +284,7 @@ fn a_model_in_unigine_frame_keeps_its_values_bit_for_bit() {
         version: TargetVersion::Ms11,
         ..Default::default()
     };
-    let file = MeshFile::from_core(&model, &opts).unwrap().value;
+    let file = MeshFile::from_core_with(&model, &opts).unwrap().value;
     let MeshFile::Ms1x(m) = &file else {
         panic!("{file:?}")
     };

@@ -207,10 +207,7 @@ fn big_files_decode_their_trees_beside_the_geometry() {
         max_alloc_bytes: stored + 4096,
         ..meshfmt_core::Limits::DEFAULT
     });
-    let opts = unigine_mesh::ReadOptions {
-        budget: Some(budget),
-        ..Default::default()
-    };
+    let opts = unigine_mesh::ReadOptions { budget };
     let Err(Error::Decode(e)) = unigine_mesh::read_with(&bytes, &opts) else {
         panic!("read under a small budget")
     };
@@ -244,7 +241,7 @@ fn shared_reads_keep_ranges_of_the_input_not_copies() {
             version,
             ..Default::default()
         };
-        MeshFile::from_core(&model, &options)
+        MeshFile::from_core_with(&model, &options)
             .unwrap()
             .value
             .write()
@@ -268,10 +265,7 @@ fn shared_reads_keep_ranges_of_the_input_not_copies() {
     let mut tight_budget_cases = 0;
     for (name, bytes) in inputs {
         let input = SharedBytes::from(bytes.clone());
-        let budget = |b: &meshfmt_core::Budget| unigine_mesh::ReadOptions {
-            budget: Some(b.clone()),
-            ..Default::default()
-        };
+        let budget = |b: &meshfmt_core::Budget| unigine_mesh::ReadOptions { budget: b.clone() };
         let (for_shared, for_borrowed) = (meshfmt_core::Budget::default(), Default::default());
         let shared = unigine_mesh::read_shared_with(&input, &budget(&for_shared)).unwrap();
         let borrowed = unigine_mesh::read_with(&bytes, &budget(&for_borrowed)).unwrap();

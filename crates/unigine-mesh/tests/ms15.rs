@@ -187,7 +187,7 @@ fn corrupt_lz4_blocks_fail_cleanly() {
 fn core_round_trips_through_ms15() {
     // A static model converts without loss of geometry.
     let cube = canonical::cube();
-    let c = MeshFile::from_core(
+    let c = MeshFile::from_core_with(
         &cube,
         &WriteOptions {
             version: TargetVersion::Ms15,
@@ -219,7 +219,7 @@ fn core_round_trips_through_ms15() {
             [Feature::MorphTargets, Feature::MorphTargets],
         ),
     ] {
-        let c = MeshFile::from_core(
+        let c = MeshFile::from_core_with(
             &model,
             &WriteOptions {
                 version: TargetVersion::Ms15,

@@ -211,7 +211,7 @@ fn corrupt_lz4_blocks_fail_cleanly() {
 #[test]
 fn core_round_trip_through_sk10() {
     let model = canonical::skinned_arm();
-    let c = MeshFile::from_core(
+    let c = MeshFile::from_core_with(
         &model,
         &WriteOptions {
             version: TargetVersion::Sk10,
@@ -256,7 +256,7 @@ fn core_round_trip_through_sk10() {
         b.inverse_bind = Some(w.inverse());
     }
     posed.skeleton.bones[1].rest.translation = Vec3::new(3.0, 0.0, 0.0);
-    let c = MeshFile::from_core(
+    let c = MeshFile::from_core_with(
         &posed,
         &WriteOptions {
             version: TargetVersion::Sk10,

@@ -122,7 +122,7 @@ fn hostile_counts_fail_without_allocating() {
 #[test]
 fn core_round_trip_through_sn10() {
     let model = canonical::skinned_arm();
-    let c = MeshFile::from_core(
+    let c = MeshFile::from_core_with(
         &model,
         &WriteOptions {
             version: TargetVersion::Sn10,

@@ -332,10 +332,10 @@ fn any_mesh_becomes_ms14_and_back() {
         version,
         ..Default::default()
     };
-    let ms14 = MeshFile::from_core(&model, &opts(TargetVersion::Ms14))
+    let ms14 = MeshFile::from_core_with(&model, &opts(TargetVersion::Ms14))
         .unwrap()
         .value;
-    let ms13 = MeshFile::from_core(&model, &opts(TargetVersion::Ms13))
+    let ms13 = MeshFile::from_core_with(&model, &opts(TargetVersion::Ms13))
         .unwrap()
         .value;
     let bytes = ms14.write().unwrap();
@@ -364,10 +364,10 @@ fn any_mesh_becomes_ms14_and_back() {
             continue;
         }
         let core = read(&bytes).unwrap().to_core().unwrap().value;
-        let a = MeshFile::from_core(&core, &opts(TargetVersion::Ms14))
+        let a = MeshFile::from_core_with(&core, &opts(TargetVersion::Ms14))
             .unwrap()
             .value;
-        let b = MeshFile::from_core(&core, &opts(TargetVersion::Ms13))
+        let b = MeshFile::from_core_with(&core, &opts(TargetVersion::Ms13))
             .unwrap()
             .value;
         let (MeshFile::Ms14(a), MeshFile::Ms1x(b)) = (a, b) else {

@@ -465,12 +465,19 @@ impl Ms1x {
         self.check()
     }
 
+    /// What [`Ms1x::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("ms1x", self.check());
+        p.into_vec()
+    }
+
     /// Checks everything [`Ms1x::write`] relies on, so the output reads back equal:
     /// one bind transform per bone, parents and animated bones in range, key counts,
     /// at least one morph target per surface, attribute counts 0 or the vertex count,
     /// at most 4 weights per vertex, whole triangles with indices in range, and (ms10)
     /// binormal signs that fit a byte.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let nb = self.bones.len();
         check_bones_and_pose(&self.bones, self.bind_pose.len()).map_err(invalid)?;
         if self.version == Ms1xVersion::Ms13 && !self.animations.is_empty() {
@@ -564,7 +571,7 @@ impl Ms1x {
     ///     }],
     ///     ..Default::default()
     /// };
-    /// let file = MeshFile::from_core(&model, &WriteOptions::default())?.value;
+    /// let file = MeshFile::from_core_with(&model, &WriteOptions::default())?.value;
     /// let MeshFile::Ms1x(mut m) = file else {
     ///     return Err(unigine_mesh::Error::Invalid("expected ms11".into()));
     /// };

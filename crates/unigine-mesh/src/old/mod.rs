@@ -391,9 +391,16 @@ fn write_uvs_and_triangles(
 }
 
 impl Mi08 {
+    /// What [`Mi08::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("mi08", self.check());
+        p.into_vec()
+    }
+
     /// Checks what [`Mi08::write`] relies on: normals per vertex, UV counts 0 or the
     /// vertex count, indices in range.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         for (s, su) in self.surfaces.iter().enumerate() {
             let nv = su.positions.len();
             if su.normals.len() != nv {
@@ -441,8 +448,15 @@ impl Mi08 {
 }
 
 impl Ms08 {
+    /// What [`Ms08::write`] would refuse, at its path (the first thing found).
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("ms08", self.check());
+        p.into_vec()
+    }
+
     /// Checks what [`Ms08::write`] relies on.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let nb = self.bones.len();
         check_bone1x_parents(&self.bones).map_err(invalid)?;
         unigine_common::keys::check_table_len(
