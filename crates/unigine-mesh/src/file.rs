@@ -44,3 +44,29 @@ macro_rules! version_file_delegates {
     };
 }
 pub(crate) use version_file_delegates;
+
+/// `to_core_with` and `from_core_with` of a version type whose `to_core_in` and
+/// `from_core_in(model, budget)` do the work: the one API shape's option-taking entry
+/// points, on the options' budget.
+macro_rules! with_options {
+    ($ty:ident) => {
+        impl $ty {
+            #[doc = concat!("[`", stringify!($ty), "::to_core`] under `options`' budget.")]
+            pub fn to_core_with(
+                &self,
+                options: &crate::options::CoreOptions,
+            ) -> crate::error::Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+                self.to_core_in(&options.budget)
+            }
+
+            #[doc = concat!("[`", stringify!($ty), "::from_core`] under `options`' budget (the version is this type's own).")]
+            pub fn from_core_with(
+                model: &meshfmt_core::Model,
+                options: &crate::options::WriteOptions,
+            ) -> crate::error::Result<meshfmt_core::Converted<$ty>> {
+                $ty::from_core_in(model, &options.budget)
+            }
+        }
+    };
+}
+pub(crate) use with_options;

@@ -131,6 +131,7 @@ pub mod ms14;
 pub mod ms15;
 pub mod ms1x;
 pub mod old;
+mod options;
 pub mod sk10;
 pub mod sn10;
 pub mod spatial;

@@ -440,8 +440,26 @@ pub(crate) fn geometry_contents(surfaces: &[Surface], weights: bool) -> Result<V
 }
 
 impl Ms14 {
+    /// The file as a meshfmt-core model (its ms13 content, as [`Ms1x::to_core`]).
+    pub fn to_core(&self) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        self.to_core_in(&Budget::default())
+    }
+
+    /// [`Ms14::to_core`], charging the model it builds to `budget`.
+    pub(crate) fn to_core_in(
+        &self,
+        budget: &Budget,
+    ) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
+        self.mesh.to_core_in(budget)
+    }
+
     /// Encodes a meshfmt-core model as ms14: ms13 content ([`Ms1x::from_core`]) in LZ4
-    /// blocks with a new spatial tree per surface, charging what it builds to `budget`.
+    /// blocks with a new spatial tree per surface.
+    pub fn from_core(model: &meshfmt_core::Model) -> Result<meshfmt_core::Converted<Ms14>> {
+        Ms14::from_core_in(model, &Budget::default())
+    }
+
+    /// [`Ms14::from_core`], charging what it builds to `budget`.
     pub(crate) fn from_core_in(
         model: &meshfmt_core::Model,
         budget: &Budget,
@@ -681,6 +699,8 @@ impl Ms14 {
     }
 }
 
+crate::file::with_options!(Ms14);
+
 impl crate::file::VersionFile for Ms14 {
     fn magic(&self) -> &'static [u8; 4] {
         b"ms14"
@@ -695,7 +715,7 @@ impl crate::file::VersionFile for Ms14 {
     }
 
     fn to_core_in(&self, budget: &Budget) -> Result<meshfmt_core::Converted<meshfmt_core::Model>> {
-        self.mesh.to_core_in(budget)
+        Ms14::to_core_in(self, budget)
     }
 
     fn summarize(&self, s: &mut meshfmt_core::Summary) {

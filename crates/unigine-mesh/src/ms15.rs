@@ -156,6 +156,8 @@ fn strip_to_static(m: &mut Ms1x) -> Vec<(Feature, String)> {
     lost
 }
 
+crate::file::with_options!(Ms15);
+
 impl crate::file::VersionFile for Ms15 {
     fn magic(&self) -> &'static [u8; 4] {
         b"ms15"

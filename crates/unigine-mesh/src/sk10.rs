@@ -303,6 +303,8 @@ impl Sk10 {
     }
 }
 
+crate::file::with_options!(Sk10);
+
 impl crate::file::VersionFile for Sk10 {
     fn magic(&self) -> &'static [u8; 4] {
         b"sk10"

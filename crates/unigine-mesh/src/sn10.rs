@@ -312,6 +312,8 @@ impl Sn10 {
     }
 }
 
+crate::file::with_options!(Sn10);
+
 impl crate::file::VersionFile for Sn10 {
     fn magic(&self) -> &'static [u8; 4] {
         b"sn10"

@@ -16,52 +16,8 @@ use crate::error::{Error, Result};
 use crate::file::VersionFile;
 use crate::ms1x::{Ms1x, Ms1xVersion};
 use crate::old::{Mi08, Ms08};
+pub use crate::options::{CoreOptions, TargetVersion, WriteOptions};
 use crate::{FORMAT_NAME, ms14, ms15, sk10, sn10};
-
-/// Which version [`MeshFile::from_core`] writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum TargetVersion {
-    /// mi08 (static, UNIGINE 1.x).
-    Mi08,
-    /// ms08 (skinned, UNIGINE 1.x).
-    Ms08,
-    /// ms10 (UNIGINE 2.0, 7-byte tangents).
-    Ms10,
-    /// ms11 (UNIGINE 2.x).
-    #[default]
-    Ms11,
-    /// ms13 (UNIGINE 2.19): no embedded animations, lightmap settings per surface.
-    Ms13,
-    /// ms14 (UNIGINE 2.20): ms13 content in LZ4 blocks, with a spatial tree per surface.
-    Ms14,
-    /// ms15 (current docs, static; implemented from the documentation only): ms14 minus
-    /// bones, weights and morph targets beyond the base geometry.
-    Ms15,
-    /// sk10 (`.mesh_skinned`, current docs; implemented from the documentation only):
-    /// ms13 content in LZ4 blocks, with bind and rest transforms.
-    Sk10,
-    /// sn10 (`.skeleton`, current docs; implemented from the documentation only): the
-    /// skeleton alone.
-    Sn10,
-}
-
-/// Writing choices for [`MeshFile::from_core_with`] and [`MeshFile::write_with`].
-#[derive(Debug, Clone, Default)]
-pub struct WriteOptions {
-    /// The version to write ([`MeshFile::from_core_with`]).
-    pub version: TargetVersion,
-    /// The operation's budget (clones share it; the default is a fresh one of
-    /// [`Limits::DEFAULT`](crate::Limits)).
-    pub budget: Budget,
-}
-
-/// Conversion choices for [`MeshFile::to_core_with`].
-#[derive(Debug, Clone, Default)]
-pub struct CoreOptions {
-    /// The operation's budget (clones share it: give the one the file was read with;
-    /// the default is a fresh one of [`Limits::DEFAULT`](crate::Limits)).
-    pub budget: Budget,
-}
 
 /// One supported version: what reading, writing, conversion and the format contract
 /// need to know about it (see [`unigine_common::versions::Version`]).

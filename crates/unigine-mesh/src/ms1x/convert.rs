@@ -22,6 +22,7 @@ use crate::error::{Result, invalid};
 use crate::ms1x::{
     BoneInfo, EmbeddedAnimation, FrameKey, MorphTarget, Ms1x, Ms1xVersion, Surface, VertexWeights,
 };
+use crate::options::{CoreOptions, TargetVersion, WriteOptions};
 use crate::tangent;
 
 /// Heap bytes per triangle corner while [`Ms1x::to_core`] pairs coordinate and tangent
@@ -217,9 +218,30 @@ impl Ms1x {
         Ok(cs)
     }
 
-    /// Encodes a meshfmt-core model as ms10 or ms11, reporting every loss.
-    pub fn from_core(model: &Model, version: Ms1xVersion) -> Result<Converted<Ms1x>> {
-        Ms1x::from_core_in(model, version, &Budget::default())
+    /// [`Ms1x::to_core`] under `options`' budget.
+    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
+        self.to_core_in(&options.budget)
+    }
+
+    /// Encodes a meshfmt-core model as ms11, reporting every loss.
+    pub fn from_core(model: &Model) -> Result<Converted<Ms1x>> {
+        Ms1x::from_core_in(model, Ms1xVersion::Ms11, &Budget::default())
+    }
+
+    /// Encodes a meshfmt-core model as `options.version` (ms10, ms11 or ms13: the
+    /// layouts this type holds; another version is an error), under their budget.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<Ms1x>> {
+        let version = match options.version {
+            TargetVersion::Ms10 => Ms1xVersion::Ms10,
+            TargetVersion::Ms11 => Ms1xVersion::Ms11,
+            TargetVersion::Ms13 => Ms1xVersion::Ms13,
+            other => {
+                return Err(invalid(format!(
+                    "Ms1x holds ms10, ms11 and ms13, not {other:?} (use MeshFile::from_core_with)"
+                )));
+            }
+        };
+        Ms1x::from_core_in(model, version, &options.budget)
     }
 
     /// [`Ms1x::from_core`], charging what it builds to `budget`: the copy of a model in

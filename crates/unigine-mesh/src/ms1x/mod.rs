@@ -34,6 +34,22 @@ pub enum Ms1xVersion {
     Ms13,
 }
 
+/// The version to ask [`Ms1x::from_core_with`](crate::Ms1x::from_core_with) for.
+///
+/// ```
+/// use unigine_mesh::{Ms1xVersion, TargetVersion};
+/// assert_eq!(TargetVersion::from(Ms1xVersion::Ms10), TargetVersion::Ms10);
+/// ```
+impl From<Ms1xVersion> for crate::options::TargetVersion {
+    fn from(v: Ms1xVersion) -> Self {
+        match v {
+            Ms1xVersion::Ms10 => crate::options::TargetVersion::Ms10,
+            Ms1xVersion::Ms11 => crate::options::TargetVersion::Ms11,
+            Ms1xVersion::Ms13 => crate::options::TargetVersion::Ms13,
+        }
+    }
+}
+
 impl Ms1xVersion {
     /// The magic.
     pub fn magic(self) -> &'static [u8; 4] {

@@ -560,3 +560,6 @@ fn weight_error(inf: &VertexInfluences, bytes: &[u8; MAX_INFLUENCES]) -> f32 {
         .map(|(j, _)| (weight_of(inf, j) - weight_of(&read, j)).abs())
         .fold(0.0, f32::max)
 }
+
+crate::file::with_options!(Mi08);
+crate::file::with_options!(Ms08);
