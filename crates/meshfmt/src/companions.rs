@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use meshfmt_core::format::FormatError;
 use meshfmt_core::side_files::{SideFiles, SideFolder};
 use meshfmt_core::text::{MAX_NAME_CHARS, one_line};
-use niotso_mesh::appearance::{Asset, Assets, parse_loose_file_name};
+use niotso_mesh::appearance::parse_loose_file_name;
 use niotso_mesh::companions::AssetRef;
+use niotso_mesh::{Asset, Assets};
 
 use crate::error::CliError;
 

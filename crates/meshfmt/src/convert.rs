@@ -360,23 +360,23 @@ fn appearance_model(
     warnings: &mut Vec<String>,
 ) -> Result<Converted<Model>, CliError> {
     let read = niotso_mesh::ReadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..niotso_mesh::ReadOptions::default()
     };
     let apr =
-        niotso_mesh::companions::read_appearance_with(data, &read).map_err(FormatError::from)?;
+        niotso_mesh::companions::Appearance::read_with(data, &read).map_err(FormatError::from)?;
     let skel = skeleton
-        .map(|b| niotso_mesh::skel::read_with_options(b, &read))
+        .map(|b| niotso_mesh::skel::read_with(b, &read))
         .transpose()
         .map_err(FormatError::from)?;
     let assets = LooseFiles::around(side_folder(input, &opts.side_folders, budget)?);
     let core = niotso_mesh::CoreOptions {
-        budget: Some(budget.clone()),
+        skeleton: skel.as_ref(),
+        assets: Some(&assets),
+        budget: budget.clone(),
         ..niotso_mesh::CoreOptions::default()
     };
-    let mut model = apr
-        .to_core(&assets, skel.as_ref(), &core)
-        .map_err(FormatError::from)?;
+    let mut model = apr.to_core_with(&core).map_err(FormatError::from)?;
     warnings.extend(assets.warnings());
     let name = file_name(input);
     model.value.name = niotso_mesh::appearance::parse_loose_file_name(&name).map_or_else(

@@ -347,10 +347,9 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
     let skel = fixture("niotso-mesh/adult.skel");
     let arm = vitaboy_arm();
     let mesh = d.join("body.mesh");
-    let opts = niotso_mesh::CoreOptions::default();
     std::fs::write(
         &mesh,
-        niotso_mesh::Mesh::from_core(&arm, &opts)
+        niotso_mesh::Mesh::from_core(&arm)
             .unwrap()
             .value
             .write()
@@ -372,7 +371,15 @@ fn vitaboy_mesh_skeleton_and_anim_into_glb_and_back() {
         ..Channel::default()
     });
     let anim = d.join("wave.anim");
-    let anim_file = niotso_mesh::Anim::from_core(&clip, 30.0).unwrap().value;
+    let anim_file = niotso_mesh::Anim::from_core_with(
+        &clip,
+        &niotso_mesh::WriteOptions {
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value;
     std::fs::write(&anim, anim_file.write().unwrap()).unwrap();
 
     let glb = d.join("body.glb");
@@ -612,10 +619,9 @@ fn strict_refusals_still_write_the_report() {
 fn validate_prints_problems_not_conversion_notes() {
     let d = dir("validate");
     let mesh = d.join("arm.mesh");
-    let opts = niotso_mesh::CoreOptions::default();
     std::fs::write(
         &mesh,
-        niotso_mesh::Mesh::from_core(&vitaboy_arm(), &opts)
+        niotso_mesh::Mesh::from_core(&vitaboy_arm())
             .unwrap()
             .value
             .write()
@@ -668,7 +674,7 @@ fn a_freeso_appearance_in_its_folders() {
         mesh: tagged(mesh, 9),
         texture: tagged(tex, 20),
     };
-    let arm = niotso_mesh::Mesh::from_core(&vitaboy_arm(), &niotso_mesh::CoreOptions::default())
+    let arm = niotso_mesh::Mesh::from_core(&vitaboy_arm())
         .unwrap()
         .value
         .write()

@@ -440,7 +440,15 @@ fn vitaboy_by_hand() {
     // An animation of the canonical arm at 30 fps: one motion (the elbow), keys at 0,
     // 0.5 and 1 s resampled to 31 frames.
     let arm = meshfmt_core::canonical::skinned_arm();
-    let anim = niotso_mesh::Anim::from_core(&arm, 30.0).unwrap().value;
+    let anim = niotso_mesh::Anim::from_core_with(
+        &arm,
+        &niotso_mesh::WriteOptions {
+            fps: 30.0,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .value;
     let dir = temp_dir("info-vitaboy");
     let path = dir.join("bend.anim");
     std::fs::write(&path, anim.write().unwrap()).unwrap();

@@ -5,6 +5,7 @@
 //! `cargo bench -p niotso-mesh`; `cargo xtask bench` puts these figures, as ratios to
 //! memcpy, in BENCHMARKS.md.
 
+use niotso_mesh::WriteOptions;
 use std::hint::black_box;
 use std::sync::LazyLock;
 
@@ -32,13 +33,29 @@ impl Set {
         let (bytes, files): (Vec<_>, Vec<_>) = bytes
             .into_iter()
             .filter_map(|b| {
-                let f = niotso_mesh::read_any(&b, Some(kind)).ok()?;
+                let f = niotso_mesh::read_with(
+                    &b,
+                    &niotso_mesh::ReadOptions {
+                        kind: Some(kind),
+                        ..Default::default()
+                    },
+                )
+                .ok()?;
                 Some((b, f))
             })
             .unzip();
         let models = files
             .iter()
-            .filter_map(|f| Some(f.to_core_with(None, &CoreOptions::default()).ok()?.value))
+            .filter_map(|f| {
+                Some(
+                    f.to_core_with(&CoreOptions {
+                        skeleton: None,
+                        ..CoreOptions::default()
+                    })
+                    .ok()?
+                    .value,
+                )
+            })
             .collect();
         Set {
             kind,
@@ -49,9 +66,15 @@ impl Set {
     }
 
     fn generated(kind: Kind, model: &Model) -> Set {
-        let bytes = VitaboyFile::from_core_with(model, kind, &CoreOptions::default())
-            .and_then(|c| c.value.write())
-            .unwrap_or_else(|e| panic!("generating the {kind:?}: {e}"));
+        let bytes = VitaboyFile::from_core_with(
+            model,
+            &WriteOptions {
+                kind,
+                ..WriteOptions::default()
+            },
+        )
+        .and_then(|c| c.value.write())
+        .unwrap_or_else(|e| panic!("generating the {kind:?}: {e}"));
         Set::new(kind, vec![bytes])
     }
 
@@ -99,7 +122,14 @@ fn memcpy(b: Bencher, w: &str) {
 fn read(b: Bencher, w: &str) {
     let s = set(w);
     workloads_bench::each(b, s.len(), &s.bytes, |bytes| {
-        niotso_mesh::read_any(bytes, Some(s.kind)).is_ok()
+        niotso_mesh::read_with(
+            bytes,
+            &niotso_mesh::ReadOptions {
+                kind: Some(s.kind),
+                ..Default::default()
+            },
+        )
+        .is_ok()
     });
 }
 
@@ -113,7 +143,10 @@ fn write(b: Bencher, w: &str) {
 fn to_core(b: Bencher, w: &str) {
     let s = set(w);
     workloads_bench::each(b, s.len(), &s.files, |f| {
-        let m = f.to_core_with(None, &CoreOptions::default());
+        let m = f.to_core_with(&CoreOptions {
+            skeleton: None,
+            ..CoreOptions::default()
+        });
         black_box(m.map(|m| m.value.vertex_count()).ok());
     });
 }
@@ -122,7 +155,13 @@ fn to_core(b: Bencher, w: &str) {
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
     workloads_bench::each(b, s.len(), &s.models, |m| {
-        let f = VitaboyFile::from_core_with(m, s.kind, &CoreOptions::default());
+        let f = VitaboyFile::from_core_with(
+            m,
+            &WriteOptions {
+                kind: s.kind,
+                ..WriteOptions::default()
+            },
+        );
         black_box(f.map(|c| c.losses.len()).ok());
     });
 }

@@ -1,6 +1,6 @@
 //! `.anim` v2: faithful types, read and write (notes/niotso.md section 5).
 
-use parsing_primitives::{Limits, RawString, Writer};
+use parsing_primitives::{RawString, Writer};
 
 use crate::error::{Result, invalid};
 use crate::props::{PropsList, read_props_list, write_props_list};
@@ -76,24 +76,13 @@ fn uses(has: u8, first: i32, frames: u32, pool: usize) -> bool {
 
 /// Reads an `.anim`.
 pub fn read(data: &[u8]) -> Result<Anim> {
-    read_with_options(data, &ReadOptions::default())
+    read_with(data, &ReadOptions::default())
 }
 
-/// Reads an `.anim` with allocation caps.
-pub fn read_with(data: &[u8], limits: Limits) -> Result<Anim> {
-    read_with_options(
-        data,
-        &ReadOptions {
-            limits,
-            ..ReadOptions::default()
-        },
-    )
-}
-
-/// Reads an `.anim` with reading choices (the limits or a shared budget, trailing
+/// Reads an `.anim` with reading choices (the budget, trailing
 /// bytes, other versions). Motions may share frames of the pools; what they ask for is
 /// charged when converted ([`Anim::to_core_with`]), not here.
-pub fn read_with_options(data: &[u8], options: &ReadOptions) -> Result<Anim> {
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Anim> {
     let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;

@@ -10,14 +10,14 @@
 //!
 //! ```
 //! use meshfmt_core::canonical;
-//! use niotso_mesh::appearance::{Asset, Assets, TYPE_BINDING, TYPE_MESH};
+//! use niotso_mesh::appearance::{TYPE_BINDING, TYPE_MESH};
 //! use niotso_mesh::companions::{Appearance, AssetRef, BindingFile, TaggedRef};
-//! use niotso_mesh::{CoreOptions, Mesh, Skel};
+//! use niotso_mesh::{Asset, Assets, CoreOptions, Mesh, Skel};
 //!
 //! // One binding (file 2) naming one mesh (file 3), no texture.
 //! let arm = canonical::skinned_arm();
-//! let mesh = Mesh::from_core(&arm, &CoreOptions::default())?.value.write()?;
-//! let skel = Skel::from_core(&arm, "arm")?.value;
+//! let mesh = Mesh::from_core(&arm)?.value.write()?;
+//! let skel = Skel::from_core(&arm)?.value;
 //! let bnd = BindingFile {
 //!     version: 1,
 //!     bone: "upper".into(),
@@ -40,7 +40,8 @@
 //!     thumbnail: AssetRef::default(),
 //!     bindings: vec![AssetRef { file_id: 2, type_id: TYPE_BINDING }],
 //! };
-//! let model = apr.to_core(&files, Some(&skel), &CoreOptions::default())?.value;
+//! let opts = CoreOptions { skeleton: Some(&skel), assets: Some(&files), ..Default::default() };
+//! let model = apr.to_core_with(&opts)?.value;
 //! assert_eq!(model.surfaces.len(), 1);
 //! assert_eq!(model.surfaces[0].name, "arm");
 //! assert_eq!(model.skeleton.len(), 2);
@@ -57,10 +58,11 @@ use parsing_primitives::RawString;
 
 use crate::ReadOptions;
 use crate::companions::{Appearance, AssetRef, BindingFile};
-use crate::convert::{CoreOptions, NATIVE};
+use crate::convert::NATIVE;
 use crate::error::{Error, Result, invalid};
 use crate::index::map_bytes;
 use crate::mesh::Mesh;
+use crate::options::{Assets, CoreOptions};
 use crate::skel::{Skel, SkelBone};
 
 /// Type id of a `.mesh`.
@@ -77,21 +79,13 @@ pub const TYPE_TEXTURE: u32 = 20;
 /// Extensions a texture's loose file may have, in the order they are tried.
 pub const TEXTURE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
 
-/// A companion file found by [`Assets::find`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Asset {
-    /// Its file name (no folder), for reports and path textures.
-    pub name: String,
-    /// Its bytes.
-    pub bytes: Vec<u8>,
-}
+/// No files at all: what an appearance converted without [`CoreOptions::assets`] finds.
+struct NoAssets;
 
-/// Where an appearance's bindings, meshes and textures come from.
-pub trait Assets {
-    /// The file of `asset` with one of `extensions` (lower case, no dot), or `None`
-    /// when there is none. Implementations charge what they read to the operation's
-    /// budget ([`Error::OverBudget`]) and report reading failures as [`Error::Io`].
-    fn find(&self, asset: AssetRef, extensions: &[&str]) -> Result<Option<Asset>>;
+impl Assets for NoAssets {
+    fn find(&self, _: AssetRef, _: &[&str]) -> Result<Option<crate::options::Asset>> {
+        Ok(None)
+    }
 }
 
 /// The end of a FreeSO loose file's name for `asset`: `.<file_id:8 hex><type_id:8 hex>.ext`.
@@ -215,24 +209,22 @@ impl Appearance {
     /// lacks, and a texture kept as a path is reported as a loss at
     /// `bindings[i]`; a companion file that does not decode is an error naming it.
     ///
-    /// Without `skel`, bones are roots at the origin (one skeleton of every mesh's bone
-    /// names) and the loss says so, as for a lone `.mesh`.
+    /// The files come from `options.assets` (none: every binding is reported
+    /// missing). Without `options.skeleton`, bones are roots at the origin (one skeleton
+    /// of every mesh's bone names) and the loss says so, as for a lone `.mesh`.
     ///
-    /// Runs under `options`' budget (shared with `assets`' reads when the caller gives
+    /// Runs under `options`' budget (shared with the assets' reads when the caller gives
     /// both the same one).
-    pub fn to_core(
-        &self,
-        assets: &dyn Assets,
-        skel: Option<&Skel>,
-        options: &CoreOptions,
-    ) -> Result<Converted<Model>> {
-        let budget = meshfmt_core::Budget::shared_or_new(options.budget.as_ref(), options.limits);
+    pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> {
+        let budget = options.budget.clone();
+        let skel = options.skeleton;
+        let assets: &dyn Assets = options.assets.unwrap_or(&NoAssets);
         let read = ReadOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..ReadOptions::default()
         };
         let core = CoreOptions {
-            budget: Some(budget.clone()),
+            skeleton: None,
             ..options.clone()
         };
         let mut out = Converted::exact(());
@@ -263,7 +255,11 @@ impl Appearance {
                     ),
                 );
             }
-            let converted = match part.mesh.to_core(Some(skel), &core) {
+            let posed = CoreOptions {
+                skeleton: Some(skel),
+                ..core.clone()
+            };
+            let converted = match part.mesh.to_core_with(&posed) {
                 Ok(c) => c,
                 Err(Error::Invalid(why)) => {
                     out.lose(
@@ -344,10 +340,7 @@ impl Appearance {
                 );
                 continue;
             };
-            let binding = decoded(
-                &bnd.name,
-                crate::companions::read_binding_with(&bnd.bytes, read),
-            )?;
+            let binding = decoded(&bnd.name, BindingFile::read_with(&bnd.bytes, read))?;
             drop(bnd);
             let Some((_, mesh_ref)) = binding.mesh.asset else {
                 out.lose(

@@ -80,78 +80,84 @@ fn tagged(r: &mut Reader<'_>) -> parsing_primitives::Result<TaggedRef> {
     Ok(TaggedRef { tag, asset })
 }
 
-/// Reads an `.apr`.
-pub fn read_appearance(data: &[u8]) -> Result<Appearance> {
-    read_appearance_with(data, &ReadOptions::default())
+impl Appearance {
+    /// Reads an `.apr`.
+    pub fn read(data: &[u8]) -> Result<Appearance> {
+        Appearance::read_with(data, &ReadOptions::default())
+    }
+
+    /// Reads an `.apr` with reading choices (the budget, trailing bytes).
+    ///
+    /// ```
+    /// use niotso_mesh::{companions::Appearance, Budget, ReadOptions};
+    /// // version 1, thumbnail (7, PNG), 1 binding (9, type 11)
+    /// let apr = [0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 1, 0, 0, 0, 9, 0, 0, 0, 11];
+    /// let budget = Budget::default();
+    /// let opts = ReadOptions { budget: budget.clone(), ..ReadOptions::default() };
+    /// let a = Appearance::read_with(&apr, &opts)?;
+    /// assert_eq!((a.bindings[0].file_id, a.bindings[0].type_id), (9, 11));
+    /// assert_eq!(budget.used(), 8); // the one binding's two u32
+    /// # Ok::<(), niotso_mesh::Error>(())
+    /// ```
+    pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Appearance> {
+        let mut r = options.reader(data);
+        let version = r.field("version", |r| r.u32_be())?;
+        let thumbnail = r.field("thumbnail", asset)?;
+        let n = r.field("binding_count", |r| r.u32_be())?;
+        let bindings = r.field("bindings", |r| r.array(u64::from(n), 8, asset))?;
+        options.finish(&r)?;
+        Ok(Appearance {
+            version,
+            thumbnail,
+            bindings,
+        })
+    }
 }
 
-/// Reads an `.apr` with reading choices (the limits or a shared budget, trailing bytes).
-///
-/// ```
-/// use niotso_mesh::{companions, Budget, ReadOptions};
-/// // version 1, thumbnail (7, PNG), 1 binding (9, type 11)
-/// let apr = [0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 14, 0, 0, 0, 1, 0, 0, 0, 9, 0, 0, 0, 11];
-/// let budget = Budget::default();
-/// let opts = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
-/// let a = companions::read_appearance_with(&apr, &opts)?;
-/// assert_eq!((a.bindings[0].file_id, a.bindings[0].type_id), (9, 11));
-/// assert_eq!(budget.used(), 8); // the one binding's two u32
-/// # Ok::<(), niotso_mesh::Error>(())
-/// ```
-pub fn read_appearance_with(data: &[u8], options: &ReadOptions) -> Result<Appearance> {
-    let mut r = options.reader(data);
-    let version = r.field("version", |r| r.u32_be())?;
-    let thumbnail = r.field("thumbnail", asset)?;
-    let n = r.field("binding_count", |r| r.u32_be())?;
-    let bindings = r.field("bindings", |r| r.array(u64::from(n), 8, asset))?;
-    options.finish(&r)?;
-    Ok(Appearance {
-        version,
-        thumbnail,
-        bindings,
-    })
+impl BindingFile {
+    /// Reads a `.bnd`.
+    pub fn read(data: &[u8]) -> Result<BindingFile> {
+        BindingFile::read_with(data, &ReadOptions::default())
+    }
+
+    /// Reads a `.bnd` with reading choices (the budget, trailing bytes).
+    pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<BindingFile> {
+        let mut r = options.reader(data);
+        let version = r.field("version", |r| r.u32_be())?;
+        let bone = r.field("bone", |r| r.pascal_u8().map(RawString::from))?;
+        let mesh = r.field("mesh", tagged)?;
+        let texture = r.field("texture", tagged)?;
+        options.finish(&r)?;
+        Ok(BindingFile {
+            version,
+            bone,
+            mesh,
+            texture,
+        })
+    }
 }
 
-/// Reads a `.bnd`.
-pub fn read_binding(data: &[u8]) -> Result<BindingFile> {
-    read_binding_with(data, &ReadOptions::default())
-}
+impl Outfit {
+    /// Reads an `.oft`.
+    pub fn read(data: &[u8]) -> Result<Outfit> {
+        Outfit::read_with(data, &ReadOptions::default())
+    }
 
-/// Reads a `.bnd` with reading choices (the limits or a shared budget, trailing bytes).
-pub fn read_binding_with(data: &[u8], options: &ReadOptions) -> Result<BindingFile> {
-    let mut r = options.reader(data);
-    let version = r.field("version", |r| r.u32_be())?;
-    let bone = r.field("bone", |r| r.pascal_u8().map(RawString::from))?;
-    let mesh = r.field("mesh", tagged)?;
-    let texture = r.field("texture", tagged)?;
-    options.finish(&r)?;
-    Ok(BindingFile {
-        version,
-        bone,
-        mesh,
-        texture,
-    })
-}
-
-/// Reads an `.oft`.
-pub fn read_outfit(data: &[u8]) -> Result<Outfit> {
-    read_outfit_with(data, &ReadOptions::default())
-}
-
-/// Reads an `.oft` with reading choices (trailing bytes; it allocates nothing).
-pub fn read_outfit_with(data: &[u8], options: &ReadOptions) -> Result<Outfit> {
-    let mut r = options.reader(data);
-    let [version, unknown] = r.be::<[u32; 2]>()?;
-    let appearances = [asset(&mut r)?, asset(&mut r)?, asset(&mut r)?];
-    let [hand_group, region] = r.be::<[u32; 2]>()?;
-    options.finish(&r)?;
-    Ok(Outfit {
-        version,
-        unknown,
-        appearances,
-        hand_group,
-        region,
-    })
+    /// Reads an `.oft` with reading choices (trailing bytes; it allocates nothing).
+    pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Outfit> {
+        let mut r = options.reader(data);
+        let [version, unknown] = r.be::<[u32; 2]>()?;
+        let appearances = [asset(&mut r)?, asset(&mut r)?, asset(&mut r)?];
+        let [hand_group, region] = r.be::<[u32; 2]>()?;
+        options.finish(&r)?;
+        Ok(Outfit {
+            version,
+            unknown,
+            appearances,
+            hand_group,
+            region,
+        })
+    }
 }
 
 fn write_asset(w: &mut Writer, a: &AssetRef) {

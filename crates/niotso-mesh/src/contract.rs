@@ -8,7 +8,7 @@ use meshfmt_core::{
     SurfaceSummary,
 };
 
-use crate::{CoreOptions, Error, Kind, ReadOptions, VitaboyFile};
+use crate::{CoreOptions, Error, Kind, ReadOptions, VitaboyFile, WriteOptions};
 
 /// The Sims Online's Vitaboy `.mesh`, `.skel` and `.anim` as one [`Format`]. The kind
 /// comes from the content, else from the file name's extension (these files have no
@@ -33,8 +33,6 @@ pub struct Vitaboy;
 pub const FORMAT: Vitaboy = Vitaboy;
 
 meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
-
-meshfmt_core::shares_budget!(ReadOptions, CoreOptions);
 
 impl Format for Vitaboy {
     meshfmt_core::format_identity!(
@@ -73,8 +71,12 @@ impl Format for Vitaboy {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let kind = crate::sniff_kind(data).or_else(|| Kind::from_extension(&cx.extension()));
-        Ok(Box::new(crate::read_any_with(data, kind, &cx.options())?))
+        let opts = ReadOptions {
+            kind: crate::sniff_kind(data).or_else(|| Kind::from_extension(&cx.extension())),
+            budget: cx.budget.clone(),
+            ..ReadOptions::default()
+        };
+        Ok(Box::new(crate::read_with(data, &opts)?))
     }
 
     fn from_core(
@@ -88,7 +90,12 @@ impl Format for Vitaboy {
             .and_then(Kind::from_extension)
             .or_else(|| Kind::from_extension(&cx.extension()))
             .unwrap_or(Kind::Mesh);
-        let c = VitaboyFile::from_core_with(model, kind, &cx.options())?;
+        let opts = WriteOptions {
+            kind,
+            budget: cx.budget.clone(),
+            ..WriteOptions::default()
+        };
+        let c = VitaboyFile::from_core_with(model, &opts)?;
         Ok(boxed(c))
     }
 }
@@ -200,12 +207,20 @@ impl FormatFile for VitaboyFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let opts: CoreOptions = cx.options();
+        let read = ReadOptions {
+            budget: cx.budget.clone(),
+            ..ReadOptions::default()
+        };
         let skel = match cx.skeleton {
-            Some(bytes) => Some(crate::skel::read_with_options(bytes, &cx.options())?),
+            Some(bytes) => Some(crate::skel::read_with(bytes, &read)?),
             None => None,
         };
-        Ok(self.to_core_with(skel.as_ref(), &opts)?)
+        let opts = CoreOptions {
+            skeleton: skel.as_ref(),
+            budget: cx.budget.clone(),
+            ..CoreOptions::default()
+        };
+        Ok(self.to_core_with(&opts)?)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -19,8 +19,8 @@ use std::mem::size_of;
 use meshfmt_core::glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 use meshfmt_core::quantize::renormalization_error;
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Limits, Loss,
-    LossKind, Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
+    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Loss, LossKind,
+    Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
@@ -28,6 +28,7 @@ use crate::anim::{Anim, Motion};
 use crate::error::{Result, invalid};
 use crate::index::{charge, map_bytes};
 use crate::mesh::{Binding, Blend, Mesh};
+use crate::options::{CoreOptions, WriteOptions};
 use crate::skel::{Skel, SkelBone};
 use crate::skinning::{
     binding_bones_with, bone_worlds_with, rotation_to_stored, stored_rotation, vertex_bones,
@@ -39,74 +40,6 @@ pub const NATIVE: CoordinateSystem = CoordinateSystem {
     handedness: Handedness::Left,
     meters_per_unit: 1.0 / 3.0,
 };
-
-/// Frames per second of TSO animations (NIO and FreeSO play them at 30).
-pub const FPS: f32 = 30.0;
-
-/// The name [`VitaboyFile::from_core_with`](crate::VitaboyFile::from_core_with) gives a
-/// `.skel` unless told otherwise (what the `meshfmt` tool writes).
-pub const DEFAULT_SKELETON_NAME: &str = "skeleton";
-
-/// Conversion choices, both ways.
-///
-/// ```
-/// use meshfmt_core::canonical;
-/// use niotso_mesh::{Anim, Budget, CoreOptions, Limits, Skel};
-/// let arm = canonical::skinned_arm();
-/// // One budget for a whole pipeline; animations sampled at 15 frames per second.
-/// let budget = Budget::new(Limits::DEFAULT);
-/// let opts = CoreOptions { fps: 15.0, budget: Some(budget.clone()), ..CoreOptions::default() };
-/// let skel = Skel::from_core_with(&arm, "arm", &opts)?.value;
-/// let anim = Anim::from_core_with(&arm, &opts)?.value;
-/// let back = anim.to_core_with(Some(&skel), &opts)?.value;
-/// let frames = anim.frames() as usize;
-/// assert_eq!(back.animations[0].channels[0].rotation.times[frames - 1], (frames - 1) as f32 / 15.0);
-/// assert!(budget.used() > 0);
-/// # Ok::<(), niotso_mesh::Error>(())
-/// ```
-#[derive(Debug, Clone)]
-pub struct CoreOptions {
-    /// Store UVs bottom-up (`v' = 1 - v`, for OpenGL, glTF, Blender) instead of as the
-    /// file has them (top-down).
-    pub flip_v: bool,
-    /// Frames per second of animations: frame `f` is at `f / fps` ([`FPS`] by default).
-    pub fps: f32,
-    /// Allocation caps: the budget of a conversion that is given none.
-    pub limits: Limits,
-    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
-    /// one of `limits` per conversion).
-    pub budget: Option<Budget>,
-    /// Name of a `.skel` made by [`VitaboyFile::from_core_with`](crate::VitaboyFile::from_core_with)
-    /// ([`DEFAULT_SKELETON_NAME`] by default).
-    pub skeleton_name: String,
-}
-
-impl Default for CoreOptions {
-    fn default() -> Self {
-        CoreOptions {
-            flip_v: false,
-            fps: FPS,
-            limits: Limits::DEFAULT,
-            budget: None,
-            skeleton_name: DEFAULT_SKELETON_NAME.into(),
-        }
-    }
-}
-
-impl CoreOptions {
-    /// The budget a conversion charges: the shared one, else a fresh one of `limits`.
-    fn budget(&self) -> Budget {
-        Budget::shared_or_new(self.budget.as_ref(), self.limits)
-    }
-
-    /// Defaults with `fps`.
-    fn with_fps(fps: f32) -> Self {
-        CoreOptions {
-            fps,
-            ..CoreOptions::default()
-        }
-    }
-}
 
 /// Heap bytes of a meshfmt-core skeleton of `bones` bones whose names total
 /// `name_bytes`.
@@ -225,18 +158,16 @@ impl Skel {
     /// (`NULL` for roots, which must come before their children here too), rest
     /// rotations stored as conjugates, the fields FreeSO writes (unknown 1, empty
     /// property list, all three flags 1, no wiggle).
-    pub fn from_core(model: &Model, name: &str) -> Result<Converted<Skel>> {
-        Skel::from_core_with(model, name, &CoreOptions::default())
+    /// Named [`DEFAULT_SKELETON_NAME`](crate::DEFAULT_SKELETON_NAME).
+    pub fn from_core(model: &Model) -> Result<Converted<Skel>> {
+        Skel::from_core_with(model, &WriteOptions::default())
     }
 
-    /// [`Skel::from_core`] under `options`' budget (the other options do not apply).
-    pub fn from_core_with(
-        model: &Model,
-        name: &str,
-        options: &CoreOptions,
-    ) -> Result<Converted<Skel>> {
-        let budget = options.budget();
-        let m = native_parts(model, false, &budget)?;
+    /// [`Skel::from_core`] named `options.skeleton_name`, under their budget.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<Skel>> {
+        let budget = &options.budget;
+        let name = options.skeleton_name.as_str();
+        let m = native_parts(model, false, budget)?;
         let mut out = Converted::exact(());
         let bones = &m.skeleton.bones;
         let names: u64 = bones.iter().map(|b| b.name.len() as u64 * 2).sum();
@@ -290,8 +221,8 @@ impl Skel {
     }
 
     /// [`Skel::to_core`] under `options`' budget (the other options do not apply).
-    pub fn to_core_with(&self, options: &CoreOptions) -> Result<Converted<Model>> {
-        let (skeleton, _) = skeleton_to_core(self, &options.budget())?;
+    pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> {
+        let (skeleton, _) = skeleton_to_core(self, &options.budget)?;
         Ok(Converted::exact(Model {
             coordinate_system: NATIVE,
             skeleton,
@@ -323,8 +254,15 @@ impl Mesh {
     ///
     /// Runs under `options`' budget: the surface, its skins and the skeleton are
     /// charged before they are built.
-    pub fn to_core(&self, skel: Option<&Skel>, options: &CoreOptions) -> Result<Converted<Model>> {
-        let budget = options.budget();
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// [`Mesh::to_core`] posed at `options.skeleton`'s rest pose, with `options`' UV
+    /// flip, under their budget.
+    pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> {
+        let budget = options.budget.clone();
+        let skel = options.skeleton;
         self.check()?;
         let mut out = Converted::exact(());
         let owned;
@@ -426,8 +364,13 @@ impl Mesh {
     /// Runs under `options`' budget: the merged surface and the records are charged
     /// before they are built (the counts are checked first, and nothing but the
     /// skeleton is copied to change frames).
-    pub fn from_core(model: &Model, options: &CoreOptions) -> Result<Converted<Mesh>> {
-        let budget = options.budget();
+    pub fn from_core(model: &Model) -> Result<Converted<Mesh>> {
+        Mesh::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`Mesh::from_core`] with `options`' UV flip, under their budget.
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<Mesh>> {
+        let budget = options.budget.clone();
         let mut out = Converted::exact(());
         report_mesh_drops(model, &mut out);
         let s = merge_native(model, &budget)?;
@@ -932,22 +875,19 @@ fn pool_keys(has: u8, first: i32, frames: u32, pool: usize) -> (usize, usize) {
 }
 
 impl Anim {
-    /// One clip; channels name bones of `skel` when given (motions for bones it lacks
-    /// are reported), else of a flat skeleton of the motions' bone names. Frame `f` is at
-    /// `f / fps`.
-    pub fn to_core(&self, skel: Option<&Skel>, fps: f32) -> Result<Converted<Model>> {
-        self.to_core_with(skel, &CoreOptions::with_fps(fps))
+    /// One clip whose channels name the bones of a flat skeleton of the motions' bone
+    /// names; frame `f` is at `f / `[`FPS`](crate::FPS). [`Anim::to_core_with`] names a
+    /// `.skel`'s bones (motions for bones it lacks are reported) and takes another rate.
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
     }
 
-    /// [`Anim::to_core`] at `options.fps`, under `options`' budget. Motions may share
-    /// frames of the pools, so a small file can ask for many keys: all of them are
-    /// charged (as "animation keys") before any is built.
-    pub fn to_core_with(
-        &self,
-        skel: Option<&Skel>,
-        options: &CoreOptions,
-    ) -> Result<Converted<Model>> {
-        let budget = options.budget();
+    /// [`Anim::to_core`] naming `options.skeleton`'s bones, at `options.fps`, under
+    /// `options`' budget. Motions may share frames of the pools, so a small file can ask
+    /// for many keys: all of them are charged (as "animation keys") before any is built.
+    pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> {
+        let budget = options.budget.clone();
+        let skel = options.skeleton;
         let fps = options.fps;
         let mut out = Converted::exact(());
         let skeleton = match skel {
@@ -1059,18 +999,18 @@ impl Anim {
         Ok(out.map(|()| model))
     }
 
-    /// An `.anim` from a model's first clip sampled at `fps`: one motion per animated
+    /// An `.anim` from a model's first clip sampled at [`FPS`](crate::FPS): one motion per animated
     /// bone, translations and rotations in the shared pools, duration in milliseconds
     /// (the EA convention).
-    pub fn from_core(model: &Model, fps: f32) -> Result<Converted<Anim>> {
-        Anim::from_core_with(model, &CoreOptions::with_fps(fps))
+    pub fn from_core(model: &Model) -> Result<Converted<Anim>> {
+        Anim::from_core_with(model, &WriteOptions::default())
     }
 
     /// [`Anim::from_core`] at `options.fps`, under `options`' budget: the resampled
     /// frames (as "resampled frames", a key of each pool per channel and frame) and the
     /// copy of the clip converted to [`NATIVE`] are charged before they are made.
-    pub fn from_core_with(model: &Model, options: &CoreOptions) -> Result<Converted<Anim>> {
-        let budget = options.budget();
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<Anim>> {
+        let budget = options.budget.clone();
         let fps = options.fps;
         if model.animations.is_empty() {
             return Err(invalid("the model has no animation"));

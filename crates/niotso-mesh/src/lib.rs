@@ -21,16 +21,17 @@
 //!   ([`NATIVE`]); [`mirror_x`] gives the right-handed frame FreeSO and Blender use.
 //!
 //! ```
-//! use niotso_mesh::{read_any, VitaboyFile, CoreOptions};
+//! use niotso_mesh::{read, VitaboyFile, CoreOptions};
 //! use meshfmt_core::canonical;
 //!
 //! let model = canonical::skinned_arm();
-//! let mesh = niotso_mesh::Mesh::from_core(&model, &CoreOptions::default())?.value;
-//! let skel = niotso_mesh::Skel::from_core(&model, "arm")?.value;
+//! let mesh = niotso_mesh::Mesh::from_core(&model)?.value;
+//! let skel = niotso_mesh::Skel::from_core(&model)?.value;
 //! let bytes = mesh.write()?;
-//! let VitaboyFile::Mesh(back) = read_any(&bytes, None)? else { unreachable!() };
+//! let VitaboyFile::Mesh(back) = read(&bytes)? else { unreachable!() };
 //! assert_eq!(back.write()?, bytes);
-//! let core = back.to_core(Some(&skel), &CoreOptions::default())?.value;
+//! let posed = CoreOptions { skeleton: Some(&skel), ..Default::default() };
+//! let core = back.to_core_with(&posed)?.value;
 //! assert_eq!(core.vertex_count(), 20);
 //! # Ok::<(), niotso_mesh::Error>(())
 //! ```
@@ -40,10 +41,10 @@
 //! beyond what the input justifies.
 //!
 //! # Memory and time
-//! Every operation (a read, a conversion to or from meshfmt-core) draws on one
-//! [`Budget`]: the one in its options ([`ReadOptions::budget`],
-//! [`CoreOptions`]`::budget`), shared with the caller's other steps, else a fresh one of
-//! the options' [`Limits`] ([`Limits::DEFAULT`]: 1 GiB). Readers charge every array
+//! Every operation (a read, a conversion to or from meshfmt-core) draws on the
+//! [`Budget`] of its options ([`ReadOptions::budget`], [`CoreOptions::budget`],
+//! [`WriteOptions::budget`]): by default a fresh one of [`Limits::DEFAULT`] (1 GiB);
+//! give the same one (clones share it) to every step to bound a pipeline as a whole. Readers charge every array
 //! they decode; conversions charge what they build before building it: the surface,
 //! skins and skeleton of a mesh, the keys of every motion (motions may share one pool
 //! of frames, so a small `.anim` can ask for far more keys than it stores), resampled
@@ -68,18 +69,18 @@
 //!     b.extend([0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0]); // first t, first r, no props
 //! }
 //! let budget = Budget::default();
-//! let read = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
-//! let a = anim::read_with_options(&b, &read)?;
+//! let read = ReadOptions { budget: budget.clone(), ..ReadOptions::default() };
+//! let a = anim::read_with(&b, &read)?;
 //! let after_read = budget.used();
-//! let opts = CoreOptions { budget: Some(budget.clone()), ..CoreOptions::default() };
-//! assert_eq!(a.to_core_with(None, &opts)?.value.animations[0].channels.len(), 3);
+//! let opts = CoreOptions { budget: budget.clone(), ..CoreOptions::default() };
+//! assert_eq!(a.to_core_with(&opts)?.value.animations[0].channels.len(), 3);
 //! // The conversion charged the same budget; one byte less and its keys are refused.
 //! let needed = budget.used() - after_read;
 //! let tight = CoreOptions {
-//!     limits: Limits { max_alloc_bytes: needed - 1, ..Limits::DEFAULT },
+//!     budget: Budget::new(Limits { max_alloc_bytes: needed - 1, ..Limits::DEFAULT }),
 //!     ..CoreOptions::default()
 //! };
-//! let refused = a.to_core_with(None, &tight).err();
+//! let refused = a.to_core_with(&tight).err();
 //! assert!(matches!(refused, Some(Error::OverBudget(e)) if e.what == "animation keys"));
 //! # Ok::<(), niotso_mesh::Error>(())
 //! ```
@@ -103,6 +104,7 @@ mod contract;
 pub mod convert;
 mod error;
 pub mod mesh;
+mod options;
 pub mod props;
 pub mod skel;
 pub mod skinning;
@@ -111,10 +113,11 @@ mod index;
 
 pub use anim::Anim;
 pub use contract::{FORMAT, Vitaboy};
-pub use convert::{CoreOptions, DEFAULT_SKELETON_NAME, FPS, NATIVE, mirror_x};
+pub use convert::{NATIVE, mirror_x};
 pub use error::{Error, Result};
 pub use mesh::Mesh;
 pub use meshfmt_core::{Budget, BudgetExceeded, Limits};
+pub use options::{Asset, Assets, CoreOptions, DEFAULT_SKELETON_NAME, FPS, WriteOptions};
 pub use skel::Skel;
 
 use meshfmt_core::{Converted, Model};
@@ -126,28 +129,30 @@ pub const FORMAT_NAME: &str = "niotso-mesh";
 /// companions (`.apr`, `.bnd`, `.oft`).
 ///
 /// ```
-/// use niotso_mesh::{read_any_with, Budget, Kind, Limits, ReadOptions};
+/// use niotso_mesh::{read_with, Budget, Kind, Limits, ReadOptions};
 /// // version 1, skeleton "adult", 0 bones
 /// let skel = b"\x00\x00\x00\x01\x05adult\x00\x00";
 /// let budget = Budget::new(Limits::DEFAULT);
-/// let opts = ReadOptions { budget: Some(budget.clone()), ..ReadOptions::default() };
-/// let file = read_any_with(skel, Some(Kind::Skel), &opts)?;
+/// let opts = ReadOptions { kind: Some(Kind::Skel), budget: budget.clone(), ..ReadOptions::default() };
+/// let file = read_with(skel, &opts)?;
 /// assert_eq!(file.kind(), Kind::Skel);
 /// // A byte more is refused unless allowed.
 /// let mut long = skel.to_vec();
 /// long.push(0);
-/// assert!(read_any_with(&long, Some(Kind::Skel), &opts).is_err());
+/// assert!(read_with(&long, &opts).is_err());
 /// let lenient = ReadOptions { allow_trailing_bytes: true, ..opts };
-/// assert!(read_any_with(&long, Some(Kind::Skel), &lenient).is_ok());
+/// assert!(read_with(&long, &lenient).is_ok());
 /// # Ok::<(), niotso_mesh::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    /// Allocation caps: the budget of a read that is given none.
-    pub limits: Limits,
-    /// The operation's budget, shared with the caller's other steps (`None`: a fresh
-    /// one of `limits` per read).
-    pub budget: Option<Budget>,
+    /// The kind of file to read (`None`: the kind [`sniff_kind`] guesses, else a mesh;
+    /// these files share a leading version number, so callers that know the extension
+    /// should say).
+    pub kind: Option<Kind>,
+    /// The operation's budget (clones share it; the default is a fresh one of
+    /// [`Limits::DEFAULT`]).
+    pub budget: Budget,
     /// Accept bytes after the end of the file's content (real files end exactly there).
     pub allow_trailing_bytes: bool,
     /// Accept a version other than the kind's (2 for `.mesh` and `.anim`, 1 for
@@ -156,11 +161,9 @@ pub struct ReadOptions {
 }
 
 impl ReadOptions {
-    /// A reader over `data` charging the read's budget: the shared one, else a fresh
-    /// one of `limits`.
+    /// A reader over `data` charging the read's budget.
     pub(crate) fn reader<'a>(&self, data: &'a [u8]) -> parsing_primitives::Reader<'a> {
-        let budget = Budget::shared_or_new(self.budget.as_ref(), self.limits);
-        parsing_primitives::Reader::new(FORMAT_NAME, data).with_budget(budget)
+        parsing_primitives::Reader::new(FORMAT_NAME, data).with_budget(self.budget.clone())
     }
 
     /// Ends a read: trailing bytes are an error unless allowed.
@@ -254,56 +257,80 @@ impl VitaboyFile {
         }
     }
 
-    /// The file in meshfmt-core under `options`' budget: a mesh posed by `skel` (see
-    /// [`Mesh::to_core`]), a skeleton (`skel` unused), or an animation whose channels
-    /// name `skel`'s bones (see [`Anim::to_core_with`]).
+    /// The file in meshfmt-core: a mesh (bones at the origin), a skeleton, or an
+    /// animation on a flat skeleton of its bone names; see
+    /// [`VitaboyFile::to_core_with`].
+    pub fn to_core(&self) -> Result<Converted<Model>> {
+        self.to_core_with(&CoreOptions::default())
+    }
+
+    /// The file in meshfmt-core under `options`' budget: a mesh posed by
+    /// `options.skeleton` (see [`Mesh::to_core_with`]), a skeleton, or an animation
+    /// whose channels name that skeleton's bones (see [`Anim::to_core_with`]).
     ///
     /// ```
     /// use meshfmt_core::canonical;
-    /// use niotso_mesh::{Budget, CoreOptions, Kind, Limits, VitaboyFile};
+    /// use niotso_mesh::{Budget, CoreOptions, Kind, Limits, VitaboyFile, WriteOptions};
     /// let budget = Budget::new(Limits::DEFAULT);
-    /// let opts = CoreOptions { budget: Some(budget.clone()), ..CoreOptions::default() };
     /// let arm = canonical::skinned_arm();
-    /// let file = VitaboyFile::from_core_with(&arm, Kind::Anim, &opts)?.value;
+    /// let write = WriteOptions { kind: Kind::Anim, budget: budget.clone(), ..Default::default() };
+    /// let file = VitaboyFile::from_core_with(&arm, &write)?.value;
     /// let after_from_core = budget.used();
-    /// let clip = file.to_core_with(None, &opts)?.value;
+    /// let core = CoreOptions { budget: budget.clone(), ..Default::default() };
+    /// let clip = file.to_core_with(&core)?.value;
     /// assert_eq!(clip.animations.len(), 1);
     /// assert!(after_from_core > 0 && budget.used() > after_from_core);
     /// # Ok::<(), niotso_mesh::Error>(())
     /// ```
-    pub fn to_core_with(
-        &self,
-        skel: Option<&Skel>,
-        options: &CoreOptions,
-    ) -> Result<Converted<Model>> {
+    pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> {
         match self {
-            VitaboyFile::Mesh(m) => m.to_core(skel, options),
+            VitaboyFile::Mesh(m) => m.to_core_with(options),
             VitaboyFile::Skel(s) => s.to_core_with(options),
-            VitaboyFile::Anim(a) => a.to_core_with(skel, options),
+            VitaboyFile::Anim(a) => a.to_core_with(options),
         }
     }
 
-    /// A file of `kind` from a meshfmt-core model under `options`' budget: see
-    /// [`Mesh::from_core`], [`Skel::from_core_with`] (named
-    /// [`CoreOptions::skeleton_name`]) and [`Anim::from_core_with`].
-    pub fn from_core_with(
-        model: &Model,
-        kind: Kind,
-        options: &CoreOptions,
-    ) -> Result<Converted<VitaboyFile>> {
-        Ok(match kind {
-            Kind::Mesh => Mesh::from_core(model, options)?.map(VitaboyFile::Mesh),
-            Kind::Skel => {
-                Skel::from_core_with(model, &options.skeleton_name, options)?.map(VitaboyFile::Skel)
-            }
+    /// A `.mesh` from a meshfmt-core model; see [`VitaboyFile::from_core_with`].
+    pub fn from_core(model: &Model) -> Result<Converted<VitaboyFile>> {
+        VitaboyFile::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// A file of `options.kind` from a meshfmt-core model under `options`' budget: see
+    /// [`Mesh::from_core_with`], [`Skel::from_core_with`] (named
+    /// [`WriteOptions::skeleton_name`]) and [`Anim::from_core_with`].
+    pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<VitaboyFile>> {
+        Ok(match options.kind {
+            Kind::Mesh => Mesh::from_core_with(model, options)?.map(VitaboyFile::Mesh),
+            Kind::Skel => Skel::from_core_with(model, options)?.map(VitaboyFile::Skel),
             Kind::Anim => Anim::from_core_with(model, options)?.map(VitaboyFile::Anim),
         })
+    }
+
+    /// [`VitaboyFile::write`] under `options`' budget: the bytes are charged once
+    /// written.
+    pub fn write_with(&self, options: &WriteOptions) -> Result<Vec<u8>> {
+        let bytes = self.write()?;
+        options
+            .budget
+            .charge("encoded output", bytes.len() as u64)?;
+        Ok(bytes)
+    }
+
+    /// Every reason [`VitaboyFile::write`] would refuse the file, each at its path.
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        match self {
+            VitaboyFile::Mesh(m) => p.check("mesh", m.check()),
+            VitaboyFile::Skel(s) => p.check("skel", s.write().map(|_| ())),
+            VitaboyFile::Anim(a) => p.check("anim", a.write().map(|_| ())),
+        }
+        p.into_vec()
     }
 }
 
 /// Reads a `.mesh`, `.skel` or `.anim`, of the kind [`sniff_kind`] guesses (a mesh
-/// when it guesses none): the crate-level entry every meshfmt format crate has. Callers
-/// that know the kind (from the extension) use [`read_any`].
+/// when it guesses none); [`read_with`] takes the kind when the caller knows it (from
+/// the extension).
 ///
 /// ```
 /// // version 1, skeleton "adult", 0 bones
@@ -312,31 +339,14 @@ impl VitaboyFile {
 /// # Ok::<(), niotso_mesh::Error>(())
 /// ```
 pub fn read(data: &[u8]) -> Result<VitaboyFile> {
-    read_any_with(data, None, &ReadOptions::default())
+    read_with(data, &ReadOptions::default())
 }
 
-/// [`read`] with reading choices (limits or a shared budget, trailing bytes, other
-/// versions).
+/// [`read`] with reading choices: the kind, the budget, trailing bytes, other versions.
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<VitaboyFile> {
-    read_any_with(data, None, options)
-}
-
-/// Reads a file of the given kind, or of the kind [`sniff_kind`] guesses (these files
-/// share a leading version number, so callers that know the extension should say).
-pub fn read_any(data: &[u8], kind: Option<Kind>) -> Result<VitaboyFile> {
-    read_any_with(data, kind, &ReadOptions::default())
-}
-
-/// [`read_any`] with reading choices: the limits or shared budget, trailing bytes and
-/// other versions.
-pub fn read_any_with(
-    data: &[u8],
-    kind: Option<Kind>,
-    options: &ReadOptions,
-) -> Result<VitaboyFile> {
-    match kind.or_else(|| sniff_kind(data)) {
-        Some(Kind::Skel) => skel::read_with_options(data, options).map(VitaboyFile::Skel),
-        Some(Kind::Anim) => anim::read_with_options(data, options).map(VitaboyFile::Anim),
+    match options.kind.or_else(|| sniff_kind(data)) {
+        Some(Kind::Skel) => skel::read_with(data, options).map(VitaboyFile::Skel),
+        Some(Kind::Anim) => anim::read_with(data, options).map(VitaboyFile::Anim),
         // A mesh is the likeliest; its reader gives the most useful error otherwise.
         Some(Kind::Mesh) | None => mesh::read_with(data, options).map(VitaboyFile::Mesh),
     }

@@ -257,9 +257,17 @@ pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Mesh> {
 }
 
 impl Mesh {
-    /// Checks what [`Mesh::write`] relies on: one UV per real vertex, one blend record
-    /// per blend vertex, faces, blend targets and binding ranges in range.
-    pub fn check(&self) -> Result<()> {
+    /// What [`Mesh::write`] would refuse, at its path (the first thing found): one UV
+    /// per real vertex, one blend record per blend vertex, faces, blend targets and
+    /// binding ranges in range.
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        p.check("mesh", self.check());
+        p.into_vec()
+    }
+
+    /// The first reason [`Mesh::write`] would refuse the file.
+    pub(crate) fn check(&self) -> Result<()> {
         let (nr, nn) = (self.real_vertices.len(), self.blend_vertices.len());
         if self.uvs.len() != nr {
             return Err(invalid(format!(

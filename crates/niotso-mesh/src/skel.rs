@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::{Limits, RawString, Writer};
+use parsing_primitives::{RawString, Writer};
 
 use crate::error::{Result, invalid};
 use crate::props::{PropsList, read_props_list, write_props_list};
@@ -155,23 +155,12 @@ impl BoneNames<'_> {
 
 /// Reads a `.skel`.
 pub fn read(data: &[u8]) -> Result<Skel> {
-    read_with_options(data, &ReadOptions::default())
+    read_with(data, &ReadOptions::default())
 }
 
-/// Reads a `.skel` with allocation caps.
-pub fn read_with(data: &[u8], limits: Limits) -> Result<Skel> {
-    read_with_options(
-        data,
-        &ReadOptions {
-            limits,
-            ..ReadOptions::default()
-        },
-    )
-}
-
-/// Reads a `.skel` with reading choices (the limits or a shared budget, trailing bytes,
+/// Reads a `.skel` with reading choices (the budget, trailing bytes,
 /// other versions).
-pub fn read_with_options(data: &[u8], options: &ReadOptions) -> Result<Skel> {
+pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<Skel> {
     let mut r = options.reader(data);
     let at = r.offset();
     let version = r.field("version", |r| r.u32_be())?;

@@ -3,12 +3,13 @@
 //! allocations share the counter.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use niotso_mesh::WriteOptions;
 use std::alloc::System;
 
 use cap::Cap;
 use meshfmt_core::glam::Vec3;
 use meshfmt_core::{Budget, Limits, Surface, canonical};
-use niotso_mesh::{Anim, CoreOptions, Error, Mesh, Skel};
+use niotso_mesh::{Anim, Error, Mesh, Skel};
 
 #[global_allocator]
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
@@ -32,18 +33,26 @@ fn conversions_from_core_copy_only_what_they_need() {
     }];
     // A mesh under 16 MiB: refused before the surface is merged (it was cloned, then
     // merged, before).
-    let opts = CoreOptions {
-        budget: Some(Budget::new(Limits {
+    let opts = WriteOptions {
+        budget: Budget::new(Limits {
             max_alloc_bytes: 16 << 20,
             ..Limits::DEFAULT
-        })),
-        ..CoreOptions::default()
+        }),
+        ..WriteOptions::default()
     };
-    let (r, bytes) = allocated_by(|| Mesh::from_core(&model, &opts));
+    let (r, bytes) = allocated_by(|| Mesh::from_core_with(&model, &opts));
     assert!(matches!(r, Err(Error::OverBudget(ref e)) if e.what == "merged surface"));
     assert!(bytes < 1 << 20, "{bytes} bytes allocated");
     // The skeleton and the animation copy the skeleton and the clip, not the surface.
-    let (r, bytes) = allocated_by(|| Skel::from_core(&model, "arm"));
+    let (r, bytes) = allocated_by(|| {
+        Skel::from_core_with(
+            &model,
+            &WriteOptions {
+                skeleton_name: "arm".into(),
+                ..WriteOptions::default()
+            },
+        )
+    });
     let names: Vec<_> = r
         .unwrap()
         .value
@@ -53,7 +62,15 @@ fn conversions_from_core_copy_only_what_they_need() {
         .collect();
     assert_eq!(names, ["shoulder", "elbow"]);
     assert!(bytes < 1 << 20, "{bytes} bytes allocated");
-    let (r, bytes) = allocated_by(|| Anim::from_core(&model, 30.0));
+    let (r, bytes) = allocated_by(|| {
+        Anim::from_core_with(
+            &model,
+            &WriteOptions {
+                fps: 30.0,
+                ..WriteOptions::default()
+            },
+        )
+    });
     let motions = r.unwrap().value.motions;
     assert_eq!(motions.len(), 1);
     assert_eq!(

@@ -4,7 +4,7 @@
 
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{Bone, Channel, Clip, Feature, Model, Skeleton, Track};
-use niotso_mesh::{Anim, CoreOptions, Kind, sniff_kind};
+use niotso_mesh::{Anim, Kind, sniff_kind};
 
 fn model(clip_name: &str) -> Model {
     Model {
@@ -35,13 +35,20 @@ fn unnamed_and_non_ascii_clips_are_written_with_a_recognizable_name() {
         ("gehen-ä", "gehen-_"),
         ("a20-trapfall", "a20-trapfall"),
     ] {
-        let c = Anim::from_core_with(&model(clip), &CoreOptions::default()).unwrap();
+        let c = Anim::from_core(&model(clip)).unwrap();
         assert_eq!(c.value.name.as_bytes(), written.as_bytes());
         let renamed = c.losses.iter().any(|l| l.feature == Feature::Names);
         assert_eq!(renamed, clip != written, "{clip:?}: {:?}", c.losses);
         let bytes = c.value.write().unwrap();
         assert_eq!(sniff_kind(&bytes), Some(Kind::Anim), "{clip:?}");
-        let back = niotso_mesh::read_any(&bytes, None).unwrap();
+        let back = niotso_mesh::read_with(
+            &bytes,
+            &niotso_mesh::ReadOptions {
+                kind: None,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(back.kind(), Kind::Anim);
     }
 }

@@ -5,9 +5,11 @@
 use meshfmt_core::glam::Vec3;
 use meshfmt_core::{Feature, LossKind, Model, TextureSource, canonical};
 use niotso_mesh::appearance::{
-    Asset, Assets, TYPE_BINDING, TYPE_MESH, TYPE_TEXTURE, loose_file_suffix, parse_loose_file_name,
+    TYPE_BINDING, TYPE_MESH, TYPE_TEXTURE, loose_file_suffix, parse_loose_file_name,
 };
 use niotso_mesh::companions::{Appearance, AssetRef, BindingFile, TaggedRef};
+use niotso_mesh::{Asset, Assets};
+use niotso_mesh::{Budget, WriteOptions};
 use niotso_mesh::{CoreOptions, Mesh, NATIVE, Skel};
 
 /// Files by asset reference, as a folder of FreeSO loose files would give them.
@@ -61,12 +63,16 @@ fn file(name: &str, id: AssetRef, ext: &str, bytes: Vec<u8>) -> Asset {
 /// The canonical arm (bones "shoulder" and "elbow") as a Vitaboy mesh and skeleton.
 fn arm() -> (Model, Vec<u8>, Skel) {
     let arm = canonical::skinned_arm();
-    let mesh = Mesh::from_core(&arm, &CoreOptions::default())
-        .unwrap()
-        .value
-        .write()
-        .unwrap();
-    let skel = Skel::from_core(&arm, "arm").unwrap().value;
+    let mesh = Mesh::from_core(&arm).unwrap().value.write().unwrap();
+    let skel = Skel::from_core_with(
+        &arm,
+        &WriteOptions {
+            skeleton_name: "arm".into(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     (arm, mesh, skel)
 }
 
@@ -85,9 +91,7 @@ fn png() -> Vec<u8> {
 #[test]
 fn one_surface_per_binding_and_everything_missing_named() {
     let (model, mesh, skel) = arm();
-    let mut winged = Mesh::from_core(&model, &CoreOptions::default())
-        .unwrap()
-        .value;
+    let mut winged = Mesh::from_core(&model).unwrap().value;
     winged.bone_names[1] = "WING".into();
     let files = Memory(vec![
         file(
@@ -143,7 +147,11 @@ fn one_surface_per_binding_and_everything_missing_named() {
         ],
     };
     let out = apr
-        .to_core(&files, Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            assets: Some(&files),
+            ..CoreOptions::default()
+        })
         .unwrap();
     let m = &out.value;
     assert_eq!(m.coordinate_system, NATIVE);
@@ -257,7 +265,13 @@ fn without_a_skeleton_bones_sit_at_the_origin() {
         thumbnail: AssetRef::default(),
         bindings: vec![r(1, TYPE_BINDING), r(1, TYPE_BINDING)],
     };
-    let out = apr.to_core(&files, None, &CoreOptions::default()).unwrap();
+    let out = apr
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            assets: Some(&files),
+            ..CoreOptions::default()
+        })
+        .unwrap();
     // Both surfaces on one skeleton of the mesh's two bone names, roots at the origin.
     assert_eq!(out.value.surfaces.len(), 2);
     let names: Vec<&str> = out
@@ -299,21 +313,32 @@ fn appearances_draw_on_the_options_budget() {
     };
     let budget = meshfmt_core::Budget::default();
     let opts = CoreOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..CoreOptions::default()
     };
-    apr.to_core(&files, Some(&skel), &opts).unwrap();
+    apr.to_core_with(&CoreOptions {
+        skeleton: Some(&skel),
+        assets: Some(&files),
+        ..opts.clone()
+    })
+    .unwrap();
     let needed = budget.used();
     // The mesh's 20 vertices of positions and normals at least.
     assert!(needed > 20 * 24, "{needed}");
     let tight = CoreOptions {
-        limits: meshfmt_core::Limits {
+        budget: Budget::new(meshfmt_core::Limits {
             max_alloc_bytes: needed / 2,
             ..meshfmt_core::Limits::DEFAULT
-        },
+        }),
         ..CoreOptions::default()
     };
-    let err = apr.to_core(&files, Some(&skel), &tight).unwrap_err();
+    let err = apr
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            assets: Some(&files),
+            ..tight.clone()
+        })
+        .unwrap_err();
     assert!(matches!(err, niotso_mesh::Error::OverBudget(_)), "{err}");
 }
 
@@ -331,7 +356,11 @@ fn a_companion_that_does_not_decode_is_an_error_naming_it() {
         bindings: vec![r(1, TYPE_BINDING)],
     };
     let err = apr
-        .to_core(&files, None, &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            assets: Some(&files),
+            ..CoreOptions::default()
+        })
         .unwrap_err()
         .to_string();
     assert!(

@@ -2,7 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use niotso_mesh::mesh::{self, Binding, Blend, Mesh, ReadOptions};
-use niotso_mesh::{Error, Kind, VitaboyFile, read_any};
+use niotso_mesh::{CoreOptions, read_with};
+use niotso_mesh::{Error, Kind, VitaboyFile};
 use parsing_primitives::ErrorKind;
 use test_support::{ByteBuilder, Rng, assert_flips_never_panic, assert_truncations_fail};
 
@@ -81,7 +82,12 @@ fn out_of_range_bone_index_is_resolved_with_a_diagnostic() {
         back.diagnostics(),
         ["binding 0: bone index 108 out of range (1 names), resolved to 'HEAD'"]
     );
-    let core = back.to_core(None, &Default::default()).unwrap();
+    let core = back
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            ..CoreOptions::default()
+        })
+        .unwrap();
     assert!(
         core.losses
             .iter()
@@ -146,17 +152,39 @@ fn strict_checks_name_the_offset() {
 fn kinds_and_random_bytes() {
     let bytes = one_bone_mesh(0).write().unwrap();
     assert!(matches!(
-        read_any(&bytes, None).unwrap(),
+        read_with(
+            &bytes,
+            &ReadOptions {
+                kind: None,
+                ..Default::default()
+            }
+        )
+        .unwrap(),
         VitaboyFile::Mesh(_)
     ));
-    assert!(read_any(&bytes, Some(Kind::Anim)).is_err());
+    assert!(
+        read_with(
+            &bytes,
+            &ReadOptions {
+                kind: Some(Kind::Anim),
+                ..Default::default()
+            }
+        )
+        .is_err()
+    );
     let mut rng = Rng::new(17);
     for i in 0..3000 {
         let mut b = vec![0, 0, 0, [1u8, 2][i % 2]];
         let n = rng.below(100) as usize;
         b.extend(rng.bytes(n));
         for kind in [None, Some(Kind::Mesh), Some(Kind::Skel), Some(Kind::Anim)] {
-            let _ = read_any(&b, kind);
+            let _ = read_with(
+                &b,
+                &ReadOptions {
+                    kind,
+                    ..Default::default()
+                },
+            );
         }
     }
 }

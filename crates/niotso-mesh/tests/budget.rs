@@ -3,6 +3,7 @@
 //! Expected values are computed by hand from the layout and the notes' formulas.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use niotso_mesh::WriteOptions;
 use std::time::{Duration, Instant};
 
 use meshfmt_core::glam::Vec3;
@@ -13,7 +14,7 @@ use niotso_mesh::skel::{Skel, SkelBone};
 use niotso_mesh::skinning::{bone_worlds, deform};
 use niotso_mesh::{
     Budget, CoreOptions, DEFAULT_SKELETON_NAME, Error, Kind, Limits, ReadOptions, VitaboyFile,
-    anim, companions, read_any_with, skel,
+    anim, companions, skel,
 };
 use parsing_primitives::ErrorKind;
 use test_support::ByteBuilder;
@@ -27,17 +28,24 @@ fn limits(max_alloc_bytes: u64) -> Limits {
     }
 }
 
-fn core_opts(budget: &Budget) -> CoreOptions {
+fn core_opts(budget: &Budget) -> CoreOptions<'static> {
     CoreOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..CoreOptions::default()
     }
 }
 
-fn tight(max_alloc_bytes: u64) -> CoreOptions {
+fn tight(max_alloc_bytes: u64) -> CoreOptions<'static> {
     CoreOptions {
-        limits: limits(max_alloc_bytes),
+        budget: Budget::new(limits(max_alloc_bytes)),
         ..CoreOptions::default()
+    }
+}
+
+fn write_opts(budget: &Budget) -> WriteOptions {
+    WriteOptions {
+        budget: budget.clone(),
+        ..WriteOptions::default()
     }
 }
 
@@ -127,7 +135,10 @@ fn motions_sharing_one_pool_are_charged_per_motion() {
     assert_eq!(a.motions.len(), 10_000);
     // All the keys are charged before any is built: 10,000 x 60,000 x 36 bytes.
     let start = Instant::now();
-    let e = over_budget(a.to_core_with(None, &tight(16 * MIB)));
+    let e = over_budget(a.to_core_with(&CoreOptions {
+        skeleton: None,
+        ..tight(16 * MIB).clone()
+    }));
     assert_eq!(e.what, "animation keys");
     assert_eq!(e.requested, 10_000 * 60_000 * (4 + 12 + 4 + 16));
     // Charged so far: a bone (with room for its name, 3 bytes per byte when made
@@ -136,7 +147,11 @@ fn motions_sharing_one_pool_are_charged_per_motion() {
         std::mem::size_of::<meshfmt_core::Bone>() + 3 * 4 + std::mem::size_of::<Channel>();
     assert_eq!(e.used, 10_000 * per_motion as u64);
     // The default budget (1 GiB) refuses it too.
-    let e = over_budget(a.to_core(None, 30.0));
+    let e = over_budget(a.to_core_with(&CoreOptions {
+        skeleton: None,
+        fps: 30.0,
+        ..CoreOptions::default()
+    }));
     assert_eq!(e.what, "animation keys");
     assert_eq!(e.limit, 1 << 30);
     assert!(
@@ -147,7 +162,14 @@ fn motions_sharing_one_pool_are_charged_per_motion() {
 
     // One motion on the same pool converts, with every frame as a key at f / 30 s.
     let one = anim::read(&shared_pool_anim(1, 60_000)).unwrap();
-    let model = one.to_core(None, 30.0).unwrap().value;
+    let model = one
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            fps: 30.0,
+            ..CoreOptions::default()
+        })
+        .unwrap()
+        .value;
     let t = &model.animations[0].channels[0].translation;
     assert_eq!(t.times.len(), 60_000);
     assert_eq!(t.values[59_999], Vec3::new(59_999.0, 0.0, 0.0));
@@ -169,7 +191,14 @@ fn motions_built_in_code_never_loop_past_their_pool() {
         motions: vec![motion("HEAD", u32::MAX, 0, 5)],
     };
     let start = Instant::now();
-    let model = a.to_core(None, 30.0).unwrap().value;
+    let model = a
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            fps: 30.0,
+            ..CoreOptions::default()
+        })
+        .unwrap()
+        .value;
     let c = &model.animations[0].channels[0];
     assert_eq!(c.translation.values, [Vec3::X, Vec3::new(2.0, 0.0, 0.0)]);
     assert!(c.rotation.is_empty(), "rotation 5 of an empty pool");
@@ -228,7 +257,10 @@ fn a_65000_bone_chain_converts_in_linear_time() {
         blend_vertices: vec![],
     };
     let model = mesh
-        .to_core(Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     let p = &model.surfaces[0].positions;
@@ -236,9 +268,7 @@ fn a_65000_bone_chain_converts_in_linear_time() {
     assert_eq!(p[N - 1], Vec3::new(N as f32, 0.0, 0.0));
 
     // Back to a mesh: one binding per bone (a filter of every vertex per bone before).
-    let back = Mesh::from_core(&model, &CoreOptions::default())
-        .unwrap()
-        .value;
+    let back = Mesh::from_core(&model).unwrap().value;
     assert_eq!(back.bindings.len(), N);
     assert_eq!(back.bindings[N - 1].first_real, N as i32 - 1);
 
@@ -261,7 +291,14 @@ fn a_65000_bone_chain_converts_in_linear_time() {
         worlds[N - 1].transform_point3(Vec3::ZERO),
         Vec3::new(2.0 * N as f32, 0.0, 0.0)
     );
-    let clip = anim.to_core(Some(&skel), 30.0).unwrap().value;
+    let clip = anim
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            fps: 30.0,
+            ..CoreOptions::default()
+        })
+        .unwrap()
+        .value;
     assert_eq!(clip.animations[0].channels[N - 1].bone, N - 1);
     // Each step took 4 to 25 s before (release build), about 74 s in all.
     let elapsed = start.elapsed();
@@ -313,7 +350,10 @@ fn overlapping_bindings_follow_the_last_one_in_one_pass() {
     let skel = two_roots();
     let moved = Vec3::new(6.0, 0.0, 0.0);
     let model = small
-        .to_core(Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     let s = &model.surfaces[0];
@@ -351,7 +391,10 @@ fn overlapping_bindings_follow_the_last_one_in_one_pass() {
     let big = mesh::read(&bytes).unwrap();
     let start = Instant::now();
     let model = big
-        .to_core(Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     let s = &model.surfaces[0];
@@ -427,7 +470,13 @@ fn reference_tugs(bones: &[i32], weights: &[i32]) -> Vec<(u32, f64)> {
 }
 
 fn skin_of_vertex_0(mesh: &Mesh) -> Vec<(u32, f32)> {
-    let model = mesh.to_core(None, &CoreOptions::default()).unwrap().value;
+    let model = mesh
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            ..CoreOptions::default()
+        })
+        .unwrap()
+        .value;
     model.surfaces[0].skin[0].pairs().collect()
 }
 
@@ -501,7 +550,13 @@ fn bad_bindings_give_a_bounded_number_of_reports() {
         d[16],
         "99984 more bindings with a bone index out of range, resolved the same way"
     );
-    let losses = mesh.to_core(None, &CoreOptions::default()).unwrap().losses;
+    let losses = mesh
+        .to_core_with(&CoreOptions {
+            skeleton: None,
+            ..CoreOptions::default()
+        })
+        .unwrap()
+        .losses;
     assert_eq!(losses.len(), 17);
 }
 
@@ -554,16 +609,35 @@ fn resampling_charges_a_translation_and_a_rotation_per_channel_and_frame() {
             ..Channel::default()
         }],
     }];
-    let e = over_budget(Anim::from_core_with(&model, &tight(900_000)));
+    let tight = WriteOptions {
+        budget: Budget::new(limits(900_000)),
+        ..WriteOptions::default()
+    };
+    let e = over_budget(Anim::from_core_with(&model, &tight));
     assert_eq!(e.what, "resampled frames");
     assert_eq!(e.requested, 30_001 * (4 + 12 + 16));
-    let a = Anim::from_core(&model, 30.0).unwrap().value;
+    let a = Anim::from_core_with(
+        &model,
+        &WriteOptions {
+            fps: 30.0,
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     assert_eq!(a.translations.len(), 30_001);
     assert_eq!(a.motions[0].frame_count, 30_001);
     // A keyframe far beyond any budget is refused, not allocated.
     model.animations[0].channels[0].translation.times[1] = 1e20;
     assert_eq!(
-        over_budget(Anim::from_core(&model, 30.0)).what,
+        over_budget(Anim::from_core_with(
+            &model,
+            &WriteOptions {
+                fps: 30.0,
+                ..WriteOptions::default()
+            }
+        ))
+        .what,
         "resampled frames"
     );
 }
@@ -581,7 +655,7 @@ fn a_big_model_is_refused_before_it_is_merged() {
     };
     let budget = Budget::new(limits(16 * MIB));
     let start = Instant::now();
-    let e = over_budget(Mesh::from_core(&model, &core_opts(&budget)));
+    let e = over_budget(Mesh::from_core_with(&model, &write_opts(&budget)));
     assert_eq!(e.what, "merged surface");
     assert_eq!(budget.used(), 0);
     assert!(
@@ -594,10 +668,16 @@ fn a_big_model_is_refused_before_it_is_merged() {
 /// A real mesh as a file: the canonical skinned arm (20 vertices, 3 bones).
 fn arm_files() -> (Vec<u8>, Skel) {
     let model = canonical::skinned_arm();
-    let mesh = Mesh::from_core(&model, &CoreOptions::default())
-        .unwrap()
-        .value;
-    let skel = Skel::from_core(&model, "arm").unwrap().value;
+    let mesh = Mesh::from_core(&model).unwrap().value;
+    let skel = Skel::from_core_with(
+        &model,
+        &WriteOptions {
+            skeleton_name: "arm".into(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     (mesh.write().unwrap(), skel)
 }
 
@@ -606,21 +686,41 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     let (bytes, skel) = arm_files();
     let budget = Budget::default();
     let read = ReadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..ReadOptions::default()
     };
-    let file = read_any_with(&bytes, Some(Kind::Mesh), &read).unwrap();
+    let file = niotso_mesh::read_with(
+        &bytes,
+        &ReadOptions {
+            kind: Some(Kind::Mesh),
+            ..read.clone()
+        },
+    )
+    .unwrap();
     let after_read = budget.used();
     // At least the 20 real vertices' records and UVs (24 + 8 bytes each).
     assert!(after_read >= 20 * 32, "{after_read}");
     let opts = core_opts(&budget);
-    let model = file.to_core_with(Some(&skel), &opts).unwrap().value;
+    let model = file
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..opts.clone()
+        })
+        .unwrap()
+        .value;
     let after_to_core = budget.used();
     // At least the surface: 20 x (position, normal, UV, influences).
     assert!(after_to_core >= after_read + 20 * (12 + 12 + 8 + 64));
-    let back = VitaboyFile::from_core_with(&model, Kind::Mesh, &opts)
-        .unwrap()
-        .value;
+    let back = VitaboyFile::from_core_with(
+        &model,
+        &WriteOptions {
+            kind: Kind::Mesh,
+            budget: opts.budget.clone(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     let after_from_core = budget.used();
     assert!(after_from_core > after_to_core);
     assert_eq!(back.write().unwrap(), bytes, "the round trip is exact");
@@ -630,25 +730,61 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     let limit = after_to_core + (after_from_core - after_to_core) / 2;
     let budget = Budget::new(limits(limit));
     let read = ReadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..ReadOptions::default()
     };
-    let file = read_any_with(&bytes, Some(Kind::Mesh), &read).unwrap();
+    let file = niotso_mesh::read_with(
+        &bytes,
+        &ReadOptions {
+            kind: Some(Kind::Mesh),
+            ..read.clone()
+        },
+    )
+    .unwrap();
     let opts = core_opts(&budget);
-    let model = file.to_core_with(Some(&skel), &opts).unwrap().value;
+    let model = file
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..opts.clone()
+        })
+        .unwrap()
+        .value;
     assert!(matches!(
-        VitaboyFile::from_core_with(&model, Kind::Mesh, &opts),
+        VitaboyFile::from_core_with(
+            &model,
+            &WriteOptions {
+                kind: Kind::Mesh,
+                budget: opts.budget.clone(),
+                ..WriteOptions::default()
+            }
+        ),
         Err(Error::OverBudget(_))
     ));
-    assert!(VitaboyFile::from_core_with(&model, Kind::Mesh, &CoreOptions::default()).is_ok());
+    assert!(
+        VitaboyFile::from_core_with(
+            &model,
+            &WriteOptions {
+                kind: Kind::Mesh,
+                ..WriteOptions::default()
+            }
+        )
+        .is_ok()
+    );
 
     // Skeletons and animations draw on the same budget; the .skel gets the tool's name.
     let budget = Budget::default();
     let opts = core_opts(&budget);
     let arm = canonical::skinned_arm();
-    let VitaboyFile::Skel(s) = VitaboyFile::from_core_with(&arm, Kind::Skel, &opts)
-        .unwrap()
-        .value
+    let VitaboyFile::Skel(s) = VitaboyFile::from_core_with(
+        &arm,
+        &WriteOptions {
+            kind: Kind::Skel,
+            budget: opts.budget.clone(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value
     else {
         panic!("asked for a skeleton")
     };
@@ -656,12 +792,23 @@ fn one_budget_accumulates_across_read_to_core_and_from_core() {
     let after_skel = budget.used();
     // The arm's 2 bones, at least.
     assert!(after_skel >= 2 * std::mem::size_of::<SkelBone>() as u64);
-    let a = VitaboyFile::from_core_with(&arm, Kind::Anim, &opts)
-        .unwrap()
-        .value;
+    let a = VitaboyFile::from_core_with(
+        &arm,
+        &WriteOptions {
+            kind: Kind::Anim,
+            budget: opts.budget.clone(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     let after_anim = budget.used();
     assert!(after_anim > after_skel);
-    a.to_core_with(Some(&s), &opts).unwrap();
+    a.to_core_with(&CoreOptions {
+        skeleton: Some(&s),
+        ..opts.clone()
+    })
+    .unwrap();
     assert!(budget.used() > after_anim);
 }
 
@@ -670,7 +817,7 @@ fn readers_charge_the_callers_budget() {
     // A mesh read under 100 bytes: its arrays do not fit.
     let (bytes, _) = arm_files();
     let small = ReadOptions {
-        limits: limits(100),
+        budget: Budget::new(limits(100)),
         ..ReadOptions::default()
     };
     match mesh::read_with(&bytes, &small) {
@@ -687,11 +834,11 @@ fn readers_charge_the_callers_budget() {
         .build();
     let budget = Budget::default();
     let opts = ReadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..ReadOptions::default()
     };
     assert_eq!(
-        companions::read_appearance_with(&apr, &opts)
+        companions::Appearance::read_with(&apr, &opts)
             .unwrap()
             .bindings
             .len(),
@@ -701,12 +848,12 @@ fn readers_charge_the_callers_budget() {
     // Companions take the same leniency switches.
     let mut long = apr.clone();
     long.push(0);
-    assert!(companions::read_appearance(&long).is_err());
+    assert!(companions::Appearance::read(&long).is_err());
     let lenient = ReadOptions {
         allow_trailing_bytes: true,
         ..ReadOptions::default()
     };
-    assert!(companions::read_appearance_with(&long, &lenient).is_ok());
+    assert!(companions::Appearance::read_with(&long, &lenient).is_ok());
 }
 
 #[test]
@@ -717,9 +864,9 @@ fn every_kind_takes_any_version_when_asked() {
         any_version: true,
         ..ReadOptions::default()
     };
-    assert_eq!(skel::read_with_options(skel_v3, &any).unwrap().version, 3);
+    assert_eq!(skel::read_with(skel_v3, &any).unwrap().version, 3);
     let mut a = shared_pool_anim(1, 1);
     a[3] = 9; // version 9
     assert!(anim::read(&a).is_err());
-    assert_eq!(anim::read_with_options(&a, &any).unwrap().version, 9);
+    assert_eq!(anim::read_with(&a, &any).unwrap().version, 9);
 }

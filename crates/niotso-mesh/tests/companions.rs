@@ -14,18 +14,18 @@ fn every_appearance_and_binding_sample_round_trips() {
     let apr = test_support::files_under(&dir.join("Appearances"), &["apr"]);
     for path in &apr {
         let bytes = std::fs::read(path).unwrap();
-        let a = companions::read_appearance(&bytes)
+        let a = companions::Appearance::read(&bytes)
             .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
         assert!(a.write().unwrap() == bytes, "{}", path.display());
-        assert_truncations_fail(&bytes, companions::read_appearance);
+        assert_truncations_fail(&bytes, companions::Appearance::read);
     }
     let bnd = test_support::files_under(&dir.join("Bindings"), &["bnd"]);
     for path in &bnd {
         let bytes = std::fs::read(path).unwrap();
-        let b = companions::read_binding(&bytes)
+        let b = companions::BindingFile::read(&bytes)
             .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
         assert!(b.write().unwrap() == bytes, "{}", path.display());
-        assert_truncations_fail(&bytes, companions::read_binding);
+        assert_truncations_fail(&bytes, companions::BindingFile::read);
     }
     println!(
         "companions byte-identical: {} .apr, {} .bnd",
@@ -53,7 +53,7 @@ fn outfit_by_hand() {
         .u32_be(5, "hand group")
         .u32_be(18, "region: body");
     let bytes = b.build();
-    let o = companions::read_outfit(&bytes).unwrap();
+    let o = companions::Outfit::read(&bytes).unwrap();
     assert_eq!(
         o,
         Outfit {
@@ -78,5 +78,5 @@ fn outfit_by_hand() {
         }
     );
     assert_eq!(o.write().unwrap(), bytes);
-    assert_truncations_fail(&bytes, companions::read_outfit);
+    assert_truncations_fail(&bytes, companions::Outfit::read);
 }

@@ -6,6 +6,7 @@ use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::{
     Bone, Feature, LossKind, Model, Skeleton, Surface, Transform, VertexInfluences,
 };
+use niotso_mesh::WriteOptions;
 use niotso_mesh::{CoreOptions, Mesh, Skel};
 
 fn model(scale: Vec3, skinned: usize) -> Model {
@@ -58,11 +59,22 @@ fn model(scale: Vec3, skinned: usize) -> Model {
 }
 
 fn round_trip(m: &Model) -> (Vec<Vec3>, Vec<meshfmt_core::Loss>) {
-    let c = Mesh::from_core(m, &CoreOptions::default()).unwrap();
-    let skel = Skel::from_core(m, "skeleton").unwrap().value;
+    let c = Mesh::from_core(m).unwrap();
+    let skel = Skel::from_core_with(
+        m,
+        &WriteOptions {
+            skeleton_name: "skeleton".into(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     let back = c
         .value
-        .to_core(Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     // Corners in the model's order (the writer groups vertices by bone).

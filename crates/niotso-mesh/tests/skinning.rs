@@ -4,6 +4,7 @@
 
 use meshfmt_core::glam::{Mat3, Vec3};
 use meshfmt_core::{CoordinateSystem, Pose, canonical, skin_surface, validate};
+use niotso_mesh::WriteOptions;
 use niotso_mesh::anim::{Anim, Motion};
 use niotso_mesh::mesh::{Binding, Blend, Mesh};
 use niotso_mesh::skel::{Skel, SkelBone};
@@ -129,7 +130,10 @@ fn hand_computed_two_bone_pose() {
     );
     // The same through meshfmt-core's linear blend skinning: weights (0.5, 0.5).
     let model = mesh
-        .to_core(Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     assert!(validate(&model).is_empty(), "{:?}", validate(&model));
@@ -137,7 +141,15 @@ fn hand_computed_two_bone_pose() {
     let mut w: Vec<(u32, f32)> = s.skin[0].pairs().collect();
     w.sort_by_key(|x| x.0);
     assert_eq!(w, [(0, 0.5), (1, 0.5)]);
-    let clip = &anim.to_core(Some(&skel), 30.0).unwrap().value.animations[0];
+    let clip = &anim
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            fps: 30.0,
+            ..CoreOptions::default()
+        })
+        .unwrap()
+        .value
+        .animations[0];
     let pose = clip.sample(&model.skeleton, 0.0);
     let (posed, _) = skin_surface(s, &model.skeleton, &pose);
     assert!(
@@ -246,8 +258,16 @@ fn blend_vertices_land_on_the_real_vertices_they_tug() {
 #[test]
 fn canonical_arm_through_mesh_and_skel() {
     let model = canonical::skinned_arm();
-    let mesh = Mesh::from_core(&model, &CoreOptions::default()).unwrap();
-    let skel = Skel::from_core(&model, "arm").unwrap().value;
+    let mesh = Mesh::from_core(&model).unwrap();
+    let skel = Skel::from_core_with(
+        &model,
+        &WriteOptions {
+            skeleton_name: "arm".into(),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap()
+    .value;
     let mesh_bytes = mesh.value.write().unwrap();
     let skel_bytes = skel.write().unwrap();
     let (mesh2, skel2) = (
@@ -257,7 +277,10 @@ fn canonical_arm_through_mesh_and_skel() {
     assert_eq!(skel2, skel);
     assert_eq!(skel2.write().unwrap(), skel_bytes);
     let mut back = mesh2
-        .to_core(Some(&skel2), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel2),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     back.convert_to(CoordinateSystem::GLTF);
@@ -308,7 +331,10 @@ fn canonical_arm_through_mesh_and_skel() {
     let worlds = bone_worlds(&skel2, None);
     let (native, _) = deform(&mesh2, &skel2, &worlds).unwrap();
     let core_native = mesh2
-        .to_core(Some(&skel2), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel2),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     let (lbs, _) = skin_surface(
@@ -328,7 +354,10 @@ fn mirror_x_commutes_with_skinning() {
     let skel = two_bones();
     let mesh = tiny_mesh();
     let model = mesh
-        .to_core(Some(&skel), &CoreOptions::default())
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions::default()
+        })
         .unwrap()
         .value;
     let mut mirrored = model.clone();
@@ -360,13 +389,14 @@ fn mirror_x_commutes_with_skinning() {
     }
     // UVs flip on request.
     let flipped = mesh
-        .to_core(
-            Some(&skel),
-            &CoreOptions {
+        .to_core_with(&CoreOptions {
+            skeleton: Some(&skel),
+            ..CoreOptions {
                 flip_v: true,
                 ..CoreOptions::default()
-            },
-        )
+            }
+            .clone()
+        })
         .unwrap()
         .value;
     assert_eq!(flipped.surfaces[0].uv0[1].y, 0.0);
