@@ -1,6 +1,6 @@
 //! A Vitaboy appearance (`.apr`) assembled into one meshfmt-core model: the appearance
 //! lists bindings (`.bnd`, type 11), each binding names a mesh (type 9) and a texture
-//! (type 20) by asset reference (notes/niotso.md section 6); [`Appearance::to_core`]
+//! (type 20) by asset reference (notes/niotso.md section 6); [`Appearance::to_core_with`]
 //! finds them through an [`Assets`] lookup and makes one skinned surface per binding,
 //! all on one skeleton.
 //!

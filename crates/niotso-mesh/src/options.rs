@@ -121,6 +121,6 @@ pub struct Asset {
 pub trait Assets {
     /// The file of `asset` with one of `extensions` (lower case, no dot), or `None`
     /// when there is none. Implementations charge what they read to the operation's
-    /// budget ([`Error::OverBudget`]) and report reading failures as [`Error::Io`].
+    /// budget ([`Error::OverBudget`](crate::Error::OverBudget)) and report reading failures as [`Error::Io`](crate::Error::Io).
     fn find(&self, asset: AssetRef, extensions: &[&str]) -> Result<Option<Asset>>;
 }

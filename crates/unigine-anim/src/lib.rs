@@ -54,12 +54,11 @@
 //! beyond what the input justifies; errors name the byte offset and the field.
 //!
 //! # Memory and time
-//! Every operation draws on one [`Budget`]: a read
-//! ([`read_with`]), a conversion to meshfmt-core ([`AnimFile::to_core_with`]) and one
-//! from it ([`AnimFile::from_core`]) take the options' `budget` when given, so one
-//! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
-//! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
-//! 1 GiB, by default). What the input makes grow is charged before it is allocated:
+//! Every operation draws on the [`Budget`] of its options: a read ([`read_with`]), a
+//! conversion to meshfmt-core ([`AnimFile::to_core_with`]) and one from it
+//! ([`AnimFile::from_core_with`]); by default a fresh one of [`Limits::DEFAULT`] (1 GiB),
+//! and the same one (clones share it) can run through read, `to_core` and
+//! `from_core`. What the input makes grow is charged before it is allocated:
 //! decoded keys, decoded an10 frames, dense tracks from sparse keys, resampled frames
 //! (a low stored an12 frame rate stretches a clip, and its resampling pays for it) and
 //! a copy of a model in another frame (one in UNIGINE's frame is encoded as it is). An
@@ -70,7 +69,7 @@
 //! # Derived data
 //! The an10 animation flag byte is derived from the keys: the writer stores the OR of
 //! their flags, `to_core` emits the tracks the keys hold and reports a stored byte that
-//! disagrees as a loss (never a silently dropped track), and [`An10::check`] rejects
+//! disagrees as a loss (never a silently dropped track), and [`An10::problems`] rejects
 //! keys on a quantization box that cannot decode them. Real files agree, and are
 //! written back byte for byte.
 //!
@@ -94,6 +93,7 @@ mod versions;
 use parsing_primitives::Reader;
 use unigine_common::magic::{self, Dispatch};
 
+pub use meshfmt_core::{Budget, BudgetExceeded, Limits};
 pub use unigine_common::ReadOptions;
 
 pub use an10::An10;

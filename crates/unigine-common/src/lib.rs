@@ -59,7 +59,7 @@ pub const MAX_NAME: usize = 1024;
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
     /// The operation's budget (clones share it: one for the read, `to_core` and the
-    /// write of a whole conversion; the default is a fresh one of [`Limits::DEFAULT`]).
+    /// write of a whole conversion; the default is a fresh one of [`Limits::DEFAULT`](parsing_primitives::Limits::DEFAULT)).
     pub budget: Budget,
 }
 

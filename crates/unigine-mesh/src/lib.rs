@@ -72,12 +72,11 @@
 //! field.
 //!
 //! # Memory and time
-//! Every operation draws on one [`Budget`](meshfmt_core::Budget): a read
-//! ([`read_with`]), a conversion to meshfmt-core ([`MeshFile::to_core_with`]) and one
-//! from it ([`MeshFile::from_core`]) take the options' `budget` when given, so one
-//! budget can run through read, `to_core` and `from_core`, and otherwise make a fresh
-//! one of the options' `limits` ([`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT),
-//! 1 GiB, by default). What the input makes grow is charged before it is allocated:
+//! Every operation draws on the [`Budget`] of its options: a read ([`read_with`]), a
+//! conversion to meshfmt-core ([`MeshFile::to_core_with`]) and one from it
+//! ([`MeshFile::from_core_with`]); by default a fresh one of [`Limits::DEFAULT`] (1 GiB),
+//! and the same one (clones share it) can run through read, `to_core` and
+//! `from_core`. What the input makes grow is charged before it is allocated:
 //! decoded arrays, the window an LZ4 block decodes through (at most 512 KiB, handed
 //! back after) and the stored block unless it is a range of a shared input, indices
 //! widened to 32 bits, the core vertex of every coordinate/tangent index pair, morph
@@ -95,7 +94,7 @@
 //! ([`Ms1x::bounds_to_write`]); an ms14 surface whose positions or triangles changed
 //! gets a new spatial tree and edge flags ([`ms14::Ms14::trees_to_write`]; a tree
 //! edited into an inconsistent state over unchanged geometry is rejected by
-//! [`ms14::Ms14::check`]); the ms14/sk10 memory estimate follows the block sizes; an
+//! [`ms14::Ms14::problems`]); the ms14/sk10 memory estimate follows the block sizes; an
 //! embedded animation's flag byte is the OR of its keys' flags. Unedited files,
 //! every real sample included, are written back byte for byte.
 //!
@@ -142,6 +141,7 @@ mod versions;
 
 use unigine_common::magic;
 
+pub use meshfmt_core::{Budget, BudgetExceeded, Limits};
 pub use unigine_common::ReadOptions;
 
 pub use common::{BindTransform, Bounds};

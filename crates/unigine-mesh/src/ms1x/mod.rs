@@ -602,7 +602,7 @@ impl Ms1x {
             .for_writing(self.surfaces.iter().map(|s| (&s.bounds, base_vertices(s))))
     }
 
-    /// The file's bytes, after [`Ms1x::check`]: minimal compact ints and index widths
+    /// The file's bytes (an error when [`Ms1x::problems`] finds any): minimal compact ints and index widths
     /// from morph-target-0 counts, as real files are written. Derived data is written
     /// from the values: bounds that no longer fit the vertices are rebuilt
     /// ([`Ms1x::bounds_to_write`]) and each animation's flag byte is the OR of its
