@@ -334,7 +334,7 @@ fn targets(f: &dyn Format) -> Vec<(String, Option<&'static str>)> {
 /// accepts, at the file's own coordinate precision (so no value is converted), succeeds
 /// wherever the faithful write does and loads to the same model: the fields it narrows
 /// hold every stored value, or it keeps them wider.
-fn check_m3d_narrowed(file: &m3d_format::File, limits: meshfmt_core::Limits) {
+fn check_m3d_narrowed(file: &m3d_format::File) {
     use m3d_format::{LoadOptions, Precision, WriteOptions};
     let own = match file.types.vc() {
         1 => Precision::Int8,
@@ -342,17 +342,24 @@ fn check_m3d_narrowed(file: &m3d_format::File, limits: meshfmt_core::Limits) {
         4 => Precision::Float,
         _ => Precision::Double,
     };
-    let narrow = WriteOptions::default()
-        .with_narrow(true)
-        .with_precision(own)
-        .with_budget(budget());
+    let narrow = WriteOptions {
+        narrow: true,
+        precision: own,
+        budget: budget(),
+        ..WriteOptions::default()
+    };
     let over = |e: &m3d_format::Error| e.to_string().contains("budget");
     let has_raw_chunk = file
         .chunks
         .iter()
         .any(|c| matches!(c.body, m3d_format::Body::Extra { .. }));
     // The faithful write only where the narrowed one fails: it must fail too.
-    let faithful = || file.write_with(&WriteOptions::default().with_budget(budget()));
+    let faithful = || {
+        file.write_with(&WriteOptions {
+            budget: budget(),
+            ..WriteOptions::default()
+        })
+    };
     let bytes = match file.write_with(&narrow) {
         Ok(bytes) => bytes,
         Err(e) if !over(&e) && !has_raw_chunk && faithful().is_ok() => {
@@ -361,9 +368,8 @@ fn check_m3d_narrowed(file: &m3d_format::File, limits: meshfmt_core::Limits) {
         Err(_) => return,
     };
     let raw = || LoadOptions {
-        limits,
-        budget: Some(budget()),
-        ..LoadOptions::RAW
+        budget: budget(),
+        ..LoadOptions::raw()
     };
     match (file.load(&raw()), m3d_format::load(&bytes, &raw())) {
         // Compared as text too, where NaN equals NaN.
@@ -387,14 +393,11 @@ fn check_m3d_load(data: &[u8]) {
     let one_pass = m3d_format::load(
         data,
         &m3d_format::LoadOptions {
-            limits,
+            budget: Budget::new(limits),
             ..Default::default()
         },
     );
-    let file = match m3d_format::read_with(
-        data,
-        &m3d_format::ReadOptions::default().with_budget(b.clone()),
-    ) {
+    let file = match m3d_format::read_with(data, &m3d_format::ReadOptions { budget: b.clone() }) {
         Ok(file) => file,
         Err(e) => {
             let over = matches!(
@@ -408,10 +411,9 @@ fn check_m3d_load(data: &[u8]) {
             return;
         }
     };
-    check_m3d_narrowed(&file, limits);
+    check_m3d_narrowed(&file);
     let opts = m3d_format::LoadOptions {
-        limits,
-        budget: Some(b),
+        budget: b,
         ..Default::default()
     };
     let Ok(l) = file.load(&opts) else { return };
@@ -419,7 +421,7 @@ fn check_m3d_load(data: &[u8]) {
     if let Some(pieces) = m3d_format::load_in_pieces(
         data,
         &m3d_format::LoadOptions {
-            limits,
+            budget: Budget::new(limits),
             ..Default::default()
         },
         7,

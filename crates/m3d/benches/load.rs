@@ -52,7 +52,7 @@ impl Set {
 }
 
 static GRID: LazyLock<Set> = LazyLock::new(|| {
-    let bytes = File::from_core(&workloads::grid(MILLION), &WriteOptions::default())
+    let bytes = File::from_core_with(&workloads::grid(MILLION), &WriteOptions::default())
         .and_then(|c| c.value.write())
         .unwrap_or_else(|e| panic!("generating the grid: {e}"));
     Set::new(vec![bytes])
@@ -118,7 +118,7 @@ fn to_core(b: Bencher, w: &str) {
 fn from_core(b: Bencher, w: &str) {
     let s = set(w);
     workloads_bench::each(b, s.len(), &s.models, |m| {
-        File::from_core(m, &WriteOptions::default())
+        File::from_core_with(m, &WriteOptions::default())
             .map(|c| c.losses.len())
             .ok()
     });

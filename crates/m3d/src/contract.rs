@@ -96,7 +96,9 @@ impl Format for Model3d {
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-        let opts = ReadOptions::default().with_budget(cx.budget.clone());
+        let opts = ReadOptions {
+            budget: cx.budget.clone(),
+        };
         Ok(Box::new(Model3dFile {
             file: crate::read_with(data, &opts)?,
             ascii: matches!(crate::detect(data), Some(Variant::Ascii)),
@@ -129,10 +131,12 @@ impl Format for Model3d {
             });
         }
         let ascii = ascii_wanted(cx, false);
-        let wo = WriteOptions::default()
-            .with_precision(precision)
-            .with_budget(cx.budget.clone());
-        let mut c = File::from_core(model, &wo)?;
+        let wo = WriteOptions {
+            precision,
+            budget: cx.budget.clone(),
+            ..WriteOptions::default()
+        };
+        let mut c = File::from_core_with(model, &wo)?;
         if ascii {
             c.losses.extend(c.value.ascii_losses());
         }
@@ -195,12 +199,13 @@ impl FormatFile for Model3dFile {
     }
 
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
-        let mut o = WriteOptions::default()
-            .with_compression(self.file.compressed)
-            .with_budget(cx.budget.clone());
-        if let Some(level) = cx.compression {
-            o = o.with_level(level);
-        }
+        let defaults = WriteOptions::default();
+        let o = WriteOptions {
+            compress: self.file.compressed,
+            level: cx.compression.unwrap_or(defaults.level),
+            budget: cx.budget.clone(),
+            ..defaults
+        };
         Ok(Written::one(if ascii_wanted(cx, self.ascii) {
             self.file.write_ascii_with(&o)?.into_bytes()
         } else {
@@ -213,7 +218,9 @@ impl FormatFile for Model3dFile {
             Some(bytes) => Some(
                 crate::read_with(
                     bytes,
-                    &ReadOptions::default().with_budget(cx.budget.clone()),
+                    &ReadOptions {
+                        budget: cx.budget.clone(),
+                    },
                 )
                 .map_err(|e| FormatError::Invalid {
                     format: crate::file::FORMAT,
@@ -225,8 +232,7 @@ impl FormatFile for Model3dFile {
         let opts = CoreOptions {
             side_files: cx.side_files,
             mtllib: lib.as_ref(),
-            budget: Some(cx.budget.clone()),
-            ..CoreOptions::default()
+            budget: cx.budget.clone(),
         };
         Ok(self.file.to_core_with(&opts)?)
     }

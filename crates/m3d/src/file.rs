@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use parsing_primitives::{Budget, BudgetExceeded, ErrorKind, Limits, Reader, Result as PResult};
+use parsing_primitives::{Budget, BudgetExceeded, ErrorKind, Reader, Result as PResult};
 
 use crate::bones::{self, Action, Skeleton};
 use crate::error::{Error, Result, invalid};
@@ -17,30 +17,51 @@ use crate::voxel::{self, VoxelBlock, VoxelType};
 pub(crate) const FORMAT: &str = "m3d";
 
 /// How to read.
+///
+/// ```
+/// use m3d_format::{Budget, File, Limits, ReadOptions};
+/// let bytes = File::default().write()?;
+/// let budget = Budget::new(Limits::DEFAULT);
+/// m3d_format::read_with(&bytes, &ReadOptions { budget: budget.clone() })?;
+/// assert!(budget.used() > 0);
+/// # Ok::<(), m3d_format::Error>(())
+/// ```
 #[derive(Debug, Clone, Default)]
-#[non_exhaustive]
 pub struct ReadOptions {
-    /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`:
-    /// the inflated payload and everything decoded draw on one
-    /// [`Limits::max_alloc_bytes`].
-    pub limits: Limits,
-    /// The operation's shared budget (e.g. one for read, to_core, from_core and write);
-    /// `None` makes a fresh one of [`limits`](Self::limits) per call.
-    pub budget: Option<Budget>,
+    /// The operation's budget: the inflated payload and everything decoded draw on it
+    /// (clones share it: one for read, to_core, from_core and write; the default is a
+    /// fresh one of [`Limits::DEFAULT`](crate::Limits::DEFAULT)).
+    pub budget: Budget,
 }
 
-/// How to write ([`File::write_with`], [`File::write_ascii_with`], [`File::from_core`]).
+/// How to write ([`File::write_with`], [`File::write_ascii_with`],
+/// [`File::from_core_with`]).
+///
+/// ```
+/// use m3d_format::{File, Precision, WriteOptions};
+/// let text = b"3dmodel 1\ntriangle\nMIT\nme\n\n\nVertex\n0 0 0 1\n1 0 0 1\n0 1 0 1\n\nMesh\n0 1 2\n";
+/// let file = m3d_format::read(text)?;
+/// let kept = file.write_with(&WriteOptions::default())?;
+/// let narrow = WriteOptions { narrow: true, ..WriteOptions::default() };
+/// let narrowed = file.write_with(&narrow)?;
+/// assert!(narrowed.len() < kept.len());
+/// let back = m3d_format::read(&narrowed)?;
+/// assert_eq!(back.types.vc(), 4); // f32, from the text's f64
+/// assert_eq!(back.types.vi(), 1); // three vertices: one-byte indices
+/// assert_eq!(back.counts(), file.counts());
+/// # Ok::<(), m3d_format::Error>(())
+/// ```
 #[derive(Debug, Clone)]
-#[non_exhaustive]
 pub struct WriteOptions {
     /// Compress HEAD..OMD3 as one zlib stream (the usual form) or store it as is.
     pub compress: bool,
-    /// Deflate level on zlib's scale, 0 (stored) to 9 (smallest, slowest); 6 by default
-    /// (`cargo xtask bench` compares its speed and size with m3d.h's `m3d_save`).
+    /// Deflate level on zlib's scale, 0 (stored) to 9 (smallest, slowest; higher values
+    /// count as 9); 6 by default (`cargo xtask bench` compares its speed and size with
+    /// m3d.h's `m3d_save`).
     pub level: u8,
-    /// Coordinate precision [`File::from_core`] writes, and [`File::write_with`] when
-    /// [`narrow`](Self::narrow) is set (else the faithful writer keeps what the file
-    /// holds).
+    /// Coordinate precision [`File::from_core_with`] writes, and [`File::write_with`]
+    /// when [`narrow`](Self::narrow) is set (else the faithful writer keeps what the
+    /// file holds).
     pub precision: Precision,
     /// [`File::write_with`] re-encodes the payload as `m3d_save` writes a model instead
     /// of keeping the file's own field widths: coordinates at
@@ -56,11 +77,9 @@ pub struct WriteOptions {
     /// (whose layout may follow the widths) refuses narrowing. Not narrowed: the shape,
     /// face and voxel fields and the bones per skin.
     pub narrow: bool,
-    /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`.
-    pub limits: Limits,
-    /// The operation's shared budget; `None` makes a fresh one of
-    /// [`limits`](Self::limits) per call.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it; the default is a fresh one of
+    /// [`Limits::DEFAULT`](crate::Limits::DEFAULT)).
+    pub budget: Budget,
 }
 
 /// How coordinates are stored (the HEAD's `vc_t`): positions are normalised to the unit
@@ -100,116 +119,6 @@ impl Precision {
     }
 }
 
-impl ReadOptions {
-    /// These options with other limits.
-    ///
-    /// ```
-    /// let o = m3d_format::ReadOptions::default().with_limits(m3d_format::Limits::UNLIMITED);
-    /// assert_eq!(o.limits, m3d_format::Limits::UNLIMITED);
-    /// ```
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// These options drawing on `budget`, shared with the caller's other steps.
-    ///
-    /// ```
-    /// use m3d_format::{Budget, File, Limits, ReadOptions};
-    /// let bytes = File::default().write()?;
-    /// let budget = Budget::new(Limits::DEFAULT);
-    /// m3d_format::read_with(&bytes, &ReadOptions::default().with_budget(budget.clone()))?;
-    /// assert!(budget.used() > 0);
-    /// # Ok::<(), m3d_format::Error>(())
-    /// ```
-    pub fn with_budget(mut self, budget: Budget) -> Self {
-        self.budget = Some(budget);
-        self
-    }
-}
-
-impl WriteOptions {
-    /// These options with other limits (for a fresh budget per call).
-    ///
-    /// ```
-    /// let o = m3d_format::WriteOptions::default().with_limits(m3d_format::Limits::UNLIMITED);
-    /// assert_eq!(o.limits, m3d_format::Limits::UNLIMITED);
-    /// ```
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// These options drawing on `budget`, shared with the caller's other steps.
-    ///
-    /// ```
-    /// use m3d_format::{Budget, File, Limits, WriteOptions};
-    /// let budget = Budget::new(Limits::DEFAULT);
-    /// File::default().write_with(&WriteOptions::default().with_budget(budget.clone()))?;
-    /// assert!(budget.used() > 0);
-    /// # Ok::<(), m3d_format::Error>(())
-    /// ```
-    pub fn with_budget(mut self, budget: Budget) -> Self {
-        self.budget = Some(budget);
-        self
-    }
-
-    /// These options, compressing or not.
-    ///
-    /// ```
-    /// let o = m3d_format::WriteOptions::default().with_compression(false);
-    /// assert!(!o.compress);
-    /// ```
-    pub fn with_compression(mut self, compress: bool) -> Self {
-        self.compress = compress;
-        self
-    }
-
-    /// These options with another deflate level (0..=9; higher values count as 9).
-    ///
-    /// ```
-    /// let o = m3d_format::WriteOptions::default().with_level(1);
-    /// assert_eq!(o.level, 1);
-    /// ```
-    pub fn with_level(mut self, level: u8) -> Self {
-        self.level = level;
-        self
-    }
-
-    /// These options with another coordinate precision for [`File::from_core`].
-    ///
-    /// ```
-    /// use m3d_format::{Precision, WriteOptions};
-    /// let o = WriteOptions::default().with_precision(Precision::Int16);
-    /// assert_eq!(o.precision, Precision::Int16);
-    /// ```
-    pub fn with_precision(mut self, precision: Precision) -> Self {
-        self.precision = precision;
-        self
-    }
-
-    /// These options narrowing the written fields or not (see [`narrow`](Self::narrow)).
-    ///
-    /// ```
-    /// use m3d_format::{File, Precision, WriteOptions};
-    /// let text = b"3dmodel 1\ntriangle\nMIT\nme\n\n\nVertex\n0 0 0 1\n1 0 0 1\n0 1 0 1\n\nMesh\n0 1 2\n";
-    /// let file = m3d_format::read(text)?;
-    /// let kept = file.write_with(&WriteOptions::default())?;
-    /// let narrow = WriteOptions::default().with_narrow(true);
-    /// let narrowed = file.write_with(&narrow)?;
-    /// assert!(narrowed.len() < kept.len());
-    /// let back = m3d_format::read(&narrowed)?;
-    /// assert_eq!(back.types.vc(), 4); // f32, from the text's f64
-    /// assert_eq!(back.types.vi(), 1); // three vertices: one-byte indices
-    /// assert_eq!(back.counts(), file.counts());
-    /// # Ok::<(), m3d_format::Error>(())
-    /// ```
-    pub fn with_narrow(mut self, narrow: bool) -> Self {
-        self.narrow = narrow;
-        self
-    }
-}
-
 impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
@@ -217,8 +126,7 @@ impl Default for WriteOptions {
             level: 6,
             precision: Precision::Float,
             narrow: false,
-            limits: Limits::DEFAULT,
-            budget: None,
+            budget: Budget::default(),
         }
     }
 }
@@ -519,7 +427,7 @@ impl File {
     /// The payload, the compressed stream and the output are charged to the options'
     /// budget (they are held at once).
     pub fn write_with(&self, opts: &WriteOptions) -> Result<Vec<u8>> {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let budget = opts.budget.clone();
         let payload = match opts.narrow {
             true => self.narrowed_payload(opts.precision, &budget)?,
             false => self.payload_in(&budget)?,
@@ -782,13 +690,10 @@ pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
 }
 
 /// Reads an uncompressed payload, `HEAD` through `OMD3` (what a compressed file inflates
-/// to), drawing on `opts.budget` (or a fresh one of `opts.limits`). Error offsets are
+/// to), drawing on `opts.budget` (or a fresh one of `opts.budget.limits()`). Error offsets are
 /// within the payload.
 pub fn read_payload(payload: &[u8], opts: &ReadOptions) -> Result<File> {
-    read_payload_in(
-        payload,
-        &Budget::shared_or_new(opts.budget.as_ref(), opts.limits),
-    )
+    read_payload_in(payload, &opts.budget.clone())
 }
 
 fn read_payload_in(payload: &[u8], budget: &Budget) -> Result<File> {

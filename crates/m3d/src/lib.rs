@@ -95,14 +95,14 @@
 //! let bytes = File::default().write()?;
 //! // One budget for the whole conversion: each step adds to it.
 //! let budget = Budget::new(Limits::DEFAULT);
-//! let file = m3d_format::read_with(&bytes, &ReadOptions::default().with_budget(budget.clone()))?;
+//! let file = m3d_format::read_with(&bytes, &ReadOptions { budget: budget.clone(), ..ReadOptions::default() })?;
 //! let read = budget.used();
-//! let core = file.to_core_with(&CoreOptions { budget: Some(budget.clone()), ..Default::default() })?;
-//! File::from_core(&core.value, &WriteOptions::default().with_budget(budget.clone()))?;
+//! let core = file.to_core_with(&CoreOptions { budget: budget.clone(), ..Default::default() })?;
+//! File::from_core_with(&core.value, &WriteOptions { budget: budget.clone(), ..WriteOptions::default() })?;
 //! assert!(budget.used() > read);
 //! // Too small an allowance is a typed error, not an allocation.
 //! let tiny = Limits { max_alloc_bytes: 16, ..Limits::DEFAULT };
-//! let e = file.write_ascii_with(&WriteOptions::default().with_limits(tiny)).unwrap_err();
+//! let e = file.write_ascii_with(&WriteOptions { budget: m3d_format::Budget::new(tiny), ..WriteOptions::default() }).unwrap_err();
 //! assert!(matches!(e, Error::OverBudget(ref b) if b.what == "ASCII text"), "{e}");
 //! # Ok::<(), m3d_format::Error>(())
 //! ```

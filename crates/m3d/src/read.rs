@@ -20,22 +20,19 @@ pub fn read(data: &[u8]) -> Result<File> {
 }
 
 /// Reads a binary (`3DMO`) or ASCII (`3dmodel`) Model 3D file, drawing on one budget
-/// (`opts.budget`, or a fresh one of `opts.limits`): the inflated payload and everything
+/// (`opts.budget`, or a fresh one of `opts.budget.limits()`): the inflated payload and everything
 /// decoded from it are charged to it.
 ///
 /// ```
 /// use m3d_format::{Error, File, Limits, ReadOptions};
 /// let bytes = File::default().write()?;
-/// let tiny = ReadOptions::default().with_limits(Limits { max_alloc_bytes: 8, ..Limits::DEFAULT });
+/// let tiny = ReadOptions { budget: m3d_format::Budget::new(Limits { max_alloc_bytes: 8, ..Limits::DEFAULT }), ..ReadOptions::default() };
 /// let e = m3d_format::read_with(&bytes, &tiny).unwrap_err();
 /// assert!(matches!(e, Error::Inflate { .. } | Error::OverBudget(_)), "{e}");
 /// # Ok::<(), m3d_format::Error>(())
 /// ```
 pub fn read_with(data: &[u8], opts: &ReadOptions) -> Result<File> {
-    read_in(
-        data,
-        &Budget::shared_or_new(opts.budget.as_ref(), opts.limits),
-    )
+    read_in(data, &opts.budget.clone())
 }
 
 /// [`read_with`], charging `budget`.

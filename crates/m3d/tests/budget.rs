@@ -110,12 +110,14 @@ fn compressed(payload: &[u8]) -> Vec<u8> {
 }
 
 fn small() -> ReadOptions {
-    ReadOptions::default().with_limits(SMALL)
+    ReadOptions {
+        budget: m3d_format::Budget::new(SMALL),
+    }
 }
 
 fn small_load() -> LoadOptions {
     LoadOptions {
-        limits: SMALL,
+        budget: Budget::new(SMALL),
         ..LoadOptions::default()
     }
 }
@@ -133,13 +135,16 @@ fn the_inflated_payload_and_what_it_decodes_to_share_one_budget() {
     let body = vec![0u8; 6 << 20];
     let payload = Payload::new(BASE, b"m\0\0\0\0").chunk(b"ZZZZ", &body).end();
     let file = compressed(&payload);
-    let ten = ReadOptions::default().with_limits(Limits {
-        max_alloc_bytes: 10 << 20,
-        ..Limits::DEFAULT
-    });
-    assert_over(m3d_format::read_with(&file, &ten), "chunk bytes");
+    // A fresh 10 MiB budget for each read.
+    let ten = || ReadOptions {
+        budget: m3d_format::Budget::new(Limits {
+            max_alloc_bytes: 10 << 20,
+            ..Limits::DEFAULT
+        }),
+    };
+    assert_over(m3d_format::read_with(&file, &ten()), "chunk bytes");
     // The same bytes uncompressed need only the copy.
-    let f = m3d_format::read_with(&uncompressed(&payload), &ten).unwrap();
+    let f = m3d_format::read_with(&uncompressed(&payload), &ten()).unwrap();
     assert_eq!(f.counts().extra, 1);
 }
 
@@ -152,7 +157,9 @@ fn the_inflated_payload_is_handed_back_once_decoded() {
     let payload = Payload::new(BASE, b"m\0\0\0\0").chunk(b"ZZZZ", &body).end();
     let used = |file: &[u8]| {
         let budget = Budget::new(Limits::DEFAULT);
-        let opts = ReadOptions::default().with_budget(budget.clone());
+        let opts = ReadOptions {
+            budget: budget.clone(),
+        };
         m3d_format::read_with(file, &opts).unwrap();
         budget.used()
     };
@@ -174,11 +181,18 @@ fn a_compression_bomb_stops_at_what_the_shared_budget_has_left() {
         max_alloc_bytes: 4 << 20,
         ..Limits::DEFAULT
     };
-    let e = m3d_format::read_with(&file, &ReadOptions::default().with_limits(limits));
+    let e = m3d_format::read_with(
+        &file,
+        &ReadOptions {
+            budget: m3d_format::Budget::new(limits),
+        },
+    );
     assert!(matches!(e, Err(Error::Inflate { offset: 8, .. })), "{e:?}");
     let budget = Budget::new(limits);
     budget.charge("an earlier step", 3 << 20).unwrap();
-    let opts = ReadOptions::default().with_budget(budget.clone());
+    let opts = ReadOptions {
+        budget: budget.clone(),
+    };
     assert_over(m3d_format::read_with(&file, &opts), "inflated payload");
     assert!(budget.used() <= 4 << 20);
 }
@@ -279,12 +293,17 @@ fn loading_fans_polygons_into_triangles_on_the_same_budget() {
         .unwrap();
     assert_eq!(l.faces.len(), 1_300_000);
     let budget = Budget::new(SMALL);
-    let f =
-        m3d_format::read_with(&file, &ReadOptions::default().with_budget(budget.clone())).unwrap();
+    let f = m3d_format::read_with(
+        &file,
+        &ReadOptions {
+            budget: budget.clone(),
+        },
+    )
+    .unwrap();
     let read = budget.used();
     assert!(read > 20 << 20, "{read}");
     let opts = LoadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..LoadOptions::default()
     };
     assert_over(f.load(&opts), "triangles");
@@ -328,7 +347,7 @@ fn voxel_grids_cost_what_their_runs_code_not_what_they_declare() {
     // to_core does not mesh grids over 4M voxels: a loss, and the rest converts.
     let c = quick("to_core", || {
         f.to_core_with(&CoreOptions {
-            limits: SMALL,
+            budget: Budget::new(SMALL),
             ..Default::default()
         })
     })
@@ -342,7 +361,10 @@ fn voxel_grids_cost_what_their_runs_code_not_what_they_declare() {
         c.losses
     );
     // The text form writes every voxel of a grid: 2 bytes each, 32 MiB a block.
-    let opts = WriteOptions::default().with_limits(SMALL);
+    let opts = WriteOptions {
+        budget: m3d_format::Budget::new(SMALL),
+        ..WriteOptions::default()
+    };
     assert_over(
         quick("write_ascii", || f.write_ascii_with(&opts)),
         "ASCII text",
@@ -395,10 +417,12 @@ fn one_bone_skins_without_bone_bytes_charge_what_they_hold() {
     let skin = std::mem::size_of::<m3d_format::Skin>();
     let chunk = std::mem::size_of::<Chunk>();
     let limit = (5 + chunk + n * skin + n * 2) as u64;
-    let opts = ReadOptions::default().with_limits(Limits {
-        max_alloc_bytes: limit,
-        ..Limits::DEFAULT
-    });
+    let opts = ReadOptions {
+        budget: m3d_format::Budget::new(Limits {
+            max_alloc_bytes: limit,
+            ..Limits::DEFAULT
+        }),
+    };
     assert_over(m3d_format::read_with(&file, &opts), "skins");
     let f = m3d_format::read(&file).unwrap();
     assert_eq!(f.counts().skins, n);
@@ -468,11 +492,14 @@ fn names_in_a_table_without_nul_are_looked_up_once() {
     let p = quick("problems", || f.problems());
     assert_eq!(p.len(), 101);
     assert_eq!(
-        p[100],
+        p[100].to_string(),
         "... and 99899 more problems of this kind not listed: undefined material"
     );
     // The text form names the material on each record: 1e11 bytes, refused.
-    let opts = WriteOptions::default().with_limits(SMALL);
+    let opts = WriteOptions {
+        budget: m3d_format::Budget::new(SMALL),
+        ..WriteOptions::default()
+    };
     assert_over(
         quick("write_ascii", || f.write_ascii_with(&opts)),
         "ASCII text",
@@ -504,7 +531,7 @@ fn distinct_texture_names_are_counted_in_linear_time() {
     assert_eq!(quick("counts", || f.counts()).textures, 100_000);
     // Converting copies each name (150,000 bytes on average, 15 GB): refused.
     let opts = CoreOptions {
-        limits: SMALL,
+        budget: Budget::new(SMALL),
         ..Default::default()
     };
     assert_over(quick("to_core", || f.to_core_with(&opts)), "names");
@@ -550,7 +577,7 @@ fn dense_keys_are_charged_across_actions() {
     // does not (the cap was per action, and nothing was charged).
     let one = m3d_format::read(&skeleton_with_actions(60_000, 1, 2000, 500)).unwrap();
     let opts = CoreOptions {
-        limits: SMALL,
+        budget: Budget::new(SMALL),
         ..Default::default()
     };
     let c = quick("to_core", || one.to_core_with(&opts)).unwrap();
@@ -606,7 +633,7 @@ fn a_key_at_the_last_millisecond_is_a_value_not_a_loop() {
     let f = m3d_format::read(&uncompressed(&payload)).unwrap();
     let budget = Budget::new(SMALL);
     let opts = CoreOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..Default::default()
     };
     let c = quick("to_core", || f.to_core_with(&opts)).unwrap();
@@ -618,7 +645,7 @@ fn a_key_at_the_last_millisecond_is_a_value_not_a_loop() {
             .is_err()
     );
     let back = quick("from_core", || {
-        File::from_core(&c.value, &WriteOptions::default())
+        File::from_core_with(&c.value, &WriteOptions::default())
     })
     .unwrap()
     .value;
@@ -669,16 +696,19 @@ fn from_core_checks_and_charges_frames_before_sampling() {
     // 100 channels of 1,000 keys at distinct milliseconds: 100,000 frames, past M3D's
     // 65,535, refused before 100,000 x 100 samples (1.5 GB) are built.
     let e = quick("from_core", || {
-        File::from_core(&disjoint_keys(100, 100, 1000), &WriteOptions::default())
+        File::from_core_with(&disjoint_keys(100, 100, 1000), &WriteOptions::default())
     })
     .unwrap_err();
     assert!(e.to_string().contains("more than 65535 frames"), "{e}");
     // 600 channels of 100 keys: 60,000 frames x 600 samples of two vertices and a
     // transform (5.6 GB): over budget before sampling.
-    let opts = WriteOptions::default().with_limits(SMALL);
+    let opts = WriteOptions {
+        budget: m3d_format::Budget::new(SMALL),
+        ..WriteOptions::default()
+    };
     assert_over(
         quick("from_core", || {
-            File::from_core(&disjoint_keys(600, 600, 100), &opts)
+            File::from_core_with(&disjoint_keys(600, 600, 100), &opts)
         }),
         "action frames",
     );
@@ -707,16 +737,19 @@ fn a_deep_bone_chain_in_text_is_charged_before_it_is_written() {
         }),
         tail: Vec::new(),
     });
-    let opts = WriteOptions::default().with_limits(SMALL);
+    let opts = || WriteOptions {
+        budget: m3d_format::Budget::new(SMALL),
+        ..WriteOptions::default()
+    };
     assert_over(
-        quick("write_ascii", || f.write_ascii_with(&opts)),
+        quick("write_ascii", || f.write_ascii_with(&opts())),
         "ASCII text",
     );
-    // 2,000 bones (2 million slashes) fit.
+    // 2,000 bones (2 million slashes) fit, in a fresh budget.
     if let Some(Body::Bone(s)) = f.chunks.last_mut().map(|c| &mut c.body) {
         s.bones.truncate(2000);
     }
-    let text = f.write_ascii_with(&opts).unwrap();
+    let text = f.write_ascii_with(&opts()).unwrap();
     assert_eq!(text.bytes().filter(|b| *b == b'/').count(), 1999 * 2000 / 2);
 }
 
@@ -743,11 +776,12 @@ fn problems_are_listed_a_hundred_of_a_kind() {
     let p = quick("problems", || f.problems());
     assert_eq!(p.len(), 101);
     assert_eq!(
-        p[0],
+        p[0].to_string(),
         "MESH[0].record[0].corner[0].vertex: index 5 past the 0 entries"
     );
+    assert_eq!(p[0].path, "MESH[0].record[0].corner[0].vertex");
     assert_eq!(
-        p[100],
+        p[100].to_string(),
         "... and 299900 more problems of this kind not listed: corner vertex"
     );
 }
@@ -770,7 +804,9 @@ fn the_ascii_reader_charges_the_budget_it_is_given() {
     let budget = Budget::default();
     let f = m3d_format::read_with(
         text.as_bytes(),
-        &ReadOptions::default().with_budget(budget.clone()),
+        &ReadOptions {
+            budget: budget.clone(),
+        },
     )
     .unwrap();
     assert_eq!(f.counts().vertices, 1_000_000);
@@ -798,7 +834,7 @@ fn one_budget_runs_through_read_convert_write_and_load() {
     // A normal model converts under the default budget, and each step adds to the
     // shared total; with fresh budgets the results are the same.
     let model = test_support::textured_triangle();
-    let bytes = File::from_core(&model, &WriteOptions::default())
+    let bytes = File::from_core_with(&model, &WriteOptions::default())
         .unwrap()
         .value
         .write()
@@ -810,24 +846,32 @@ fn one_budget_runs_through_read_convert_write_and_load() {
         assert!(now > *used.last().unwrap(), "{used:?} then {now}");
         used.push(now);
     };
-    let f =
-        m3d_format::read_with(&bytes, &ReadOptions::default().with_budget(budget.clone())).unwrap();
+    let f = m3d_format::read_with(
+        &bytes,
+        &ReadOptions {
+            budget: budget.clone(),
+        },
+    )
+    .unwrap();
     step(&mut used);
     let core = f
         .to_core_with(&CoreOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..Default::default()
         })
         .unwrap();
     step(&mut used);
-    let wo = WriteOptions::default().with_budget(budget.clone());
-    let again = File::from_core(&core.value, &wo).unwrap();
+    let wo = WriteOptions {
+        budget: budget.clone(),
+        ..WriteOptions::default()
+    };
+    let again = File::from_core_with(&core.value, &wo).unwrap();
     step(&mut used);
     let out = again.value.write_with(&wo).unwrap();
     step(&mut used);
     let l = f
         .load(&LoadOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..LoadOptions::default()
         })
         .unwrap();
@@ -894,11 +938,16 @@ fn a_small_file_asking_for_everything_at_once_stays_within_its_budget() {
     let file = compressed(&p.end());
     let budget = Budget::new(SMALL);
     let r = quick("info", || -> Result<usize, Error> {
-        let f = m3d_format::read_with(&file, &ReadOptions::default().with_budget(budget.clone()))?;
+        let f = m3d_format::read_with(
+            &file,
+            &ReadOptions {
+                budget: budget.clone(),
+            },
+        )?;
         let c = f.counts();
         assert_eq!((c.faces, c.voxel_blocks, c.actions), (40_000, 2000, 10));
         let core = f.to_core_with(&CoreOptions {
-            budget: Some(budget.clone()),
+            budget: budget.clone(),
             ..Default::default()
         })?;
         Ok(core.value.surfaces.len())
@@ -974,7 +1023,7 @@ fn textures_are_charged_as_they_are_decoded_or_read() {
         height: 1024,
         pixels: vec![200; 1024 * 1024 * 4],
     });
-    let f = File::from_core(&model, &WriteOptions::default())
+    let f = File::from_core_with(&model, &WriteOptions::default())
         .unwrap()
         .value;
     let four = Limits {
@@ -982,20 +1031,20 @@ fn textures_are_charged_as_they_are_decoded_or_read() {
         ..Limits::DEFAULT
     };
     let opts = CoreOptions {
-        limits: four,
+        budget: Budget::new(four),
         ..Default::default()
     };
     assert_over(f.to_core_with(&opts), "decoded texture");
     let c = f.to_core().unwrap();
     assert!(matches!(&c.value.textures[0].source, TextureSource::Embedded(i) if i.width == 1024));
     // A texture file the caller's reader loads (5 MiB here) is charged as it is held.
-    let plain = File::from_core(&test_support::textured_triangle(), &WriteOptions::default())
+    let plain = File::from_core_with(&test_support::textured_triangle(), &WriteOptions::default())
         .unwrap()
         .value;
     let side = vec![("bricks.png".to_string(), vec![0u8; 5 << 20])];
     let opts = CoreOptions {
         side_files: Some(&side),
-        limits: four,
+        budget: Budget::new(four),
         ..Default::default()
     };
     assert_over(plain.to_core_with(&opts), "external texture");
@@ -1020,7 +1069,7 @@ fn a_surface_per_material_record_is_charged() {
     assert_eq!(c.value.surfaces.len(), 200_000);
     assert!(c.value.surfaces.iter().all(|s| s.material == Some(0)));
     let opts = CoreOptions {
-        limits: SMALL,
+        budget: Budget::new(SMALL),
         ..Default::default()
     };
     // ~1 KB each with their corners: past 64 MiB at about the 65,000th, whichever of
@@ -1042,17 +1091,23 @@ fn writing_charges_the_payload_and_the_output() {
         .chunk(b"VRTS", &vec![0u8; n * 4])
         .end();
     let f = m3d_format::read(&uncompressed(&payload)).unwrap();
-    let two = WriteOptions::default().with_limits(Limits {
-        max_alloc_bytes: 2 << 20,
-        ..Limits::DEFAULT
-    });
+    let two = WriteOptions {
+        budget: m3d_format::Budget::new(Limits {
+            max_alloc_bytes: 2 << 20,
+            ..Limits::DEFAULT
+        }),
+        ..WriteOptions::default()
+    };
     assert_over(f.write_with(&two), "payload");
     let budget = Budget::new(Limits {
         max_alloc_bytes: 16 << 20,
         ..Limits::DEFAULT
     });
     let out = f
-        .write_with(&WriteOptions::default().with_budget(budget.clone()))
+        .write_with(&WriteOptions {
+            budget: budget.clone(),
+            ..WriteOptions::default()
+        })
         .unwrap();
     assert!(budget.used() > (n * 4) as u64);
     assert_eq!(m3d_format::read(&out).unwrap().counts().vertices, n);
@@ -1078,12 +1133,14 @@ fn an_ascii_load_reads_and_loads_on_one_budget() {
     let read_budget = Budget::new(Limits::DEFAULT);
     let file = m3d_format::read_with(
         &bytes,
-        &ReadOptions::default().with_budget(read_budget.clone()),
+        &ReadOptions {
+            budget: read_budget.clone(),
+        },
     )
     .unwrap();
     let load_budget = Budget::new(Limits::DEFAULT);
     let shared = |budget: &Budget| LoadOptions {
-        budget: Some(budget.clone()),
+        budget: budget.clone(),
         ..LoadOptions::default()
     };
     file.load(&shared(&load_budget)).unwrap();
@@ -1098,7 +1155,7 @@ fn an_ascii_load_reads_and_loads_on_one_budget() {
         m3d_format::load(
             &bytes,
             &LoadOptions {
-                limits,
+                budget: Budget::new(limits),
                 ..LoadOptions::default()
             },
         )

@@ -114,7 +114,7 @@ fn skin_bytes_sum_to_255_by_largest_remainder() {
     // .4685): 35/167/41/12 = 255. (Rounding each gives 35/167/40/12 = 254, which the
     // reader renormalises: 167/254 = 0.6575, 2.7e-3 off.)
     let weights = [0.1389, 0.6548, 0.1587, 0.0476];
-    let c = File::from_core(&skinned(&weights), &WriteOptions::default()).unwrap();
+    let c = File::from_core_with(&skinned(&weights), &WriteOptions::default()).unwrap();
     let s = skins(&c.value);
     assert_eq!(s.len(), 1);
     assert_eq!(s[0].weights, [35, 167, 41, 12, 0, 0, 0, 0]);
@@ -141,7 +141,7 @@ fn a_weight_too_small_for_a_byte_is_not_stored() {
     // Shares 254.745 and 0.255: floors 254 and 0, the step left to .745: 255 and 0. The
     // format keeps no bone for a zero weight; read back as 1.0 and (missing) 0: 0.001 off
     // each. (A byte of 1 would make it 254/255 and 1/255: 2.9e-3 off.)
-    let c = File::from_core(&skinned(&[0.999, 0.001]), &WriteOptions::default()).unwrap();
+    let c = File::from_core_with(&skinned(&[0.999, 0.001]), &WriteOptions::default()).unwrap();
     let s = skins(&c.value);
     assert_eq!(s[0].weights, [255, 0, 0, 0, 0, 0, 0, 0]);
     assert_eq!(s[0].bones, [m3d_format::Idx(0)]);
@@ -157,7 +157,7 @@ fn a_weight_too_small_for_a_byte_is_not_stored() {
 #[test]
 fn weights_bytes_hold_exactly_report_no_skin_loss() {
     // 1.0 is the byte 255, read back as 1.0: nothing changes, nothing to report.
-    let c = File::from_core(&skinned(&[1.0]), &WriteOptions::default()).unwrap();
+    let c = File::from_core_with(&skinned(&[1.0]), &WriteOptions::default()).unwrap();
     assert_eq!(skins(&c.value)[0].weights, [255, 0, 0, 0, 0, 0, 0, 0]);
     assert!(
         c.losses.iter().all(|l| l.feature != Feature::Skin),
@@ -184,7 +184,7 @@ fn sample_skins_come_back_within_the_reported_bound() {
         .to_core()
         .unwrap()
         .value;
-    let c = File::from_core(&model, &WriteOptions::default()).unwrap();
+    let c = File::from_core_with(&model, &WriteOptions::default()).unwrap();
     for (s, sk) in skins(&c.value).iter().enumerate() {
         let sum: u32 = sk.weights.iter().map(|w| u32::from(*w)).sum();
         assert_eq!(sum, 255, "skin {s}: {:?}", sk.weights);
@@ -256,7 +256,7 @@ fn summary(losses: &[Loss]) -> Vec<(Feature, LossKind, String)> {
 
 #[test]
 fn names_the_text_form_rewrites_are_reported() {
-    let c = File::from_core(&named(), &WriteOptions::default()).unwrap();
+    let c = File::from_core_with(&named(), &WriteOptions::default()).unwrap();
     assert!(
         c.losses
             .iter()
@@ -324,7 +324,9 @@ fn name_losses_are_listed_up_to_100_then_counted() {
             inverse_bind: None,
         });
     }
-    let f = File::from_core(&m, &WriteOptions::default()).unwrap().value;
+    let f = File::from_core_with(&m, &WriteOptions::default())
+        .unwrap()
+        .value;
     let losses = f.ascii_losses();
     assert_eq!(losses.len(), 101);
     assert!(
@@ -359,7 +361,7 @@ fn a_material_without_a_name_is_named_and_says_so() {
         indices: vec![0, 1, 2],
         ..Surface::default()
     });
-    let c = File::from_core(&m, &WriteOptions::default()).unwrap();
+    let c = File::from_core_with(&m, &WriteOptions::default()).unwrap();
     let got: Vec<_> = summary(&c.losses)
         .into_iter()
         .filter(|l| matches!(l.0, Feature::Names | Feature::Materials))

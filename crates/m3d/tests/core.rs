@@ -38,7 +38,7 @@ fn every_sample_converts_and_validates() {
         // ... and voxels are meshed into triangles, as m3d_load meshes them.
         let voxels = m3d_format::LoadOptions {
             voxels: true,
-            ..m3d_format::LoadOptions::RAW
+            ..m3d_format::LoadOptions::raw()
         };
         let meshed = f.load(&voxels).unwrap().faces.len() - counts.triangles;
         assert_eq!(
@@ -225,7 +225,7 @@ fn bones_match_the_reference_bind_poses_and_frames() {
 fn canonical_models_survive_from_core_write_read_to_core() {
     for c in meshfmt_core::canonical::ALL {
         let model = (c.build)();
-        let conv = File::from_core(&model, &m3d_format::WriteOptions::default()).unwrap();
+        let conv = File::from_core_with(&model, &m3d_format::WriteOptions::default()).unwrap();
         let bytes = conv.value.write().unwrap();
         let back = m3d_format::read(&bytes).unwrap();
         assert_eq!(back, conv.value, "{}: binary round trip", c.name);
@@ -281,7 +281,7 @@ fn external_textures_come_from_the_callers_loader() {
     use meshfmt_core::format::FormatError;
     use meshfmt_core::side_files::{SideFile, SideFiles};
     use meshfmt_core::{RgbaImage, TextureSource};
-    let file = File::from_core(&test_support::textured_triangle(), &Default::default())
+    let file = File::from_core_with(&test_support::textured_triangle(), &Default::default())
         .unwrap()
         .value;
     let img = RgbaImage {
@@ -348,7 +348,7 @@ fn external_textures_come_from_the_callers_loader() {
 
 #[test]
 fn a_material_library_supplies_the_materials_a_model_uses() {
-    let full = File::from_core(&test_support::textured_triangle(), &Default::default())
+    let full = File::from_core_with(&test_support::textured_triangle(), &Default::default())
         .unwrap()
         .value;
     // The object without its MTRL chunk (what m3dconv -m leaves), and a library that
@@ -427,7 +427,7 @@ fn bones_out_of_depth_first_order_are_reordered_for_both_forms() {
             ..Default::default()
         }],
     });
-    let c = File::from_core(&model, &Default::default()).unwrap();
+    let c = File::from_core_with(&model, &Default::default()).unwrap();
     assert!(
         c.losses.iter().any(|l| l.reason.contains("depth-first")),
         "{:?}",
@@ -472,8 +472,11 @@ fn from_core_writes_every_precision_within_its_bound_and_narrow_indices() {
             Precision::Float,
             Precision::Double,
         ] {
-            let opts = WriteOptions::default().with_precision(precision);
-            let conv = File::from_core(&model, &opts).unwrap();
+            let opts = WriteOptions {
+                precision,
+                ..WriteOptions::default()
+            };
+            let conv = File::from_core_with(&model, &opts).unwrap();
             let bound = conv
                 .losses
                 .iter()

@@ -151,8 +151,9 @@ fn problems_lists_the_broken_references_of_crafted_files_only() {
     };
     let p = f.unwrap().problems();
     assert!(
-        p.iter()
-            .any(|p| p.contains("MESH[1].record[0].corner[2].vertex: undefined")),
+        p.iter().any(|p| p
+            .to_string()
+            .contains("MESH[1].record[0].corner[2].vertex: undefined")),
         "{p:?}"
     );
     let Some(dir) = samples_or_skip(

@@ -80,10 +80,12 @@ fn compression_bomb_is_a_typed_error() {
     let mut file = b"3DMO".to_vec();
     file.extend_from_slice(&(z.len() as u32 + 8).to_le_bytes());
     file.extend_from_slice(&z);
-    let opts = ReadOptions::default().with_limits(Limits {
-        max_alloc_bytes: 1 << 20,
-        ..Limits::DEFAULT
-    });
+    let opts = ReadOptions {
+        budget: m3d_format::Budget::new(Limits {
+            max_alloc_bytes: 1 << 20,
+            ..Limits::DEFAULT
+        }),
+    };
     let e = m3d_format::read_with(&file, &opts).unwrap_err();
     assert!(matches!(e, Error::Inflate { offset: 8, .. }), "{e}");
 }
@@ -133,7 +135,10 @@ fn every_coordinate_width_and_index_width_round_trips() {
             let (corners, _) = m.polygons().next().unwrap();
             assert_eq!(corners[2].vertex, Idx::UNDEF);
             for opts in [
-                WriteOptions::default().with_compression(false),
+                WriteOptions {
+                    compress: false,
+                    ..WriteOptions::default()
+                },
                 WriteOptions::default(),
             ] {
                 let again = m3d_format::read(&f.write_with(&opts).unwrap()).unwrap();
@@ -257,7 +262,10 @@ fn preview_and_uncompressed_files_round_trip_whole() {
     assert!(!f.compressed);
     // Uncompressed, the whole file comes back byte for byte.
     let out = f
-        .write_with(&WriteOptions::default().with_compression(false))
+        .write_with(&WriteOptions {
+            compress: false,
+            ..WriteOptions::default()
+        })
         .unwrap();
     assert_eq!(out, file);
     let z = f.write().unwrap();
@@ -445,10 +453,12 @@ fn a_long_ascii_row_is_refused_before_its_token_list_is_made() {
             "3dmodel 1\nn\nl\na\n\nVoxTypes\n#ff0000ff\n\nVoxel\ndim 100000 1 1\nlayer\n{row}\n\nEnd\n"
         )
     };
-    let opts = ReadOptions::default().with_limits(Limits {
-        max_alloc_bytes: 1 << 20,
-        ..Limits::DEFAULT
-    });
+    let opts = ReadOptions {
+        budget: m3d_format::Budget::new(Limits {
+            max_alloc_bytes: 1 << 20,
+            ..Limits::DEFAULT
+        }),
+    };
     let t = text("-1 ".repeat(100_000));
     let e = m3d_format::read_with(t.as_bytes(), &opts).unwrap_err();
     assert!(e.to_string().contains("tokens"), "{e}");

@@ -84,7 +84,7 @@ fn assert_sum(name: &str, got: [f64; 4], want: &json::Json) {
     }
 }
 
-/// A model loaded as stored (`LoadOptions::RAW`) against the reference's raw set `r`:
+/// A model loaded as stored (`LoadOptions::raw()`) against the reference's raw set `r`:
 /// counts, vertex sum and digests.
 fn check_raw(name: &str, raw: &Loaded, r: &json::Json) {
     assert_eq!(raw.vertices.len(), r.get("numvertex").usize(), "{name}");
@@ -154,7 +154,7 @@ fn loaded_models_match_the_reference_raw_and_default_sets() {
     for (name, entry) in files {
         let f: File = m3d_format::read(&std::fs::read(dir.join(name)).unwrap()).unwrap();
         // As stored.
-        let raw = f.load(&LoadOptions::RAW).unwrap();
+        let raw = f.load(&LoadOptions::raw()).unwrap();
         check_raw(name, &raw, entry.get("raw"));
 
         // After post-processing. Known reference bug: m3d.h's ASCII voxel parser reads
@@ -176,7 +176,7 @@ fn loaded_models_match_the_reference_raw_and_default_sets() {
             "{name}"
         );
         assert!(
-            m3d_format::load(&bytes, &LoadOptions::RAW).unwrap() == raw,
+            m3d_format::load(&bytes, &LoadOptions::raw()).unwrap() == raw,
             "{name}"
         );
         // Inlined PNG textures decoded as m3d.h decodes them (name, size).
@@ -260,9 +260,11 @@ fn narrowed_writes_of_every_sample_load_as_the_reference_loads_the_sample() {
             8 if name.ends_with(".m3d") => Precision::Double,
             _ => Precision::Float,
         };
-        let o = WriteOptions::default()
-            .with_narrow(true)
-            .with_precision(precision);
+        let o = WriteOptions {
+            narrow: true,
+            precision,
+            ..WriteOptions::default()
+        };
         let bytes = f.write_with(&o).unwrap();
         let n = m3d_format::read(&bytes).unwrap();
         let widths = |f: &File| [f.types.vi(), f.types.si(), f.types.ti(), f.types.bi()];
@@ -275,7 +277,7 @@ fn narrowed_writes_of_every_sample_load_as_the_reference_loads_the_sample() {
             assert_eq!(n.types.vi(), want, "{name}: {vertices} vertices");
             assert_eq!(n.types.vc(), 4, "{name}");
         }
-        let raw = m3d_format::load(&bytes, &LoadOptions::RAW).unwrap();
+        let raw = m3d_format::load(&bytes, &LoadOptions::raw()).unwrap();
         check_raw(name, &raw, entry.get("raw"));
         checked += 1;
     }
@@ -459,7 +461,7 @@ fn one_pass_load_of_a_large_model_equals_read_then_load() {
         surfaces: vec![s],
         ..Default::default()
     };
-    let bytes = File::from_core(&model, &Default::default())
+    let bytes = File::from_core_with(&model, &Default::default())
         .unwrap()
         .value
         .write()

@@ -30,7 +30,10 @@ fn corners(f: &File) -> Vec<u32> {
 fn an_index_past_its_list_keeps_the_field_wide_enough_for_it() {
     // Three vertices call for one-byte indices, but a corner names vertex 300.
     let f = read(&text("0 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 300\n")).unwrap();
-    let narrow = WriteOptions::default().with_narrow(true);
+    let narrow = WriteOptions {
+        narrow: true,
+        ..WriteOptions::default()
+    };
     let back = read(&f.write_with(&narrow).unwrap()).unwrap();
     assert_eq!((back.types.vi(), back.types.vc()), (4, 4));
     assert_eq!(corners(&back), [0, 1, 300]);
@@ -54,7 +57,11 @@ fn colours_and_coordinates_survive_or_refuse_to_be_written() {
     // int8, where 0.5 is 64/127.
     let f = read(&text("0.5 0 -1 1 #ff0000ff\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
     for p in [Precision::Int8, Precision::Int16, Precision::Float] {
-        let o = WriteOptions::default().with_narrow(true).with_precision(p);
+        let o = WriteOptions {
+            narrow: true,
+            precision: p,
+            ..WriteOptions::default()
+        };
         let back = read(&f.write_with(&o).unwrap()).unwrap();
         assert_eq!(back.types.ci(), 4, "{p:?}");
         let v = back.vertices();
@@ -69,12 +76,19 @@ fn colours_and_coordinates_survive_or_refuse_to_be_written() {
     // clamped; f32 takes it.
     let f = read(&text("2 0 0 1\n1 0 0 1\n0 1 0 1\n", "0 1 2\n")).unwrap();
     for p in [Precision::Int8, Precision::Int16] {
-        let o = WriteOptions::default().with_narrow(true).with_precision(p);
+        let o = WriteOptions {
+            narrow: true,
+            precision: p,
+            ..WriteOptions::default()
+        };
         assert!(matches!(f.write_with(&o), Err(Error::Invalid(_))), "{p:?}");
     }
     let back = read(
-        &f.write_with(&WriteOptions::default().with_narrow(true))
-            .unwrap(),
+        &f.write_with(&WriteOptions {
+            narrow: true,
+            ..WriteOptions::default()
+        })
+        .unwrap(),
     )
     .unwrap();
     assert_eq!(back.vertices()[0].coords[0], Coord::F32(2.0));
@@ -102,7 +116,10 @@ fn narrowing_never_widens_a_field_nor_touches_a_value_stored_at_its_width() {
     f.types = m3d_format::Types(f.types.0 & !(3 << 2)); // vi: one byte
     let back = read(&f.write().unwrap()).unwrap();
     assert_eq!(back.types.vi(), 1);
-    let narrow = WriteOptions::default().with_narrow(true);
+    let narrow = WriteOptions {
+        narrow: true,
+        ..WriteOptions::default()
+    };
     let back = read(&f.write_with(&narrow).unwrap()).unwrap();
     assert_eq!(back.types.vi(), 1);
     assert_eq!(back.vertices().len(), 300);
@@ -114,7 +131,10 @@ fn narrowing_never_widens_a_field_nor_touches_a_value_stored_at_its_width() {
         v.coords = v.coords.map(|c| Coord::I8((c.signed() * 127.0) as i8));
     }
     vertices_mut(&mut f)[0].coords[0] = Coord::I8(-128);
-    let o = narrow.clone().with_precision(Precision::Int8);
+    let o = WriteOptions {
+        precision: Precision::Int8,
+        ..narrow.clone()
+    };
     let back = read(&f.write_with(&o).unwrap()).unwrap();
     assert_eq!(back.vertices()[0].coords[0], Coord::I8(-128));
     assert_eq!(back.vertices()[1].coords[0], Coord::I8(127));
@@ -130,7 +150,10 @@ fn a_chunk_kept_as_raw_bytes_refuses_narrowing() {
     };
     f.chunks.push(c);
     assert!(f.write().is_ok());
-    let narrow = WriteOptions::default().with_narrow(true);
+    let narrow = WriteOptions {
+        narrow: true,
+        ..WriteOptions::default()
+    };
     assert!(matches!(f.write_with(&narrow), Err(Error::Invalid(m)) if m.contains("XTRA")));
 }
 
@@ -144,13 +167,20 @@ fn texture_coordinates_past_one_refuse_quantizing_and_tails_are_dropped() {
     );
     let f = read(t.as_bytes()).unwrap();
     for p in [Precision::Int8, Precision::Int16] {
-        let o = WriteOptions::default().with_narrow(true).with_precision(p);
+        let o = WriteOptions {
+            narrow: true,
+            precision: p,
+            ..WriteOptions::default()
+        };
         assert!(
             matches!(f.write_with(&o), Err(Error::Invalid(m)) if m.contains("TMAP")),
             "{p:?}"
         );
     }
-    let narrow = WriteOptions::default().with_narrow(true);
+    let narrow = WriteOptions {
+        narrow: true,
+        ..WriteOptions::default()
+    };
     let back = read(&f.write_with(&narrow).unwrap()).unwrap();
     let uv = back.chunks.iter().find_map(|c| match &c.body {
         Body::Tmap(m) => m.items.first().copied(),

@@ -13,9 +13,14 @@ pub struct Problem {
     pub message: String,
 }
 
+/// `path: message`, or the message alone for a problem of the whole file (no path).
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
     }
 }
 

@@ -567,7 +567,7 @@ fn m3d_textures_are_read_from_beside_the_model() {
     let dir = std::env::temp_dir().join(format!("meshfmt-cli-m3dtex-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let m3d = dir.join("wall.m3d");
-    let file = m3d_format::File::from_core(&model, &Default::default()).unwrap();
+    let file = m3d_format::File::from_core_with(&model, &Default::default()).unwrap();
     std::fs::write(&m3d, file.value.write().unwrap()).unwrap();
     let png = RgbaImage {
         width: 2,
@@ -640,9 +640,10 @@ fn m3d_quality_sets_the_coordinate_precision() {
 
 #[test]
 fn m3d_mtllib_supplies_the_materials() {
-    let full = m3d_format::File::from_core(&test_support::textured_triangle(), &Default::default())
-        .unwrap()
-        .value;
+    let full =
+        m3d_format::File::from_core_with(&test_support::textured_triangle(), &Default::default())
+            .unwrap()
+            .value;
     let mut object = full.clone();
     object
         .chunks

@@ -101,7 +101,13 @@ fn to_save(bytes: &[u8]) -> Result<(m3d_format::File, m3d_format::WriteOptions),
     f.chunks
         .retain(|c| !matches!(c.body, m3d_format::Body::Aset { .. }));
     let ascii = matches!(m3d_format::detect(bytes), Some(m3d_format::Variant::Ascii));
-    Ok((f, m3d_format::WriteOptions::default().with_narrow(ascii)))
+    Ok((
+        f,
+        m3d_format::WriteOptions {
+            narrow: ascii,
+            ..m3d_format::WriteOptions::default()
+        },
+    ))
 }
 
 /// This process's peak RSS so far (VmHWM), KiB.

@@ -54,12 +54,12 @@ impl File {
     ///
     /// ```
     /// use m3d_format::{File, Limits, WriteOptions};
-    /// let opts = WriteOptions::default().with_limits(Limits { max_alloc_bytes: 4, ..Limits::DEFAULT });
+    /// let opts = WriteOptions { budget: m3d_format::Budget::new(Limits { max_alloc_bytes: 4, ..Limits::DEFAULT }), ..WriteOptions::default() };
     /// assert!(matches!(File::default().write_ascii_with(&opts), Err(m3d_format::Error::OverBudget(_))));
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn write_ascii_with(&self, opts: &WriteOptions) -> Result<String> {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let budget = opts.budget.clone();
         self.write_ascii_text(budget)
     }
 

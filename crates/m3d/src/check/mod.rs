@@ -21,7 +21,7 @@ impl File {
     /// ```
     /// assert!(m3d_format::File::default().problems().is_empty());
     /// ```
-    pub fn problems(&self) -> Vec<String> {
+    pub fn problems(&self) -> Vec<meshfmt_core::Problem> {
         let mut out = Check {
             vertices: self.vertices().len(),
             table: self.strings.len(),

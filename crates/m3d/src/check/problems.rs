@@ -2,6 +2,8 @@
 
 use std::collections::HashSet;
 
+use meshfmt_core::Problem;
+
 use crate::types::{Idx, NameKey, Names, Str};
 
 /// Problems of one kind listed before the rest are only counted.
@@ -70,15 +72,34 @@ impl Check {
         }
     }
 
-    pub(crate) fn finish(mut self) -> Vec<String> {
+    /// The problems, each line's chunk path (before its first `: `) as the path, then
+    /// one per kind past the cap counting the rest.
+    pub(crate) fn finish(self) -> Vec<Problem> {
+        let mut out: Vec<Problem> = self
+            .lines
+            .into_iter()
+            .map(|line| match line.split_once(": ") {
+                Some((path, message)) => Problem {
+                    path: path.to_string(),
+                    message: message.to_string(),
+                },
+                None => Problem {
+                    path: String::new(),
+                    message: line,
+                },
+            })
+            .collect();
         for (kind, n) in self.kinds {
             if n > PROBLEM_CAP {
-                self.lines.push(format!(
-                    "... and {} more problems of this kind not listed: {kind}",
-                    n - PROBLEM_CAP
-                ));
+                out.push(Problem {
+                    path: String::new(),
+                    message: format!(
+                        "... and {} more problems of this kind not listed: {kind}",
+                        n - PROBLEM_CAP
+                    ),
+                });
             }
         }
-        self.lines
+        out
     }
 }

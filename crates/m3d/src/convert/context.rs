@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use meshfmt_core::glam::{Vec2, Vec4};
 use meshfmt_core::model::Model;
 use meshfmt_core::side_files::SideFiles;
-use meshfmt_core::{Budget, Converted, Feature, Limits, LossKind};
+use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
 use crate::bones::Skin;
 use crate::error::Result;
@@ -25,11 +25,9 @@ pub struct CoreOptions<'a> {
     pub side_files: Option<&'a dyn SideFiles>,
     /// A material library (a model holding only materials, from `m3dconv -m`).
     pub mtllib: Option<&'a File>,
-    /// Caps on allocation, for a fresh [`Budget`] when [`budget`](Self::budget) is `None`.
-    pub limits: Limits,
-    /// The operation's shared budget (e.g. the one the file was read with); `None`
-    /// makes a fresh one of [`limits`](Self::limits) per call.
-    pub budget: Option<Budget>,
+    /// The operation's budget (clones share it: give the one the file was read with;
+    /// the default is a fresh one of [`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT)).
+    pub budget: Budget,
 }
 
 impl std::fmt::Debug for CoreOptions<'_> {
@@ -37,8 +35,7 @@ impl std::fmt::Debug for CoreOptions<'_> {
         f.debug_struct("CoreOptions")
             .field("side_files", &self.side_files.is_some())
             .field("mtllib", &self.mtllib.is_some())
-            .field("limits", &self.limits)
-            .field("budget", &self.budget.as_ref().map(Budget::used))
+            .field("budget", &self.budget.used())
             .finish()
     }
 }

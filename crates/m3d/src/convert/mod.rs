@@ -88,7 +88,7 @@ impl File {
     /// let opts = CoreOptions {
     ///     side_files: Some(&side),
     ///     mtllib: Some(&lib),
-    ///     budget: Some(budget.clone()),
+    ///     budget: budget.clone(),
     ///     ..Default::default()
     /// };
     /// let c = File::default().to_core_with(&opts)?;
@@ -96,7 +96,7 @@ impl File {
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn to_core_with(&self, opts: &CoreOptions<'_>) -> Result<Converted<Model>> {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let budget = opts.budget.clone();
         let b = &budget;
         let title = self.header_strings()[0];
         b.charge("names", title.len() as u64)?;
@@ -124,7 +124,7 @@ impl File {
         mesh::core::to_core(&mut cx)?;
         bones::core::skeleton_to_core(&mut cx)?;
         bones::core::actions_to_core(&mut cx)?;
-        let meshed = voxel::core::to_core(&mut cx, opts.limits)?;
+        let meshed = voxel::core::to_core(&mut cx, opts.budget.limits())?;
         cx.chunk_losses(meshed);
         let ToCore {
             mut out, losses, ..

@@ -35,7 +35,7 @@ use stream::Parser;
 ///     }],
 ///     ..Model::default()
 /// };
-/// let bytes = m3d_format::File::from_core(&model, &Default::default())?.value.write()?;
+/// let bytes = m3d_format::File::from_core(&model)?.value.write()?;
 /// let opts = m3d_format::LoadOptions::default();
 /// let loaded = m3d_format::load(&bytes, &opts)?;
 /// assert_eq!(loaded, m3d_format::read(&bytes)?.load(&opts)?);
@@ -45,7 +45,7 @@ use stream::Parser;
 pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     // Only binary files have a one-pass path (and a budget made for it).
     if let Some(body) = envelope(data) {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+        let budget = opts.budget.clone();
         if let Some(mut l) = one_pass(body, opts, &budget) {
             l.run_steps(opts)?;
             return Ok(l);
@@ -57,7 +57,7 @@ pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
     // them were 4% of loading voxel.a3d). Without a budget from the caller it is a
     // fresh one: what the one-pass path charged before it refused the file is not
     // carried over.
-    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    let budget = opts.budget.clone();
     read_in(data, &budget)?.load_owned(opts, budget)
 }
 
@@ -82,7 +82,7 @@ fn one_pass(body: &[u8], opts: &LoadOptions, budget: &Budget) -> Option<Loaded> 
 /// one-pass path leaves the file to the checked one. For fuzzing the piece boundaries.
 #[doc(hidden)]
 pub fn load_in_pieces(data: &[u8], opts: &LoadOptions, piece: usize) -> Option<Loaded> {
-    let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    let budget = opts.budget.clone();
     let body = envelope(data)?;
     let mut parser = Parser::new(opts, budget);
     let mut feed_all = |mut b: &[u8]| -> Option<()> {

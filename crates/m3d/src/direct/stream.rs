@@ -75,7 +75,7 @@ impl<'o> Parser<'o> {
     pub(super) fn new(opts: &'o LoadOptions, budget: Budget) -> Parser<'o> {
         Parser {
             opts,
-            l: Loaded::empty(opts.limits, budget.clone()),
+            l: Loaded::empty(opts.budget.limits(), budget.clone()),
             budget,
             state: State::Head,
             carry: Vec::new(),
@@ -97,7 +97,7 @@ impl<'o> Parser<'o> {
         // The payload may not inflate past what one allocation may take (the checked
         // reader's limit on the inflated buffer).
         self.total += data.len() as u64;
-        (self.total <= self.opts.limits.max_alloc_bytes).then_some(())?;
+        (self.total <= self.opts.budget.limits().max_alloc_bytes).then_some(())?;
         while !data.is_empty() {
             if self.carry.is_empty() {
                 let used = self.step(data)?;
@@ -215,7 +215,7 @@ impl<'o> Parser<'o> {
         }
         let left = len - 8;
         let t = self.types;
-        let max = self.opts.limits.max_elements;
+        let max = self.opts.budget.limits().max_elements;
         // Fixed-size records: as many whole ones as the chunk holds, the rest its tail.
         let count = |size: usize| {
             let n = left / size.max(1);
@@ -374,7 +374,7 @@ impl<'o> Parser<'o> {
     /// not keep is decoded all the same: a chunk that does not decode fails the read).
     fn small_chunk(&mut self, magic: [u8; 4], body: &[u8]) -> Option<()> {
         let t = self.types;
-        let max = self.opts.limits.max_elements;
+        let max = self.opts.budget.limits().max_elements;
         match &magic {
             b"MTRL" => {
                 let m = material::read_mtrl(&mut self.reader(body), t).ok()?;

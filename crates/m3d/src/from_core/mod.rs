@@ -25,19 +25,25 @@ impl File {
     /// they make reported), non-linear interpolation, a name for an unnamed material. A
     /// model in another coordinate system is converted to M3D's (Y up, right-handed); bones
     /// are put in depth-first order when they are not (reported). Index fields are as
-    /// narrow as the counts allow; `opts` sets [`File::compressed`] and the coordinate
-    /// [`Precision`] (f32 by default; int8/int16 report their error bound). What it
-    /// builds is charged to the options' budget; an action is checked against the
-    /// 65,535-frame limit, and its frames charged, before they are sampled.
+    /// narrow as the counts allow. Compressed, f32 coordinates; see
+    /// [`File::from_core_with`].
     ///
     /// ```
     /// let model = meshfmt_core::Model::default();
-    /// let f = m3d_format::File::from_core(&model, &m3d_format::WriteOptions::default())?;
+    /// let f = m3d_format::File::from_core(&model)?;
     /// assert_eq!(f.value.counts().vertices, 0);
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
-    pub fn from_core(model: &Model, opts: &WriteOptions) -> Result<Converted<File>> {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
+    pub fn from_core(model: &Model) -> Result<Converted<File>> {
+        File::from_core_with(model, &WriteOptions::default())
+    }
+
+    /// [`File::from_core`] as `opts` ask: they set [`File::compressed`] and the
+    /// coordinate [`Precision`] (int8/int16 report their error bound). What it builds is
+    /// charged to the options' budget; an action is checked against the 65,535-frame
+    /// limit, and its frames charged, before they are sampled.
+    pub fn from_core_with(model: &Model, opts: &WriteOptions) -> Result<Converted<File>> {
+        let budget = opts.budget.clone();
         let b = &budget;
         let mut out = Converted::exact(File::default());
         let model = prepared(model, &mut out, b)?;

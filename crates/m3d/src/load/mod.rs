@@ -45,12 +45,10 @@ pub struct LoadOptions {
     /// Decode the inlined PNG textures the materials name ([`Loaded::textures`]), as
     /// m3d_load does (on by default; needs the `png` feature to decode pixels).
     pub textures: bool,
-    /// Caps: `max_elements` on the vertices and faces (each) and on one voxel grid;
-    /// `max_alloc_bytes` for a fresh budget when [`budget`](Self::budget) is `None`.
-    pub limits: Limits,
-    /// The operation's shared budget, charged for the loaded model and everything the
-    /// steps generate; `None` makes a fresh one of [`limits`](Self::limits) per call.
-    pub budget: Option<Budget>,
+    /// The operation's budget, charged for the loaded model and everything the steps
+    /// generate; its limits' `max_elements` caps the vertices and faces (each) and one
+    /// voxel grid (clones share it; the default is a fresh one of [`Limits::DEFAULT`]).
+    pub budget: Budget,
 }
 
 impl Default for LoadOptions {
@@ -61,23 +59,24 @@ impl Default for LoadOptions {
             weights: true,
             bind_matrices: true,
             textures: true,
-            limits: Limits::DEFAULT,
-            budget: None,
+            budget: Budget::default(),
         }
     }
 }
 
 impl LoadOptions {
-    /// No post-processing: the model as stored (the reference's "raw" configuration).
-    pub const RAW: LoadOptions = LoadOptions {
-        voxels: false,
-        normals: false,
-        weights: false,
-        bind_matrices: false,
-        textures: false,
-        limits: Limits::DEFAULT,
-        budget: None,
-    };
+    /// No post-processing: the model as stored (the reference's "raw" configuration),
+    /// under a fresh default budget.
+    pub fn raw() -> LoadOptions {
+        LoadOptions {
+            voxels: false,
+            normals: false,
+            weights: false,
+            bind_matrices: false,
+            textures: false,
+            budget: Budget::default(),
+        }
+    }
 }
 
 /// A model as m3d_load leaves it: one vertex list, one face list, skins, bones, actions.
@@ -244,7 +243,7 @@ impl File {
     ///     }],
     ///     ..Model::default()
     /// };
-    /// let file = m3d_format::File::from_core(&model, &Default::default())?.value;
+    /// let file = m3d_format::File::from_core(&model)?.value;
     /// let loaded = file.load(&m3d_format::LoadOptions::default())?;
     /// assert!(loaded.generated_normals);
     /// assert_eq!(loaded.vertices.len(), 6);
@@ -260,7 +259,7 @@ impl File {
     /// are moved into the result, not copied.
     /// It charges `budget`, which the result keeps for its steps.
     pub(crate) fn load_owned(mut self, opts: &LoadOptions, budget: Budget) -> Result<Loaded> {
-        let mut l = Loaded::build(&self, opts.limits, budget)?;
+        let mut l = Loaded::build(&self, opts.budget.limits(), budget)?;
         for c in &mut self.chunks {
             if let Body::Voxd(v) = &mut c.body {
                 let runs = std::mem::take(&mut v.runs);
@@ -325,14 +324,14 @@ impl Loaded {
     /// ```
     /// use m3d_format::{Budget, File, Limits, LoadOptions, Loaded};
     /// let budget = Budget::new(Limits::DEFAULT);
-    /// let opts = LoadOptions { budget: Some(budget.clone()), ..LoadOptions::RAW };
+    /// let opts = LoadOptions { budget: budget.clone(), ..LoadOptions::raw() };
     /// let l = Loaded::from_file(&File::default(), &opts)?;
     /// assert!(l.faces.is_empty());
     /// # Ok::<(), m3d_format::Error>(())
     /// ```
     pub fn from_file(file: &File, opts: &LoadOptions) -> Result<Loaded> {
-        let budget = Budget::shared_or_new(opts.budget.as_ref(), opts.limits);
-        let mut l = Loaded::build(file, opts.limits, budget)?;
+        let budget = opts.budget.clone();
+        let mut l = Loaded::build(file, opts.budget.limits(), budget)?;
         for c in &file.chunks {
             if let Body::Voxd(v) = &c.body {
                 l.voxel_blocks.push(v.clone());
@@ -534,7 +533,7 @@ impl Loaded {
     /// colour and skin of the voxel type) and two triangles per exposed face (neighbour
     /// empty or block edge), with coordinates `(block position + i) / largest extent`.
     /// Unlike m3d.h (binary files), voxel types find their material by name in binary
-    /// files too. Fails, generating nothing, past [`LoadOptions::limits`] (a grid of more
+    /// files too. Fails, generating nothing, past the budget's limits (a grid of more
     /// than `max_elements` or `max_alloc_bytes / 4` voxels, more vertices or faces than
     /// `max_elements`) or the budget. Only the voxels the runs code are visited (the rest
     /// of a grid is empty): the work follows the file, not the grid it declares.
