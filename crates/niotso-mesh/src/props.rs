@@ -11,7 +11,7 @@ pub type PropSet = Vec<(RawString, RawString)>;
 pub type PropsList = Vec<PropSet>;
 
 /// Reads a [`PropsList`] (big-endian counts).
-pub fn read_props_list(r: &mut Reader<'_>) -> parsing_primitives::Result<PropsList> {
+pub(crate) fn read_props_list(r: &mut Reader<'_>) -> parsing_primitives::Result<PropsList> {
     let n = r.u32_be()?;
     r.array(u64::from(n), 4, |r| {
         let pairs = r.u32_be()?;
@@ -28,7 +28,7 @@ fn count(w: &Writer, n: usize) -> Result<u32> {
 }
 
 /// Writes a [`PropsList`].
-pub fn write_props_list(w: &mut Writer, list: &PropsList) -> Result<()> {
+pub(crate) fn write_props_list(w: &mut Writer, list: &PropsList) -> Result<()> {
     let n = count(w, list.len())?;
     w.u32_be(n);
     for set in list {

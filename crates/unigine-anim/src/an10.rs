@@ -101,7 +101,7 @@ fn read_box(r: &mut Reader<'_>) -> parsing_primitives::Result<QuantBox> {
 }
 
 /// Reads an an10 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
     r.field("magic", |r| r.magic(b"an10"))?;
     let bounds = r.field("bounds", |r| r.le::<[f32; 10]>())?;
     let bones = read_bones(r)?;

@@ -163,7 +163,7 @@ pub(crate) fn check_anim(
 }
 
 /// Reads an an11 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An11> {
     r.field("magic", |r| r.magic(b"an11"))?;
     let bones = read_bones(r)?;
     let nb = bones.len();

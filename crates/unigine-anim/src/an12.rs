@@ -72,7 +72,7 @@ pub struct An12 {
 }
 
 /// Reads an an12 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An12> {
     r.field("magic", |r| r.magic(b"an12"))?;
     let n = r.field("num_joints", |r| r.i32_count(3))?;
     let joints = read_bone_entries(r, n)?;

@@ -77,7 +77,7 @@ impl As08 {
 }
 
 /// Reads an as08 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<As08> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<As08> {
     r.field("magic", |r| r.magic(b"as08"))?;
     let nb = r.field("num_bones", |r| r.i32_count(8))?;
     let bones = read_bone1x_entries(r, nb, 8)?;

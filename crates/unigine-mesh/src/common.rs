@@ -280,7 +280,7 @@ fn finite_box(points: &[[f32; 3]]) -> Option<([f32; 3], [f32; 3])> {
 }
 
 /// Reads a 10-float bounds block.
-pub fn read_bounds(r: &mut Reader<'_>) -> Result<Bounds> {
+pub(crate) fn read_bounds(r: &mut Reader<'_>) -> Result<Bounds> {
     Ok(Bounds::from_array(r.le::<[f32; 10]>()?))
 }
 
@@ -325,15 +325,17 @@ pub fn index_width(count: usize) -> usize {
     }
 }
 
-/// Reads `n` indices of `width` bytes (1, 2 or 4, as [`index_width`] gives) in bulk.
-pub fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
+/// Reads `n` indices of `width` bytes (1, 2 or 4, as [`index_width`] gives) in bulk
+/// (the unit tests' entry to [`read_indices_below`]).
+#[cfg(test)]
+fn read_indices(r: &mut Reader<'_>, n: usize, width: usize) -> Result<Vec<u32>> {
     read_indices_below(r, n, width, usize::MAX).map(|(indices, _)| indices)
 }
 
 /// Indices and the first one at or past a limit: its position and value.
 pub(crate) type IndicesBelow = (Vec<u32>, Option<(usize, u32)>);
 
-/// [`read_indices`] from any [`Input`], also giving the first index at or past `limit`
+/// Reads `n` indices of `width` bytes from any [`Input`], also giving the first index at or past `limit`
 /// (its position and value): looked for in each piece as it is widened (from a decoded
 /// block, a window at a time, while it is in cache) rather than in passes over the whole
 /// array after.
@@ -388,7 +390,7 @@ pub(crate) fn read_indices_below(
 }
 
 /// Writes indices at `width` bytes each (the caller checked they fit).
-pub fn write_indices(w: &mut parsing_primitives::Writer, indices: &[u32], width: usize) {
+pub(crate) fn write_indices(w: &mut parsing_primitives::Writer, indices: &[u32], width: usize) {
     match width {
         1 => {
             let v: Vec<u8> = indices.iter().map(|&i| i as u8).collect();

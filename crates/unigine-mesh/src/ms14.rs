@@ -301,7 +301,7 @@ fn read_trees(
 }
 
 /// Reads an ms14 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms14> {
     read_layout(r, LAYOUT)
 }
 
@@ -485,7 +485,7 @@ impl Ms14 {
     /// surface, and every tree the writer keeps (its surface's geometry is unchanged
     /// since it was read or built, see [`Ms14::tree_geometry`]) fitting its surface:
     /// one edge flag and node index per triangle and a well-formed pre-order tree
-    /// ([`SpatialTree::check`]). A tree edited into an inconsistent state is rejected
+    /// ([`SpatialTree::problems`]). A tree edited into an inconsistent state is rejected
     /// here rather than written, as is a surface of more than
     /// [`spatial::MAX_TRIANGLES`](crate::spatial::MAX_TRIANGLES) triangles.
     pub(crate) fn check(&self) -> Result<()> {

@@ -51,7 +51,7 @@ pub(crate) const LAYOUT: Layout = Layout {
 pub struct Ms15(pub Ms14);
 
 /// Reads an ms15 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms15> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms15> {
     read_layout(r, LAYOUT).map(Ms15)
 }
 

@@ -96,7 +96,7 @@ fn read_transforms(
 }
 
 /// Reads an sk10 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sk10> {
     r.field("magic", |r| r.magic(b"sk10"))?;
     let spatial_tree_triangles = r.field("spatial_tree_triangles", |r| r.compact_int())?;
     let bounds = r.field("bounds", read_bounds)?;

@@ -97,7 +97,7 @@ fn read_profiles(
 }
 
 /// Reads an sn10 file.
-pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sn10> {
+pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<Sn10> {
     r.field("magic", |r| r.magic(b"sn10"))?;
     // Smallest joint: a 1-byte name length, 2-byte parent and the 40-byte bind pose.
     let nj = r.field("num_joints", |r| r.i32_count(3 + 40))?;

@@ -131,12 +131,12 @@ pub const MAX_MIDPOINT_DEPTH: usize = 64;
 impl SpatialTree {
     /// Decodes a block's content. Counts are checked against the bytes left before
     /// anything is allocated, and the block must be consumed exactly; the structure is
-    /// checked by [`SpatialTree::check`].
-    pub fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
+    /// checked by [`SpatialTree::problems`].
+    pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
         SpatialTree::read_from(r)
     }
 
-    /// [`SpatialTree::read`] from any [`Input`] (a block streamed as it decodes).
+    /// `SpatialTree::read` from any [`Input`] (a block streamed as it decodes).
     pub(crate) fn read_from(r: &mut impl Input) -> parsing_primitives::Result<SpatialTree> {
         let n = r.field("num_edges", |r| r.compact_count(1))?;
         let edge_flags = r.field("edge_flags", |r| {
@@ -208,12 +208,14 @@ impl SpatialTree {
         })
     }
 
-    /// Decodes a block's content (see [`SpatialTree::read`]) under a default budget.
+    /// Decodes a block's content (counts checked against the bytes left before anything is
+    /// allocated, the block consumed exactly) under a default budget.
     pub fn from_bytes(content: &[u8]) -> parsing_primitives::Result<SpatialTree> {
         SpatialTree::read(&mut Reader::new(FORMAT_NAME, content))
     }
 
-    /// Decodes a block's content (see [`SpatialTree::read`]), charging what it
+    /// Decodes a block's content (counts checked against the bytes left before anything is
+    /// allocated, the block consumed exactly), charging what it
     /// allocates to `budget` (the operation's, shared with the rest of the file).
     ///
     /// ```
@@ -302,8 +304,26 @@ impl SpatialTree {
     /// triangles: one edge flag (0..7) and one node index per triangle, node indices a
     /// permutation of `0, 3, 6, …`, a binary tree in pre-order whose leaves' ranges are
     /// contiguous and cover every node index. Returns every problem found, not just the
-    /// first.
-    pub fn check(&self, triangles: usize) -> Vec<String> {
+    /// first, each at the path `spatial_tree`.
+    ///
+    /// ```
+    /// use unigine_mesh::spatial::SpatialTree;
+    /// let pos = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    /// let mut tree = SpatialTree::build(&[0, 1, 2], &pos, 4);
+    /// assert!(tree.problems(1).is_empty());
+    /// tree.edge_flags = vec![9, 0]; // two flags for one triangle, one of them out of range
+    /// assert_eq!(tree.problems(1).len(), 2);
+    /// ```
+    pub fn problems(&self, triangles: usize) -> Vec<meshfmt_core::Problem> {
+        let mut p = meshfmt_core::Problems::default();
+        for message in self.check(triangles) {
+            p.push("spatial_tree", message);
+        }
+        p.into_vec()
+    }
+
+    /// The text of each of [`SpatialTree::problems`].
+    pub(crate) fn check(&self, triangles: usize) -> Vec<String> {
         let mut problems = Vec::new();
         if self.edge_flags.len() != triangles {
             problems.push(format!(
@@ -403,7 +423,7 @@ impl SpatialTree {
     /// side would be empty), leaves of at most `leaf_size` triangles, tight boxes, and
     /// edge flags on boundary and crease edges. Past [`MAX_TRIANGLES`] triangles the
     /// node indices do not fit the engine's ints: they saturate, and
-    /// [`check`](Self::check) reports the tree.
+    /// [`problems`](Self::problems) reports the tree.
     pub fn build(cindices: &[u32], positions: &[[f32; 3]], leaf_size: usize) -> SpatialTree {
         let tri_count = cindices.len() / 3;
         let corner = |t: usize, k: usize| corner(cindices, positions, t, k);
@@ -583,7 +603,7 @@ fn engine_int(r: &mut impl Input) -> parsing_primitives::Result<i32> {
 /// A built tree's number as stored. The crate builds trees only for surfaces of at most
 /// [`MAX_TRIANGLES`] triangles ([`triangles_fit`]), where every number fits; past that
 /// ([`SpatialTree::build`] called directly) they saturate, which
-/// [`SpatialTree::check`] reports.
+/// [`SpatialTree::problems`] reports.
 fn engine_int_of(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }

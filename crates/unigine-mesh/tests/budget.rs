@@ -792,7 +792,7 @@ fn hostile_positions_cannot_make_the_tree_deep() {
         .collect();
     let tree = SpatialTree::build(&cindices, &positions, 4);
     let triangles = positions.len();
-    assert_eq!(tree.check(triangles), Vec::<String>::new());
+    assert_eq!(tree.problems(triangles), Vec::new());
     fn depth(t: &SpatialTree, id: usize) -> usize {
         let n = &t.nodes[id];
         if n.is_leaf() {

@@ -241,7 +241,7 @@ fn an_added_triangle_rebuilds_the_ms14_tree_and_edge_flags() {
     s.tindices.extend(t);
     let back = ms14_rewritten(&edited);
     let tree = &back.trees[0];
-    assert_eq!(tree.check(3), Vec::<String>::new());
+    assert_eq!(tree.problems(3), Vec::new());
     assert_eq!(tree.edge_flags.len(), 3);
     // The tree the writer built is the one SpatialTree::build makes for the new
     // triangles (leaves of at most 4: one leaf holding all three, node indices 0, 3, 6).
@@ -327,7 +327,7 @@ fn an_inconsistent_tree_with_unchanged_geometry_is_rejected() {
     // The same broken tree is simply replaced when the geometry changed too.
     bad.mesh.surfaces[0].morph_targets[0].vertices[0] = [0.0, 0.0, 1.0];
     let back = ms14_rewritten(&bad);
-    assert_eq!(back.trees[0].check(2), Vec::<String>::new());
+    assert_eq!(back.trees[0].problems(2), Vec::new());
 }
 
 #[test]

@@ -66,9 +66,9 @@ fn leaf_range(nodes: &[TreeNode], id: usize) -> (i32, i32) {
 /// What notes/unigine-current.md 4.4 observed on every engine tree, checked on any tree.
 fn assert_engine_shape(what: &str, tree: &SpatialTree, cind: &[u32], pos: &[[f32; 3]]) {
     assert!(
-        tree.check(cind.len() / 3).is_empty(),
+        tree.problems(cind.len() / 3).is_empty(),
         "{what}: {:?}",
-        tree.check(cind.len() / 3)
+        tree.problems(cind.len() / 3)
     );
     for (id, n) in tree.nodes.iter().enumerate() {
         let (a, b) = leaf_range(&tree.nodes, id);
@@ -289,16 +289,16 @@ fn tree_numbers_past_a_32_bit_int_are_errors_at_their_offset() {
 fn malformed_trees_are_reported() {
     let pos = [[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
     let good = SpatialTree::build(&[0, 1, 2], &pos, 4);
-    assert!(good.check(1).is_empty());
+    assert!(good.problems(1).is_empty());
     let mut bad = good.clone();
     bad.node_indices = vec![4];
     bad.edge_flags = vec![9];
-    let problems = bad.check(1);
+    let problems = bad.problems(1);
     assert_eq!(problems.len(), 2, "{problems:?}");
     let mut bad = good.clone();
     bad.nodes[0].left = 0;
     bad.nodes[0].right = 5;
-    assert!(!bad.check(1).is_empty());
+    assert!(!bad.problems(1).is_empty());
     // Truncated or padded content is a decode error.
     let bytes = good.to_bytes().unwrap();
     for n in 0..bytes.len() {

@@ -182,7 +182,10 @@ fn count_zero_or(
 }
 
 /// Reads an ms10/ms11 file (after [`crate::read`] chose the version by magic).
-pub fn read<'a>(r: &mut Reader<'a>, version: Ms1xVersion) -> parsing_primitives::Result<Ms1x> {
+pub(crate) fn read<'a>(
+    r: &mut Reader<'a>,
+    version: Ms1xVersion,
+) -> parsing_primitives::Result<Ms1x> {
     let magic = version.magic();
     r.field("magic", |r| r.magic(magic))?;
     let bounds = r.field("bounds", read_bounds)?;

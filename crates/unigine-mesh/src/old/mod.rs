@@ -212,7 +212,7 @@ fn split_vertices(raw: &[[u8; 18]]) -> (Vec<[f32; 3]>, Vec<[u16; 3]>) {
 }
 
 /// Reads an mi08 file.
-pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
+pub(crate) fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
     r.field("magic", |r| r.magic(b"mi08"))?;
     let bounds = r.field("bounds", read_bounds)?;
     let ns = r.field("num_surfaces", |r| r.i32_count(44))?;
@@ -253,7 +253,7 @@ pub fn read_mi08(r: &mut Reader<'_>) -> parsing_primitives::Result<Mi08> {
 }
 
 /// Reads an ms08 file.
-pub fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
+pub(crate) fn read_ms08(r: &mut Reader<'_>) -> parsing_primitives::Result<Ms08> {
     r.field("magic", |r| r.magic(b"ms08"))?;
     let nb = r.field("num_bones", |r| r.i32_count(9))?;
     let bones = read_bone1x_entries(r, nb, 9)?;
