@@ -16,6 +16,8 @@
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(test)]
+mod api;
 mod bench;
 mod codecs;
 mod compare;

@@ -101,7 +101,7 @@ impl Format for Model3d {
         };
         Ok(Box::new(Model3dFile {
             file: crate::read_with(data, &opts)?,
-            ascii: matches!(crate::detect(data), Some(Variant::Ascii)),
+            ascii: matches!(crate::sniff_variant(data), Some(Variant::Ascii)),
         }))
     }
 

@@ -690,7 +690,7 @@ pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
 }
 
 /// Reads an uncompressed payload, `HEAD` through `OMD3` (what a compressed file inflates
-/// to), drawing on `opts.budget` (or a fresh one of `opts.budget.limits()`). Error offsets are
+/// to), drawing on `opts.budget`. Error offsets are
 /// within the payload.
 pub fn read_payload(payload: &[u8], opts: &ReadOptions) -> Result<File> {
     read_payload_in(payload, &opts.budget.clone())

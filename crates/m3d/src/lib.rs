@@ -30,7 +30,7 @@
 //! # For a summary (format, counts)
 //! [`File::counts`] gives [`Counts`]: vertices, faces and triangles, bones, skins, actions
 //! and their frames, materials, textures, CMAP/TMAP entries, shapes, labels, voxel types
-//! and blocks, inlined assets and extra chunks. [`detect`] tells binary (compressed or
+//! and blocks, inlined assets and extra chunks. [`sniff_variant`] tells binary (compressed or
 //! not, with a preview or not) from ASCII without parsing. [`File::compressed`], [`File::types`],
 //! [`File::scale`] and [`File::header_strings`] (name, license, author, description) give
 //! the rest. Surfaces are a meshfmt-core notion: `to_core()?.value.surfaces` (one per run
@@ -168,7 +168,7 @@ pub fn sniff(data: &[u8]) -> bool {
     matches!(data.get(..4), Some(b"3DMO") | Some(b"3dmo"))
 }
 
-/// Which form a file is in, as [`detect`] tells from its first bytes.
+/// Which form a file is in, as [`sniff_variant`] tells from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Variant {
@@ -187,15 +187,15 @@ pub enum Variant {
 /// allocating; `None` when [`sniff`] is false. The file can still be invalid.
 ///
 /// ```
-/// use m3d_format::{Variant, detect};
-/// assert_eq!(detect(b"3dmodel 1\r\n"), Some(Variant::Ascii));
+/// use m3d_format::{Variant, sniff_variant};
+/// assert_eq!(sniff_variant(b"3dmodel 1\r\n"), Some(Variant::Ascii));
 /// assert_eq!(
-///     detect(b"3DMO\x20\0\0\0HEAD"),
+///     sniff_variant(b"3DMO\x20\0\0\0HEAD"),
 ///     Some(Variant::Binary { compressed: false, preview: false })
 /// );
-/// assert_eq!(detect(b"glTF"), None);
+/// assert_eq!(sniff_variant(b"glTF"), None);
 /// ```
-pub fn detect(data: &[u8]) -> Option<Variant> {
+pub fn sniff_variant(data: &[u8]) -> Option<Variant> {
     match data.get(..4)? {
         b"3dmo" => Some(Variant::Ascii),
         b"3DMO" => {

@@ -251,7 +251,7 @@ fn preview_and_uncompressed_files_round_trip_whole() {
     file.extend_from_slice(b"png");
     file.extend_from_slice(&payload);
     assert_eq!(
-        m3d_format::detect(&file),
+        m3d_format::sniff_variant(&file),
         Some(m3d_format::Variant::Binary {
             compressed: false,
             preview: true
@@ -270,7 +270,7 @@ fn preview_and_uncompressed_files_round_trip_whole() {
     assert_eq!(out, file);
     let z = f.write().unwrap();
     assert_eq!(
-        m3d_format::detect(&z),
+        m3d_format::sniff_variant(&z),
         Some(m3d_format::Variant::Binary {
             compressed: true,
             preview: true

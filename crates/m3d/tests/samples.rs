@@ -150,7 +150,7 @@ fn binary_samples_match_the_reference_raw_counts_and_round_trip() {
         let f = m3d_format::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         check_counts(name, &f, entry.get("raw"));
         assert_eq!(
-            m3d_format::detect(&bytes),
+            m3d_format::sniff_variant(&bytes),
             Some(m3d_format::Variant::Binary {
                 compressed: f.compressed,
                 preview: f.preview.is_some()

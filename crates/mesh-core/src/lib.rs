@@ -33,6 +33,25 @@
 //!   operation draws on, shared by every step of a pipeline (read, `to_core`,
 //!   `from_core`, write).
 //!
+//! # The API every format crate follows
+//! A user who knows one meshfmt format crate knows them all. Each has:
+//!
+//! | call | what it does |
+//! |---|---|
+//! | `sniff(&[u8]) -> bool` | a cheap magic check that never allocates |
+//! | `read(&[u8])`, `read_with(&[u8], &ReadOptions)` | bytes to the faithful file type |
+//! | `file.write()`, `file.write_with(&WriteOptions)`, `file.write_to(impl Write)` | back to bytes |
+//! | `file.to_core()`, `file.to_core_with(&CoreOptions)` | to the shared [`Model`], as [`Converted`] |
+//! | `T::from_core(&model)`, `T::from_core_with(&model, &WriteOptions)` | from it, as [`Converted`] |
+//! | `file.problems() -> Vec<Problem>` | what `write` would refuse, each at its path |
+//!
+//! Everything else a call needs (frame rate, skeleton, version, name, the one
+//! [`Budget`]) is a field of the options, never a positional argument, and
+//! `Default` gives the format's own choice. Departures, each for a reason the format
+//! has (a second encoding, a kind to sniff, input held as [`SharedBytes`](parsing_primitives::SharedBytes)), are listed
+//! with that reason in xtask's API-shape test, which reads every format crate's
+//! public functions and fails on any other.
+//!
 //! # Memory and time
 //! What this crate builds from data it is given and that can grow faster than that data
 //! is charged to a [`Budget`] first: [`Clip::frame_times`] charges the frames a

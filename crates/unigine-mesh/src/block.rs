@@ -478,7 +478,7 @@ mod tests {
                 ])
             })
             .collect();
-        let content = SpatialTree::build(&indices, &positions, 4).to_bytes().ok();
+        let content = SpatialTree::build(&indices, &positions, 4).write().ok();
         let content = content.unwrap_or_default();
         assert!(content.len() > 4 * WINDOW, "{}", content.len());
         let stored = compress(&content).unwrap_or_default();
@@ -490,7 +490,7 @@ mod tests {
         let streamed = parse_block(&mut r, ("trees", 0), (0, &block.view()), |t| {
             SpatialTree::read_from(t)
         });
-        let whole = SpatialTree::from_bytes(&content);
+        let whole = SpatialTree::read(&content);
         assert!(whole.is_ok());
         assert_eq!(streamed, whole);
         // The same content cut short fails alike, offsets and paths included.
@@ -502,7 +502,7 @@ mod tests {
         let streamed = parse_block(&mut r, ("trees", 0), (0, &block.view()), |t| {
             SpatialTree::read_from(t)
         });
-        let whole = SpatialTree::from_bytes(cut);
+        let whole = SpatialTree::read(cut);
         assert!(whole.is_err());
         assert_eq!(streamed, whole);
     }

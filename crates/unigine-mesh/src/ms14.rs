@@ -608,7 +608,7 @@ impl Ms14 {
             },
             || -> Result<Prepared<'_>> {
                 let contents = (self.trees_to_write().iter())
-                    .map(|t| t.to_bytes())
+                    .map(|t| t.write())
                     .collect::<Result<Vec<_>>>()?;
                 Ok(prepare(contents, &tree_originals))
             },

@@ -21,9 +21,10 @@
 use std::collections::HashMap;
 
 use parsing_primitives::compact::{COMPACT_MAX_LEN, compact_from_word, compact_len, compact_word};
-use parsing_primitives::{Budget, Reader, Writer};
+use parsing_primitives::{Reader, Writer};
 
 use crate::FORMAT_NAME;
+use crate::ReadOptions;
 use crate::error::Result;
 use crate::input::Input;
 
@@ -132,11 +133,11 @@ impl SpatialTree {
     /// Decodes a block's content. Counts are checked against the bytes left before
     /// anything is allocated, and the block must be consumed exactly; the structure is
     /// checked by [`SpatialTree::problems`].
-    pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
+    pub(crate) fn decode(r: &mut Reader<'_>) -> parsing_primitives::Result<SpatialTree> {
         SpatialTree::read_from(r)
     }
 
-    /// `SpatialTree::read` from any [`Input`] (a block streamed as it decodes).
+    /// `SpatialTree::decode` from any [`Input`] (a block streamed as it decodes).
     pub(crate) fn read_from(r: &mut impl Input) -> parsing_primitives::Result<SpatialTree> {
         let n = r.field("num_edges", |r| r.compact_count(1))?;
         let edge_flags = r.field("edge_flags", |r| {
@@ -210,29 +211,32 @@ impl SpatialTree {
 
     /// Decodes a block's content (counts checked against the bytes left before anything is
     /// allocated, the block consumed exactly) under a default budget.
-    pub fn from_bytes(content: &[u8]) -> parsing_primitives::Result<SpatialTree> {
-        SpatialTree::read(&mut Reader::new(FORMAT_NAME, content))
+    pub fn read(content: &[u8]) -> parsing_primitives::Result<SpatialTree> {
+        SpatialTree::read_with(content, &ReadOptions::default())
     }
 
     /// Decodes a block's content (counts checked against the bytes left before anything is
-    /// allocated, the block consumed exactly), charging what it
-    /// allocates to `budget` (the operation's, shared with the rest of the file).
+    /// allocated, the block consumed exactly), charging what it allocates to the
+    /// options' budget (the operation's, shared with the rest of the file).
     ///
     /// ```
     /// use unigine_mesh::spatial::SpatialTree;
-    /// use meshfmt_core::{Budget, Limits};
+    /// use unigine_mesh::{Budget, ReadOptions};
+    /// use meshfmt_core::Limits;
     /// let bytes = SpatialTree::build(&[0, 1, 2], &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], 4)
-    ///     .to_bytes()?;
-    /// let budget = Budget::new(Limits { max_alloc_bytes: 16, ..Limits::DEFAULT });
-    /// assert!(SpatialTree::from_bytes_in(&bytes, &budget).is_err()); // even one node needs more
-    /// assert!(SpatialTree::from_bytes_in(&bytes, &Budget::default()).is_ok());
+    ///     .write()?;
+    /// let tight = ReadOptions { budget: Budget::new(Limits { max_alloc_bytes: 16, ..Limits::DEFAULT }) };
+    /// assert!(SpatialTree::read_with(&bytes, &tight).is_err()); // even one node needs more
+    /// assert!(SpatialTree::read_with(&bytes, &ReadOptions::default()).is_ok());
     /// # Ok::<(), unigine_mesh::Error>(())
     /// ```
-    pub fn from_bytes_in(
+    pub fn read_with(
         content: &[u8],
-        budget: &Budget,
+        options: &ReadOptions,
     ) -> parsing_primitives::Result<SpatialTree> {
-        SpatialTree::read(&mut Reader::new(FORMAT_NAME, content).with_budget(budget.clone()))
+        SpatialTree::decode(
+            &mut Reader::new(FORMAT_NAME, content).with_budget(options.budget.clone()),
+        )
     }
 
     /// Most heap bytes [`SpatialTree::build`] uses per triangle (per-triangle boxes,
@@ -247,7 +251,7 @@ impl SpatialTree {
             + self.nodes.capacity() * std::mem::size_of::<TreeNode>()) as u64
     }
 
-    /// Length of [`SpatialTree::to_bytes`]'s output, computed without writing it.
+    /// Length of [`SpatialTree::write`]'s output, computed without writing it.
     pub fn encoded_len(&self) -> usize {
         let c = |n: usize| compact_len(i64::try_from(n).unwrap_or(i64::MAX));
         let indices: usize = self
@@ -275,7 +279,7 @@ impl SpatialTree {
     }
 
     /// The block's content: minimal compact ints, as the engine writes them.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+    pub fn write(&self) -> Result<Vec<u8>> {
         // Sized first, so the buffer is not grown by doubling (and copied).
         let mut w = Writer::with_capacity(FORMAT_NAME, self.encoded_len());
         w.compact_count(self.edge_flags.len())?;

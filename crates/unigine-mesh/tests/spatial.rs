@@ -107,7 +107,7 @@ fn engine_trees_decode_check_and_reencode_exactly() {
         );
         for (i, (tree, s)) in m.trees.iter().zip(&m.mesh.surfaces).enumerate() {
             assert_eq!(
-                tree.to_bytes().unwrap(),
+                tree.write().unwrap(),
                 m.blocks[i].tree.content().unwrap(),
                 "{name}"
             );
@@ -207,11 +207,11 @@ fn a_quad_by_hand() {
     };
     assert_eq!(t.nodes, [leaf]);
     // 02 05 03 | 02 00 03 | 01 | 00 41 41 00 02 | 6 x f32 | f32
-    let bytes = t.to_bytes().unwrap();
+    let bytes = t.write().unwrap();
     assert_eq!(&bytes[..11], [2, 5, 3, 2, 0, 3, 1, 0, 0x41, 0x41, 0]);
     assert_eq!(bytes[11], 2);
     assert_eq!(bytes.len(), 12 + 28);
-    assert_eq!(SpatialTree::from_bytes(&bytes).unwrap(), t);
+    assert_eq!(SpatialTree::read(&bytes).unwrap(), t);
 
     // Five triangles split once along x: a fan of thin slivers at x = 0..5.
     let mut pos = Vec::new();
@@ -253,7 +253,7 @@ fn tree_numbers_past_a_32_bit_int_are_errors_at_their_offset() {
         b
     };
     assert_eq!(
-        SpatialTree::from_bytes(&tree(&[0], &[1])).unwrap().nodes[0].end,
+        SpatialTree::read(&tree(&[0], &[1])).unwrap().nodes[0].end,
         1
     );
     // 2^31: low six bits 0 in the first byte, then 7-bit groups 0, 0, 0, 16.
@@ -262,16 +262,14 @@ fn tree_numbers_past_a_32_bit_int_are_errors_at_their_offset() {
     // last 2^31 >> 27 - 1 = 15.
     let max = [0xbf, 0xff, 0xff, 0xff, 0x0f];
     assert_eq!(
-        SpatialTree::from_bytes(&tree(&[0], &max)).unwrap().nodes[0].end,
+        SpatialTree::read(&tree(&[0], &max)).unwrap().nodes[0].end,
         i32::MAX
     );
     assert_eq!(
-        SpatialTree::from_bytes(&tree(&max, &[1]))
-            .unwrap()
-            .node_indices,
+        SpatialTree::read(&tree(&max, &[1])).unwrap().node_indices,
         [i32::MAX]
     );
-    let e = SpatialTree::from_bytes(&tree(&big, &[1])).unwrap_err();
+    let e = SpatialTree::read(&tree(&big, &[1])).unwrap_err();
     assert_eq!(e.offset(), 3, "{e}");
     assert!(
         e.to_string()
@@ -280,7 +278,7 @@ fn tree_numbers_past_a_32_bit_int_are_errors_at_their_offset() {
     );
     assert!(e.path().contains("node_indices"), "{e}");
     // The node starts at 5: axis, left, right, start, then end at 9.
-    let e = SpatialTree::from_bytes(&tree(&[0], &big)).unwrap_err();
+    let e = SpatialTree::read(&tree(&[0], &big)).unwrap_err();
     assert_eq!(e.offset(), 9, "{e}");
     assert!(e.path().contains("nodes"), "{e}");
 }
@@ -300,15 +298,15 @@ fn malformed_trees_are_reported() {
     bad.nodes[0].right = 5;
     assert!(!bad.problems(1).is_empty());
     // Truncated or padded content is a decode error.
-    let bytes = good.to_bytes().unwrap();
+    let bytes = good.write().unwrap();
     for n in 0..bytes.len() {
-        assert!(SpatialTree::from_bytes(&bytes[..n]).is_err(), "{n}");
+        assert!(SpatialTree::read(&bytes[..n]).is_err(), "{n}");
     }
     let mut padded = bytes.clone();
     padded.push(0);
-    assert!(SpatialTree::from_bytes(&padded).is_err());
+    assert!(SpatialTree::read(&padded).is_err());
     // A hostile node count fails before allocating.
-    assert!(SpatialTree::from_bytes(&[0, 0, 0xbf, 0xff, 0xff, 0xff, 0x0f]).is_err());
+    assert!(SpatialTree::read(&[0, 0, 0xbf, 0xff, 0xff, 0xff, 0x0f]).is_err());
 }
 
 fn quad_model() -> Model {

@@ -100,7 +100,10 @@ fn to_save(bytes: &[u8]) -> Result<(m3d_format::File, m3d_format::WriteOptions),
     let mut f = m3d_format::read(bytes).map_err(|e| e.to_string())?;
     f.chunks
         .retain(|c| !matches!(c.body, m3d_format::Body::Aset { .. }));
-    let ascii = matches!(m3d_format::detect(bytes), Some(m3d_format::Variant::Ascii));
+    let ascii = matches!(
+        m3d_format::sniff_variant(bytes),
+        Some(m3d_format::Variant::Ascii)
+    );
     Ok((
         f,
         m3d_format::WriteOptions {
