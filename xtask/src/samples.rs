@@ -103,7 +103,7 @@ fn check_file(path: &Path, gltf_out: Option<(&Path, &str)>) -> Option<Outcome> {
         });
     };
     let mut o = Outcome {
-        family: f.name().into(),
+        family: f.info().name.into(),
         read: "ok".into(),
         identical: "-".into(),
         problems: 0,

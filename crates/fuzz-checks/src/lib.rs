@@ -131,7 +131,10 @@ pub fn check(format: &str, data: &[u8]) {
     let Some(f) = formats::by_name(format) else {
         panic!("unknown format family {format}");
     };
-    let name = format!("input.{}", f.extensions().first().copied().unwrap_or("bin"));
+    let name = format!(
+        "input.{}",
+        f.info().extensions.first().copied().unwrap_or("bin")
+    );
     let _ = f.sniff(data);
     if format == "m3d" {
         check_m3d_load(data);
@@ -153,7 +156,7 @@ pub fn check(format: &str, data: &[u8]) {
             side_files: Some(&once),
             ..Context::new(&name).with_budget(budget())
         };
-        if !f.rewrites_faithfully() {
+        if !f.info().rewrites_faithfully {
             if let Err(e) = f.read(&once.main, &again).and_then(|g| g.to_core(&again)) {
                 refused(&e, &format!("{format}: our export does not import"));
             }
@@ -186,7 +189,7 @@ fn shared_read(
     data: &[u8],
     name: &str,
 ) -> Option<Result<Option<u64>, FormatError>> {
-    if f.name() != "unigine-mesh" {
+    if f.info().name != "unigine-mesh" {
         return None;
     }
     let file = f.read_shared(
@@ -271,14 +274,14 @@ pub fn check_convert(data: &[u8]) {
     let Some(source) = source else { return };
     let name = format!(
         "input.{}",
-        source.extensions().first().copied().unwrap_or("bin")
+        source.info().extensions.first().copied().unwrap_or("bin")
     );
     let cx = Context::new(&name).with_budget(b.clone());
     let Ok(model) = source.read(data, &cx).and_then(|f| f.to_core(&cx)) else {
         return;
     };
     let _ = meshfmt_core::validate(&model.value);
-    for f in formats::FORMATS.iter().filter(|f| f.can_write()) {
+    for f in formats::FORMATS.iter().filter(|f| f.info().can_write) {
         for (out, version) in targets(*f) {
             // One budget for the write and the read back, as one conversion has.
             let b = budget();
@@ -301,7 +304,7 @@ pub fn check_convert(data: &[u8]) {
                     &e,
                     &format!(
                         "{} {out} {version:?}: our encoder's output does not read back",
-                        f.name()
+                        f.info().name
                     ),
                 );
             }
@@ -313,18 +316,15 @@ pub fn check_convert(data: &[u8]) {
 /// each version no extension implies, under the default extension.
 fn targets(f: &dyn Format) -> Vec<(String, Option<&'static str>)> {
     let mut out: Vec<(String, Option<&'static str>)> = f
-        .extensions()
+        .info()
+        .extensions
         .iter()
         .map(|e| (format!("output.{e}"), None))
         .collect();
-    let default_ext = f.extensions().first().copied().unwrap_or("bin");
-    for (i, v) in f.versions().iter().enumerate() {
-        let implied = f
-            .extensions()
-            .iter()
-            .any(|e| f.version_for_extension(e) == Some(*v));
-        if !implied && i > 0 {
-            out.push((format!("output.{default_ext}"), Some(*v)));
+    let default_ext = f.info().default_extension();
+    for (i, v) in f.info().versions.iter().enumerate() {
+        if v.extension.is_none() && i > 0 {
+            out.push((format!("output.{default_ext}"), Some(v.name)));
         }
     }
     out

@@ -95,36 +95,36 @@ proptest! {
         for f in FORMATS {
             // glTF and OBJ have no faithful bytes of their own to keep (and OBJ is text:
             // a prefix of it is a file); the format crates' writers are what is checked.
-            if matches!(f.name(), "gltf" | "obj") {
+            if matches!(f.info().name, "gltf" | "obj") {
                 continue;
             }
             let f = *f;
             let from_core = |m: &Model, name: &str| formats::encode(f, m, name, &Budget::default());
             let to_core = |b: &[u8], name: &str| formats::to_core(f, b, name, &Budget::default());
             let rewrite = |b: &[u8], name: &str| formats::rewrite(f, b, name, &Budget::default());
-            for ext in f.extensions() {
+            for ext in f.info().extensions {
                 let name = format!("x.{ext}");
                 let Ok(out) = from_core(&model, &name) else { continue };
                 let bytes = out.value;
                 let back = match to_core(&bytes, &name) {
                     Ok(b) => b,
                     Err(e) => {
-                        prop_assert!(false, "{} .{}: our output does not read back: {}", f.name(), ext, e);
+                        prop_assert!(false, "{} .{}: our output does not read back: {}", f.info().name, ext, e);
                         unreachable!()
                     }
                 };
                 let mut back = back.value;
-                prop_assert_eq!(rewrite(&bytes, &name).unwrap(), bytes.clone(), "{} .{}: rewrite", f.name(), ext);
+                prop_assert_eq!(rewrite(&bytes, &name).unwrap(), bytes.clone(), "{} .{}: rewrite", f.info().name, ext);
                 // Text forms (M3D's .a3d) end where the text ends: a prefix can be a
                 // valid file, so only binary forms must reject every truncation.
                 let binary = *ext != "a3d";
                 for n in (0..bytes.len()).filter(|_| binary) {
-                    prop_assert!(to_core(&bytes[..n], &name).is_err(), "{} .{}: a prefix of {} of {} bytes reads", f.name(), ext, n, bytes.len());
+                    prop_assert!(to_core(&bytes[..n], &name).is_err(), "{} .{}: a prefix of {} of {} bytes reads", f.info().name, ext, n, bytes.len());
                 }
                 for at in (0..bytes.len()).step_by(3) {
                     let mut flipped = bytes.clone();
                     flipped[at] ^= 0xa5;
-                    fuzz_checks::check(f.name(), &flipped);
+                    fuzz_checks::check(f.info().name, &flipped);
                 }
                 // Compare model-space bone transforms where the format kept the skeleton.
                 back.convert_to(model.coordinate_system);
@@ -141,7 +141,7 @@ proptest! {
                         for (i, (a, b)) in pa.locals.iter().zip(&pb.locals).enumerate() {
                             let dt = (a.translation - b.translation).abs().max_element();
                             let dr = 1.0 - a.rotation.dot(b.rotation).abs();
-                            prop_assert!(dt < 2e-3 && dr < 1e-6, "{} .{}: bone {} at t={}: translation error {}, rotation 1-|dot| {}", f.name(), ext, i, t, dt, dr);
+                            prop_assert!(dt < 2e-3 && dr < 1e-6, "{} .{}: bone {} at t={}: translation error {}, rotation 1-|dot| {}", f.info().name, ext, i, t, dt, dr);
                         }
                     }
                     checked += 1;
@@ -168,7 +168,7 @@ proptest! {
                         let err = (*a - b).to_cols_array().iter().fold(0.0f32, |m, x| m.max(x.abs()));
                         // Five bones deep, each i16 rotation (3e-5) and u16 translation
                         // (4 / 65535) error compounding through the chain.
-                        prop_assert!(err < 5e-3, "{} .{}: bone {} at t={}: error {}", f.name(), ext, i, t, err);
+                        prop_assert!(err < 5e-3, "{} .{}: bone {} at t={}: error {}", f.info().name, ext, i, t, err);
                     }
                 }
                 checked += 1;

@@ -72,35 +72,35 @@ proptest! {
         for f in FORMATS {
             // glTF and OBJ have no faithful bytes of their own to keep (and OBJ is text:
             // a prefix of it is a file); the format crates' writers are what is checked.
-            if matches!(f.name(), "gltf" | "obj") {
+            if matches!(f.info().name, "gltf" | "obj") {
                 continue;
             }
             let f = *f;
             let from_core = |m: &Model, name: &str| formats::encode(f, m, name, &Budget::default());
             let to_core = |b: &[u8], name: &str| formats::to_core(f, b, name, &Budget::default());
             let rewrite = |b: &[u8], name: &str| formats::rewrite(f, b, name, &Budget::default());
-            let name = format!("x.{}", f.extensions().first().copied().unwrap_or_default());
+            let name = format!("x.{}", f.info().extensions.first().copied().unwrap_or_default());
             let Ok(out) = from_core(&model, &name) else { continue };
             let bytes = out.value;
-            prop_assert_eq!(rewrite(&bytes, &name).unwrap(), bytes.clone(), "{}: rewrite", f.name());
+            prop_assert_eq!(rewrite(&bytes, &name).unwrap(), bytes.clone(), "{}: rewrite", f.info().name);
             let mut back = to_core(&bytes, &name).unwrap().value;
             // Animation formats hold no geometry (their from_core says so in its losses).
-            if f.name() != "unigine-anim" {
+            if f.info().name != "unigine-anim" {
                 back.convert_to(model.coordinate_system);
                 let (want, got) = (corners(&model), corners(&back));
-                prop_assert_eq!(want.len(), got.len(), "{}: corners", f.name());
-                let bound = position_bound(f.name(), &model.surfaces[0].positions);
+                prop_assert_eq!(want.len(), got.len(), "{}: corners", f.info().name);
+                let bound = position_bound(f.info().name, &model.surfaces[0].positions);
                 for (a, b) in want.iter().zip(&got) {
-                    prop_assert!((*a - *b).abs().max_element() <= bound, "{}: {a} vs {b} (bound {bound})", f.name());
+                    prop_assert!((*a - *b).abs().max_element() <= bound, "{}: {a} vs {b} (bound {bound})", f.info().name);
                 }
             }
             for n in 0..bytes.len() {
-                prop_assert!(to_core(&bytes[..n], &name).is_err(), "{}: prefix of {n} of {} bytes read", f.name(), bytes.len());
+                prop_assert!(to_core(&bytes[..n], &name).is_err(), "{}: prefix of {n} of {} bytes read", f.info().name, bytes.len());
             }
             for at in 0..bytes.len() {
                 let mut flipped = bytes.clone();
                 flipped[at] ^= 0x5a;
-                fuzz_checks::check(f.name(), &flipped);
+                fuzz_checks::check(f.info().name, &flipped);
             }
         }
     }

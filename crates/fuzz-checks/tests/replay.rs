@@ -51,7 +51,7 @@ fn fixtures_pass_the_fuzz_checks() {
         let Ok(f) = meshfmt::formats::detect(&data, &format!("x.{ext}")) else {
             continue;
         };
-        fuzz_checks::check(f.name(), &data);
+        fuzz_checks::check(f.info().name, &data);
         // The cross-format target: this fixture into every writer and back.
         fuzz_checks::check_convert(&data);
         n += 1;

@@ -3,7 +3,9 @@
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 
-use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{
+    Context, ErrorClass, Format, FormatError, FormatFile, FormatInfo, VersionInfo, Written,
+};
 use meshfmt_core::{Attribute, ClipSummary, Converted, Counts, Feature, Model, Summary};
 
 use crate::{
@@ -61,38 +63,53 @@ fn ascii_wanted(cx: &Context<'_>, default: bool) -> bool {
     }
 }
 
+/// What both forms hold.
+const HOLDS: &[Feature] = {
+    use Feature::*;
+    &[
+        Geometry, Normals, Uv0, Colors, Skin, Skeleton, Animation, Materials, Textures, Names,
+    ]
+};
+
+/// What Model 3D files are, as data: two forms (`binary` `.m3d`, the default, and
+/// `ascii` `.a3d`), four coordinate precisions, a deflate level for the binary form.
+///
+/// ```
+/// let info = &m3d_format::FORMAT_INFO;
+/// assert_eq!(info.version_for_extension("a3d"), Some("ascii"));
+/// assert_eq!(info.qualities[0], "float");
+/// assert!(info.compresses);
+/// ```
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: crate::file::FORMAT,
+    description: "Model 3D, binary (3DMO) and ASCII (3dmodel)",
+    extensions: &["m3d", "a3d"],
+    versions: &[
+        VersionInfo {
+            name: "binary",
+            extension: Some("m3d"),
+            holds: HOLDS,
+            clip_files: None,
+        },
+        VersionInfo {
+            name: "ascii",
+            extension: Some("a3d"),
+            holds: HOLDS,
+            clip_files: None,
+        },
+    ],
+    qualities: &["float", "int8", "int16", "double"],
+    compresses: true,
+    ..FormatInfo::DEFAULT
+};
+
 impl Format for Model3d {
-    meshfmt_core::format_identity!(
-        crate::file::FORMAT,
-        "Model 3D, binary (3DMO) and ASCII (3dmodel)",
-        ["m3d", "a3d"],
-        crate::sniff
-    );
-    fn compresses(&self) -> bool {
-        true
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
     }
 
-    fn versions(&self) -> &'static [&'static str] {
-        &["binary", "ascii"]
-    }
-
-    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        match ext {
-            "a3d" => Some("ascii"),
-            "m3d" => Some("binary"),
-            _ => None,
-        }
-    }
-
-    fn qualities(&self) -> &'static [&'static str] {
-        &["float", "int8", "int16", "double"]
-    }
-
-    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
-        use Feature::*;
-        &[
-            Geometry, Normals, Uv0, Colors, Skin, Skeleton, Animation, Materials, Textures, Names,
-        ]
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {

@@ -140,7 +140,7 @@ mod vertex;
 mod voxel;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
-pub use contract::{FORMAT, Model3d};
+pub use contract::{FORMAT, FORMAT_INFO, Model3d};
 pub use convert::context::CoreOptions;
 pub use direct::load;
 #[doc(hidden)]

@@ -11,18 +11,19 @@
 //! Companions join the model on the way: a skeleton file (`--skeleton`: given to
 //! formats that take one, [`Format::takes_skeleton`], else read through the registry
 //! and put under the model with [`Model::with_skeleton`]), animation files (`--anim`,
-//! any format that yields clips, attached with [`Model::attach_clips`]); a Vitaboy
-//! appearance (`.apr`) is assembled from the bindings, meshes and textures around it
-//! ([`crate::companions::LooseFiles`]). With `--anims-dir`, a mesh format's clips go
-//! to one animation file each ([`split`](ConvertOptions::anims_dir)).
+//! any format that yields clips, attached with [`Model::attach_clips`]); files a format
+//! finds beside the input (a glTF buffer, a Vitaboy appearance's loose files) come
+//! through the side-file policy. With `--anims-dir`, a mesh format's clips go to the
+//! animation files its facts name ([`FormatInfo::clip_files`](meshfmt_core::format::FormatInfo::clip_files)),
+//! one per clip ([`split`](ConvertOptions::anims_dir)).
 
 use std::path::{Path, PathBuf};
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, SharedBytes};
+use meshfmt_core::format::{Context, FileKind, Format, FormatError, FormatFile, SharedBytes};
 use meshfmt_core::text::quoted;
 use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
-use crate::companions::{LooseFiles, clip_file_stems};
+use crate::companions::clip_file_stems;
 use crate::error::CliError;
 use crate::files::{read_user_file, refusal_warnings, side_folder};
 use crate::formats;
@@ -115,19 +116,18 @@ pub fn extension_for(to: &str) -> Result<String, CliError> {
         return Ok("glb".into());
     }
     let f = formats::by_name(to).ok_or_else(|| CliError::UnknownFormatName(to.to_string()))?;
-    if !f.can_write() {
-        return Err(CliError::Usage(format!("{} cannot be written", f.name())));
+    if !f.info().can_write {
+        return Err(CliError::Usage(format!(
+            "{} cannot be written",
+            f.info().name
+        )));
     }
-    Ok(f.extensions()
-        .first()
-        .copied()
-        .unwrap_or_default()
-        .to_string())
+    Ok(f.info().default_extension().to_string())
 }
 
 /// An input file's bytes for [`convert`]: borrowed (the caller keeps them), or handed
 /// over as a `Vec`, which the conversion frees, giving their charge back to its budget,
-/// as soon as the input is read (a Vitaboy appearance: once its model is assembled), or,
+/// as soon as the input is read, or,
 /// where the format keeps ranges of its input rather than copies (UNIGINE ms14's stored
 /// LZ4 blocks, [`Format::read_shared`]), as soon as the file read is dropped: the rest
 /// of the conversion, the output included, never holds the input beside it, but for a
@@ -188,14 +188,6 @@ impl InputBytes<'_> {
                 }
                 Ok((file, len))
             }
-        }
-    }
-
-    /// Frees owned bytes and releases their charge (borrowed ones stay the caller's).
-    fn free(&mut self, budget: &Budget) {
-        if let InputBytes::Owned(v) = self {
-            budget.release(v.len() as u64);
-            *self = InputBytes::Borrowed(&[]);
         }
     }
 }
@@ -333,61 +325,12 @@ fn companion_losses(path: &Path, losses: Vec<Loss>) -> impl Iterator<Item = Loss
     })
 }
 
-/// True for a Vitaboy appearance input: an `.apr` not read as another format.
-fn is_appearance(input: &Path, opts: &ConvertOptions) -> bool {
-    formats::extension(&input.to_string_lossy()) == "apr"
-        && opts
-            .from
-            .as_deref()
-            .is_none_or(|f| f == niotso_mesh::FORMAT_NAME)
-}
-
 /// The warning for a format that takes a skeleton file, converted without one.
 fn no_skeleton_warning(src: &dyn Format, what: &str) -> String {
     format!(
         "{} {what} converted without its skeleton: bones at the origin, parts left in bone space; give the .skel with --skeleton FILE",
-        src.name()
+        src.info().name
     )
-}
-
-/// A Vitaboy appearance and the files around it, as one model.
-fn appearance_model(
-    input: &Path,
-    data: &[u8],
-    skeleton: Option<&[u8]>,
-    opts: &ConvertOptions,
-    budget: &Budget,
-    warnings: &mut Vec<String>,
-) -> Result<Converted<Model>, CliError> {
-    let read = niotso_mesh::ReadOptions {
-        budget: budget.clone(),
-        ..niotso_mesh::ReadOptions::default()
-    };
-    let apr =
-        niotso_mesh::companions::Appearance::read_with(data, &read).map_err(FormatError::from)?;
-    let skel = skeleton
-        .map(|b| niotso_mesh::skel::read_with(b, &read))
-        .transpose()
-        .map_err(FormatError::from)?;
-    let assets = LooseFiles::around(side_folder(input, &opts.side_folders, budget)?);
-    let core = niotso_mesh::CoreOptions {
-        skeleton: skel.as_ref(),
-        assets: Some(&assets),
-        budget: budget.clone(),
-        ..niotso_mesh::CoreOptions::default()
-    };
-    let mut model = apr.to_core_with(&core).map_err(FormatError::from)?;
-    warnings.extend(assets.warnings());
-    let name = file_name(input);
-    model.value.name = niotso_mesh::appearance::parse_loose_file_name(&name).map_or_else(
-        || {
-            Path::new(&name)
-                .file_stem()
-                .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
-        },
-        |l| l.name.to_string(),
-    );
-    Ok(model)
 }
 
 /// The outputs of one written file: the file at `output`, its side files beside it.
@@ -401,27 +344,29 @@ fn outputs_of(written: meshfmt_core::format::Written, output: &Path) -> Outputs 
 
 fn convert_in(
     input: &Path,
-    mut data: InputBytes<'_>,
+    data: InputBytes<'_>,
     output: &Path,
     opts: &ConvertOptions,
     budget: &Budget,
 ) -> Result<Conversion, CliError> {
     let input_name = input.to_string_lossy();
     let output_name = output.to_string_lossy();
-    let appearance = is_appearance(input, opts);
-    let src = source_format(data.bytes(), &input_name, opts, appearance)?;
+    let src = source_format(data.bytes(), &input_name, opts)?;
     let dst = formats::for_output(opts.to.as_deref(), &output_name, Some(src))?;
-    if opts.compression.is_some() && !dst.compresses() {
+    if opts.compression.is_some() && !dst.info().compresses {
         return Err(CliError::Usage(format!(
             "--compression applies to formats that deflate (m3d), not {}",
-            dst.name()
+            dst.info().name
         )));
     }
     let out_ext = formats::extension(&output_name);
-    let version = match (&opts.version, opts.embed && dst.name() == "gltf") {
+    let version = match (&opts.version, opts.embed && dst.info().name == "gltf") {
         (Some(v), _) => Some(v.clone()),
         (None, true) => Some("embedded".to_string()),
-        (None, false) => dst.version_for_extension(&out_ext).map(str::to_string),
+        (None, false) => dst
+            .info()
+            .version_for_extension(&out_ext)
+            .map(str::to_string),
     };
     let side = side_folder(input, &opts.side_folders, budget)?;
     // A skeleton file for a format that takes one: its bytes go in the context.
@@ -439,51 +384,34 @@ fn convert_in(
         ..read_cx.for_file(&output_name)
     };
     let mut warnings = Vec::new();
-    let mut model = if appearance {
-        if skeleton_bytes.is_none() {
-            warnings.push(no_skeleton_warning(src, "appearance"));
-        }
-        let model = appearance_model(
-            input,
-            data.bytes(),
-            skeleton_bytes.as_deref(),
-            opts,
-            budget,
-            &mut warnings,
-        )?;
-        data.free(budget);
-        model
-    } else {
-        // The input goes once read, or with the file where it keeps ranges of it.
-        let (file, held) = data.read(src, &read_cx, budget)?;
-        // Same format and version, nothing asked to change: the faithful rewrite (for
-        // formats that have one: glTF and OBJ write a new export, through meshfmt-core
-        // so its losses are reported).
-        let same_version = version.as_deref().is_none_or(|v| v == file.version());
-        if src.name() == dst.name()
-            && src.rewrites_faithfully()
-            && same_version
-            && opts.quality.is_none()
-            && opts.mtllib.is_none()
-            && !opts.has_companions()
-        {
-            let written = file.write(&write_cx)?;
-            drop(file);
-            budget.release(held);
-            return Ok(Conversion {
-                outputs: outputs_of(written, output),
-                losses: Vec::new(),
-                warnings: refusal_warnings(&side),
-            });
-        }
-        if src.takes_skeleton() && skeleton_bytes.is_none() && file.version() == "mesh" {
-            warnings.push(no_skeleton_warning(src, ".mesh"));
-        }
-        let model = file.to_core(&read_cx)?;
+    // The input goes once read, or with the file where it keeps ranges of it.
+    let (file, held) = data.read(src, &read_cx, budget)?;
+    // Same format and version, nothing asked to change: the faithful rewrite (for
+    // formats that have one: glTF and OBJ write a new export, through meshfmt-core so
+    // its losses are reported).
+    let same_version = version.as_deref().is_none_or(|v| v == file.version());
+    if src.info().name == dst.info().name
+        && src.info().rewrites_faithfully
+        && same_version
+        && opts.quality.is_none()
+        && opts.mtllib.is_none()
+        && !opts.has_companions()
+    {
+        let written = file.write(&write_cx)?;
         drop(file);
         budget.release(held);
-        model
-    };
+        return Ok(Conversion {
+            outputs: outputs_of(written, output),
+            losses: Vec::new(),
+            warnings: refusal_warnings(&side),
+        });
+    }
+    if let Some(what) = file.needs_skeleton().filter(|_| skeleton_bytes.is_none()) {
+        warnings.push(no_skeleton_warning(src, what));
+    }
+    let mut model = file.to_core(&read_cx)?;
+    drop(file);
+    budget.release(held);
     warnings.extend(refusal_warnings(&side));
     attach_companions(&mut model, src, opts, budget, &mut warnings)?;
     // No writer gets a NaN or an infinity: text formats would print them, glTF cannot
@@ -504,12 +432,15 @@ fn convert_in(
     }
     let clips = model.value.animations.len();
     if clips > 0
-        && !dst.holds(version.as_deref()).contains(&Feature::Animation)
-        && clip_files(dst, version.as_deref()).is_some()
+        && !dst
+            .info()
+            .holds(version.as_deref())
+            .contains(&Feature::Animation)
+        && dst.info().clip_files(version.as_deref()).is_some()
     {
         warnings.push(format!(
             "{} holds no clips: --anims-dir DIR writes the {clips} clips as animation files in DIR",
-            dst.name()
+            dst.info().name
         ));
     }
     let encoded = dst.from_core(&model.value, &write_cx)?;
@@ -523,18 +454,16 @@ fn convert_in(
     })
 }
 
-/// The input's format: `--from`, else Vitaboy for an appearance, else detected.
+/// The input's format: `--from`, else detected.
 fn source_format(
     data: &[u8],
     input_name: &str,
     opts: &ConvertOptions,
-    appearance: bool,
 ) -> Result<&'static dyn Format, CliError> {
     Ok(match &opts.from {
         Some(name) => {
             formats::by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.clone()))?
         }
-        None if appearance => &niotso_mesh::FORMAT,
         None => formats::detect(data, input_name)?,
     })
 }
@@ -547,17 +476,17 @@ fn skeleton_for_context(
     budget: &Budget,
 ) -> Result<Option<Vec<u8>>, CliError> {
     Ok(match &opts.skeleton {
-        Some(p) if src.takes_skeleton() => {
+        Some(p) if src.info().takes_skeleton => {
             let bytes = read_companion_bytes(p, budget)?;
             let f =
                 formats::detect(&bytes, &p.to_string_lossy()).map_err(|e| companion_error(p, e))?;
-            if f.name() != src.name() {
+            if f.info().name != src.info().name {
                 return Err(companion_error(
                     p,
                     CliError::Usage(format!(
                         "--skeleton: this is a {} file; {} takes its own skeleton files",
-                        f.name(),
-                        src.name()
+                        f.info().name,
+                        src.info().name
                     )),
                 ));
             }
@@ -576,14 +505,18 @@ fn attach_companions(
     budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<(), CliError> {
-    if let Some(p) = opts.skeleton.as_deref().filter(|_| !src.takes_skeleton()) {
+    if let Some(p) = opts
+        .skeleton
+        .as_deref()
+        .filter(|_| !src.info().takes_skeleton)
+    {
         let (f, given) = read_companion(p, opts, budget, warnings)?;
         if given.value.skeleton.is_empty() {
             return Err(companion_error(
                 p,
                 CliError::Usage(format!(
                     "--skeleton: this {} file holds no skeleton",
-                    f.name()
+                    f.info().name
                 )),
             ));
         }
@@ -608,7 +541,7 @@ fn attach_companions(
             warnings.push(format!(
                 "--anim {}: this {} file holds no animation",
                 file_name(p),
-                f.name()
+                f.info().name
             ));
             continue;
         }
@@ -619,34 +552,10 @@ fn attach_companions(
     Ok(())
 }
 
-/// Where a mesh format's clips go when they are split out: a format, the version it
-/// writes them as, the files' extension, and whether a skeleton file goes beside the
-/// mesh.
-struct ClipFiles {
-    format: &'static dyn Format,
-    version: &'static str,
-    extension: &'static str,
-    skeleton: bool,
-}
-
-/// The animation files of a mesh format written as `version`, if it has any: UNIGINE
-/// meshes (an10 `.anim`), Vitaboy `.mesh` (`.anim`, with a `.skel`).
-fn clip_files(dst: &dyn Format, version: Option<&str>) -> Option<ClipFiles> {
-    match (dst.name(), version) {
-        (unigine_mesh::FORMAT_NAME, v) if v != Some("sn10") => Some(ClipFiles {
-            format: &unigine_anim::FORMAT,
-            version: "an10",
-            extension: "anim",
-            skeleton: false,
-        }),
-        (niotso_mesh::FORMAT_NAME, None | Some("mesh")) => Some(ClipFiles {
-            format: &niotso_mesh::FORMAT,
-            version: "anim",
-            extension: "anim",
-            skeleton: true,
-        }),
-        _ => None,
-    }
+/// The format that writes files of `kind` (a name the format's facts give), from the
+/// registry.
+fn writer_of(kind: &FileKind) -> Result<&'static dyn Format, CliError> {
+    formats::by_name(kind.format).ok_or_else(|| CliError::UnknownFormatName(kind.format.into()))
 }
 
 /// `path` with a leading `animations[0]` made `animations[index]` (a clip's loss in
@@ -671,11 +580,12 @@ fn split(
     warnings: Vec<String>,
     budget: &Budget,
 ) -> Result<Conversion, CliError> {
-    let Some(plan) = clip_files(dst, version) else {
+    let Some(plan) = dst.info().clip_files(version) else {
         return Err(CliError::Usage(format!(
-            "--anims-dir: {} {} keeps its clips itself or has no animation files; split outputs are for unigine-mesh and niotso-mesh .mesh",
-            dst.name(),
-            version.unwrap_or("(default version)")
+            "--anims-dir: {} {} keeps its clips itself or has no animation files; split outputs are for {}",
+            dst.info().name,
+            version.unwrap_or("(default version)"),
+            formats::with_clip_files()
         )));
     };
     let clips = std::mem::take(&mut model.value.animations);
@@ -691,11 +601,11 @@ fn split(
         ..Model::default()
     }
     .heap_bytes();
-    if plan.skeleton {
-        let path = output.with_extension("skel");
+    if let Some(kind) = &plan.skeleton {
+        let path = output.with_extension(kind.extension);
         let name = path.to_string_lossy().into_owned();
         let cx = Context {
-            version: Some("skel"),
+            version: Some(kind.version),
             quality: None,
             ..write_cx.for_file(&name)
         };
@@ -705,7 +615,7 @@ fn split(
             skeleton: skeleton.clone(),
             ..Model::default()
         };
-        let f = dst.from_core(&m, &cx)?;
+        let f = writer_of(kind)?.from_core(&m, &cx)?;
         losses.extend(f.losses);
         outputs.extend(outputs_of(f.value.write(&cx)?, &path));
     }
@@ -714,11 +624,12 @@ fn split(
     drop(names);
     // A loss every clip's file repeats (the skeleton's) is reported once.
     let mut seen = std::collections::HashSet::new();
+    let clip_format = writer_of(&plan.clip)?;
     for (i, (clip, stem)) in clips.into_iter().zip(stems).enumerate() {
-        let path = dir.join(format!("{stem}.{}", plan.extension));
+        let path = dir.join(format!("{stem}.{}", plan.clip.extension));
         let name = path.to_string_lossy().into_owned();
         let cx = Context {
-            version: Some(plan.version),
+            version: Some(plan.clip.version),
             quality: None,
             ..write_cx.for_file(&name)
         };
@@ -729,7 +640,7 @@ fn split(
             animations: vec![clip],
             ..Model::default()
         };
-        let f = plan.format.from_core(&m, &cx)?;
+        let f = clip_format.from_core(&m, &cx)?;
         drop(m);
         for l in f.value.write(&cx).map(|w| outputs_of(w, &path))? {
             outputs.push(l);
@@ -764,10 +675,9 @@ mod tests {
         let ms14 = std::fs::read(root.join("fixtures/unigine-mesh/multi_surface.ms14.mesh"))
             .map_err(|e| e.to_string())?;
         let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".to_vec();
-        let cases: [(&dyn Format, &Vec<u8>, bool); 2] = [
-            (&unigine_mesh::FORMAT, &ms14, true),
-            (&crate::obj::FORMAT, &obj, false),
-        ];
+        let unigine = formats::by_name("unigine-mesh").ok_or("no unigine-mesh")?;
+        let cases: [(&dyn Format, &Vec<u8>, bool); 2] =
+            [(unigine, &ms14, true), (&crate::obj::FORMAT, &obj, false)];
         for (format, bytes, keeps) in cases {
             let len = bytes.len() as u64;
             let budget = Budget::new(Limits::DEFAULT);
@@ -779,12 +689,12 @@ mod tests {
             let (file, held) = owned
                 .read(format, &cx, &budget)
                 .map_err(|e| e.to_string())?;
-            assert_eq!(held, if keeps { len } else { 0 }, "{}", format.name());
+            assert_eq!(held, if keeps { len } else { 0 }, "{}", format.info().name);
             // Borrowed: nothing to give back, ever.
             let (_, held) = InputBytes::Borrowed(bytes)
                 .read(format, &cx, &budget)
                 .map_err(|e| e.to_string())?;
-            assert_eq!(held, 0, "{}", format.name());
+            assert_eq!(held, 0, "{}", format.info().name);
             drop(file);
         }
         Ok(())

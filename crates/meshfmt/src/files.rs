@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use meshfmt_core::format::FormatError;
 use meshfmt_core::side_files::{Refusal, SideFolder, read_named};
+use meshfmt_core::text::{MAX_NAME_CHARS, one_line};
 use parsing_primitives::Budget;
 
 use crate::error::CliError;
@@ -41,9 +42,11 @@ pub fn side_folder(
 }
 
 /// The tool's warnings for what `side` refused: one line each, naming the reference;
-/// a name that leads out of the allowed folders says how to allow one.
+/// a name that leads out of the allowed folders says how to allow one; folders a format
+/// looked in beside the input's (FreeSO's `../Meshes`) and was refused, in one line.
 pub fn refusal_warnings(side: &SideFolder) -> Vec<String> {
-    side.refusals()
+    let mut out: Vec<String> = side
+        .refusals()
         .iter()
         .map(|u| match u.refusal {
             Some(Refusal::Outside | Refusal::Link) => {
@@ -51,5 +54,13 @@ pub fn refusal_warnings(side: &SideFolder) -> Vec<String> {
             }
             _ => u.to_string(),
         })
-        .collect()
+        .collect();
+    let folders = side.refused_folders();
+    if !folders.is_empty() {
+        out.push(format!(
+            "folders beside the input ({}) are outside the folders side files may come from: --side-files DIR allows them",
+            one_line(&folders.join(", "), MAX_NAME_CHARS)
+        ));
+    }
+    out
 }

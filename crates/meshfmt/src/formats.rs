@@ -30,7 +30,7 @@ pub fn for_output(
         return by_name(name).ok_or_else(|| CliError::UnknownFormatName(name.to_string()));
     }
     let ext = extension(file_name);
-    if let Some(source) = source.filter(|s| s.extensions().contains(&ext.as_str())) {
+    if let Some(source) = source.filter(|s| s.info().extensions.contains(&ext.as_str())) {
         return Ok(source);
     }
     writer_for(&ext)
@@ -42,10 +42,13 @@ pub fn writer_for(ext: &str) -> Result<&'static dyn Format, CliError> {
     let owners: Vec<&'static dyn Format> = FORMATS
         .iter()
         .copied()
-        .filter(|f| f.extensions().contains(&ext))
+        .filter(|f| f.info().extensions.contains(&ext))
         .collect();
-    let writers: Vec<&'static dyn Format> =
-        owners.iter().copied().filter(|f| f.can_write()).collect();
+    let writers: Vec<&'static dyn Format> = owners
+        .iter()
+        .copied()
+        .filter(|f| f.info().can_write)
+        .collect();
     match (owners.as_slice(), writers.as_slice()) {
         (_, [one]) | ([one], []) => Ok(*one),
         ([], _) => Err(CliError::UnknownFormat {
@@ -54,7 +57,10 @@ pub fn writer_for(ext: &str) -> Result<&'static dyn Format, CliError> {
         (_, many) => Err(CliError::UnknownFormat {
             detail: format!(
                 "'.{ext}' is written by {}; name one with --to",
-                many.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|f| f.info().name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }),
     }
@@ -69,35 +75,58 @@ pub fn extension(file_name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The formats and versions whose clips can be split into files of their own
+/// ([`FormatInfo::clip_files`](meshfmt_core::format::FormatInfo::clip_files)), for
+/// messages: `unigine-mesh (mi08, ms08, ...), niotso-mesh (mesh)`.
+pub fn with_clip_files() -> String {
+    FORMATS
+        .iter()
+        .filter_map(|f| {
+            let info = f.info();
+            let versions: Vec<&str> = info
+                .versions
+                .iter()
+                .filter(|v| v.clip_files.is_some())
+                .map(|v| v.name)
+                .collect();
+            (!versions.is_empty()).then(|| format!("{} ({})", info.name, versions.join(", ")))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Looks a format up by name (`glb` is accepted for glTF).
 pub fn by_name(name: &str) -> Option<&'static dyn Format> {
     let name = if name == "glb" { "gltf" } else { name };
-    FORMATS.iter().copied().find(|f| f.name() == name)
+    FORMATS.iter().copied().find(|f| f.info().name == name)
 }
 
-/// Picks the format of `data` named `file_name`: content first (formats with a magic
-/// before the others), then an extension that only one format uses.
+/// Picks the format of `data` named `file_name`: a format whose magic matches; else
+/// the one format that claims the extension (a Vitaboy `.apr` has no magic of its own,
+/// and a format recognized by structure alone must not take it); else a format whose
+/// structure matches (MeshSerializer2).
 pub fn detect(data: &[u8], file_name: &str) -> Result<&'static dyn Format, CliError> {
-    let by_content = FORMATS
-        .iter()
-        .filter(|f| f.has_magic())
-        .chain(FORMATS.iter().filter(|f| !f.has_magic()))
-        .find(|f| f.sniff(data));
-    if let Some(f) = by_content {
+    let sniffs = |f: &&&'static dyn Format| f.sniff(data);
+    if let Some(f) = FORMATS.iter().filter(|f| f.info().has_magic).find(sniffs) {
         return Ok(*f);
     }
     let ext = extension(file_name);
     let owners: Vec<&'static dyn Format> = FORMATS
         .iter()
         .copied()
-        .filter(|f| f.extensions().contains(&ext.as_str()))
+        .filter(|f| f.info().owns_extension(&ext))
         .collect();
+    if let [one] = owners.as_slice() {
+        return Ok(*one);
+    }
+    if let Some(f) = FORMATS.iter().filter(|f| !f.info().has_magic).find(sniffs) {
+        return Ok(*f);
+    }
     match owners.as_slice() {
-        [one] => Ok(*one),
         [] => {
             let tried = FORMATS
                 .iter()
-                .map(|f| f.name())
+                .map(|f| f.info().name)
                 .collect::<Vec<_>>()
                 .join(", ");
             Err(CliError::UnknownFormat {
@@ -114,7 +143,7 @@ pub fn detect(data: &[u8], file_name: &str) -> Result<&'static dyn Format, CliEr
             detail: format!(
                 "no magic matched; '.{ext}' is used by {} but none recognized the content",
                 many.iter()
-                    .map(|f| f.name())
+                    .map(|f| f.info().name)
                     .collect::<Vec<_>>()
                     .join(" and ")
             ),

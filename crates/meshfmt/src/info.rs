@@ -15,8 +15,8 @@
 //!
 //! ```
 //! use meshfmt::info::{TextOptions, to_json, to_text};
-//! use meshfmt_core::format::{Context, Format};
-//! let f = &unity_meshser::FORMAT;
+//! use meshfmt_core::format::Context;
+//! let f = meshfmt::formats::by_name("unity-meshser").ok_or("no such format")?;
 //! let cx = Context::new("cube.bytes");
 //! let bytes = f.from_core(&meshfmt_core::canonical::cube(), &cx)?.value.write(&cx)?.main;
 //! let summary = f.read(&bytes, &cx)?.summary(&cx)?;
@@ -24,7 +24,7 @@
 //! assert!(json.starts_with(r#"{"format":"unity-meshser","version":"MeshSerializer2","surfaces":1,"vertices":24,"#));
 //! let text = to_text(bytes.len() as u64, &summary, &TextOptions::default());
 //! assert!(text.contains("vertices:   24\n") && text.contains("SURFACES\n"));
-//! # Ok::<(), meshfmt_core::format::FormatError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::fmt::Write as _;

@@ -23,7 +23,7 @@
 //! nothing, never over a file beside the output unless forced.
 //!
 //! ```
-//! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.name());
+//! let f = meshfmt::formats::detect(b"ms11", "x.mesh").map(|f| f.info().name);
 //! assert_eq!(f.ok(), Some("unigine-mesh"));
 //! ```
 #![forbid(unsafe_code)]

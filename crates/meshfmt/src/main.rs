@@ -455,7 +455,7 @@ fn validate_files(
             println!("{}", one_line(&p.to_string(), MAX_LINE_CHARS));
         }
         return if problems.is_empty() {
-            println!("{}: valid {} file", file_line(file), f.name());
+            println!("{}: valid {} file", file_line(file), f.info().name);
             Ok(())
         } else {
             Err(CliError::Invalid(problems.len()))
@@ -471,7 +471,7 @@ fn validate_files(
                     println!("{}", one_line(&format!("{file}: {p}"), MAX_LINE_CHARS));
                 }
                 if problems.is_empty() {
-                    println!("{}: valid {} file", file_line(file), f.name());
+                    println!("{}: valid {} file", file_line(file), f.info().name);
                 } else {
                     bad += 1;
                 }
@@ -528,19 +528,21 @@ fn print_formats() {
     );
     let yes = |b: bool| if b { "yes" } else { "no" };
     for f in FORMATS {
+        let info = f.info();
         println!(
             "{:<14} {:<26} {:<5} {:<5} {}",
-            f.name(),
-            f.extensions().join(","),
+            info.name,
+            info.extensions.join(","),
             "yes",
-            yes(f.can_write()),
-            f.description()
+            yes(info.can_write),
+            info.description
         );
-        if !f.versions().is_empty() {
-            println!("{:<14} versions: {}", "", f.versions().join(", "));
+        if !info.versions.is_empty() {
+            let names: Vec<&str> = info.version_names().collect();
+            println!("{:<14} versions: {}", "", names.join(", "));
         }
-        if !f.qualities().is_empty() {
-            println!("{:<14} qualities: {}", "", f.qualities().join(", "));
+        if !info.qualities.is_empty() {
+            println!("{:<14} qualities: {}", "", info.qualities.join(", "));
         }
     }
 }

@@ -306,7 +306,7 @@ fn split_outputs_one_an10_per_clip_with_safe_names() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("split outputs are for unigine-mesh and niotso-mesh .mesh")
+            .contains("split outputs are for unigine-mesh (ms11, mi08, ms08, ms10, ms13, ms14, ms15, sk10), niotso-mesh (mesh)")
     );
     // Without --anims-dir, a clip-less target says how to keep the clips.
     let out = meshfmt(&[
@@ -719,7 +719,7 @@ fn a_freeso_appearance_in_its_folders() {
         s(&glb),
     ]));
     assert!(
-        stderr.contains("warning: FreeSO folders beside the appearance (../Bindings, ../../Bindings/User, ../../Bindings) are outside the folders side files may come from: --side-files DIR allows the content folder"),
+        stderr.contains("warning: folders beside the input (../Bindings, ../../Bindings/User, ../../Bindings) are outside the folders side files may come from: --side-files DIR allows them"),
         "{stderr}"
     );
     assert!(read_model(&glb).surfaces.is_empty());

@@ -285,10 +285,10 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
         .value;
     let mut checked = 0;
     for f in meshfmt::formats::FORMATS {
-        if matches!(f.name(), "gltf" | "obj") {
+        if matches!(f.info().name, "gltf" | "obj") {
             continue;
         }
-        let name = format!("x.{}", f.extensions()[0]);
+        let name = format!("x.{}", f.info().extensions[0]);
         let Ok(bytes) = meshfmt::formats::encode(*f, &model, &name, &Budget::default()) else {
             continue;
         };
@@ -306,7 +306,7 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
             corner_positions(&decoded),
             corner_positions(&back),
             "{}",
-            f.name()
+            f.info().name
         );
         let names = |m: &Model| {
             m.skeleton
@@ -315,12 +315,12 @@ fn gltf_to_every_format_and_back_keeps_what_the_format_holds() {
                 .map(|b| b.name.clone())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(names(&decoded), names(&back), "{}", f.name());
+        assert_eq!(names(&decoded), names(&back), "{}", f.info().name);
         assert_eq!(
             decoded.animations.len(),
             back.animations.len(),
             "{}",
-            f.name()
+            f.info().name
         );
         checked += 1;
     }

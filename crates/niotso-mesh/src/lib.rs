@@ -103,6 +103,7 @@ pub mod companions;
 mod contract;
 pub mod convert;
 mod error;
+pub mod loose;
 pub mod mesh;
 mod options;
 pub mod props;
@@ -112,7 +113,7 @@ pub mod skinning;
 mod index;
 
 pub use anim::Anim;
-pub use contract::{FORMAT, Vitaboy};
+pub use contract::{FORMAT, FORMAT_INFO, Vitaboy};
 pub use convert::{NATIVE, mirror_x};
 pub use error::{Error, Result};
 pub use mesh::Mesh;

@@ -2,12 +2,29 @@
 
 use std::any::Any;
 
-use crate::versions;
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, FormatInfo, Written, boxed};
 use meshfmt_core::{ClipSummary, Converted, Counts, Model, Summary};
 use unigine_common::summary::hierarchy;
 
-use crate::{AnimFile, CoreOptions, Error, ReadOptions, TargetVersion, WriteOptions};
+use crate::versions::{VERSION_INFO, VERSIONS};
+use crate::{AnimFile, CoreOptions, Error, FORMAT_NAME, ReadOptions, WriteOptions};
+
+/// What UNIGINE animations are, as data: every version of [`crate::versions`]' table
+/// (which a test holds this description and these extensions to), the default (an10)
+/// first.
+///
+/// ```
+/// let info = &unigine_anim::FORMAT_INFO;
+/// assert_eq!(info.version_for_extension("sanim"), Some("as08"));
+/// assert_eq!(info.versions[0].name, "an10");
+/// ```
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: FORMAT_NAME,
+    description: "UNIGINE animation (as08 .sanim, an10, an11, an12)",
+    extensions: &["anim", "sanim"],
+    versions: &VERSION_INFO,
+    ..FormatInfo::DEFAULT
+};
 
 /// UNIGINE animations (every version) as a [`Format`].
 ///
@@ -38,8 +55,6 @@ meshfmt_core::format_error_from!(
     e @ Error::NotAnAnimation(_) => FormatError::not_this_format(crate::FORMAT_NAME, e.to_string()),
 );
 
-meshfmt_core::shares_budget!(CoreOptions, WriteOptions);
-
 /// An animation file needs bones to animate.
 fn needs_skeleton(model: &Model) -> Result<(), FormatError> {
     if model.skeleton.is_empty() {
@@ -52,14 +67,35 @@ fn needs_skeleton(model: &Model) -> Result<(), FormatError> {
 }
 
 impl Format for UnigineAnim {
-    unigine_common::table_format_methods!(
-        crate::FORMAT_NAME,
-        versions,
-        crate::sniff,
-        AnimFile,
-        quality: "UNIGINE animations quantize one way",
-        check: needs_skeleton
-    );
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
+    }
+
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let options = ReadOptions {
+            budget: cx.budget.clone(),
+        };
+        Ok(Box::new(crate::read_with(data, &options)?))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        cx.refuse_quality(FORMAT_NAME, "UNIGINE animations quantize one way")?;
+        needs_skeleton(model)?;
+        let options = WriteOptions {
+            version: VERSIONS.to_write(FORMAT_NAME, cx)?,
+            budget: cx.budget.clone(),
+            ..WriteOptions::default()
+        };
+        Ok(boxed(AnimFile::from_core_with(model, &options)?))
+    }
 }
 
 impl FormatFile for AnimFile {
@@ -160,7 +196,11 @@ impl FormatFile for AnimFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        Ok(self.to_core_with(&cx.options())?)
+        let options = CoreOptions {
+            budget: cx.budget.clone(),
+            ..CoreOptions::default()
+        };
+        Ok(self.to_core_with(&options)?)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -1067,6 +1067,11 @@ impl AnimFile {
     /// `fps`, charging what it builds (a copy of a model in another frame, resampled
     /// frames, keys) to the options' budget.
     pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<AnimFile>> {
-        (options.version.entry().from_core)(model, options.fps, &options.budget)
+        match crate::versions::VERSIONS.row(options.version) {
+            Some(v) => (v.from_core)(model, options.fps, &options.budget),
+            None => Err(crate::Error::UnsupportedVersion(
+                options.version.name().into(),
+            )),
+        }
     }
 }

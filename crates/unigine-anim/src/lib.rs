@@ -99,7 +99,7 @@ pub use unigine_common::ReadOptions;
 pub use an10::An10;
 pub use an12::An12;
 pub use as08::As08;
-pub use contract::{FORMAT, UnigineAnim};
+pub use contract::{FORMAT, FORMAT_INFO, UnigineAnim};
 pub use convert::{COORDINATE_SYSTEM, CoreOptions, WriteOptions};
 pub use error::{Error, Result};
 pub use values::Frames;
@@ -111,16 +111,12 @@ pub const FORMAT_NAME: &str = "unigine-anim";
 pub use unigine_common::DEFAULT_FPS;
 
 /// Every animation magic this crate knows.
-pub const MAGICS: [&[u8; 4]; versions::VERSIONS.len()] = versions::MAGICS;
+pub const MAGICS: [&[u8; 4]; versions::VERSIONS.rows.len()] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE animation magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
-    magic::sniff(data, &MAGICS)
+    versions::VERSIONS.sniff(data)
 }
-
-/// The families whose unknown versions (`an13`) are rejected as unsupported versions
-/// rather than as non-animations.
-const FAMILIES: [&[u8; 2]; 2] = [b"an", b"as"];
 
 /// An animation file of any supported version.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,9 +188,8 @@ pub fn read(data: &[u8]) -> Result<AnimFile> {
 pub fn read_with(data: &[u8], options: &ReadOptions) -> Result<AnimFile> {
     let mut r = Reader::new(FORMAT_NAME, data).with_budget(options.budget.clone());
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    let table = versions::VERSIONS.iter().map(|v| (v.magic, v.read));
-    match magic::dispatch(&magic, table, &FAMILIES) {
-        Dispatch::Known(read) => read(&mut r),
+    match versions::VERSIONS.dispatch(&magic) {
+        Dispatch::Known(v) => (v.read)(&mut r),
         Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(&magic).into_owned(),
         )),

@@ -3,10 +3,10 @@
 //! [`TargetVersion`]) and the format contract's version names, extensions and
 //! feature lists. To add a version, see docs/ARCHITECTURE-unigine.md.
 
+use meshfmt_core::format::VersionInfo;
 use meshfmt_core::{Budget, Converted, Feature, Model};
 use parsing_primitives::Reader;
-use unigine_common::magic::{self};
-use unigine_common::versions;
+use unigine_common::versions::{self, VersionTable};
 
 use crate::error::Result;
 use crate::{AnimFile, an10, an11, an12, as08};
@@ -36,61 +36,91 @@ pub(crate) type ReadFn = fn(&mut Reader<'_>) -> Result<AnimFile>;
 /// Encodes a meshfmt-core model in one version.
 pub(crate) type FromCoreFn = fn(&Model, f32, &Budget) -> Result<Converted<AnimFile>>;
 
-/// Every version, oldest first; the one list.
-pub(crate) const VERSIONS: &[Version] = &[
-    Version {
-        magic: b"as08",
-        target: TargetVersion::As08,
-        extension: Some("sanim"),
-        holds: &[Feature::Animation],
-        read: |r| Ok(AnimFile::As08(as08::read(r)?)),
-        from_core: |m, fps, b| Ok(as08::As08::from_core_in(m, fps, b)?.map(AnimFile::As08)),
-    },
-    Version {
-        magic: b"an10",
-        target: TargetVersion::An10,
-        extension: None,
-        holds: &[Feature::Skeleton, Feature::Animation],
-        read: |r| Ok(AnimFile::An10(an10::read(r)?)),
-        from_core: |m, fps, b| Ok(an10::An10::from_core_in(m, fps, b)?.map(AnimFile::An10)),
-    },
-    Version {
-        magic: b"an11",
-        target: TargetVersion::An11,
-        extension: None,
-        holds: &[Feature::Skeleton, Feature::Animation],
-        read: |r| Ok(AnimFile::An11(an11::read(r)?)),
-        from_core: |m, fps, b| Ok(an11::An11::from_core_in(m, fps, b)?.map(AnimFile::An11)),
-    },
-    Version {
-        magic: b"an12",
-        target: TargetVersion::An12,
-        extension: None,
-        holds: &[Feature::Animation],
-        read: |r| Ok(AnimFile::An12(an12::read(r)?)),
-        from_core: |m, fps, b| Ok(an12::An12::from_core_in(m, fps, b)?.map(AnimFile::An12)),
-    },
-];
+/// A version's facts (no animation file splits its clips further).
+const fn info(
+    name: &'static str,
+    extension: Option<&'static str>,
+    holds: &'static [Feature],
+) -> VersionInfo {
+    VersionInfo {
+        name,
+        extension,
+        holds,
+        clip_files: None,
+    }
+}
 
-/// Every magic, in [`VERSIONS`] order.
-pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = versions::magics(VERSIONS);
+/// Every version, oldest first; the one list. an10 is written when nothing says.
+pub(crate) const VERSIONS: VersionTable<TargetVersion, ReadFn, FromCoreFn> = VersionTable {
+    kind: "UNIGINE animation",
+    base_extension: "anim",
+    default: 1,
+    families: &[b"an", b"as"],
+    rows: &[
+        Version {
+            info: info("as08", Some("sanim"), &[Feature::Animation]),
+            target: TargetVersion::As08,
+            read: |r| Ok(AnimFile::As08(as08::read(r)?)),
+            from_core: |m, fps, b| Ok(as08::As08::from_core_in(m, fps, b)?.map(AnimFile::As08)),
+        },
+        Version {
+            info: info("an10", None, &[Feature::Skeleton, Feature::Animation]),
+            target: TargetVersion::An10,
+            read: |r| Ok(AnimFile::An10(an10::read(r)?)),
+            from_core: |m, fps, b| Ok(an10::An10::from_core_in(m, fps, b)?.map(AnimFile::An10)),
+        },
+        Version {
+            info: info("an11", None, &[Feature::Skeleton, Feature::Animation]),
+            target: TargetVersion::An11,
+            read: |r| Ok(AnimFile::An11(an11::read(r)?)),
+            from_core: |m, fps, b| Ok(an11::An11::from_core_in(m, fps, b)?.map(AnimFile::An11)),
+        },
+        Version {
+            info: info("an12", None, &[Feature::Animation]),
+            target: TargetVersion::An12,
+            read: |r| Ok(AnimFile::An12(an12::read(r)?)),
+            from_core: |m, fps, b| Ok(an12::An12::from_core_in(m, fps, b)?.map(AnimFile::An12)),
+        },
+    ],
+};
 
-/// Every version's name, the default ([`TargetVersion::default`], checked by a test)
-/// first: the format contract's list.
-pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGICS, b"an10");
+/// Every version's facts, the default first: the format's
+/// [`FormatInfo::versions`](meshfmt_core::format::FormatInfo::versions).
+pub(crate) static VERSION_INFO: [VersionInfo; VERSIONS.rows.len()] = VERSIONS.infos();
 
-unigine_common::version_table_fns!("UNIGINE animation", "anim", 1);
+/// Every magic, in file order.
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.rows.len()] = VERSIONS.magics();
+
+impl TargetVersion {
+    /// The version's magic as text (`"an10"`).
+    pub fn name(self) -> &'static str {
+        VERSIONS.name(self)
+    }
+
+    /// The version called `name`.
+    pub fn from_name(name: &str) -> Option<TargetVersion> {
+        VERSIONS.target(name)
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn contract_lists_follow_the_table() {
-        assert_eq!(
-            description(),
-            "UNIGINE animation (as08 .sanim, an10, an11, an12)"
-        );
-        assert_eq!(extensions(), &["anim", "sanim"]);
+    fn the_table_agrees_with_the_format_facts() {
+        assert_eq!(VERSIONS.problems(&crate::FORMAT_INFO), []);
+    }
+
+    #[test]
+    fn every_target_has_its_row_and_every_magic_sniffs() {
+        for v in VERSIONS.rows {
+            assert_eq!(v.target.name(), v.info.name);
+            assert_eq!(TargetVersion::from_name(v.info.name), Some(v.target));
+            assert!(crate::sniff(v.magic()));
+            assert!(!crate::sniff(&v.magic()[..3]));
+        }
+        assert_eq!(VERSION_INFO[0].name, TargetVersion::default().name());
+        assert!(!crate::sniff(b""));
     }
 }

@@ -63,12 +63,6 @@ pub struct ReadOptions {
     pub budget: Budget,
 }
 
-impl meshfmt_core::format::SharesBudget for ReadOptions {
-    fn share_budget(&mut self, budget: Budget) {
-        self.budget = budget;
-    }
-}
-
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

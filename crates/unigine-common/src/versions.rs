@@ -1,294 +1,267 @@
 //! The version table both format crates keep: one row per version, which drives reading
-//! (by magic), conversion (by target), and the format contract's names, extensions and
-//! feature lists. The rows' `read` and `from_core` are the crate's own function types.
+//! (by magic), conversion (by target) and the format's facts (each row's
+//! [`VersionInfo`]: its name, the extension that implies it, what it holds). The rows'
+//! `read` and `from_core` are the crate's own function types.
 
-use meshfmt_core::Feature;
-use meshfmt_core::format::{Context, FormatError};
+use meshfmt_core::Problem;
+use meshfmt_core::format::{Context, FormatError, FormatInfo, VersionInfo};
 
-use crate::magic::{self, magic_name};
+use crate::magic::{self, Dispatch};
 
-/// One supported version.
+/// One supported version: its facts (the name is the magic as text) and the crate's
+/// reader and encoder for it.
 #[derive(Debug)]
 pub struct Version<T, R, C> {
-    /// The magic (also the version's name).
-    pub magic: &'static [u8; 4],
+    /// The version's facts; `info.name` is the four-byte magic as text (`ms11`).
+    pub info: VersionInfo,
     /// The crate's name for the version, as its writer is asked for it.
     pub target: T,
-    /// A file extension that implies this version (`.smesh` is ms08), if any.
-    pub extension: Option<&'static str>,
-    /// What the version can hold, for the format contract.
-    pub holds: &'static [Feature],
     /// Reads a file whose magic matched.
     pub read: R,
     /// Encodes a meshfmt-core model in this version.
     pub from_core: C,
 }
 
-/// Every magic of `rows`, in order (`N` is `rows.len()`).
-pub const fn magics<T, R, C, const N: usize>(rows: &[Version<T, R, C>]) -> [&'static [u8; 4]; N] {
-    let mut out = [b"\0\0\0\0"; N];
-    let mut i = 0;
-    while i < N && i < rows.len() {
-        out[i] = rows[i].magic;
-        i += 1;
+impl<T, R, C> Version<T, R, C> {
+    /// The magic: the name's four bytes (`b"\0\0\0\0"` for a name of another length,
+    /// which [`VersionTable::problems`] reports).
+    pub const fn magic(&self) -> &'static [u8; 4] {
+        match self.info.name.as_bytes().first_chunk::<4>() {
+            Some(m) if self.info.name.len() == 4 => m,
+            _ => b"\0\0\0\0",
+        }
     }
-    out
 }
 
-/// The row of `target`.
-pub fn row<T: PartialEq, R, C>(rows: &[Version<T, R, C>], target: T) -> Option<&Version<T, R, C>> {
-    rows.iter().find(|v| v.target == target)
-}
-
-/// The target of the version called `name` (`"ms14"`).
-pub fn from_name<T: Copy, R, C>(rows: &[Version<T, R, C>], name: &str) -> Option<T> {
-    rows.iter()
-        .find(|v| v.magic == name.as_bytes())
-        .map(|v| v.target)
-}
-
-/// The version a file extension implies, if any.
-pub fn version_for_extension<T, R, C>(
-    rows: &'static [Version<T, R, C>],
-    ext: &str,
-) -> Option<&'static str> {
-    rows.iter()
-        .find(|v| v.extension == Some(ext))
-        .map(|v| magic_name(v.magic))
-}
-
-/// What the version called `name` can hold (nothing for an unknown name).
-pub fn holds<T, R, C>(rows: &'static [Version<T, R, C>], name: &str) -> &'static [Feature] {
-    rows.iter()
-        .find(|v| v.magic == name.as_bytes())
-        .map_or(&[], |v| v.holds)
-}
-
-/// The format contract's description: `"{kind} (v1, v2 .ext, ...)"`.
-pub fn description<T, R, C>(kind: &str, rows: &[Version<T, R, C>]) -> String {
-    magic::describe(
-        kind,
-        rows.iter().map(|v| (magic_name(v.magic), v.extension)),
-    )
-}
-
-/// The format contract's extensions: `base`, then each extension a version implies.
-pub fn extensions<T, R, C>(
-    base: &'static str,
-    rows: &'static [Version<T, R, C>],
-) -> Vec<&'static str> {
-    magic::extensions(base, rows.iter().map(|v| v.extension))
-}
-
-/// The version a writer is asked for: the context's `--version`, else the one the
-/// output's extension implies, else `default`; an unknown name is
-/// [`FormatError::Unsupported`] listing `names` (the versions that can be written).
+/// A UNIGINE format crate's versions: the rows in file order (oldest first), which row
+/// is written when nothing says, the families whose unknown versions are unsupported
+/// versions rather than other formats (`ms16`), and what the format's description and
+/// extensions are made of.
 ///
 /// ```
-/// use meshfmt_core::format::Context;
-/// use unigine_common::versions::{Version, to_write};
-/// let rows: &'static [Version<u8, (), ()>] = &[
-///     Version { magic: b"ms11", target: 11, extension: None, holds: &[], read: (), from_core: () },
-///     Version { magic: b"ms08", target: 8, extension: Some("smesh"), holds: &[], read: (), from_core: () },
-/// ];
-/// let names = ["ms11", "ms08"];
-/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.smesh"), 11)?, 8);
-/// assert_eq!(to_write("unigine-mesh", rows, &names, &Context::new("a.mesh"), 11)?, 11);
+/// use meshfmt_core::Feature;
+/// use meshfmt_core::format::{Context, FormatInfo, VersionInfo};
+/// use unigine_common::versions::{Version, VersionTable};
+/// const fn row(name: &'static str, extension: Option<&'static str>, target: u8) -> Version<u8, (), ()> {
+///     let info = VersionInfo { name, extension, holds: &[Feature::Geometry], clip_files: None };
+///     Version { info, target, read: (), from_core: () }
+/// }
+/// const TABLE: VersionTable<u8, (), ()> = VersionTable {
+///     kind: "UNIGINE mesh",
+///     base_extension: "mesh",
+///     rows: &[row("ms08", Some("smesh"), 8), row("ms11", None, 11)],
+///     default: 1,
+///     families: &[b"ms"],
+/// };
+/// static INFOS: [VersionInfo; 2] = TABLE.infos();
+/// static INFO: FormatInfo = FormatInfo {
+///     name: "unigine-mesh",
+///     description: "UNIGINE mesh (ms08 .smesh, ms11)",
+///     extensions: &["mesh", "smesh"],
+///     versions: &INFOS,
+///     ..FormatInfo::DEFAULT
+/// };
+/// assert!(TABLE.problems(&INFO).is_empty());
+/// assert_eq!(INFOS[0].name, "ms11"); // the default first
+/// assert_eq!(TABLE.to_write("unigine-mesh", &Context::new("a.smesh"))?, 8);
+/// assert_eq!(TABLE.to_write("unigine-mesh", &Context::new("a.mesh"))?, 11);
 /// let cx = Context { version: Some("ms99"), ..Context::new("a.mesh") };
-/// let e = to_write("unigine-mesh", rows, &names, &cx, 11).err().map(|e| e.to_string());
+/// let e = TABLE.to_write("unigine-mesh", &cx).err().map(|e| e.to_string());
 /// assert_eq!(e.as_deref(), Some("unigine-mesh: cannot write version 'ms99' (choose ms11, ms08)"));
+/// assert!(TABLE.sniff(b"ms08....") && !TABLE.sniff(b"ms0"));
 /// # Ok::<(), meshfmt_core::format::FormatError>(())
 /// ```
-pub fn to_write<T: Copy, R, C>(
-    format: &'static str,
-    rows: &'static [Version<T, R, C>],
-    names: &[&str],
-    cx: &Context<'_>,
-    default: T,
-) -> Result<T, FormatError> {
-    let name = cx
-        .version
-        .or_else(|| version_for_extension(rows, &cx.extension()));
-    let Some(name) = name else {
-        return Ok(default);
-    };
-    from_name(rows, name).ok_or_else(|| FormatError::Unsupported {
-        format,
-        message: format!(
-            "cannot write version '{name}' (choose {})",
-            names.join(", ")
-        ),
-    })
+#[derive(Debug)]
+pub struct VersionTable<T: 'static, R: 'static, C: 'static> {
+    /// The family's name in the format's description (`UNIGINE mesh`).
+    pub kind: &'static str,
+    /// The extension every version takes (`mesh`).
+    pub base_extension: &'static str,
+    /// Every version, in file order.
+    pub rows: &'static [Version<T, R, C>],
+    /// The index in `rows` of the version written when nothing says.
+    pub default: usize,
+    /// The two-letter families of the magics (`ms`, `sk`).
+    pub families: &'static [&'static [u8; 2]],
 }
 
-/// The [`Format`](meshfmt_core::format::Format) methods a UNIGINE crate answers from its
-/// version table, inside its `impl Format`: `name`, `description`, `extensions`, `sniff`,
-/// `versions`, `version_for_extension`, `holds`, `read` (through the crate's `read_with`
-/// and `ReadOptions`, on the context's budget) and `from_core` (the version from
-/// [`to_write`] over the crate's `versions::VERSIONS`, else `TargetVersion::default()`, then
-/// `$file::from_core` with the crate's `WriteOptions`). `$versions` is the crate's module
-/// holding `VERSIONS`, `description()`, `extensions()`, `version_for_extension(ext)`,
-/// `holds(name)` and the `NAMES` array; `$file` the faithful type; `quality:` why a
-/// `--quality` choice is refused; `check:` (optional) a `fn(&Model) -> Result<(),
-/// FormatError>` run before converting.
-///
-/// ```ignore
-/// impl Format for UnigineMesh {
-///     unigine_common::table_format_methods!(
-///         crate::FORMAT_NAME, versions, crate::sniff, MeshFile,
-///         quality: "UNIGINE meshes do not quantize by choice"
-///     );
-/// }
-/// ```
-// `crate::read_with`, `ReadOptions`, `WriteOptions` and `TargetVersion` are the calling
-// format crate's, on purpose.
-#[allow(clippy::crate_in_macro_def)]
-#[macro_export]
-macro_rules! table_format_methods {
-    ($name:expr, $versions:ident, $sniff:path, $file:ident, quality: $quality:expr $(, check: $check:expr)? $(,)?) => {
-        fn name(&self) -> &'static str {
-            $name
-        }
+impl<T: Copy + PartialEq + 'static, R: Copy, C: Copy> VersionTable<T, R, C> {
+    /// The row written when nothing says.
+    pub fn default_row(&self) -> Option<&'static Version<T, R, C>> {
+        self.rows.get(self.default)
+    }
 
-        fn description(&self) -> &'static str {
-            $versions::description()
-        }
+    /// The row of `target` (the default row for a target without one, which
+    /// [`VersionTable::problems`] reports).
+    pub fn row(&self, target: T) -> Option<&'static Version<T, R, C>> {
+        self.rows
+            .iter()
+            .find(|v| v.target == target)
+            .or_else(|| self.default_row())
+    }
 
-        fn extensions(&self) -> &'static [&'static str] {
-            $versions::extensions()
-        }
+    /// The name (the magic as text) of `target`.
+    pub fn name(&self, target: T) -> &'static str {
+        self.row(target).map_or("", |v| v.info.name)
+    }
 
-        fn sniff(&self, data: &[u8]) -> bool {
-            $sniff(data)
-        }
+    /// The version called `name` (`"ms14"`).
+    pub fn target(&self, name: &str) -> Option<T> {
+        self.rows
+            .iter()
+            .find(|v| v.info.name == name)
+            .map(|v| v.target)
+    }
 
-        fn read(
-            &self,
-            data: &[u8],
-            cx: &::meshfmt_core::format::Context<'_>,
-        ) -> Result<Box<dyn ::meshfmt_core::format::FormatFile>, ::meshfmt_core::format::FormatError> {
-            Ok(Box::new(crate::read_with(data, &cx.options::<ReadOptions>())?))
-        }
+    /// True when `data` starts with one of the magics. Never allocates.
+    pub fn sniff(&self, data: &[u8]) -> bool {
+        data.get(..4)
+            .is_some_and(|head| self.rows.iter().any(|v| head == v.magic()))
+    }
 
-        fn versions(&self) -> &'static [&'static str] {
-            &$versions::NAMES
-        }
+    /// What `magic` is to this table: a row, an unknown version of one of the families,
+    /// or another format.
+    pub fn dispatch(&self, magic: &[u8; 4]) -> Dispatch<&'static Version<T, R, C>> {
+        magic::dispatch(
+            magic,
+            self.rows.iter().map(|v| (v.magic(), v)),
+            self.families,
+        )
+    }
 
-        fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-            $versions::version_for_extension(ext)
+    /// The version a writer is asked for: the context's `--version`, else the one the
+    /// output's extension implies, else the default; an unknown name is
+    /// [`FormatError::Unsupported`] listing the versions, the default first.
+    pub fn to_write(&self, format: &'static str, cx: &Context<'_>) -> Result<T, FormatError> {
+        let ext = cx.extension();
+        let name = cx.version.or_else(|| {
+            self.rows
+                .iter()
+                .find(|v| v.info.extension == Some(ext.as_str()))
+                .map(|v| v.info.name)
+        });
+        let unsupported = |name: &str| FormatError::Unsupported {
+            format,
+            message: format!(
+                "cannot write version '{name}' (choose {})",
+                self.default_first()
+                    .map(|v| v.info.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        match name {
+            None => self
+                .default_row()
+                .map(|v| v.target)
+                .ok_or_else(|| unsupported("")),
+            Some(name) => self.target(name).ok_or_else(|| unsupported(name)),
         }
+    }
 
-        fn holds(&self, version: Option<&str>) -> &'static [::meshfmt_core::Feature] {
-            $versions::holds(version.unwrap_or(TargetVersion::default().name()))
-        }
+    /// The rows, the default first and the others in file order.
+    fn default_first(&self) -> impl Iterator<Item = &'static Version<T, R, C>> + use<T, R, C> {
+        let default = self.default;
+        self.rows.get(default).into_iter().chain(
+            self.rows
+                .iter()
+                .enumerate()
+                .filter_map(move |(i, v)| (i != default).then_some(v)),
+        )
+    }
 
-        fn from_core(
-            &self,
-            model: &::meshfmt_core::Model,
-            cx: &::meshfmt_core::format::Context<'_>,
-        ) -> Result<
-            ::meshfmt_core::Converted<Box<dyn ::meshfmt_core::format::FormatFile>>,
-            ::meshfmt_core::format::FormatError,
-        > {
-            cx.refuse_quality($name, $quality)?;
-            $(($check)(model)?;)?
-            let version = $crate::versions::to_write(
-                $name,
-                $versions::VERSIONS,
-                &$versions::NAMES,
-                cx,
-                TargetVersion::default(),
-            )?;
-            let options = WriteOptions {
-                version,
-                ..cx.options()
-            };
-            Ok(::meshfmt_core::format::boxed($file::from_core_with(model, &options)?))
+    /// Every way the table and the format's facts disagree, each at its path: `info`'s
+    /// own [`FormatInfo::problems`]; a row whose name is not a magic of one of the
+    /// families (two letters and two digits) or that a target has twice; a default past
+    /// the rows; `info.versions` other than the rows' facts, the default first; a
+    /// description other than `"{kind} (v1, v2 .ext, ...)"` in file order; extensions
+    /// other than the base one, then each one a version implies.
+    pub fn problems(&self, info: &FormatInfo) -> Vec<Problem> {
+        let mut out = meshfmt_core::Problems::default();
+        for p in info.problems() {
+            out.push(p.path, p.message);
         }
-    };
+        for (i, v) in self.rows.iter().enumerate() {
+            let name = v.info.name.as_bytes();
+            let magic_like = name.len() == 4
+                && self.families.iter().any(|f| name[..2] == f[..])
+                && name[2].is_ascii_digit()
+                && name[3].is_ascii_digit();
+            if !magic_like {
+                out.push(
+                    format!("rows[{i}].info.name"),
+                    "not a magic of the families",
+                );
+            }
+            if self.rows[..i].iter().any(|w| w.target == v.target) {
+                out.push(format!("rows[{i}].target"), "another row's target");
+            }
+        }
+        if self.default_row().is_none() {
+            out.push("default", "past the rows");
+        }
+        if !info
+            .versions
+            .iter()
+            .eq(self.default_first().map(|v| &v.info))
+        {
+            out.push("versions", "not the table's rows, the default first");
+        }
+        let described = magic::describe(
+            self.kind,
+            self.rows.iter().map(|v| (v.info.name, v.info.extension)),
+        );
+        if info.description != described {
+            out.push("description", format!("not {described:?}"));
+        }
+        let extensions = magic::extensions(
+            self.base_extension,
+            self.rows.iter().map(|v| v.info.extension),
+        );
+        if info.extensions != extensions.as_slice() {
+            out.push("extensions", format!("not {extensions:?}"));
+        }
+        out.into_vec()
+    }
 }
 
-/// The functions a UNIGINE crate's `versions` module derives from its `VERSIONS` table
-/// (a `&[Version<TargetVersion, ..>]` in scope, with `TargetVersion` the crate's version
-/// enum): `TargetVersion::{entry, name, from_name}` and the format contract's
-/// `description()`, `extensions()`, `version_for_extension(ext)` and `holds(name)`.
-/// `$kind` names the family in the description (`"UNIGINE mesh"`), `$base` is the
-/// extension every version takes (`"mesh"`), `$fallback` the row `entry` falls back to.
-/// Tests come with it: every row's target finds the row, `NAMES` starts with the default,
-/// and `crate::sniff` knows every magic (and not its first three bytes).
-///
-/// ```ignore
-/// unigine_common::version_table_fns!("UNIGINE mesh", "mesh", 3);
-/// ```
-// `crate::sniff` is the calling format crate's, on purpose.
-#[allow(clippy::crate_in_macro_def)]
-#[macro_export]
-macro_rules! version_table_fns {
-    ($kind:expr, $base:expr, $fallback:expr) => {
-        impl TargetVersion {
-            /// This version's row of [`VERSIONS`].
-            pub(crate) fn entry(self) -> &'static Version {
-                // Every variant has a row (checked by a test).
-                $crate::versions::row(VERSIONS, self).unwrap_or(&VERSIONS[$fallback])
+impl<T, R, C> VersionTable<T, R, C> {
+    /// Every row's facts, the default first and the others in file order: a format's
+    /// [`FormatInfo::versions`] (`N` is the number of rows; a longer `N` repeats the
+    /// default, which [`VersionTable::problems`] reports).
+    pub const fn infos<const N: usize>(&self) -> [VersionInfo; N] {
+        let first = if self.default < self.rows.len() {
+            self.rows[self.default].info
+        } else {
+            EMPTY
+        };
+        let mut out = [first; N];
+        let (mut i, mut n) = (0, 1);
+        while i < self.rows.len() && n < N {
+            if i != self.default {
+                out[n] = self.rows[i].info;
+                n += 1;
             }
-
-            /// The version's magic as text (`"ms11"`, `"an10"`).
-            pub fn name(self) -> &'static str {
-                $crate::magic::magic_name(self.entry().magic)
-            }
-
-            /// The version called `name`.
-            pub fn from_name(name: &str) -> Option<TargetVersion> {
-                $crate::versions::from_name(VERSIONS, name)
-            }
+            i += 1;
         }
+        out
+    }
 
-        /// The format contract's description, from [`VERSIONS`] (names with their
-        /// implied extensions).
-        pub(crate) fn description() -> &'static str {
-            static DESCRIPTION: ::std::sync::OnceLock<String> = ::std::sync::OnceLock::new();
-            DESCRIPTION.get_or_init(|| $crate::versions::description($kind, VERSIONS))
+    /// Every magic, in file order (`N` is the number of rows).
+    pub const fn magics<const N: usize>(&self) -> [&'static [u8; 4]; N] {
+        let mut out = [b"\0\0\0\0"; N];
+        let mut i = 0;
+        while i < N && i < self.rows.len() {
+            out[i] = self.rows[i].magic();
+            i += 1;
         }
-
-        /// The format contract's extensions: the base one, then each extension a
-        /// version implies.
-        pub(crate) fn extensions() -> &'static [&'static str] {
-            static EXTENSIONS: ::std::sync::OnceLock<Vec<&'static str>> =
-                ::std::sync::OnceLock::new();
-            EXTENSIONS.get_or_init(|| $crate::versions::extensions($base, VERSIONS))
-        }
-
-        /// The version a file extension implies, if any.
-        pub(crate) fn version_for_extension(ext: &str) -> Option<&'static str> {
-            $crate::versions::version_for_extension(VERSIONS, ext)
-        }
-
-        /// What `version` can hold (nothing for an unknown name).
-        pub(crate) fn holds(version: &str) -> &'static [::meshfmt_core::Feature] {
-            $crate::versions::holds(VERSIONS, version)
-        }
-
-        #[cfg(test)]
-        mod table_tests {
-            use super::*;
-
-            #[test]
-            fn every_target_has_its_row() {
-                for v in VERSIONS {
-                    assert_eq!(v.target.entry().magic, v.magic);
-                    assert_eq!(TargetVersion::from_name(v.target.name()), Some(v.target));
-                }
-                assert_eq!(NAMES[0], TargetVersion::default().name());
-            }
-
-            #[test]
-            fn every_magic_sniffs() {
-                for v in VERSIONS {
-                    assert!(crate::sniff(v.magic));
-                    assert!(!crate::sniff(&v.magic[..3]));
-                }
-                assert!(!crate::sniff(b""));
-            }
-        }
-    };
+        out
+    }
 }
+
+const EMPTY: VersionInfo = VersionInfo {
+    name: "",
+    extension: None,
+    holds: &[],
+    clip_files: None,
+};

@@ -2,11 +2,29 @@
 
 use std::any::Any;
 
-use crate::versions;
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, SharedBytes, Written};
+use meshfmt_core::format::{
+    Context, Format, FormatError, FormatFile, FormatInfo, SharedBytes, Written, boxed,
+};
 use meshfmt_core::{Converted, Model, Summary};
 
-use crate::{CoreOptions, Error, MeshFile, ReadOptions, TargetVersion, WriteOptions};
+use crate::versions::{VERSION_INFO, VERSIONS};
+use crate::{CoreOptions, Error, FORMAT_NAME, MeshFile, ReadOptions, WriteOptions};
+
+/// What UNIGINE meshes are, as data: every version of [`crate::versions`]' table (which
+/// a test holds this description and these extensions to), the default (ms11) first.
+///
+/// ```
+/// let info = &unigine_mesh::FORMAT_INFO;
+/// assert_eq!(info.version_for_extension("smesh"), Some("ms08"));
+/// assert_eq!(info.versions[0].name, "ms11");
+/// ```
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: FORMAT_NAME,
+    description: "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15, sk10 .mesh_skinned, sn10 .skeleton)",
+    extensions: &["mesh", "smesh", "mesh_skinned", "skeleton"],
+    versions: &VERSION_INFO,
+    ..FormatInfo::DEFAULT
+};
 
 /// UNIGINE meshes (every version) as a [`Format`].
 ///
@@ -37,16 +55,34 @@ meshfmt_core::format_error_from!(
     e @ Error::NotAMesh(_) => FormatError::not_this_format(crate::FORMAT_NAME, e.to_string()),
 );
 
-meshfmt_core::shares_budget!(CoreOptions, WriteOptions);
-
 impl Format for UnigineMesh {
-    unigine_common::table_format_methods!(
-        crate::FORMAT_NAME,
-        versions,
-        crate::sniff,
-        MeshFile,
-        quality: "UNIGINE meshes do not quantize by choice"
-    );
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
+    }
+
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
+    }
+
+    fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        let options = ReadOptions {
+            budget: cx.budget.clone(),
+        };
+        Ok(Box::new(crate::read_with(data, &options)?))
+    }
+
+    fn from_core(
+        &self,
+        model: &Model,
+        cx: &Context<'_>,
+    ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
+        cx.refuse_quality(FORMAT_NAME, "UNIGINE meshes do not quantize by choice")?;
+        let options = WriteOptions {
+            version: VERSIONS.to_write(FORMAT_NAME, cx)?,
+            budget: cx.budget.clone(),
+        };
+        Ok(boxed(MeshFile::from_core_with(model, &options)?))
+    }
 
     /// Stored LZ4 blocks (ms14, ms15, sk10) keep ranges of `data`
     /// ([`crate::read_shared_with`]).
@@ -55,10 +91,10 @@ impl Format for UnigineMesh {
         data: &SharedBytes,
         cx: &Context<'_>,
     ) -> Result<Box<dyn FormatFile>, FormatError> {
-        Ok(Box::new(crate::read_shared_with(
-            data,
-            &cx.options::<ReadOptions>(),
-        )?))
+        let options = ReadOptions {
+            budget: cx.budget.clone(),
+        };
+        Ok(Box::new(crate::read_shared_with(data, &options)?))
     }
 }
 
@@ -105,7 +141,10 @@ impl FormatFile for MeshFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        Ok(self.to_core_with(&cx.options())?)
+        let options = CoreOptions {
+            budget: cx.budget.clone(),
+        };
+        Ok(self.to_core_with(&options)?)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -139,13 +139,11 @@ pub mod tangent;
 mod threads;
 mod versions;
 
-use unigine_common::magic;
-
 pub use meshfmt_core::{Budget, BudgetExceeded, Limits};
 pub use unigine_common::ReadOptions;
 
 pub use common::{BindTransform, Bounds};
-pub use contract::{FORMAT, UnigineMesh};
+pub use contract::{FORMAT, FORMAT_INFO, UnigineMesh};
 pub use convert::{COORDINATE_SYSTEM, DEFAULT_FPS};
 pub use error::{Error, Result};
 pub use ms1x::{Ms1x, Ms1xVersion};
@@ -160,11 +158,11 @@ pub use versions::{
 pub const FORMAT_NAME: &str = "unigine-mesh";
 
 /// Every mesh magic this crate knows, in file order.
-pub const MAGICS: [&[u8; 4]; versions::VERSIONS.len()] = versions::MAGICS;
+pub const MAGICS: [&[u8; 4]; versions::VERSIONS.rows.len()] = versions::MAGICS;
 
 /// True when `data` starts with a UNIGINE mesh magic. Never allocates.
 pub fn sniff(data: &[u8]) -> bool {
-    magic::sniff(data, &MAGICS)
+    versions::VERSIONS.sniff(data)
 }
 
 #[cfg(test)]

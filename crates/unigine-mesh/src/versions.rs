@@ -6,11 +6,12 @@
 //! Each row names its version module's `read` and `from_core_in`; to add a version,
 //! see docs/ARCHITECTURE-unigine.md.
 
+use meshfmt_core::format::{ClipFiles, FileKind, VersionInfo};
 use meshfmt_core::{Budget, Converted, Feature, Model};
 use parsing_primitives::{Reader, SharedBytes};
 use unigine_common::ReadOptions;
-use unigine_common::magic::{self, Dispatch, magic_name};
-use unigine_common::versions;
+use unigine_common::magic::{self, Dispatch};
+use unigine_common::versions::{self, VersionTable};
 
 use crate::error::{Error, Result};
 use crate::file::VersionFile;
@@ -19,8 +20,8 @@ use crate::old::{Mi08, Ms08};
 pub use crate::options::{CoreOptions, TargetVersion, WriteOptions};
 use crate::{FORMAT_NAME, ms14, ms15, sk10, sn10};
 
-/// One supported version: what reading, writing, conversion and the format contract
-/// need to know about it (see [`unigine_common::versions::Version`]).
+/// One supported version: its facts, and what reading and conversion need (see
+/// [`unigine_common::versions::Version`]).
 pub(crate) type Version = versions::Version<TargetVersion, ReadFn, FromCoreFn>;
 
 /// Reads a file whose magic matched.
@@ -60,96 +61,127 @@ const MS11_HOLDS: &[Feature] = &[
     Names,
 ];
 
-/// Every version, in file order (oldest first); the one list.
-pub(crate) const VERSIONS: &[Version] = &[
-    Version {
-        magic: b"mi08",
-        target: TargetVersion::Mi08,
-        extension: None,
-        holds: &[Geometry, Normals, Uv0, Uv1, Names],
-        read: |r| Ok(MeshFile::Mi08(crate::old::read_mi08(r)?)),
-        from_core: |m, b| Ok(Mi08::from_core_in(m, b)?.map(MeshFile::Mi08)),
+/// A mesh's clips split out (`meshfmt convert --anims-dir`): an10 `.anim` files of
+/// unigine-anim (named, not depended on: format crates never depend on one another).
+const CLIPS: Option<ClipFiles> = Some(ClipFiles {
+    clip: FileKind {
+        format: "unigine-anim",
+        version: "an10",
+        extension: "anim",
     },
-    Version {
-        magic: b"ms08",
-        target: TargetVersion::Ms08,
-        extension: Some("smesh"),
-        holds: &[
-            Geometry, Normals, Uv0, Uv1, Skin, Skeleton, Animation, Names,
-        ],
-        read: |r| Ok(MeshFile::Ms08(crate::old::read_ms08(r)?)),
-        from_core: |m, b| Ok(Ms08::from_core_in(m, b)?.map(MeshFile::Ms08)),
-    },
-    Version {
-        magic: b"ms10",
-        target: TargetVersion::Ms10,
-        extension: None,
-        holds: MS11_HOLDS,
-        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms10)?)),
-        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms10, b)?.map(MeshFile::Ms1x)),
-    },
-    Version {
-        magic: b"ms11",
-        target: TargetVersion::Ms11,
-        extension: None,
-        holds: MS11_HOLDS,
-        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms11)?)),
-        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms11, b)?.map(MeshFile::Ms1x)),
-    },
-    Version {
-        magic: b"ms13",
-        target: TargetVersion::Ms13,
-        extension: None,
-        holds: MS13_HOLDS,
-        read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms13)?)),
-        from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms13, b)?.map(MeshFile::Ms1x)),
-    },
-    Version {
-        magic: b"ms14",
-        target: TargetVersion::Ms14,
-        extension: None,
-        holds: MS13_HOLDS,
-        read: |r| Ok(MeshFile::Ms14(ms14::read(r)?)),
-        from_core: |m, b| Ok(ms14::Ms14::from_core_in(m, b)?.map(MeshFile::Ms14)),
-    },
-    Version {
-        magic: b"ms15",
-        target: TargetVersion::Ms15,
-        extension: None,
-        holds: &[Geometry, Normals, Tangents, Uv0, Uv1, Colors, Names],
-        read: |r| Ok(MeshFile::Ms15(ms15::read(r)?)),
-        from_core: |m, b| Ok(ms15::Ms15::from_core_in(m, b)?.map(MeshFile::Ms15)),
-    },
-    Version {
-        magic: b"sk10",
-        target: TargetVersion::Sk10,
-        extension: Some("mesh_skinned"),
-        holds: MS13_HOLDS,
-        read: |r| Ok(MeshFile::Sk10(sk10::read(r)?)),
-        from_core: |m, b| Ok(sk10::Sk10::from_core_in(m, b)?.map(MeshFile::Sk10)),
-    },
-    Version {
-        magic: b"sn10",
-        target: TargetVersion::Sn10,
-        extension: Some("skeleton"),
-        holds: &[Skeleton, Names],
-        read: |r| Ok(MeshFile::Sn10(sn10::read(r)?)),
-        from_core: |m, b| Ok(sn10::Sn10::from_core_in(m, b)?.map(MeshFile::Sn10)),
-    },
-];
+    skeleton: None,
+});
 
-/// Every magic, in [`VERSIONS`] order.
-pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.len()] = versions::magics(VERSIONS);
+/// A version's facts: every mesh version's clips go to an10 files.
+const fn info(
+    name: &'static str,
+    extension: Option<&'static str>,
+    holds: &'static [Feature],
+) -> VersionInfo {
+    VersionInfo {
+        name,
+        extension,
+        holds,
+        clip_files: CLIPS,
+    }
+}
 
-/// Every version's name, the default ([`TargetVersion::default`], checked by a test)
-/// first: the format contract's list.
-pub(crate) const NAMES: [&str; VERSIONS.len()] = magic::names_default_first(MAGICS, b"ms11");
+/// Every version, in file order (oldest first); the one list. ms11 is written when
+/// nothing says.
+pub(crate) const VERSIONS: VersionTable<TargetVersion, ReadFn, FromCoreFn> = VersionTable {
+    kind: "UNIGINE mesh",
+    base_extension: "mesh",
+    default: 3,
+    families: &[b"mi", b"ms", b"sk", b"sn"],
+    rows: &[
+        Version {
+            info: info("mi08", None, &[Geometry, Normals, Uv0, Uv1, Names]),
+            target: TargetVersion::Mi08,
+            read: |r| Ok(MeshFile::Mi08(crate::old::read_mi08(r)?)),
+            from_core: |m, b| Ok(Mi08::from_core_in(m, b)?.map(MeshFile::Mi08)),
+        },
+        Version {
+            info: info(
+                "ms08",
+                Some("smesh"),
+                &[
+                    Geometry, Normals, Uv0, Uv1, Skin, Skeleton, Animation, Names,
+                ],
+            ),
+            target: TargetVersion::Ms08,
+            read: |r| Ok(MeshFile::Ms08(crate::old::read_ms08(r)?)),
+            from_core: |m, b| Ok(Ms08::from_core_in(m, b)?.map(MeshFile::Ms08)),
+        },
+        Version {
+            info: info("ms10", None, MS11_HOLDS),
+            target: TargetVersion::Ms10,
+            read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms10)?)),
+            from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms10, b)?.map(MeshFile::Ms1x)),
+        },
+        Version {
+            info: info("ms11", None, MS11_HOLDS),
+            target: TargetVersion::Ms11,
+            read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms11)?)),
+            from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms11, b)?.map(MeshFile::Ms1x)),
+        },
+        Version {
+            info: info("ms13", None, MS13_HOLDS),
+            target: TargetVersion::Ms13,
+            read: |r| Ok(MeshFile::Ms1x(crate::ms1x::read(r, Ms1xVersion::Ms13)?)),
+            from_core: |m, b| Ok(Ms1x::from_core_in(m, Ms1xVersion::Ms13, b)?.map(MeshFile::Ms1x)),
+        },
+        Version {
+            info: info("ms14", None, MS13_HOLDS),
+            target: TargetVersion::Ms14,
+            read: |r| Ok(MeshFile::Ms14(ms14::read(r)?)),
+            from_core: |m, b| Ok(ms14::Ms14::from_core_in(m, b)?.map(MeshFile::Ms14)),
+        },
+        Version {
+            info: info(
+                "ms15",
+                None,
+                &[Geometry, Normals, Tangents, Uv0, Uv1, Colors, Names],
+            ),
+            target: TargetVersion::Ms15,
+            read: |r| Ok(MeshFile::Ms15(ms15::read(r)?)),
+            from_core: |m, b| Ok(ms15::Ms15::from_core_in(m, b)?.map(MeshFile::Ms15)),
+        },
+        Version {
+            info: info("sk10", Some("mesh_skinned"), MS13_HOLDS),
+            target: TargetVersion::Sk10,
+            read: |r| Ok(MeshFile::Sk10(sk10::read(r)?)),
+            from_core: |m, b| Ok(sk10::Sk10::from_core_in(m, b)?.map(MeshFile::Sk10)),
+        },
+        // A skeleton file has no clips to split.
+        Version {
+            info: VersionInfo {
+                clip_files: None,
+                ..info("sn10", Some("skeleton"), &[Skeleton, Names])
+            },
+            target: TargetVersion::Sn10,
+            read: |r| Ok(MeshFile::Sn10(sn10::read(r)?)),
+            from_core: |m, b| Ok(sn10::Sn10::from_core_in(m, b)?.map(MeshFile::Sn10)),
+        },
+    ],
+};
 
-/// The families whose unknown versions (`ms16`) are rejected as unsupported versions
-/// rather than as non-meshes.
-const FAMILIES: [&[u8; 2]; 4] = [b"mi", b"ms", b"sk", b"sn"];
+/// Every version's facts, the default first: the format's [`FormatInfo::versions`](meshfmt_core::format::FormatInfo::versions).
+pub(crate) static VERSION_INFO: [VersionInfo; VERSIONS.rows.len()] = VERSIONS.infos();
 
-unigine_common::version_table_fns!("UNIGINE mesh", "mesh", 3);
+/// Every magic, in file order.
+pub(crate) const MAGICS: [&[u8; 4]; VERSIONS.rows.len()] = VERSIONS.magics();
+
+impl TargetVersion {
+    /// The version's magic as text (`"ms11"`).
+    pub fn name(self) -> &'static str {
+        VERSIONS.name(self)
+    }
+
+    /// The version called `name`.
+    pub fn from_name(name: &str) -> Option<TargetVersion> {
+        VERSIONS.target(name)
+    }
+}
 
 /// A mesh file of any supported version.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,17 +207,13 @@ pub enum MeshFile {
 impl MeshFile {
     /// The version's magic as text (`"ms11"`).
     pub fn version(&self) -> &'static str {
-        magic_name(self.as_file().magic())
+        magic::magic_name(self.as_file().magic())
     }
 
     /// The version, as [`MeshFile::from_core`] would be asked for it.
     pub fn target(&self) -> TargetVersion {
-        let magic = self.as_file().magic();
         // Every faithful type's magic has a row (tests/versions check it).
-        VERSIONS
-            .iter()
-            .find(|v| v.magic == magic)
-            .map_or(TargetVersion::default(), |v| v.target)
+        VERSIONS.target(self.version()).unwrap_or_default()
     }
 
     /// The faithful type inside, as the trait every version implements.
@@ -263,9 +291,8 @@ pub fn read_shared_with(data: &SharedBytes, options: &ReadOptions) -> Result<Mes
 fn read_from(r: Reader<'_>, options: &ReadOptions) -> Result<MeshFile> {
     let mut r = r.with_budget(options.budget.clone());
     let magic = magic::peek_magic(&r).map_err(Error::Decode)?;
-    let table = VERSIONS.iter().map(|v| (v.magic, v.read));
-    match magic::dispatch(&magic, table, &FAMILIES) {
-        Dispatch::Known(read) => read(&mut r),
+    match VERSIONS.dispatch(&magic) {
+        Dispatch::Known(v) => (v.read)(&mut r),
         Dispatch::UnsupportedVersion => Err(Error::UnsupportedVersion(
             String::from_utf8_lossy(&magic).into_owned(),
         )),
@@ -307,7 +334,10 @@ impl MeshFile {
     /// Encodes a meshfmt-core model in the options' version, reporting every loss and
     /// charging what it builds to the options' budget.
     pub fn from_core_with(model: &Model, options: &WriteOptions) -> Result<Converted<MeshFile>> {
-        (options.version.entry().from_core)(model, &options.budget)
+        match VERSIONS.row(options.version) {
+            Some(v) => (v.from_core)(model, &options.budget),
+            None => Err(Error::UnsupportedVersion(options.version.name().into())),
+        }
     }
 
     /// Every reason [`MeshFile::write`] would refuse the file, each at its path.
@@ -321,11 +351,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn contract_lists_follow_the_table() {
-        assert_eq!(
-            description(),
-            "UNIGINE mesh (mi08, ms08 .smesh, ms10, ms11, ms13, ms14, ms15, sk10 .mesh_skinned, sn10 .skeleton)"
-        );
-        assert_eq!(extensions(), &["mesh", "smesh", "mesh_skinned", "skeleton"]);
+    fn the_table_agrees_with_the_format_facts() {
+        assert_eq!(VERSIONS.problems(&crate::FORMAT_INFO), []);
+    }
+
+    #[test]
+    fn every_target_has_its_row_and_every_magic_sniffs() {
+        for v in VERSIONS.rows {
+            assert_eq!(v.target.name(), v.info.name);
+            assert_eq!(TargetVersion::from_name(v.info.name), Some(v.target));
+            assert!(crate::sniff(v.magic()));
+            assert!(!crate::sniff(&v.magic()[..3]));
+        }
+        assert_eq!(VERSION_INFO[0].name, TargetVersion::default().name());
+        assert!(!crate::sniff(b""));
     }
 }

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written, boxed};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, FormatInfo, Written, boxed};
 use meshfmt_core::summary::stored_box;
 use meshfmt_core::{Attribute, Converted, Feature, Model, Summary, SurfaceSummary};
 
@@ -13,7 +13,7 @@ use crate::{CoreOptions, Error, MeshFile, Quantization, ReadOptions, WriteOption
 /// ```
 /// use meshfmt_core::format::{boxed, Context, Format};
 /// let f = &unity_meshser::FORMAT;
-/// assert_eq!(f.name(), "unity-meshser");
+/// assert_eq!(f.info().name, "unity-meshser");
 /// let model = meshfmt_core::canonical::cube();
 /// let file = f.from_core(&model, &Context::new("cube.bytes"))?.value;
 /// let bytes = file.write(&Context::new("cube.bytes"))?.main;
@@ -39,29 +39,36 @@ fn quantization(quality: Option<&str>) -> Result<Quantization, FormatError> {
     }
 }
 
+/// What MeshSerializer2 files are, as data: one form, no magic (recognized by an
+/// exact-length check, so tried after every format with one), two qualities.
+///
+/// ```
+/// let info = &unity_meshser::FORMAT_INFO;
+/// assert!(!info.has_magic && info.versions.is_empty());
+/// assert_eq!(info.qualities, ["rounded", "compatible"]);
+/// ```
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: crate::FORMAT_NAME,
+    description: "Unity MeshSerializer2 compact mesh (no magic; exact-length check)",
+    extensions: &["bytes", "data"],
+    has_magic: false,
+    holds: &[
+        Feature::Geometry,
+        Feature::Normals,
+        Feature::Tangents,
+        Feature::Uv0,
+    ],
+    qualities: &["rounded", "compatible"],
+    ..FormatInfo::DEFAULT
+};
+
 impl Format for MeshSerializer2 {
-    meshfmt_core::format_identity!(
-        crate::FORMAT_NAME,
-        "Unity MeshSerializer2 compact mesh (no magic; exact-length check)",
-        ["bytes", "data"],
-        crate::sniff
-    );
-
-    fn has_magic(&self) -> bool {
-        false
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
     }
 
-    fn qualities(&self) -> &'static [&'static str] {
-        &["rounded", "compatible"]
-    }
-
-    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
-        &[
-            Feature::Geometry,
-            Feature::Normals,
-            Feature::Tangents,
-            Feature::Uv0,
-        ]
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {

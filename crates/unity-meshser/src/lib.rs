@@ -100,7 +100,7 @@ pub mod quantize;
 mod read;
 mod write;
 
-pub use contract::{FORMAT, MeshSerializer2};
+pub use contract::{FORMAT, FORMAT_INFO, MeshSerializer2};
 pub use convert::{COORDINATE_SYSTEM, CoreOptions, WriteOptions};
 pub use error::{Error, Result};
 pub use file::{Format, MeshFile, PositionBounds, UvBounds, encoded_len};

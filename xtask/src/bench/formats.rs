@@ -223,7 +223,7 @@ pub fn samples(samples: &Path) -> Vec<Result<Workload, String>> {
         }
         by_magic.sort_by(|a, b| a.0.cmp(&b.0));
         for (m, files) in by_magic {
-            groups.insert(0, (format, format!("{} {m}", format.name()), files));
+            groups.insert(0, (format, format!("{} {m}", format.info().name), files));
         }
     }
     groups.sort_by(|a, b| a.1.cmp(&b.1));
@@ -315,7 +315,7 @@ pub fn measure(w: &Workload, runs: usize, min: Duration) -> Measured {
         .iter()
         .map(|file| {
             let v = file.version();
-            f.versions().contains(&v.as_str()).then_some(v)
+            f.info().version(Some(v.as_str())).is_some().then_some(v)
         })
         .collect();
     let models: Result<Vec<Model>, String> = files

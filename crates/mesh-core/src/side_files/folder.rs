@@ -287,6 +287,22 @@ impl SideFiles for SideFolder {
             Err(u) => Ok(SideFile::Unavailable(u)),
         }
     }
+
+    fn list(&self, name: &str) -> Result<Vec<String>, FormatError> {
+        SideFolder::list(self, name)
+    }
+
+    fn folder_name(&self) -> Option<String> {
+        self.base
+            .as_deref()
+            .and_then(Path::file_name)
+            .and_then(|f| f.to_str())
+            .map(str::to_string)
+    }
+
+    fn refused_folders(&self) -> Vec<String> {
+        SideFolder::refused_folders(self)
+    }
 }
 
 /// An I/O error reading the side file `name`, naming it (escaped).

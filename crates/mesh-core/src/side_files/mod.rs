@@ -50,6 +50,27 @@ pub trait SideFiles {
     /// against the operation's budget before reading it ([`FormatError::OverBudget`]);
     /// the caller charges the bytes it keeps.
     fn read(&self, name: &str) -> Result<SideFile, FormatError>;
+
+    /// The regular files in the folder `name` (resolved as a side file's name is; `""` is
+    /// the input's own folder), by file name: for formats that find their files by what
+    /// the names say rather than by a name the main file stores (FreeSO's loose files,
+    /// named by asset id). A folder the policy refuses lists nothing, and is kept for
+    /// [`SideFiles::refused_folders`]. The default lists nothing.
+    fn list(&self, name: &str) -> Result<Vec<String>, FormatError> {
+        let _ = name;
+        Ok(Vec::new())
+    }
+
+    /// The name of the input's own folder (`User` for `Appearances/User/x.apr`), if
+    /// known: layouts that mirror sub-folders (FreeSO's `Bindings/User/`) look for it.
+    fn folder_name(&self) -> Option<String> {
+        None
+    }
+
+    /// Folders [`SideFiles::list`] was asked for and refused so far, by the name asked.
+    fn refused_folders(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What [`SideFiles::read`] found for a name.

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, FormatInfo, Written};
 use meshfmt_core::{Converted, Feature, Model, Summary};
 
 use crate::error::CliError;
@@ -46,24 +46,24 @@ fn format_error(e: CliError) -> FormatError {
     }
 }
 
+/// What glTF files are, as data: everything meshfmt-core holds, read straight into it
+/// (a rewrite is a new export).
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: "gltf",
+    description: "glTF 2.0: .glb, .gltf with a separate or embedded buffer",
+    extensions: &["glb", "gltf"],
+    holds: &Feature::ALL,
+    rewrites_faithfully: false,
+    ..FormatInfo::DEFAULT
+};
+
 impl Format for Gltf {
-    meshfmt_core::format_identity!(
-        "gltf",
-        "glTF 2.0: .glb, .gltf with a separate or embedded buffer",
-        ["glb", "gltf"],
-        sniff
-    );
-
-    fn versions(&self) -> &'static [&'static str] {
-        &[]
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
     }
 
-    fn rewrites_faithfully(&self) -> bool {
-        false
-    }
-
-    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
-        &Feature::ALL
+    fn sniff(&self, data: &[u8]) -> bool {
+        sniff(data)
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, Format, FormatError, FormatFile, Written};
+use meshfmt_core::format::{Context, Format, FormatError, FormatFile, FormatInfo, Written};
 use meshfmt_core::{Attribute, Converted, Feature, Model, Summary};
 
 use crate::error::CliError;
@@ -37,31 +37,33 @@ fn mtl_name(cx: &Context<'_>) -> String {
     format!("{}.mtl", cx.stem())
 }
 
+/// What OBJ files are, as data: recognized by extension alone (no magic), read straight
+/// into meshfmt-core (a rewrite is a new export).
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: "obj",
+    description: "Wavefront OBJ + MTL (static geometry; by extension, no magic)",
+    extensions: &["obj"],
+    has_magic: false,
+    holds: &[
+        Feature::Geometry,
+        Feature::Normals,
+        Feature::Uv0,
+        Feature::Materials,
+        Feature::Textures,
+        Feature::Names,
+    ],
+    rewrites_faithfully: false,
+    ..FormatInfo::DEFAULT
+};
+
 impl Format for Obj {
-    meshfmt_core::format_identity!(
-        "obj",
-        "Wavefront OBJ + MTL (static geometry; by extension, no magic)",
-        ["obj"],
-        |_: &[u8]| false
-    );
-
-    fn has_magic(&self) -> bool {
-        false
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
     }
 
-    fn rewrites_faithfully(&self) -> bool {
+    /// OBJ has no magic: it is recognized by its extension.
+    fn sniff(&self, _: &[u8]) -> bool {
         false
-    }
-
-    fn holds(&self, _: Option<&str>) -> &'static [Feature] {
-        &[
-            Feature::Geometry,
-            Feature::Normals,
-            Feature::Uv0,
-            Feature::Materials,
-            Feature::Textures,
-            Feature::Names,
-        ]
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {

@@ -5,13 +5,16 @@
 //! one [`Budget`] and with typed errors.
 //!
 //! A format crate provides a unit struct implementing [`Format`] (e.g.
-//! `unigine_mesh::FORMAT`); its faithful file type implements [`FormatFile`]. Nothing
-//! here depends on any format crate.
+//! `unigine_mesh::FORMAT`) and a `static FORMAT_INFO`, the [`FormatInfo`] its
+//! [`Format::info`] returns: the facts (name, extensions, versions and what each holds,
+//! qualities, clip files) are data, and the trait keeps what does work (detect, read,
+//! convert). Its faithful file type implements [`FormatFile`]. Nothing here depends on
+//! any format crate.
 //!
 //! ```
 //! use meshfmt_core::format::{Context, Format};
 //! fn describe(formats: &[&dyn Format], data: &[u8]) -> Option<&'static str> {
-//!     formats.iter().find(|f| f.sniff(data)).map(|f| f.name())
+//!     formats.iter().find(|f| f.sniff(data)).map(|f| f.info().name)
 //! }
 //! assert_eq!(describe(&[], b"ms11"), None);
 //! let cx = Context::new("in.mesh");
@@ -23,34 +26,14 @@ use std::any::Any;
 use parsing_primitives::Budget;
 pub use parsing_primitives::SharedBytes;
 
+pub mod info;
+
 pub use crate::error::{ErrorClass, FormatError};
-use crate::loss::{Converted, Feature};
+use crate::loss::Converted;
 use crate::model::Model;
 use crate::side_files::{SideFile, SideFiles, Unavailable};
 use crate::summary::Summary;
-
-/// Options that carry an operation's shared budget (a `budget: Option<Budget>` field),
-/// so [`Context::options`] can fill them. Implement it with [`shares_budget!`](crate::shares_budget).
-pub trait SharesBudget: Default {
-    /// Makes these options draw on `budget`.
-    fn share_budget(&mut self, budget: Budget);
-}
-
-/// Implements [`SharesBudget`](crate::format::SharesBudget) for options structs with a
-/// `budget: Option<Budget>` field and a `Default`: `shares_budget!(ReadOptions,
-/// CoreOptions, WriteOptions);` (see [`Context::options`](crate::format::Context::options)).
-#[macro_export]
-macro_rules! shares_budget {
-    ($($options:ty),+ $(,)?) => {
-        $(
-            impl $crate::format::SharesBudget for $options {
-                fn share_budget(&mut self, budget: $crate::Budget) {
-                    self.budget = ::core::convert::From::from(budget);
-                }
-            }
-        )+
-    };
-}
+pub use info::{ClipFiles, FileKind, FormatInfo, VersionInfo};
 
 /// What one operation may use and what it was asked for: the budget every step charges,
 /// the file's name (extensions pick versions and kinds), side files, companions named
@@ -74,7 +57,7 @@ pub struct Context<'a> {
     /// The quantization quality to write (`rounded`, `int16`, ...).
     pub quality: Option<&'a str>,
     /// The deflate level to write (0-9), for formats that compress with zlib
-    /// ([`Format::compresses`]); `None`: the format's default.
+    /// ([`FormatInfo::compresses`]); `None`: the format's default.
     pub compression: Option<u8>,
 }
 
@@ -114,24 +97,6 @@ impl<'a> Context<'a> {
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .unwrap_or_default()
-    }
-
-    /// Options of type `O` drawing on this context's budget, the rest default: what a
-    /// [`Format`] passes to its crate's `read_with`, `to_core_with` or `from_core`.
-    ///
-    /// ```
-    /// use meshfmt_core::{Budget, Limits, format::Context};
-    /// #[derive(Default)]
-    /// struct ReadOptions { limits: Limits, budget: Option<Budget>, lenient: bool }
-    /// meshfmt_core::shares_budget!(ReadOptions);
-    /// let cx = Context::new("a.mesh");
-    /// let opts: ReadOptions = cx.options();
-    /// assert!(opts.budget.is_some() && !opts.lenient);
-    /// ```
-    pub fn options<O: SharesBudget>(&self) -> O {
-        let mut options = O::default();
-        options.share_budget(self.budget.clone());
-        options
     }
 
     /// `Ok` when no quality was asked for; else [`FormatError::Unsupported`] saying
@@ -264,81 +229,12 @@ macro_rules! format_error_from {
     };
 }
 
-/// The four [`Format`](crate::format::Format) methods that only name a format, inside its
-/// `impl Format`: `name`, `description`, `extensions` (the first is the default output)
-/// and `sniff` (a `fn(&[u8]) -> bool`).
-///
-/// ```
-/// use meshfmt_core::format::{Context, Format, FormatError, FormatFile};
-/// use meshfmt_core::{Converted, Feature, Model};
-/// struct Plain;
-/// impl Format for Plain {
-///     meshfmt_core::format_identity!("plain", "Plain text meshes", ["txt"], |d: &[u8]| d.starts_with(b"plain"));
-///     fn holds(&self, _: Option<&str>) -> &'static [Feature] { &[Feature::Geometry] }
-///     fn read(&self, _: &[u8], _: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
-///         Err(FormatError::invalid("plain", "not implemented here".into()))
-///     }
-///     fn from_core(&self, _: &Model, _: &Context<'_>) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
-///         Err(FormatError::invalid("plain", "not implemented here".into()))
-///     }
-/// }
-/// assert_eq!(Plain.name(), "plain");
-/// assert_eq!(Plain.extensions(), &["txt"]);
-/// assert!(Plain.sniff(b"plain 1") && !Plain.sniff(b"3DMO"));
-/// ```
-#[macro_export]
-macro_rules! format_identity {
-    ($name:expr, $description:expr, [$($ext:expr),+ $(,)?], $sniff:expr) => {
-        fn name(&self) -> &'static str {
-            $name
-        }
-
-        fn description(&self) -> &'static str {
-            $description
-        }
-
-        fn extensions(&self) -> &'static [&'static str] {
-            &[$($ext),+]
-        }
-
-        fn sniff(&self, data: &[u8]) -> bool {
-            ($sniff)(data)
-        }
-    };
-}
-
 /// A file format: what tools need to detect, read, convert and write it.
 pub trait Format: Send + Sync {
-    /// Name as tools print it (`unigine-mesh`): the format crate's name without `-format`.
-    fn name(&self) -> &'static str;
-    /// What files it covers, in one line.
-    fn description(&self) -> &'static str;
-    /// File extensions, lower case, without the dot; the first is the default output.
-    fn extensions(&self) -> &'static [&'static str];
+    /// The format's facts: name, extensions, versions, qualities, what it holds.
+    fn info(&self) -> &'static FormatInfo;
     /// A cheap check of magic or structure; never allocates.
     fn sniff(&self, data: &[u8]) -> bool;
-    /// True when this format's content check is strong (a magic): formats recognized
-    /// by structure alone are tried after every format with a magic.
-    fn has_magic(&self) -> bool {
-        true
-    }
-    /// The versions (or forms) [`Format::from_core`] can write, the default first;
-    /// empty for a format with one.
-    fn versions(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// The version an output extension implies (`.smesh` is ms08), if any.
-    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        let _ = ext;
-        None
-    }
-    /// The qualities [`Format::from_core`] accepts, the default first; empty when the
-    /// format does not quantize by choice.
-    fn qualities(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// The features a file written as `version` (`None`: the default) can hold.
-    fn holds(&self, version: Option<&str>) -> &'static [Feature];
     /// Reads the faithful file: everything it holds, as stored.
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError>;
     /// [`Format::read`] from bytes the file may share: a format that keeps stored bytes
@@ -351,27 +247,6 @@ pub trait Format: Send + Sync {
         cx: &Context<'_>,
     ) -> Result<Box<dyn FormatFile>, FormatError> {
         self.read(data, cx)
-    }
-    /// True when [`FormatFile::to_core`] uses a skeleton file given in
-    /// [`Context::skeleton`] (a Vitaboy `.mesh` is posed by its `.skel`): tools pass a
-    /// user's skeleton there rather than matching bones themselves.
-    fn takes_skeleton(&self) -> bool {
-        false
-    }
-    /// True when the writer takes a deflate level ([`Context::compression`]).
-    fn compresses(&self) -> bool {
-        false
-    }
-    /// True when [`Format::from_core`] writes this format.
-    fn can_write(&self) -> bool {
-        true
-    }
-    /// True when reading keeps what the file stores (a faithful type), so writing what
-    /// was read gives the file back (byte for byte for files the reader fully
-    /// understands, and always for our own output); false for formats read straight
-    /// into meshfmt-core (glTF, OBJ), which write a new export.
-    fn rewrites_faithfully(&self) -> bool {
-        true
     }
     /// The faithful file for `model`, as `cx.version` (or the version `cx.file_name`'s
     /// extension implies, or the default) and `cx.quality` ask, with every loss.
@@ -404,6 +279,13 @@ pub trait FormatFile: Send {
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError>;
     /// meshfmt-core's model of the file, with what the conversion could not carry.
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError>;
+    /// What this file is called in a warning when it is converted without a skeleton
+    /// file and its parts are left in bone space (`".mesh"`, `"appearance"` of a Vitaboy
+    /// format, whose [`FormatInfo::takes_skeleton`]); `None` (the default) when a
+    /// skeleton file would change nothing.
+    fn needs_skeleton(&self) -> Option<&'static str> {
+        None
+    }
     /// The faithful value, for callers that know the type (`downcast_ref`).
     fn as_any(&self) -> &dyn Any;
 }

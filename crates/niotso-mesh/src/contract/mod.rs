@@ -2,13 +2,18 @@
 
 use std::any::Any;
 
-use meshfmt_core::format::{Context, ErrorClass, Format, FormatError, FormatFile, Written, boxed};
+use meshfmt_core::format::{
+    ClipFiles, Context, ErrorClass, FileKind, Format, FormatError, FormatFile, FormatInfo,
+    VersionInfo, Written, boxed,
+};
 use meshfmt_core::{
     Attribute, ClipSummary, Converted, Counts, Feature, Model, SkeletonSummary, Summary,
     SurfaceSummary,
 };
 
 use crate::{CoreOptions, Error, Kind, ReadOptions, VitaboyFile, WriteOptions};
+
+mod appearance;
 
 /// The Sims Online's Vitaboy `.mesh`, `.skel` and `.anim` as one [`Format`]. The kind
 /// comes from the content, else from the file name's extension (these files have no
@@ -34,43 +39,76 @@ pub const FORMAT: Vitaboy = Vitaboy;
 
 meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 
+use Feature::{Animation, Geometry, Names, Normals, Skeleton, Skin, Uv0};
+
+/// A `.mesh`'s clips split out (`meshfmt convert --anims-dir`): Vitaboy `.anim` files,
+/// whose motions name the bones of the `.skel` written beside the mesh.
+const CLIPS: ClipFiles = ClipFiles {
+    clip: FileKind {
+        format: crate::FORMAT_NAME,
+        version: "anim",
+        extension: "anim",
+    },
+    skeleton: Some(FileKind {
+        format: crate::FORMAT_NAME,
+        version: "skel",
+        extension: "skel",
+    }),
+};
+
+/// What Vitaboy files are, as data: the three kinds as versions, each implied by its
+/// extension. A `.mesh` is posed by its `.skel` and an `.anim`'s motions name its bones,
+/// so the format takes a skeleton file. An `.apr` appearance is read (assembled from the
+/// loose files around it, found through the context's side files) but not written.
+///
+/// ```
+/// let info = &niotso_mesh::FORMAT_INFO;
+/// assert_eq!(info.version_for_extension("skel"), Some("skel"));
+/// assert!(info.takes_skeleton && info.clip_files(None).is_some());
+/// ```
+pub static FORMAT_INFO: FormatInfo = FormatInfo {
+    name: crate::FORMAT_NAME,
+    description: "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2; .apr appearances (read)",
+    extensions: &["mesh", "skel", "anim", "apr"],
+    versions: &[
+        VersionInfo {
+            name: "mesh",
+            extension: Some("mesh"),
+            holds: &[Geometry, Normals, Uv0, Skin, Skeleton],
+            clip_files: Some(CLIPS),
+        },
+        VersionInfo {
+            name: "skel",
+            extension: Some("skel"),
+            holds: &[Skeleton, Names],
+            clip_files: None,
+        },
+        VersionInfo {
+            name: "anim",
+            extension: Some("anim"),
+            holds: &[Animation],
+            clip_files: None,
+        },
+    ],
+    takes_skeleton: true,
+    ..FormatInfo::DEFAULT
+};
+
 impl Format for Vitaboy {
-    meshfmt_core::format_identity!(
-        crate::FORMAT_NAME,
-        "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2",
-        ["mesh", "skel", "anim"],
-        crate::sniff
-    );
-
-    fn versions(&self) -> &'static [&'static str] {
-        &["mesh", "skel", "anim"]
+    fn info(&self) -> &'static FormatInfo {
+        &FORMAT_INFO
     }
 
-    /// A `.mesh` is posed by its `.skel`, and an `.anim`'s motions name its bones.
-    fn takes_skeleton(&self) -> bool {
-        true
+    fn sniff(&self, data: &[u8]) -> bool {
+        crate::sniff(data)
     }
 
-    fn version_for_extension(&self, ext: &str) -> Option<&'static str> {
-        match ext {
-            "mesh" => Some("mesh"),
-            "skel" => Some("skel"),
-            "anim" => Some("anim"),
-            _ => None,
-        }
-    }
-
-    fn holds(&self, version: Option<&str>) -> &'static [Feature] {
-        use Feature::*;
-        match version.unwrap_or("mesh") {
-            "mesh" => &[Geometry, Normals, Uv0, Skin, Skeleton],
-            "skel" => &[Skeleton, Names],
-            "anim" => &[Animation],
-            _ => &[],
-        }
-    }
-
+    /// An `.apr` is read as an appearance ([`appearance`]); anything else as the kind its
+    /// content says, else its extension.
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
+        if cx.extension() == "apr" {
+            return appearance::read(data, cx);
+        }
         let opts = ReadOptions {
             kind: crate::sniff_kind(data).or_else(|| Kind::from_extension(&cx.extension())),
             budget: cx.budget.clone(),
@@ -85,6 +123,13 @@ impl Format for Vitaboy {
         cx: &Context<'_>,
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
         cx.refuse_quality(crate::FORMAT_NAME, "Vitaboy stores floats")?;
+        if cx.version.is_none() && cx.extension() == "apr" {
+            return Err(FormatError::Unsupported {
+                format: crate::FORMAT_NAME,
+                message: "appearances (.apr) are read, not written: write a .mesh with its .skel"
+                    .into(),
+            });
+        }
         let kind = cx
             .version
             .and_then(Kind::from_extension)
@@ -221,6 +266,11 @@ impl FormatFile for VitaboyFile {
             ..CoreOptions::default()
         };
         Ok(self.to_core_with(&opts)?)
+    }
+
+    /// A `.mesh` stores its vertices bone-local: without its `.skel` they stay there.
+    fn needs_skeleton(&self) -> Option<&'static str> {
+        matches!(self, VitaboyFile::Mesh(_)).then_some(".mesh")
     }
 
     fn as_any(&self) -> &dyn Any {
