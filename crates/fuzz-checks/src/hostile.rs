@@ -331,8 +331,10 @@ fn unigine() -> Vec<Hostile> {
             .map(|_| unigine_anim::an10::Animation {
                 name: parsing_primitives_name("idle"),
                 bones: Vec::new(),
-                translation_box: unigine_anim::an10::EMPTY_BOX,
-                scale_box: unigine_anim::an10::EMPTY_BOX,
+                boxes: unigine_anim::an10::Boxes {
+                    translation: unigine_anim::an10::EMPTY_BOX,
+                    scale: unigine_anim::an10::EMPTY_BOX,
+                },
                 flags: 0,
                 num_frames: (1 << 28) - 1,
                 keys: Vec::new(),

@@ -9,7 +9,7 @@
 //! meshfmt-core and has the target format encode it.
 //!
 //! Companions join the model on the way: a skeleton file (`--skeleton`: given to
-//! formats that take one, [`Format::takes_skeleton`], else read through the registry
+//! formats that take one, [`FormatInfo::takes_skeleton`](meshfmt_core::format::FormatInfo::takes_skeleton), else read through the registry
 //! and put under the model with [`Model::with_skeleton`]), animation files (`--anim`,
 //! any format that yields clips, attached with [`Model::attach_clips`]); files a format
 //! finds beside the input (a glTF buffer, a Vitaboy appearance's loose files) come

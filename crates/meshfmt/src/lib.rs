@@ -4,10 +4,13 @@
 //! too, so the tool and the checks agree on what each format can do.
 //!
 //! A conversion can assemble its model from companion files ([`convert::ConvertOptions`]:
-//! a skeleton file, animation files found by [`companions::expand`]'s patterns, a Vitaboy
-//! appearance's loose files through [`companions::LooseFiles`]), split a mesh format's
-//! clips into animation files named by [`companions::clip_file_stems`], and describe
-//! everything it lost and wrote as a [`report::Report`].
+//! a skeleton file, animation files found by [`companions::expand`]'s patterns; files a
+//! format finds beside the input, such as a Vitaboy appearance's loose files, come through
+//! the side-file policy), split a mesh format's clips into the animation files its
+//! [`FormatInfo`](meshfmt_core::format::FormatInfo) names, named by
+//! [`companions::clip_file_stems`], and describe everything it lost and wrote as a
+//! [`report::Report`]. The tool names no format crate outside its registry: everything
+//! it knows of a format is that format's `FormatInfo`.
 //!
 //! Every entry point takes the [`meshfmt_core::Budget`] of the operation it is part of:
 //! [`convert::convert`] makes one per conversion (from `ConvertOptions::limits`, the

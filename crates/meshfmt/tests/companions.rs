@@ -805,7 +805,7 @@ fn an10_keys(path: &Path, normalize: bool) -> (Keys, unigine_anim::an10::Animati
         panic!("{} is not an10", path.display())
     };
     let anim = a.animations[0].clone();
-    let frames = anim.decode(&a.bind_pose);
+    let frames = unigine_anim::Frames::decode(&anim, &a.bind_pose);
     let nb = frames.bones.len();
     let mut keys = Keys::new();
     for (slot, &bone) in frames.bones.iter().enumerate() {
@@ -878,8 +878,8 @@ fn real_round_trip(test: &str, mesh: &Path, anims: &[PathBuf], expected_clips: &
         let (want, _) = an10_keys(a, true);
         let split = clips.join(format!("{name}.anim"));
         let (got, anim) = an10_keys(&split, false);
-        let t_step = half_steps(&anim.translation_box);
-        let s_step = half_steps(&anim.scale_box);
+        let t_step = half_steps(&anim.boxes.translation);
+        let s_step = half_steps(&anim.boxes.scale);
         // i16 / 32767 per component.
         let r_step = 0.5 / 32767.0;
         let mut compared = 0;

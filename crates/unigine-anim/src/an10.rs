@@ -57,15 +57,19 @@ impl QuantBox {
 /// [`unigine_common::keys`]).
 pub type Key = unigine_common::Key<u16>;
 
-unigine_common::animation_type! {
-    /// One animation. A stored flag byte that disagrees with the keys is reported as a
-    /// loss by [`to_core`](crate::AnimFile::to_core).
-    pub struct Animation<Key> {
-        /// Translation box.
-        pub translation_box: QuantBox,
-        /// Scale box.
-        pub scale_box: QuantBox,
-    }
+/// One animation: its keys quantized across [`Boxes`]. A stored flag byte that disagrees
+/// with the keys is reported as a loss by [`to_core`](crate::AnimFile::to_core); its
+/// values are [`Frames::decode`](crate::Frames::decode)d and
+/// [`Frames::encode`](crate::Frames::encode)d.
+pub type Animation = unigine_common::keys::Animation<u16, Boxes>;
+
+/// The boxes an an10 animation's `u16` translations and scales are quantized across.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Boxes {
+    /// Translation box.
+    pub translation: QuantBox,
+    /// Scale box.
+    pub scale: QuantBox,
 }
 
 impl QuantBox {
@@ -128,8 +132,10 @@ pub(crate) fn read(r: &mut Reader<'_>) -> parsing_primitives::Result<An10> {
                 Ok(Animation {
                     name,
                     bones,
-                    translation_box,
-                    scale_box,
+                    boxes: Boxes {
+                        translation: translation_box,
+                        scale: scale_box,
+                    },
                     flags,
                     num_frames,
                     keys,
@@ -172,12 +178,12 @@ impl An10 {
                 p.push(&path, "rotation component -32768");
             }
             for (kind, b, axis) in [
-                ("translation", &a.translation_box, 0),
-                ("translation", &a.translation_box, 1),
-                ("translation", &a.translation_box, 2),
-                ("scale", &a.scale_box, 0),
-                ("scale", &a.scale_box, 1),
-                ("scale", &a.scale_box, 2),
+                ("translation", &a.boxes.translation, 0),
+                ("translation", &a.boxes.translation, 1),
+                ("translation", &a.boxes.translation, 2),
+                ("scale", &a.boxes.scale, 0),
+                ("scale", &a.boxes.scale, 1),
+                ("scale", &a.boxes.scale, 2),
             ] {
                 let keyed = a.keys.iter().any(|k| {
                     if kind == "translation" {
@@ -219,7 +225,7 @@ impl An10 {
         for a in &self.animations {
             w.compact_count(a.bones.len())?;
             w.le_slice(&a.bones);
-            for b in [a.translation_box, a.scale_box] {
+            for b in [a.boxes.translation, a.boxes.scale] {
                 w.le_slice(&b.min).le_slice(&b.size);
             }
             w.u8(a.key_flags());

@@ -12,7 +12,7 @@ use meshfmt_core::{
 use parsing_primitives::RawString;
 use unigine_common::skeleton::{bone_infos, bone1x_list, skeleton_from};
 
-use crate::an10::{An10, Animation, BoneInfo, EMPTY_BOUNDS, Key, QuantBox};
+use crate::an10::{An10, BoneInfo, EMPTY_BOUNDS, Key, QuantBox};
 use crate::an11::An11Key;
 use crate::as08::{As08, As08Key};
 use crate::error::{Result, invalid};
@@ -256,7 +256,7 @@ impl An10 {
                     ),
                 );
             }
-            let frames = a.decode_in(&self.bind_pose, budget)?;
+            let frames = Frames::decode_in(a, &self.bind_pose, budget)?;
             animations.push(clip_from_frames(
                 a.name.to_string_lossy(),
                 &frames,
@@ -274,7 +274,7 @@ impl An10 {
     }
 
     /// An an10 file from a model's skeleton and clips, sampled at [`DEFAULT_FPS`],
-    /// written like real exporters write (see [`Animation::encode`]).
+    /// written like real exporters write (see [`Frames::encode`]).
     pub fn from_core(model: &Model) -> Result<Converted<An10>> {
         An10::from_core_with(model, &WriteOptions::default())
     }
@@ -309,7 +309,7 @@ impl An10 {
                 size_of::<Key>() as u64,
                 budget,
             )?;
-            let anim = Animation::try_encode(RawString::from(clip.name.as_str()), &frames)?;
+            let anim = frames.try_encode(RawString::from(clip.name.as_str()))?;
             // Half a step of each box; translations measured in UNIGINE's meters, but
             // the caller compares in the model's units. Scales are unitless.
             let half_step = |b: &QuantBox| {
@@ -320,8 +320,8 @@ impl An10 {
                     / 65535.0
                     * 0.5
             };
-            let translation = half_step(&anim.translation_box) * back;
-            let scale = half_step(&anim.scale_box);
+            let translation = half_step(&anim.boxes.translation) * back;
+            let scale = half_step(&anim.boxes.scale);
             out.lose(
                 Feature::Animation,
                 LossKind::Quantized {

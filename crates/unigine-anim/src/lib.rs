@@ -37,7 +37,7 @@
 //!   for every real an10 file.
 //! - [`an10::Animation::decode`] gives exact per-frame values (unflagged components
 //!   carried forward, never-flagged ones from the bind pose);
-//!   [`an10::Animation::encode`] lays values out the way the real exporter does (on the
+//!   [`Frames::encode`] lays values out the way the real exporter does (on the
 //!   real files: the same flags, stored components, box minima and rotations; translation
 //!   and scale integers within one unit, so not byte-identical).
 //! - [`convert`]: skeletons and clips in meshfmt-core, both ways.

@@ -4,7 +4,7 @@
 use meshfmt_core::{Budget, Transform};
 use parsing_primitives::RawString;
 
-use crate::an10::{Animation, EMPTY_BOX, Key, QuantBox};
+use crate::an10::{Animation, Boxes, EMPTY_BOX, Key, QuantBox};
 use crate::error::{Result, invalid};
 
 /// Bytes of decoded values per (frame, bone): translation, rotation and scale.
@@ -38,30 +38,30 @@ fn encode_rotation(q: [f32; 4]) -> [i16; 4] {
     q.map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
 }
 
-impl Animation {
-    /// Frames that have keys: `num_frames` for a file that was read (every frame has
-    /// one key per bone); fewer when keys are missing from a value built in memory.
-    fn frames_with_keys(&self) -> usize {
-        (self.num_frames as usize).min(self.keys.len().checked_div(self.bones.len()).unwrap_or(0))
-    }
+/// Frames that have keys: `num_frames` for a file that was read (every frame has one
+/// key per bone); fewer when keys are missing from a value built in memory.
+fn frames_with_keys(a: &Animation) -> usize {
+    (a.num_frames as usize).min(a.keys.len().checked_div(a.bones.len()).unwrap_or(0))
+}
 
-    /// Decodes every frame: flagged components from their boxes, unflagged ones carried
+impl Frames {
+    /// Decodes every frame of `a`: flagged components from their boxes, unflagged ones carried
     /// from the previous frame, never-flagged ones from the bind pose (`bind[bone]`;
     /// identity when missing). Without bones there is nothing to decode, whatever the
     /// frame count (`num_frames` is kept, the value arrays are empty); frames past the
     /// keys of a value built in memory are left out.
-    pub fn decode(&self, bind: &[Transform]) -> Frames {
-        let nb = self.bones.len();
-        let n = self.frames_with_keys();
+    pub fn decode(a: &Animation, bind: &[Transform]) -> Frames {
+        let nb = a.bones.len();
+        let n = frames_with_keys(a);
         let total = n.saturating_mul(nb);
         let mut out = Frames {
-            bones: self.bones.clone(),
-            num_frames: if nb == 0 { self.num_frames as usize } else { n },
+            bones: a.bones.clone(),
+            num_frames: if nb == 0 { a.num_frames as usize } else { n },
             translation: Vec::with_capacity(total),
             rotation: Vec::with_capacity(total),
             scale: Vec::with_capacity(total),
         };
-        let mut current: Vec<([f32; 3], [f32; 4], [f32; 3])> = self
+        let mut current: Vec<([f32; 3], [f32; 4], [f32; 3])> = a
             .bones
             .iter()
             .map(|&b| {
@@ -75,13 +75,13 @@ impl Animation {
             .collect();
         for f in 0..n {
             for (slot, cur) in current.iter_mut().enumerate() {
-                if let Some(k) = self.keys.get(f * nb + slot) {
+                if let Some(k) = a.keys.get(f * nb + slot) {
                     for i in 0..3 {
                         if let Some(u) = k.translation[i] {
-                            cur.0[i] = self.translation_box.decode(i, u);
+                            cur.0[i] = a.boxes.translation.decode(i, u);
                         }
                         if let Some(u) = k.scale[i] {
-                            cur.2[i] = self.scale_box.decode(i, u);
+                            cur.2[i] = a.boxes.scale.decode(i, u);
                         }
                     }
                     if let Some(q) = k.rotation {
@@ -96,40 +96,40 @@ impl Animation {
         out
     }
 
-    /// [`Animation::decode`], charging the decoded values (40 bytes per frame and bone,
+    /// [`Frames::decode`], charging the decoded values (40 bytes per frame and bone,
     /// from keys of one byte and up) to `budget` first.
     ///
     /// ```
     /// use meshfmt_core::{Budget, Limits};
-    /// use unigine_anim::an10::{Animation, Key, EMPTY_BOX};
+    /// use unigine_anim::Frames;
+    /// use unigine_anim::an10::{Animation, Boxes, Key, EMPTY_BOX};
     /// let a = Animation {
     ///     name: Default::default(),
     ///     bones: vec![0],
-    ///     translation_box: EMPTY_BOX,
-    ///     scale_box: EMPTY_BOX,
+    ///     boxes: Boxes { translation: EMPTY_BOX, scale: EMPTY_BOX },
     ///     flags: 0,
     ///     num_frames: 1000,
     ///     keys: vec![Key::default(); 1000], // 1000 one-byte keys in a file
     /// };
     /// let small = Budget::new(Limits { max_alloc_bytes: 39_999, ..Limits::DEFAULT });
-    /// let err = a.decode_in(&[], &small).err();
+    /// let err = Frames::decode_in(&a, &[], &small).err();
     /// assert_eq!(err.map(|e| e.what), Some("decoded frames"));
-    /// assert_eq!(a.decode_in(&[], &Budget::default())?.translation.len(), 1000);
+    /// assert_eq!(Frames::decode_in(&a, &[], &Budget::default())?.translation.len(), 1000);
     /// # Ok::<(), meshfmt_core::BudgetExceeded>(())
     /// ```
     pub fn decode_in(
-        &self,
+        a: &Animation,
         bind: &[Transform],
         budget: &Budget,
     ) -> std::result::Result<Frames, meshfmt_core::BudgetExceeded> {
-        let values = (self.frames_with_keys() as u64)
-            .saturating_mul(self.bones.len() as u64)
+        let values = (frames_with_keys(a) as u64)
+            .saturating_mul(a.bones.len() as u64)
             .saturating_mul(FRAME_VALUE_BYTES);
         budget.charge("decoded frames", values)?;
-        Ok(self.decode(bind))
+        Ok(Frames::decode(a, bind))
     }
 
-    /// Encodes values the way real files are written (read off the 12 public an10 files):
+    /// Encodes these values as an animation named `name`, the way real files are written (read off the 12 public an10 files):
     /// - a kind (translation, rotation, scale) is animated when any value differs from
     ///   the identity (0, the unit quaternion, 1) by more than [`IDENTITY_EPSILON`], and
     ///   then all its components are;
@@ -149,8 +149,9 @@ impl Animation {
     /// off (55 of 23,901 keys on the 12 public files) and the bytes differ.
     ///
     /// At most `u32::MAX` frames are encoded (the frame count's range; see
-    /// [`Animation::try_encode`]), and frames past the values given are left out.
-    pub fn encode(name: RawString, frames: &Frames) -> Animation {
+    /// [`Frames::try_encode`]), and frames past the values given are left out.
+    pub fn encode(&self, name: RawString) -> Animation {
+        let frames = self;
         let off = |v: f32, identity: f32| (v - identity).abs() > IDENTITY_EPSILON;
         let animated_t = frames.translation.iter().flatten().any(|&v| off(v, 0.0));
         let animated_r = frames
@@ -238,23 +239,25 @@ impl Animation {
         Animation {
             name,
             bones: frames.bones.clone(),
-            translation_box,
-            scale_box,
+            boxes: Boxes {
+                translation: translation_box,
+                scale: scale_box,
+            },
             flags,
             num_frames: if nb == 0 { num_frames } else { n as u32 },
             keys,
         }
     }
 
-    /// [`Animation::encode`], refusing more frames than the format's `u32` frame count
+    /// [`Frames::encode`], refusing more frames than the format's `u32` frame count
     /// holds instead of encoding the first `u32::MAX`.
-    pub fn try_encode(name: RawString, frames: &Frames) -> Result<Animation> {
-        if u32::try_from(frames.num_frames).is_err() {
+    pub fn try_encode(&self, name: RawString) -> Result<Animation> {
+        if u32::try_from(self.num_frames).is_err() {
             return Err(invalid(format!(
                 "{} frames do not fit an an10 frame count",
-                frames.num_frames
+                self.num_frames
             )));
         }
-        Ok(Animation::encode(name, frames))
+        Ok(self.encode(name))
     }
 }

@@ -84,8 +84,10 @@ fn animation(bones: usize, frames: u32, keys: Vec<Key>) -> Animation {
     Animation {
         name: "a".into(),
         bones: (0..bones as i16).collect(),
-        translation_box: EMPTY_BOX,
-        scale_box: EMPTY_BOX,
+        boxes: unigine_anim::an10::Boxes {
+            translation: EMPTY_BOX,
+            scale: EMPTY_BOX,
+        },
         flags: keys.iter().fold(0, |f, k| f | k.flags()),
         num_frames: frames,
         keys,
@@ -159,7 +161,7 @@ fn values_built_in_memory_decode_and_encode_only_what_they_hold() {
     // A frame count far past the keys (no file reads like this): decode stops at the
     // keys, encode at the values, and neither loops over the count.
     let a = animation(1, u32::MAX, vec![Key::default(); 2]);
-    let frames = a.decode(&[]);
+    let frames = Frames::decode(&a, &[]);
     assert_eq!((frames.num_frames, frames.translation.len()), (2, 2));
     let no_bones = Frames {
         bones: vec![],
@@ -168,11 +170,8 @@ fn values_built_in_memory_decode_and_encode_only_what_they_hold() {
         rotation: vec![],
         scale: vec![],
     };
-    assert_eq!(
-        Animation::encode("a".into(), &no_bones).num_frames,
-        u32::MAX
-    );
-    assert!(Animation::try_encode("a".into(), &no_bones).is_err());
+    assert_eq!(no_bones.encode("a".into()).num_frames, u32::MAX);
+    assert!(no_bones.try_encode("a".into()).is_err());
     // Frame lookups past the end: empty, no overflow.
     assert!(a.frame(usize::MAX).is_empty());
 }

@@ -36,7 +36,7 @@ fn a_scale_key_the_flag_byte_does_not_announce_still_converts_and_is_written() {
     assert_eq!(stored & 0x70, 0, "the arm's clip does not scale");
     // Scale box 1..2 on every axis; frame 0 of the first bone stores u = 65535 on
     // each: 1 + 1 * 65535 / 65535 = 2. The flag byte is left as it was.
-    a.scale_box = QuantBox {
+    a.boxes.scale = QuantBox {
         min: [1.0; 3],
         size: [1.0; 3],
     };
@@ -97,7 +97,7 @@ fn keys_on_a_box_that_cannot_decode_them_are_rejected() {
     let file = an10();
     // The arm does not scale: its scale box is the empty sentinel (min 1e9, size
     // -2e9), fine while no key stores a scale ...
-    assert_eq!(file.animations[0].scale_box, EMPTY_BOX);
+    assert_eq!(file.animations[0].boxes.scale, EMPTY_BOX);
     assert!(file.problems().is_empty());
     // ... but a scale key there would decode to about 1e9.
     let mut bad = file.clone();
@@ -116,7 +116,7 @@ fn keys_on_a_box_that_cannot_decode_them_are_rejected() {
             .iter()
             .any(|k| k.translation[1].is_some())
     );
-    bad.animations[0].translation_box.size[1] = f32::NAN;
+    bad.animations[0].boxes.translation.size[1] = f32::NAN;
     let err = bad.write().unwrap_err().to_string();
     assert!(
         err.contains("animations[0]: translation keys on axis 1"),

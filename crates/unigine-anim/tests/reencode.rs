@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use test_support::samples_or_skip;
-use unigine_anim::an10::{Animation, EMPTY_BOX, Key, QuantBox};
-use unigine_anim::{AnimFile, read};
+use unigine_anim::an10::{EMPTY_BOX, Key, QuantBox};
+use unigine_anim::{AnimFile, Frames, read};
 
 /// The samples hold 12 an10 files (and 3 an11), one animation each, 23,901 keys.
 const AN10_FILES: usize = 12;
@@ -89,11 +89,11 @@ fn values_alone_reencode_to_the_same_layout_and_keys_within_one_unit() {
         assert!(!original.animations.is_empty(), "{name}");
         let mut rebuilt = original.clone();
         for (a, anim) in original.animations.iter().enumerate() {
-            let values = anim.decode(&original.bind_pose);
-            let encoded = Animation::encode(anim.name.clone(), &values);
+            let values = Frames::decode(anim, &original.bind_pose);
+            let encoded = values.encode(anim.name.clone());
             // decode -> encode -> decode stays within half a step of the new boxes
             // (plus f32 rounding of the decode).
-            let again = encoded.decode(&original.bind_pose);
+            let again = Frames::decode(&encoded, &original.bind_pose);
             let half_step = |b: &QuantBox, i: usize| {
                 b.size[i].abs() / 65535.0 * 0.5
                     + 4.0 * f32::EPSILON * (b.min[i].abs() + b.size[i].abs())
@@ -102,7 +102,7 @@ fn values_alone_reencode_to_the_same_layout_and_keys_within_one_unit() {
                 for i in 0..3 {
                     let e = (x[i] - y[i]).abs();
                     assert!(
-                        e <= half_step(&encoded.translation_box, i),
+                        e <= half_step(&encoded.boxes.translation, i),
                         "{name}: translation error {e}"
                     );
                     worst_t = worst_t.max(e);
@@ -112,7 +112,7 @@ fn values_alone_reencode_to_the_same_layout_and_keys_within_one_unit() {
                 for i in 0..3 {
                     let e = (x[i] - y[i]).abs();
                     assert!(
-                        e <= half_step(&encoded.scale_box, i),
+                        e <= half_step(&encoded.boxes.scale, i),
                         "{name}: scale error {e}"
                     );
                     worst_s = worst_s.max(e);
@@ -140,13 +140,13 @@ fn values_alone_reencode_to_the_same_layout_and_keys_within_one_unit() {
             }
             assert_box_from_decoded_values(
                 &format!("{name}: translation"),
-                &encoded.translation_box,
-                &anim.translation_box,
+                &encoded.boxes.translation,
+                &anim.boxes.translation,
             );
             assert_box_from_decoded_values(
                 &format!("{name}: scale"),
-                &encoded.scale_box,
-                &anim.scale_box,
+                &encoded.boxes.scale,
+                &anim.boxes.scale,
             );
             keys_total += anim.keys.len();
             keys_differ += differing_keys;

@@ -118,27 +118,22 @@ pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
         .unwrap_or(&[])
 }
 
-/// Declares an animation type as both UNIGINE families store one: `name`, the animated
-/// `bones`, the fields given (an10's quantization boxes), the stored `flags` byte,
-/// `num_frames` and the frame-major `keys`; with `frame(f)` and `key_flags()`. an10
-/// animations and the animations a mesh embeds are declared with it, so the shared
-/// fields and their meaning are written once.
+/// An animation as both UNIGINE families store one: `name`, the animated `bones`, what
+/// the family stores beside the keys (`boxes`: an10's quantization boxes; nothing for
+/// the animations a mesh embeds, whose keys are floats), the stored `flags` byte,
+/// `num_frames` and the frame-major `keys`. unigine-anim's `an10::Animation` is
+/// `Animation<u16, an10::Boxes>`, unigine-mesh's `EmbeddedAnimation` is
+/// `Animation<f32>`.
 ///
 /// ```
 /// use unigine_common::Key;
-/// unigine_common::animation_type! {
-///     /// A clip.
-///     pub struct Clip<Key<f32>> {
-///         /// Frames per second.
-///         pub fps: f32,
-///     }
-/// }
+/// use unigine_common::keys::Animation;
 /// let moved = Key { translation: [Some(1.0), None, None], ..Key::<f32>::default() };
 /// let turned = Key { rotation: Some([0, 0, 0, 32767]), ..Key::<f32>::default() };
-/// let clip = Clip {
+/// let clip: Animation<f32> = Animation {
 ///     name: "walk".into(),
 ///     bones: vec![0, 1],
-///     fps: 30.0,
+///     boxes: (),
 ///     flags: 0x09,
 ///     num_frames: 2,
 ///     keys: vec![moved, Key::default(), turned, Key::default()],
@@ -149,59 +144,45 @@ pub fn frame_keys<K>(keys: &[K], f: usize, n: usize) -> &[K] {
 /// assert!(clip.check_keys(2).is_ok());
 /// assert!(clip.check_keys(1).is_err()); // bone 1 of 1
 /// ```
-#[macro_export]
-macro_rules! animation_type {
-    (
-        $(#[$doc:meta])*
-        pub struct $name:ident < $key:ty > {
-            $( $(#[$field_doc:meta])* pub $field:ident : $field_ty:ty, )*
-        }
-    ) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct $name {
-            /// Name (from the file's name list).
-            pub name: $crate::keys::RawString,
-            /// Animated bones, as indices into the file's bone list.
-            pub bones: Vec<i16>,
-            $( $(#[$field_doc])* pub $field: $field_ty, )*
-            /// The stored animation flag byte (real files: the OR of every key's flags).
-            /// Derived data: the writer stores [`key_flags`](Self::key_flags), and
-            /// conversion follows the keys.
-            pub flags: u8,
-            /// Number of frames.
-            pub num_frames: u32,
-            /// `num_frames * bones.len()` keys, frame-major: the key of bone `b` in frame
-            /// `f` is `keys[f * bones.len() + b]`.
-            pub keys: Vec<$key>,
-        }
+#[derive(Debug, Clone, PartialEq)]
+pub struct Animation<T, B = ()> {
+    /// Name (from the file's name list).
+    pub name: RawString,
+    /// Animated bones, as indices into the file's bone list.
+    pub bones: Vec<i16>,
+    /// What the family stores beside the keys (an10: the translation and scale boxes
+    /// its `u16` keys are quantized across).
+    pub boxes: B,
+    /// The stored animation flag byte (real files: the OR of every key's flags).
+    /// Derived data: the writer stores [`key_flags`](Self::key_flags), and conversion
+    /// follows the keys.
+    pub flags: u8,
+    /// Number of frames.
+    pub num_frames: u32,
+    /// `num_frames * bones.len()` keys, frame-major: the key of bone `b` in frame `f` is
+    /// `keys[f * bones.len() + b]`.
+    pub keys: Vec<Key<T>>,
+}
 
-        impl $name {
-            /// The keys of frame `f` (empty past the end).
-            pub fn frame(&self, f: usize) -> &[$key] {
-                $crate::keys::frame_keys(&self.keys, f, self.bones.len())
-            }
+impl<T, B> Animation<T, B> {
+    /// The keys of frame `f` (empty past the end).
+    pub fn frame(&self, f: usize) -> &[Key<T>] {
+        frame_keys(&self.keys, f, self.bones.len())
+    }
 
-            /// The OR of every key's flags: what the flag byte of real files holds, and
-            /// what the writer stores.
-            pub fn key_flags(&self) -> u8 {
-                $crate::keys::key_flags(&self.keys)
-            }
+    /// The OR of every key's flags: what the flag byte of real files holds, and what the
+    /// writer stores.
+    pub fn key_flags(&self) -> u8 {
+        key_flags(&self.keys)
+    }
 
-            /// `Err` with the message unless every animated bone is one of the file's
-            /// `num_bones` and there are `num_frames * bones.len()` keys.
-            pub fn check_keys(&self, num_bones: usize) -> Result<(), String> {
-                $crate::keys::check_animated_bones(&self.bones, num_bones).and_then(|()| {
-                    $crate::keys::check_table_len(
-                        self.keys.len(),
-                        self.num_frames,
-                        self.bones.len(),
-                        "keys",
-                    )
-                })
-            }
-        }
-    };
+    /// `Err` with the message unless every animated bone is one of the file's
+    /// `num_bones` and there are `num_frames * bones.len()` keys.
+    pub fn check_keys(&self, num_bones: usize) -> Result<(), String> {
+        check_animated_bones(&self.bones, num_bones).and_then(|()| {
+            check_table_len(self.keys.len(), self.num_frames, self.bones.len(), "keys")
+        })
+    }
 }
 
 /// An animation's `num_bones` (compact) and its animated bones (`i16` each), every one a

@@ -324,6 +324,7 @@ fn frame_counts_without_bones_neither_allocate_nor_loop() {
     // store and nothing to loop over.
     let anims: Vec<EmbeddedAnimation> = (0..1000)
         .map(|i| EmbeddedAnimation {
+            boxes: (),
             name: format!("a{i}").as_str().into(),
             bones: vec![],
             flags: 0,
@@ -359,6 +360,7 @@ fn frame_counts_without_bones_neither_allocate_nor_loop() {
 #[test]
 fn frame_lookups_past_the_end_are_empty() {
     let a = EmbeddedAnimation {
+        boxes: (),
         name: "a".into(),
         bones: vec![0, 0],
         flags: 0,
@@ -431,6 +433,7 @@ fn dense_tracks_from_one_byte_keys_are_charged() {
     // 10 bones x 10,000 frames of empty keys (one byte each): 100,000 dense keys of
     // 52 bytes each in the clip.
     let anim = EmbeddedAnimation {
+        boxes: (),
         name: "a".into(),
         bones: (0..10).collect(),
         flags: 0,

@@ -193,6 +193,7 @@ fn embedded_animation_flags_are_written_as_the_or_of_the_keys() {
         ..Default::default()
     };
     m.animations.push(EmbeddedAnimation {
+        boxes: (),
         name: "a".into(),
         bones: vec![0],
         flags: 0x08, // stale: says rotation, the keys hold x and scale z

@@ -495,6 +495,7 @@ fn clip_to_embedded(
     let flags = keys.iter().fold(0, |a, k| a | k.flags());
     let num_frames = u32::try_from(times.len()).map_err(|_| invalid("too many frames"))?;
     Ok(EmbeddedAnimation {
+        boxes: (),
         name: RawString::from(clip.name.as_str()),
         bones,
         flags,

@@ -72,11 +72,9 @@ impl Ms1xVersion {
 /// `f32`, rotation in units of 1/32767 (flag bits in [`unigine_common::keys`]).
 pub type FrameKey = unigine_common::Key<f32>;
 
-unigine_common::animation_type! {
-    /// An animation stored inside the mesh (float translation and scale, i16 rotation,
-    /// no bounding boxes).
-    pub struct EmbeddedAnimation<FrameKey> {}
-}
+/// An animation stored inside the mesh (float translation and scale, i16 rotation, no
+/// bounding boxes).
+pub type EmbeddedAnimation = unigine_common::keys::Animation<f32>;
 
 /// One morph target's geometry: coordinate vertices and tangent vertices.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,6 +237,7 @@ pub(crate) fn read<'a>(
                 let (num_frames, keys) =
                     read_frames(r, bones.len(), |r| read_key(r, RotationRange::AsStored))?;
                 Ok(EmbeddedAnimation {
+                    boxes: (),
                     name,
                     bones,
                     flags,
