@@ -100,6 +100,22 @@ impl Budget {
         self.0.limits.max_alloc_bytes.saturating_sub(self.used())
     }
 
+    /// `bytes`, an encoded output, once their length is charged (as `encoded output`):
+    /// what a writer that encodes into a `Vec` returns under a budget.
+    ///
+    /// ```
+    /// # use parsing_primitives::{Budget, Limits};
+    /// let budget = Budget::new(Limits { max_alloc_bytes: 3, ..Limits::DEFAULT });
+    /// assert_eq!(budget.charged_output(vec![1, 2, 3])?, [1, 2, 3]);
+    /// let e = budget.charged_output(vec![4]).err().map(|e| e.what);
+    /// assert_eq!(e, Some("encoded output"));
+    /// # Ok::<(), parsing_primitives::BudgetExceeded>(())
+    /// ```
+    pub fn charged_output(&self, bytes: Vec<u8>) -> Result<Vec<u8>, BudgetExceeded> {
+        self.charge("encoded output", bytes.len() as u64)?;
+        Ok(bytes)
+    }
+
     /// Charges `bytes` for `what`, or fails (charging nothing) when the total would pass
     /// the limit.
     pub fn charge(&self, what: &'static str, bytes: u64) -> Result<(), BudgetExceeded> {

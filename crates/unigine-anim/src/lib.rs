@@ -155,11 +155,7 @@ impl AnimFile {
 
     /// [`AnimFile::write`] under `options`' budget: the bytes are charged once written.
     pub fn write_with(&self, options: &WriteOptions) -> Result<Vec<u8>> {
-        let bytes = self.write()?;
-        options
-            .budget
-            .charge("encoded output", bytes.len() as u64)?;
-        Ok(bytes)
+        Ok(options.budget.charged_output(self.write()?)?)
     }
 
     /// Every reason [`AnimFile::write`] would refuse the file, each at its path.

@@ -236,11 +236,7 @@ impl MeshFile {
 
     /// [`MeshFile::write`] under `options`' budget: the bytes are charged once written.
     pub fn write_with(&self, options: &WriteOptions) -> Result<Vec<u8>> {
-        let bytes = self.write()?;
-        options
-            .budget
-            .charge("encoded output", bytes.len() as u64)?;
-        Ok(bytes)
+        Ok(options.budget.charged_output(self.write()?)?)
     }
 
     /// Writes the file's bytes to `out`.

@@ -158,8 +158,7 @@ impl Written {
     /// # Ok::<(), meshfmt_core::format::FormatError>(())
     /// ```
     pub fn charged(main: Vec<u8>, budget: &Budget) -> Result<Self, FormatError> {
-        budget.charge("encoded output", main.len() as u64)?;
-        Ok(Written::one(main))
+        Ok(Written::one(budget.charged_output(main)?))
     }
 }
 

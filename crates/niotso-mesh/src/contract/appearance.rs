@@ -45,14 +45,7 @@ impl FormatFile for AppearanceFile {
     /// every binding is reported missing), posed by the context's skeleton file, and
     /// named after the `.apr` (its loose name, without the ids).
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let read = ReadOptions {
-            budget: cx.budget.clone(),
-            ..ReadOptions::default()
-        };
-        let skel = match cx.skeleton {
-            Some(bytes) => Some(crate::skel::read_with(bytes, &read)?),
-            None => None,
-        };
+        let skel = super::skeleton(cx)?;
         let loose = cx
             .side_files
             .map(|side| LooseFiles::around(side, cx.budget.clone()));

@@ -94,6 +94,18 @@ pub static FORMAT_INFO: FormatInfo = FormatInfo {
     ..FormatInfo::DEFAULT
 };
 
+/// The `.skel` the context gives, read under its budget.
+fn skeleton(cx: &Context<'_>) -> Result<Option<crate::Skel>, FormatError> {
+    let read = ReadOptions {
+        budget: cx.budget.clone(),
+        ..ReadOptions::default()
+    };
+    let skel = cx
+        .skeleton
+        .map(|bytes| crate::skel::read_with(bytes, &read));
+    Ok(skel.transpose()?)
+}
+
 impl Format for Vitaboy {
     fn info(&self) -> &'static FormatInfo {
         &FORMAT_INFO
@@ -252,14 +264,7 @@ impl FormatFile for VitaboyFile {
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
-        let read = ReadOptions {
-            budget: cx.budget.clone(),
-            ..ReadOptions::default()
-        };
-        let skel = match cx.skeleton {
-            Some(bytes) => Some(crate::skel::read_with(bytes, &read)?),
-            None => None,
-        };
+        let skel = skeleton(cx)?;
         let opts = CoreOptions {
             skeleton: skel.as_ref(),
             budget: cx.budget.clone(),
