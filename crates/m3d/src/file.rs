@@ -10,7 +10,9 @@ use crate::label::{self, Labels};
 use crate::material::{self, Material};
 use crate::mesh::{self, Mesh, MeshRecord};
 use crate::shape::{self, Shape};
-use crate::types::{Coord, ListLengths, NameKey, Names, Out, Str, Types, read_str};
+use crate::types::{
+    Colours, Coord, ListLengths, NameKey, Names, Out, Str, Types, read_str, string_at,
+};
 use crate::vertex::{self, Records, Vertex};
 use crate::voxel::{self, VoxelBlock, VoxelType};
 
@@ -268,29 +270,6 @@ pub struct Counts {
     pub extra: usize,
 }
 
-/// See [`File::colours`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Colours<'a> {
-    ci: usize,
-    cmap: &'a [u32],
-}
-
-impl<'a> Colours<'a> {
-    /// The colour field's meaning for `ci` bytes per colour and the colour map.
-    pub(crate) fn new(ci: usize, cmap: &'a [u32]) -> Colours<'a> {
-        Colours { ci, cmap }
-    }
-
-    /// As [`File::rgba`].
-    pub(crate) fn rgba(&self, color: u32) -> u32 {
-        match self.ci {
-            1 | 2 => self.cmap.get(color as usize).copied().unwrap_or(0),
-            4 => color,
-            _ => 0,
-        }
-    }
-}
-
 impl File {
     /// The string at offset `s`: bytes up to the NUL (or the table end); `None` for
     /// offset 0 or past the table. Takes the string's length in time; this crate's own
@@ -319,10 +298,7 @@ impl File {
             Body::Cmap(m) => Some(m.items.as_slice()),
             _ => None,
         });
-        Colours {
-            ci: self.types.ci(),
-            cmap: cmap.unwrap_or_default(),
-        }
+        Colours::new(self.types.ci(), cmap.unwrap_or_default())
     }
 
     /// The BONE chunk, if any.
@@ -617,15 +593,6 @@ fn deflate(payload: &[u8], level: u8, budget: &Budget) -> Result<Vec<u8>> {
     let n = stream.len();
     out.truncate(n);
     Ok(out)
-}
-
-/// The string at offset `s` of a string table (see [`File::string`]).
-pub(crate) fn string_at(strings: &[u8], s: Str) -> Option<&[u8]> {
-    if s.0 == 0 {
-        return None;
-    }
-    let rest = strings.get(s.0 as usize..)?;
-    Some(rest.split(|b| *b == 0).next().unwrap_or(rest))
 }
 
 fn len32(n: usize) -> Result<u32> {

@@ -87,7 +87,7 @@ pub(crate) fn decode(
         if !seen.insert(key) {
             continue;
         }
-        let bytes = crate::file::string_at(strings, m).unwrap_or_default();
+        let bytes = crate::types::string_at(strings, m).unwrap_or_default();
         budget.charge(
             "texture names",
             bytes.len() as u64 + std::mem::size_of::<LoadedTexture>() as u64,

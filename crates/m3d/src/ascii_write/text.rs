@@ -7,7 +7,8 @@ use parsing_primitives::Budget;
 
 use crate::bones::Skin;
 use crate::error::Result;
-use crate::file::{Colours, File};
+use crate::file::File;
+use crate::types::Colours;
 use crate::types::{Idx, Str};
 
 /// The line end m3d.h's exporter writes.

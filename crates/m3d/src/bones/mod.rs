@@ -3,11 +3,12 @@
 pub(crate) mod ascii;
 pub(crate) mod check;
 pub(crate) mod core;
+pub(crate) mod record;
 
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};
-use crate::types::{Idx, Out, Str, Types, read_idx, read_raw, read_str};
+use crate::types::{Idx, Out, Str, Types};
 
 /// One bone: parent, name and rest pose as indices into the vertex list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,51 +42,9 @@ pub struct Skeleton {
 }
 
 pub(crate) fn read_bone(r: &mut Reader<'_>, t: Types) -> PResult<Skeleton> {
-    let bone_size = (t.bi() + t.si() + 2 * t.vi()).max(1);
-    // Counts are plain numbers, not indices: no -1/-2 sentinels. Checked against the
-    // bytes left before anything is allocated.
-    let nbone = r.field("numbone", |r| {
-        let at = r.offset();
-        let n = read_raw(r, t.bi())?;
-        r.count_at(at, u64::from(n), bone_size)
-    })?;
-    let nskin = r.field("numskin", |r| read_raw(r, t.sk()))?;
-    let bones = r.field("bone", |r| {
-        r.array(nbone as u64, bone_size, |r| {
-            Ok(Bone {
-                parent: r.field("parent", |r| read_idx(r, t.bi()))?,
-                name: r.field("name", |r| read_str(r, t))?,
-                pos: r.field("pos", |r| read_idx(r, t.vi()))?,
-                ori: r.field("ori", |r| read_idx(r, t.vi()))?,
-            })
-        })
-    })?;
-    let nb = t.nb();
-    // nb = 1: one bone id; else nb weight bytes (+ ids for the non-zero ones).
-    let skin_min = if nb == 1 { t.bi() } else { nb };
-    let skins = r.field("skin", |r| {
-        r.array(u64::from(nskin), skin_min.max(1), |r| {
-            if nb == 1 {
-                // With bi absent this reads nothing, so charge what each one holds.
-                r.charge_for("skins", std::mem::size_of::<Idx>() as u64)?;
-                let b = r.field("bone", |r| read_idx(r, t.bi()))?;
-                return Ok(Skin {
-                    weights: Vec::new(),
-                    bones: vec![b],
-                });
-            }
-            r.charge_for("skins", (nb * (1 + std::mem::size_of::<Idx>())) as u64)?;
-            let weights = r.field("weight", |r| r.bytes(nb))?.to_vec();
-            let mut bones = Vec::new();
-            for (i, w) in weights.iter().enumerate() {
-                if *w != 0 {
-                    bones.push(r.field("bone", |r| r.item(i, |r| read_idx(r, t.bi())))?);
-                }
-            }
-            Ok(Skin { weights, bones })
-        })
-    })?;
-    Ok(Skeleton { bones, skins })
+    let mut s = Skeleton::default();
+    record::skeleton(r, t, &mut s)?;
+    Ok(s)
 }
 
 pub(crate) fn write_bone(o: &mut Out, s: &Skeleton) -> Result<()> {
@@ -158,31 +117,7 @@ pub struct Action {
 }
 
 pub(crate) fn read_actn(r: &mut Reader<'_>, t: Types) -> PResult<Action> {
-    let name = r.field("name", |r| read_str(r, t))?;
-    let nframe = r.field("numframe", |r| r.u16_le())?;
-    let duration_msec = r.field("durationmsec", |r| r.u32_le())?;
-    let tsize = t.bi() + 2 * t.vi();
-    let frames = r.field("frame", |r| {
-        r.array(u64::from(nframe), 4 + t.fc(), |r| {
-            let msec = r.field("msec", |r| r.u32_le())?;
-            let n = r.field("numtransform", |r| read_raw(r, t.fc()))?;
-            let transforms = r.field("transform", |r| {
-                r.array(u64::from(n), tsize.max(1), |r| {
-                    Ok(Transform {
-                        bone: r.field("bone", |r| read_idx(r, t.bi()))?,
-                        pos: r.field("pos", |r| read_idx(r, t.vi()))?,
-                        ori: r.field("ori", |r| read_idx(r, t.vi()))?,
-                    })
-                })
-            })?;
-            Ok(Frame { msec, transforms })
-        })
-    })?;
-    Ok(Action {
-        name,
-        duration_msec,
-        frames,
-    })
+    record::action(r, t)
 }
 
 pub(crate) fn write_actn(o: &mut Out, a: &Action) -> Result<()> {

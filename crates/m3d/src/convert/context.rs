@@ -9,9 +9,10 @@ use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
 use crate::bones::Skin;
 use crate::error::Result;
-use crate::file::{Body, Colours, File};
+use crate::file::{Body, File};
 use crate::material::PropValue;
 use crate::mesh::MeshRecord;
+use crate::types::Colours;
 use crate::types::{NameKey, Names, Str};
 use crate::vertex::core::Points;
 

@@ -4,9 +4,12 @@
 
 use parsing_primitives::Budget;
 
-use crate::bones;
+use crate::bones::{self, record::SkeletonSink};
 use crate::load::{IDENTITY, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, skin_of};
-use crate::types::{Cur, Idx, Str, Types};
+use crate::mesh::record::{Fixed, Magic, Record, Widths};
+use crate::mesh::{self, NO_CORNER};
+use crate::types::{Coord, Cur, Declined, Idx, Str, Types};
+use crate::vertex::{self, record::with_vc};
 
 /// Pushes `item`, growing the vector by doubling and charging `budget` for each growth
 /// (what the one-pass load builds without knowing its final count).
@@ -25,43 +28,10 @@ pub(super) fn push_charged<T>(
     Some(())
 }
 
-/// A count read at the cursor as the checked reader takes it: at most `max`, and its
-/// elements of `min` bytes fit the bytes after the `width`-byte count field.
-fn counted(c: &Cur<'_>, n: u32, width: usize, min: usize, max: u64) -> Option<usize> {
-    let left = c.0.len().checked_sub(width)?;
-    let n = n as usize;
-    (n as u64 <= max && n.checked_mul(min)? <= left).then_some(n)
-}
-
-/// ACTN straight from its bytes: name, frame count, duration, then per frame its time
-/// and the changed bones (each count checked against the bytes left first).
+/// ACTN straight from its bytes, as the checked reader decodes it (counts also within
+/// `max` elements).
 pub(super) fn action(body: &[u8], t: Types, max: u64) -> Option<bones::Action> {
-    let mut c = Cur(body);
-    let name = Str(c.raw(t.si())?);
-    let nframe = c.raw(2)? as usize;
-    let duration_msec = c.raw(4)?;
-    let tsize = (t.bi() + 2 * t.vi()).max(1);
-    (nframe as u64 <= max && nframe * (4 + t.fc()) <= c.0.len()).then_some(())?;
-    let mut frames = Vec::with_capacity(nframe);
-    for _ in 0..nframe {
-        let msec = c.raw(4)?;
-        let n = counted(&c, Cur(c.0).raw(t.fc())?, t.fc(), tsize, max)?;
-        c.raw(t.fc())?;
-        let mut transforms = Vec::with_capacity(n);
-        for _ in 0..n {
-            transforms.push(bones::Transform {
-                bone: c.idx(t.bi())?,
-                pos: c.idx(t.vi())?,
-                ori: c.idx(t.vi())?,
-            });
-        }
-        frames.push(bones::Frame { msec, transforms });
-    }
-    Some(bones::Action {
-        name,
-        duration_msec,
-        frames,
-    })
+    bones::record::action(&mut Cur::with_max(body, max), t).ok()
 }
 
 /// BONE straight from its bytes: the bones (names through `text`) and the skins in
@@ -73,85 +43,96 @@ pub(super) fn bones(
     budget: &Budget,
     text: &dyn Fn(Str) -> Option<String>,
 ) -> Option<(Vec<LoadedBone>, Vec<LoadedSkin>)> {
-    let mut c = Cur(body);
-    let bone_size = (t.bi() + t.si() + 2 * t.vi()).max(1);
-    let nbone = counted(&c, Cur(c.0).raw(t.bi())?, t.bi(), bone_size, max)?;
-    c.raw(t.bi())?;
-    let nskin = c.raw(t.sk())? as usize;
-    budget.charge_items::<LoadedBone>("bones", nbone).ok()?;
-    let mut bones = Vec::with_capacity(nbone);
-    for _ in 0..nbone {
-        let parent = c.idx(t.bi())?;
-        let name = Str(c.raw(t.si())?);
-        let (pos, ori) = (c.idx(t.vi())?, c.idx(t.vi())?);
-        bones.push(LoadedBone {
-            name: text(name)?,
-            parent,
-            pos,
-            ori,
+    let mut sink = Skeleton {
+        bones: Vec::new(),
+        skins: Vec::new(),
+        nb: t.nb(),
+        budget,
+        text,
+    };
+    bones::record::skeleton(&mut Cur::with_max(body, max), t, &mut sink).ok()?;
+    Some((sink.bones, sink.skins))
+}
+
+/// The bones and skins of a BONE chunk as the load holds them, charged as they come.
+struct Skeleton<'a> {
+    bones: Vec<LoadedBone>,
+    skins: Vec<LoadedSkin>,
+    nb: usize,
+    budget: &'a Budget,
+    text: &'a dyn Fn(Str) -> Option<String>,
+}
+
+impl SkeletonSink<Declined> for Skeleton<'_> {
+    fn bones(&mut self, n: usize) -> Result<(), Declined> {
+        self.budget
+            .charge_items::<LoadedBone>("bones", n)
+            .map_err(|_| Declined)?;
+        self.bones.reserve_exact(n);
+        Ok(())
+    }
+
+    fn bone(&mut self, b: bones::Bone) -> Result<(), Declined> {
+        self.bones.push(LoadedBone {
+            name: (self.text)(b.name).ok_or(Declined)?,
+            parent: b.parent,
+            pos: b.pos,
+            ori: b.ori,
             weights: Vec::new(),
             inverse_bind: IDENTITY,
         });
+        Ok(())
     }
-    let nb = t.nb();
-    let skin_min = if nb == 1 { t.bi() } else { nb }.max(1);
-    (nskin as u64 <= max && nskin.checked_mul(skin_min)? <= c.0.len()).then_some(())?;
-    budget.charge_items::<LoadedSkin>("skins", nskin).ok()?;
-    let mut skins = Vec::with_capacity(nskin);
-    for _ in 0..nskin {
-        if nb == 1 {
-            let b = c.idx(t.bi())?;
-            skins.push(skin_of(1, &[], std::iter::once(b)));
-            continue;
-        }
-        let mut weights = [0u8; 8];
-        for slot in weights.iter_mut().take(nb) {
-            *slot = c.u8()?;
-        }
-        let (mut ids, mut n) = ([Idx::UNDEF; 8], 0);
-        for w in weights.iter().take(nb) {
-            if *w != 0 {
-                *ids.get_mut(n)? = c.idx(t.bi())?;
-                n += 1;
-            }
-        }
-        let stored = weights.get(..nb)?;
-        skins.push(skin_of(nb, stored, ids.into_iter().take(n)));
+
+    fn skins(&mut self, n: usize) -> Result<(), Declined> {
+        self.budget
+            .charge_items::<LoadedSkin>("skins", n)
+            .map_err(|_| Declined)?;
+        self.skins.reserve_exact(n);
+        Ok(())
     }
-    Some((bones, skins))
+
+    fn skin(&mut self, weights: &[u8], bones: &[Idx]) -> Result<(), Declined> {
+        self.skins
+            .push(skin_of(self.nb, weights, bones.iter().copied()));
+        Ok(())
+    }
 }
 
 /// VRTS records (whole ones, `size` bytes each) in their loaded form, the colour field
-/// kept raw (resolved through the colour map once the payload is read), one width
-/// dispatch per call, not per field.
+/// kept raw (resolved through the colour map once the payload is read), the width
+/// chosen once per call.
 pub(super) fn vertices(body: &[u8], size: usize, t: Types, out: &mut Vec<LoadedVertex>) {
-    let (ci, sk) = (t.ci(), t.sk());
     let records = body.chunks_exact(size.max(1));
-    macro_rules! each {
-        ($w:literal, $conv:expr) => {
-            out.extend(records.map(|rec| {
-                let (xyz, tail) = rec.split_at_checked(4 * $w).unwrap_or((rec, &[]));
-                let mut c = Cur(tail);
-                let color = c.raw(ci).unwrap_or(0);
-                let skin = c.idx(sk).unwrap_or(Idx::UNDEF);
-                let v = |k: usize| {
-                    let b = xyz.get(k * $w..(k + 1) * $w).and_then(|b| b.try_into().ok());
-                    $conv(b.unwrap_or([0; $w]))
-                };
-                LoadedVertex {
-                    xyzw: [v(0), v(1), v(2), v(3)],
-                    color,
-                    skin,
-                }
-            }))
-        };
-    }
-    match t.vc() {
-        1 => each!(1, |b: [u8; 1]| f32::from(i8::from_le_bytes(b)) / 127.0),
-        2 => each!(2, |b: [u8; 2]| f32::from(i16::from_le_bytes(b)) / 32767.0),
-        4 => each!(4, f32::from_le_bytes),
-        _ => each!(8, |b: [u8; 8]| f64::from_le_bytes(b) as f32),
-    }
+    with_vc!(t, W => out.extend(records.map(|rec| {
+        match vertex::record::vertex::<W>(&mut Cur::new(rec), t) {
+            Ok(v) => LoadedVertex {
+                xyzw: v.coords.map(Coord::loaded),
+                color: v.color,
+                skin: v.skin,
+            },
+            // Never: the record holds every field.
+            Err(Declined) => LoadedVertex {
+                xyzw: [0.0; 4],
+                color: 0,
+                skin: Idx::UNDEF,
+            },
+        }
+    })))
+}
+
+/// TMAP records (whole ones, `size` bytes each) as the load holds them.
+pub(super) fn uvs(body: &[u8], size: usize, t: Types, out: &mut Vec<[f32; 2]>) {
+    let records = body.chunks_exact(size.max(1));
+    with_vc!(t, W => out.extend(records.map(|rec| {
+        vertex::record::uv::<W>(&mut Cur::new(rec)).map_or([0.0; 2], |uv| uv.map(Coord::loaded_uv))
+    })))
+}
+
+/// CMAP records (whole ones).
+pub(super) fn colours(body: &[u8], out: &mut Vec<u32>) {
+    let records = body.chunks_exact(vertex::record::COLOUR_SIZE);
+    out.extend(records.map(|rec| vertex::record::colour(&mut Cur::new(rec)).unwrap_or(0)));
 }
 
 /// Where the MESH records decoded so far put their triangles and material switches.
@@ -173,67 +154,38 @@ pub(super) fn polygons(
     t: Types,
     out: &mut Polygons<'_>,
 ) -> Option<usize> {
-    match (t.vi(), t.ti()) {
-        (1, 0) => polygons_in::<1, 0>(data, left, t, out),
-        (1, 1) => polygons_in::<1, 1>(data, left, t, out),
-        (1, 2) => polygons_in::<1, 2>(data, left, t, out),
-        (1, _) => polygons_in::<1, 4>(data, left, t, out),
-        (2, 0) => polygons_in::<2, 0>(data, left, t, out),
-        (2, 1) => polygons_in::<2, 1>(data, left, t, out),
-        (2, 2) => polygons_in::<2, 2>(data, left, t, out),
-        (2, _) => polygons_in::<2, 4>(data, left, t, out),
-        (_, 0) => polygons_in::<4, 0>(data, left, t, out),
-        (_, 1) => polygons_in::<4, 1>(data, left, t, out),
-        (_, 2) => polygons_in::<4, 2>(data, left, t, out),
-        (_, _) => polygons_in::<4, 4>(data, left, t, out),
-    }
-}
-
-/// An index of `W` bytes at `at` (as [`Cur::idx`]); `W` = 0 is absent (-1).
-#[inline(always)]
-fn idx_at<const W: usize>(b: &[u8], at: usize) -> Idx {
-    let byte = |k: usize| b.get(at + k).copied().unwrap_or(0);
-    match W {
-        1 => match byte(0) {
-            255 => Idx::UNDEF,
-            254 => Idx::MAX,
-            v => Idx(u32::from(v)),
-        },
-        2 => match u16::from_le_bytes([byte(0), byte(1)]) {
-            0xFFFF => Idx::UNDEF,
-            0xFFFE => Idx::MAX,
-            v => Idx(u32::from(v)),
-        },
-        4 => Idx(u32::from_le_bytes([byte(0), byte(1), byte(2), byte(3)])),
-        _ => Idx::UNDEF,
-    }
-}
-
-/// [`polygons`] for one pair of index widths: the corner fields at fixed offsets.
-fn polygons_in<const VI: usize, const TI: usize>(
-    data: &[u8],
-    left: usize,
-    t: Types,
-    out: &mut Polygons<'_>,
-) -> Option<usize> {
     let si = t.si();
+    match (t.vi(), t.ti()) {
+        (1, 0) => polygons_in(data, left, Fixed::<1, 0> { si }, out),
+        (1, 1) => polygons_in(data, left, Fixed::<1, 1> { si }, out),
+        (1, 2) => polygons_in(data, left, Fixed::<1, 2> { si }, out),
+        (1, _) => polygons_in(data, left, Fixed::<1, 4> { si }, out),
+        (2, 0) => polygons_in(data, left, Fixed::<2, 0> { si }, out),
+        (2, 1) => polygons_in(data, left, Fixed::<2, 1> { si }, out),
+        (2, 2) => polygons_in(data, left, Fixed::<2, 2> { si }, out),
+        (2, _) => polygons_in(data, left, Fixed::<2, 4> { si }, out),
+        (_, 0) => polygons_in(data, left, Fixed::<4, 0> { si }, out),
+        (_, 1) => polygons_in(data, left, Fixed::<4, 1> { si }, out),
+        (_, 2) => polygons_in(data, left, Fixed::<4, 2> { si }, out),
+        (_, _) => polygons_in(data, left, Fixed::<4, 4> { si }, out),
+    }
+}
+
+/// [`polygons`] for one pair of index widths.
+fn polygons_in(data: &[u8], left: usize, w: impl Widths, out: &mut Polygons<'_>) -> Option<usize> {
     let mut used = 0usize;
-    let mut corners = [[Idx::UNDEF; 3]; 15];
+    let mut corners = [NO_CORNER; 15];
     while let Some(&m) = data.get(used) {
-        let (n, flags) = (usize::from(m >> 4), m & 15);
-        let (uv, normal, max) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
-        let stride = VI + usize::from(uv) * TI + usize::from(normal) * VI + usize::from(max) * VI;
-        let size = 1 + if n == 0 { si } else { n * stride };
+        let size = 1 + Magic(m).body_size(w);
         if used + size > left {
             return None;
         }
-        let Some(record) = data.get(used + 1..used + size) else {
+        let Some(record) = data.get(used..used + size) else {
             break;
         };
         used += size;
-        if n == 0 {
-            if flags == 0 {
-                let name = Str(Cur(record).raw(si)?);
+        match mesh::record::decode(&mut Cur::new(record), w, &mut corners).ok()? {
+            Record::Material(name) => {
                 push_charged(
                     out.runs,
                     (out.faces.len(), Some(name)),
@@ -241,32 +193,20 @@ fn polygons_in<const VI: usize, const TI: usize>(
                     "material runs",
                 )?;
             }
-            continue;
-        }
-        for (k, corner) in corners.iter_mut().take(n).enumerate() {
-            let at = k * stride;
-            corner[0] = idx_at::<VI>(record, at);
-            corner[1] = if uv {
-                idx_at::<TI>(record, at + VI)
-            } else {
-                Idx::UNDEF
-            };
-            corner[2] = if normal {
-                idx_at::<VI>(record, at + VI + usize::from(uv) * TI)
-            } else {
-                Idx::UNDEF
-            };
-        }
-        let first = corners[0];
-        for pair in corners.get(1..n).unwrap_or_default().windows(2) {
-            let [p, q] = [pair[0], pair[1]];
-            let face = LoadedFace {
-                material: Idx::UNDEF,
-                vertex: [first[0], p[0], q[0]],
-                uv: [first[1], p[1], q[1]],
-                normal: [first[2], p[2], q[2]],
-            };
-            push_charged(out.faces, face, out.budget, "triangles")?;
+            Record::Parameter { .. } => {}
+            Record::Polygon { n, .. } => {
+                let [first, rest @ ..] = &corners;
+                for pair in rest.get(..n - 1).unwrap_or_default().windows(2) {
+                    let [p, q] = [pair[0], pair[1]];
+                    let face = LoadedFace {
+                        material: Idx::UNDEF,
+                        vertex: [first.vertex, p.vertex, q.vertex],
+                        uv: [first.uv, p.uv, q.uv],
+                        normal: [first.normal, p.normal, q.normal],
+                    };
+                    push_charged(out.faces, face, out.budget, "triangles")?;
+                }
+            }
         }
     }
     Some(used)

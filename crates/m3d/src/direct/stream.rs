@@ -7,12 +7,13 @@
 use parsing_primitives::{Budget, Reader};
 
 use super::records::{self, Polygons, push_charged};
-use crate::file::{Colours, FORMAT, string_at};
+use crate::file::FORMAT;
 use crate::load::{
     LoadOptions, Loaded, LoadedVertex, LoadedVoxelType, MaterialIndex, action_bytes, block_bytes,
-    uv_coord,
 };
-use crate::types::{Cur, Idx, Str, Types};
+use crate::types::{Colours, string_at};
+use crate::types::{Idx, Str, Types};
+use crate::vertex::record::{COLOUR_SIZE, uv_size, vertex_size};
 use crate::voxel::VoxelType;
 use crate::{bones, label, material, shape, voxel};
 
@@ -234,7 +235,7 @@ impl<'o> Parser<'o> {
         self.state = match &magic {
             b"VRTS" if !self.seen_vertices => {
                 self.seen_vertices = true;
-                let size = 4 * t.vc() + t.ci() + t.sk();
+                let size = vertex_size(t);
                 let n = count(size)?;
                 self.budget
                     .charge_items::<LoadedVertex>("loaded vertices", n)
@@ -243,25 +244,25 @@ impl<'o> Parser<'o> {
                 records(Kind::Vertices, size, n)
             }
             b"TMAP" => {
-                let n = count(2 * t.vc())?;
+                let n = count(uv_size(t))?;
                 self.budget
                     .charge_items::<[f32; 2]>("texture coordinates", n)
                     .ok()?;
                 // The last TMAP wins, as in the checked load.
                 self.l.tmap = Vec::with_capacity(n);
-                records(Kind::TextureCoords, 2 * t.vc(), n)
+                records(Kind::TextureCoords, uv_size(t), n)
             }
             b"CMAP" if self.cmap.is_none() => {
-                let n = count(4)?;
+                let n = count(COLOUR_SIZE)?;
                 self.budget.charge_items::<u32>("colour map", n).ok()?;
                 self.cmap = Some(Vec::with_capacity(n));
-                records(Kind::Colours, 4, n)
+                records(Kind::Colours, COLOUR_SIZE, n)
             }
             b"VRTS" | b"CMAP" => {
                 count(if magic == *b"VRTS" {
-                    4 * t.vc() + t.ci() + t.sk()
+                    vertex_size(t)
                 } else {
-                    4
+                    COLOUR_SIZE
                 })?;
                 State::Skip { left }
             }
@@ -318,17 +319,10 @@ impl<'o> Parser<'o> {
             let bytes = data.get(..n * size)?;
             match kind {
                 Kind::Vertices => records::vertices(bytes, size, t, &mut self.l.vertices),
-                Kind::TextureCoords => self.l.tmap.extend(bytes.chunks_exact(size).map(|rec| {
-                    let mut c = Cur(rec);
-                    [(); 2].map(|_| c.coord(t).map_or(0.0, uv_coord))
-                })),
+                Kind::TextureCoords => records::uvs(bytes, size, t, &mut self.l.tmap),
                 _ => {
                     if let Some(cmap) = &mut self.cmap {
-                        cmap.extend(
-                            bytes
-                                .chunks_exact(4)
-                                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                        );
+                        records::colours(bytes, cmap);
                     }
                 }
             }

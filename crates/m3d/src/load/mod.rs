@@ -204,25 +204,6 @@ pub(crate) fn block_bytes(b: &VoxelBlock) -> u64 {
         + literal * std::mem::size_of::<Idx>() as u64
 }
 
-/// The value m3d.h gives a vertex coordinate, in f32 as it computes it.
-pub(crate) fn coord(c: Coord) -> f32 {
-    match c {
-        Coord::I8(v) => f32::from(v) / 127.0,
-        Coord::I16(v) => f32::from(v) / 32767.0,
-        Coord::F32(v) => v,
-        Coord::F64(v) => v as f32,
-    }
-}
-
-pub(crate) fn uv_coord(c: Coord) -> f32 {
-    match c {
-        Coord::I8(v) => f32::from(v as u8) / 255.0,
-        Coord::I16(v) => f32::from(v as u16) / 65535.0,
-        Coord::F32(v) => v,
-        Coord::F64(v) => v as f32,
-    }
-}
-
 pub(crate) const IDENTITY: [f32; 16] = [
     1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
 ];
@@ -357,7 +338,7 @@ impl Loaded {
         l.vertices = stored
             .iter()
             .map(|v| LoadedVertex {
-                xyzw: v.coords.map(coord),
+                xyzw: v.coords.map(Coord::loaded),
                 color: colours.rgba(v.color),
                 skin: v.skin,
             })
@@ -392,7 +373,7 @@ impl Loaded {
                 }
                 Body::Tmap(t) => {
                     b.charge_items::<[f32; 2]>("texture coordinates", t.items.len())?;
-                    self.tmap = t.items.iter().map(|uv| uv.map(uv_coord)).collect();
+                    self.tmap = t.items.iter().map(|uv| uv.map(Coord::loaded_uv)).collect();
                 }
                 Body::Actn(a) => {
                     b.charge(
@@ -432,7 +413,7 @@ impl Loaded {
     fn faces_and_voxel_types(
         &mut self,
         file: &File,
-        colours: crate::file::Colours<'_>,
+        colours: crate::types::Colours<'_>,
         b: &Budget,
     ) -> Result<()> {
         // The names that pick a material: use-material records and voxel types.

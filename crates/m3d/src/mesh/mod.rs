@@ -3,11 +3,13 @@
 pub(crate) mod ascii;
 pub(crate) mod check;
 pub(crate) mod core;
+pub(crate) mod record;
 
 use parsing_primitives::{Reader, Result as PResult};
 
+use self::record::{Magic, Record};
 use crate::error::{Result, invalid};
-use crate::types::{Cur, Idx, Out, Str, Types, read_idx, read_str};
+use crate::types::{Cur, Idx, Out, Str, Types};
 
 /// One polygon corner. Fields the record's flags do not ask for (or whose index type is
 /// absent) are [`Idx::UNDEF`].
@@ -42,7 +44,7 @@ enum CornerStore {
     Heap(Vec<Corner>),
 }
 
-const NO_CORNER: Corner = Corner {
+pub(crate) const NO_CORNER: Corner = Corner {
     vertex: Idx::UNDEF,
     uv: Idx::UNDEF,
     normal: Idx::UNDEF,
@@ -53,6 +55,18 @@ impl Corners {
     /// No corners.
     pub const fn new() -> Self {
         Corners(CornerStore::Inline([NO_CORNER; 3], 0))
+    }
+
+    /// `corners` (up to three inline; more in a list of their number).
+    #[inline]
+    fn from_slice(corners: &[Corner]) -> Corners {
+        match corners {
+            [] => Corners::new(),
+            [a] => Corners(CornerStore::Inline([*a, NO_CORNER, NO_CORNER], 1)),
+            [a, b] => Corners(CornerStore::Inline([*a, *b, NO_CORNER], 2)),
+            [a, b, c] => Corners(CornerStore::Inline([*a, *b, *c], 3)),
+            more => Corners(CornerStore::Heap(more.to_vec())),
+        }
     }
 
     /// Adds a corner.
@@ -183,72 +197,17 @@ impl Mesh {
     }
 }
 
-/// One record straight from the bytes; `None` when it runs past them (the scoped reader
-/// then reads it again to report where and what).
-#[inline]
-fn fast_record(c: &mut Cur<'_>, t: Types) -> Option<MeshRecord> {
-    let m = c.u8()?;
-    let (n, flags) = (usize::from(m >> 4), m & 15);
-    if n == 0 {
-        let name = Str(c.raw(t.si())?);
-        return Some(if flags == 0 {
-            MeshRecord::UseMaterial(name)
-        } else {
-            MeshRecord::UseParameter { flags, name }
-        });
-    }
-    let mut inline = [NO_CORNER; 3];
-    let mut heap = Vec::new();
-    for k in 0..n {
-        let vertex = c.idx(t.vi())?;
-        let mut corner = Corner {
-            vertex,
-            uv: Idx::UNDEF,
-            normal: Idx::UNDEF,
-            max: Idx::UNDEF,
-        };
-        if flags & 1 != 0 {
-            corner.uv = c.idx(t.ti())?;
-        }
-        if flags & 2 != 0 {
-            corner.normal = c.idx(t.vi())?;
-        }
-        if flags & 4 != 0 {
-            corner.max = c.idx(t.vi())?;
-        }
-        match inline.get_mut(k) {
-            Some(slot) if n <= 3 => *slot = corner,
-            _ => heap.push(corner),
-        }
-    }
-    let corners = if n <= 3 {
-        Corners(CornerStore::Inline(inline, n as u8))
-    } else {
-        Corners(CornerStore::Heap(heap))
-    };
-    Some(MeshRecord::Polygon { flags, corners })
-}
-
 /// How many records the bytes hold, and how many corners the polygons of more than three
 /// hold (kept on the heap), from their magic bytes alone (a record that runs past the end
 /// still counts: the reader reports it).
 fn count_records(mut b: &[u8], t: Types) -> (usize, usize) {
     let (mut n, mut heap) = (0usize, 0usize);
     while let Some((&m, rest)) = b.split_first() {
-        let (corners, flags) = (usize::from(m >> 4), m & 15);
-        let size = if corners == 0 {
-            t.si()
-        } else {
-            let per = t.vi()
-                + usize::from(flags & 1) * t.ti()
-                + usize::from(flags & 2 != 0) * t.vi()
-                + usize::from(flags & 4 != 0) * t.vi();
-            corners * per
-        };
-        if corners > 3 {
-            heap += corners;
+        let m = Magic(m);
+        if m.corners() > 3 {
+            heap += m.corners();
         }
-        b = rest.get(size..).unwrap_or_default();
+        b = rest.get(m.body_size(t)..).unwrap_or_default();
         n += 1;
     }
     (n, heap)
@@ -268,65 +227,36 @@ pub(crate) fn read_mesh(r: &mut Reader<'_>, t: Types) -> PResult<Mesh> {
         (heap as u64).saturating_mul(std::mem::size_of::<Corner>() as u64),
     )?;
     let mut records = Vec::with_capacity(n);
-    let mut i = 0;
+    let mut corners = [NO_CORNER; 15];
     while !r.is_empty() {
-        let rest = r.rest();
-        let mut c = Cur(rest);
-        if let Some(rec) = fast_record(&mut c, t) {
-            let used = rest.len() - c.0.len();
-            r.skip(used)?;
-            records.push(rec);
-            i += 1;
-            continue;
-        }
-        let rec = r.field("record", |r| {
-            r.item(i, |r| {
-                let m = r.u8()?;
-                let (n, flags) = (usize::from(m >> 4), m & 15);
-                if n == 0 {
-                    let name = r.field("name", |r| read_str(r, t))?;
-                    return Ok(if flags == 0 {
-                        MeshRecord::UseMaterial(name)
-                    } else {
-                        MeshRecord::UseParameter { flags, name }
-                    });
-                }
-                let mut corners = Vec::with_capacity(n);
-                for c in 0..n {
-                    corners.push(r.field("corner", |r| {
-                        r.item(c, |r| {
-                            let vertex = r.field("vertex", |r| read_idx(r, t.vi()))?;
-                            let mut corner = Corner {
-                                vertex,
-                                uv: Idx::UNDEF,
-                                normal: Idx::UNDEF,
-                                max: Idx::UNDEF,
-                            };
-                            // An absent index type takes no bytes even when the flag is set
-                            // (WusonBlitz files: UV flag with ti absent).
-                            if flags & 1 != 0 {
-                                corner.uv = r.field("uv", |r| read_idx(r, t.ti()))?;
-                            }
-                            if flags & 2 != 0 {
-                                corner.normal = r.field("normal", |r| read_idx(r, t.vi()))?;
-                            }
-                            if flags & 4 != 0 {
-                                corner.max = r.field("max", |r| read_idx(r, t.vi()))?;
-                            }
-                            Ok(corner)
-                        })
-                    })?);
-                }
-                Ok(MeshRecord::Polygon {
-                    flags,
-                    corners: corners.into(),
-                })
-            })
-        })?;
-        records.push(rec);
-        i += 1;
+        // Unchecked first; a record the bytes cut is read again, checked, to say where.
+        let mut c = Cur::new(r.rest());
+        let rec = match record::decode(&mut c, t, &mut corners) {
+            Ok(rec) => {
+                r.skip(r.remaining() - c.rest().len())?;
+                rec
+            }
+            Err(_) => r.field("record", |r| {
+                r.item(records.len(), |r| record::decode(r, t, &mut corners))
+            })?,
+        };
+        records.push(MeshRecord::stored(rec, &corners));
     }
     Ok(Mesh { records })
+}
+
+impl MeshRecord {
+    /// A decoded record as stored, its corners the first of `corners`.
+    fn stored(rec: Record, corners: &[Corner; 15]) -> MeshRecord {
+        match rec {
+            Record::Material(name) => MeshRecord::UseMaterial(name),
+            Record::Parameter { flags, name } => MeshRecord::UseParameter { flags, name },
+            Record::Polygon { flags, n } => MeshRecord::Polygon {
+                flags,
+                corners: Corners::from_slice(corners.get(..n).unwrap_or_default()),
+            },
+        }
+    }
 }
 
 pub(crate) fn write_mesh(o: &mut Out, m: &Mesh) -> Result<()> {

@@ -3,11 +3,13 @@
 pub(crate) mod ascii;
 pub(crate) mod check;
 pub(crate) mod core;
+pub(crate) mod record;
 
 use parsing_primitives::{Reader, Result as PResult};
 
+use self::record::with_vc;
 use crate::error::Result;
-use crate::types::{Coord, Cur, Idx, Out, Types};
+use crate::types::{Coord, Cur, Declined, Idx, Out, Types};
 
 /// One VRTS record as stored.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,7 +40,7 @@ pub struct Records<T> {
 fn records<T>(
     r: &mut Reader<'_>,
     size: usize,
-    f: impl Fn(&mut Cur<'_>) -> Option<T>,
+    f: impl Fn(&mut Cur<'_>) -> Result<T, Declined>,
 ) -> PResult<Records<T>> {
     let size = size.max(1);
     let n = r.count((r.remaining() / size) as u64, size)?;
@@ -48,9 +50,8 @@ fn records<T>(
     let mut items = Vec::with_capacity(n);
     for (i, chunk) in body.chunks_exact(size).enumerate() {
         // `size` covers every field f reads, so this never fails; checked all the same.
-        let item = f(&mut Cur(chunk)).ok_or_else(|| {
-            r.invalid_at(at + (i * size) as u64, "record shorter than its fields")
-        })?;
+        let item = f(&mut Cur::new(chunk))
+            .map_err(|_| r.invalid_at(at + (i * size) as u64, "record shorter than its fields"))?;
         items.push(item);
     }
     let tail = crate::types::rest_copy(r)?;
@@ -58,22 +59,15 @@ fn records<T>(
 }
 
 pub(crate) fn read_cmap(r: &mut Reader<'_>) -> PResult<Records<u32>> {
-    records(r, 4, |c| c.raw(4))
+    records(r, record::COLOUR_SIZE, record::colour)
 }
 
 pub(crate) fn read_tmap(r: &mut Reader<'_>, t: Types) -> PResult<Records<[Coord; 2]>> {
-    records(r, 2 * t.vc(), |c| Some([c.coord(t)?, c.coord(t)?]))
+    with_vc!(t, W => records(r, record::uv_size(t), record::uv::<W>))
 }
 
 pub(crate) fn read_vrts(r: &mut Reader<'_>, t: Types) -> PResult<Records<Vertex>> {
-    let size = 4 * t.vc() + t.ci() + t.sk();
-    records(r, size, |c| {
-        Some(Vertex {
-            coords: [c.coord(t)?, c.coord(t)?, c.coord(t)?, c.coord(t)?],
-            color: c.raw(t.ci())?,
-            skin: c.idx(t.sk())?,
-        })
-    })
+    with_vc!(t, W => records(r, record::vertex_size(t), |c| record::vertex::<W>(c, t)))
 }
 
 pub(crate) fn write_cmap(o: &mut Out, c: &Records<u32>) {
