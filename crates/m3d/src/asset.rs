@@ -7,9 +7,9 @@ use meshfmt_core::{Feature, LossKind, TextureSource};
 
 use crate::ascii::parse::{Blocks, PResult, Parser};
 use crate::ascii_write::text::{TextLosses, cut};
-use crate::error::Result;
 #[cfg(feature = "png")]
-use crate::file::{Body, Chunk};
+use crate::chunk::{Body, Chunk};
+use crate::error::Result;
 use crate::from_core::context::FromCore;
 use crate::types::Str;
 

@@ -1,4 +1,7 @@
-//! The crate's error type.
+//! The crate's error type, and the format name errors carry.
+
+/// The format's name in errors.
+pub(crate) const FORMAT: &str = "m3d";
 
 /// Everything that can go wrong reading or writing a Model 3D file.
 #[derive(Debug, thiserror::Error)]

@@ -6,8 +6,8 @@ use crate::ascii::parse::{Blocks, PResult, Parser};
 use meshfmt_core::{Feature, LossKind};
 
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, cut};
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::Body;
 
 /// `Extra MAGIC`: the chunk bytes as hex, 16 a line.
 pub(crate) fn read_ascii(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {

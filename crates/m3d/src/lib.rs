@@ -120,8 +120,10 @@ mod ascii_write;
 mod asset;
 mod bones;
 mod check;
+mod chunk;
 mod contract;
 mod convert;
+mod counts;
 mod direct;
 mod error;
 mod extra;
@@ -131,6 +133,7 @@ mod label;
 mod load;
 mod material;
 mod mesh;
+mod options;
 mod procedural;
 mod read;
 mod shape;
@@ -138,15 +141,19 @@ mod texture;
 mod types;
 mod vertex;
 mod voxel;
+mod write;
+mod zlib;
 
 pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
+pub use chunk::{Body, Chunk};
 pub use contract::{FORMAT, FORMAT_INFO, Model3d};
 pub use convert::context::CoreOptions;
+pub use counts::Counts;
 pub use direct::load;
 #[doc(hidden)]
 pub use direct::load_in_pieces;
 pub use error::{Error, Result};
-pub use file::{Body, Chunk, Counts, File, Precision, ReadOptions, WriteOptions, read_payload};
+pub use file::File;
 pub use label::Labels;
 pub use load::{
     LoadOptions, Loaded, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType,
@@ -154,8 +161,9 @@ pub use load::{
 };
 pub use material::{Material, PropValue, Property};
 pub use mesh::{Corner, Corners, Mesh, MeshRecord};
+pub use options::{Precision, ReadOptions, WriteOptions};
 pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
-pub use read::{read, read_with};
+pub use read::{read, read_payload, read_with};
 pub use shape::{ArgValue, Command, Shape};
 pub use texture::LoadedTexture;
 pub use types::{Coord, Idx, Str, Types};
@@ -199,14 +207,14 @@ pub fn sniff_variant(data: &[u8]) -> Option<Variant> {
     match data.get(..4)? {
         b"3dmo" => Some(Variant::Ascii),
         b"3DMO" => {
-            let preview = data.get(8..12) == Some(b"PRVW");
+            let preview = data.get(8..12) == Some(&chunk::PRVW);
             let mut at = 8usize;
             if preview {
                 let len = data.get(12..16)?;
                 let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
                 at = at.checked_add(len)?;
             }
-            let compressed = data.get(at..at.checked_add(4)?) != Some(b"HEAD");
+            let compressed = data.get(at..at.checked_add(4)?) != Some(&chunk::HEAD);
             Some(Variant::Binary {
                 compressed,
                 preview,

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use crate::ascii::parse::{Blocks, PResult, Parser};
 use crate::ascii_write::text::{NL, TextWriter};
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::Body;
 use crate::types::Str;
 
 /// `Procedural`: the script name on the next line.

@@ -7,8 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 use parsing_primitives::Budget;
 
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::{Body, File};
+use crate::file::File;
 use crate::types::{NameKey, Names, Str};
 
 /// One texture a material names, as m3d_load holds it (`m3dtx_t`).

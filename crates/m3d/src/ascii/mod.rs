@@ -12,8 +12,9 @@ use parsing_primitives::{Budget, Credit, Error as PError, ErrorKind};
 
 #[allow(unused_imports)]
 use self::parse::*;
+use crate::error::FORMAT;
 use crate::error::Result;
-use crate::file::{FORMAT, File};
+use crate::file::File;
 use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
 
 /// Reads the text, charging what it builds to `budget`.

@@ -6,7 +6,9 @@ use parsing_primitives::lines::{is_space, tokens_charged};
 use parsing_primitives::{Credit, Error as PError, ErrorKind};
 
 use crate::bones::{Bone, Skeleton, Skin};
-use crate::file::{Body, Chunk, FORMAT, File};
+use crate::chunk::{Body, Chunk};
+use crate::error::FORMAT;
+use crate::file::File;
 use crate::types::{Coord, Idx, Str, Types};
 use crate::vertex::{Records, Vertex};
 

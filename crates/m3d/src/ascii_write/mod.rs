@@ -10,9 +10,11 @@ use parsing_primitives::Budget;
 
 #[allow(unused_imports)]
 use self::text::*;
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::{Body, File, WriteOptions};
+use crate::file::File;
 use crate::mesh::MeshRecord;
+use crate::options::WriteOptions;
 use crate::types::Str;
 use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
 

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use crate::ascii::parse::{Blocks, PResult, Parser, idx, num};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::bones::{Action, Bone, Frame, Skeleton, Transform};
+use crate::chunk::Body;
 use crate::error::{Result, invalid};
-use crate::file::Body;
 use crate::types::Idx;
 
 /// `Bones`: one bone a line, its depth (and so its parent) given by leading slashes.

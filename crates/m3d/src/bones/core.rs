@@ -8,9 +8,9 @@ use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Feature, LossKind};
 
 use crate::bones::{Action, Bone, Frame, Skin, Transform};
+use crate::chunk::{Body, Chunk};
 use crate::convert::context::ToCore;
 use crate::error::{Result, invalid};
-use crate::file::{Body, Chunk};
 use crate::from_core::context::{FromCore, idx};
 use crate::types::Idx;
 use crate::vertex::Vertex;

@@ -5,7 +5,8 @@ pub(crate) mod problems;
 
 #[allow(unused_imports)]
 use self::problems::*;
-use crate::file::{Body, File};
+use crate::chunk::Body;
+use crate::file::File;
 use crate::mesh::MeshRecord;
 use crate::types::Names;
 use crate::{bones, label, material, mesh, vertex};

@@ -8,8 +8,9 @@ use meshfmt_core::side_files::SideFiles;
 use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
 use crate::bones::Skin;
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::{Body, File};
+use crate::file::File;
 use crate::material::PropValue;
 use crate::mesh::MeshRecord;
 use crate::types::Colours;

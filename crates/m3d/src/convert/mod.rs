@@ -12,8 +12,9 @@ use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
 #[allow(unused_imports)]
 use self::context::*;
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::{Body, File};
+use crate::file::File;
 use crate::types::Str;
 use crate::vertex::core::Points;
 use crate::{bones, material, mesh, vertex, voxel};

@@ -13,6 +13,7 @@ mod stream;
 
 use parsing_primitives::Budget;
 
+use crate::chunk::{HEAD, MODEL, PRVW};
 use crate::error::Result;
 use crate::load::{LoadOptions, Loaded};
 use crate::read::read_in;
@@ -65,7 +66,7 @@ pub fn load(data: &[u8], opts: &LoadOptions) -> Result<Loaded> {
 /// the checked path.
 fn one_pass(body: &[u8], opts: &LoadOptions, budget: &Budget) -> Option<Loaded> {
     let mut parser = Parser::new(opts, budget.clone());
-    if body.starts_with(b"HEAD") {
+    if body.starts_with(&HEAD) {
         parser.feed(body)?;
     } else if body.len() < THREADED {
         // Small files: a window about their inflated size, not a whole piece.
@@ -93,7 +94,7 @@ pub fn load_in_pieces(data: &[u8], opts: &LoadOptions, piece: usize) -> Option<L
         }
         Some(())
     };
-    if body.starts_with(b"HEAD") {
+    if body.starts_with(&HEAD) {
         feed_all(body)?;
     } else {
         inflate_pieces(body, &mut vec![0u8; piece.max(1)], feed_all)?;
@@ -188,12 +189,12 @@ fn inflate_beside(z: &[u8], parser: &mut Parser<'_>) -> Option<()> {
 
 /// The bytes after `3DMO`, its length and any preview: HEAD..OMD3 or its zlib stream.
 fn envelope(data: &[u8]) -> Option<&[u8]> {
-    let total = u32_at(data.strip_prefix(b"3DMO")?, 0)? as usize;
+    let total = u32_at(data.strip_prefix(&MODEL)?, 0)? as usize;
     if total < 8 || total > data.len() {
         return None;
     }
     let body = data.get(8..total)?;
-    match body.strip_prefix(b"PRVW") {
+    match body.strip_prefix(&PRVW) {
         Some(rest) => {
             let len = u32_at(rest, 0)? as usize;
             (len >= 8).then_some(())?;
@@ -234,10 +235,10 @@ mod tests {
             let Some(body) = envelope(&data) else {
                 continue;
             };
-            let payload = if body.starts_with(b"HEAD") {
+            let payload = if body.starts_with(&HEAD) {
                 body.to_vec()
             } else {
-                match crate::file::inflate(body, &Budget::default()) {
+                match crate::zlib::inflate(body, &Budget::default()) {
                     Ok((p, _)) => p,
                     Err(_) => continue,
                 }

@@ -7,12 +7,14 @@
 use parsing_primitives::{Budget, Reader};
 
 use super::records::{self, Polygons, push_charged};
-use crate::file::FORMAT;
+use crate::chunk::{
+    ACTN, ASET, BONE, CMAP, HEAD, LBLS, MESH, MTRL, OMD3, PROC, SHPE, TMAP, VOXD, VOXT, VRTS,
+};
+use crate::error::FORMAT;
 use crate::load::{
     LoadOptions, Loaded, LoadedVertex, LoadedVoxelType, MaterialIndex, action_bytes, block_bytes,
 };
-use crate::types::{Colours, string_at};
-use crate::types::{Idx, Str, Types};
+use crate::types::{Colours, Idx, Str, Types, string_at};
 use crate::vertex::record::{COLOUR_SIZE, uv_size, vertex_size};
 use crate::voxel::VoxelType;
 use crate::{bones, label, material, shape, voxel};
@@ -186,7 +188,7 @@ impl<'o> Parser<'o> {
         let Some(h) = data.get(..16) else {
             return Some(0);
         };
-        (h.get(..4)? == b"HEAD").then_some(())?;
+        (h.get(..4)? == HEAD).then_some(())?;
         let word = |at: usize| -> Option<u32> {
             Some(u32::from_le_bytes(h.get(at..at + 4)?.try_into().ok()?))
         };
@@ -202,7 +204,7 @@ impl<'o> Parser<'o> {
     }
 
     fn chunk(&mut self, data: &[u8]) -> Option<usize> {
-        if data.starts_with(b"OMD3") {
+        if data.starts_with(&OMD3) {
             self.state = State::End;
             return Some(4);
         }
@@ -211,7 +213,7 @@ impl<'o> Parser<'o> {
         };
         let magic: [u8; 4] = h.get(..4)?.try_into().ok()?;
         let len = u32::from_le_bytes(h.get(4..8)?.try_into().ok()?) as usize;
-        if len < 8 || magic == *b"HEAD" {
+        if len < 8 || magic == HEAD {
             return None;
         }
         let left = len - 8;
@@ -232,8 +234,8 @@ impl<'o> Parser<'o> {
                 left,
             },
         };
-        self.state = match &magic {
-            b"VRTS" if !self.seen_vertices => {
+        self.state = match magic {
+            VRTS if !self.seen_vertices => {
                 self.seen_vertices = true;
                 let size = vertex_size(t);
                 let n = count(size)?;
@@ -243,7 +245,7 @@ impl<'o> Parser<'o> {
                 self.l.vertices.reserve_exact(n);
                 records(Kind::Vertices, size, n)
             }
-            b"TMAP" => {
+            TMAP => {
                 let n = count(uv_size(t))?;
                 self.budget
                     .charge_items::<[f32; 2]>("texture coordinates", n)
@@ -252,21 +254,21 @@ impl<'o> Parser<'o> {
                 self.l.tmap = Vec::with_capacity(n);
                 records(Kind::TextureCoords, uv_size(t), n)
             }
-            b"CMAP" if self.cmap.is_none() => {
+            CMAP if self.cmap.is_none() => {
                 let n = count(COLOUR_SIZE)?;
                 self.budget.charge_items::<u32>("colour map", n).ok()?;
                 self.cmap = Some(Vec::with_capacity(n));
                 records(Kind::Colours, COLOUR_SIZE, n)
             }
-            b"VRTS" | b"CMAP" => {
-                count(if magic == *b"VRTS" {
+            VRTS | CMAP => {
+                count(if magic == VRTS {
                     vertex_size(t)
                 } else {
                     COLOUR_SIZE
                 })?;
                 State::Skip { left }
             }
-            b"MESH" => {
+            MESH => {
                 push_charged(
                     &mut self.runs,
                     (self.l.faces.len(), None),
@@ -369,46 +371,46 @@ impl<'o> Parser<'o> {
     fn small_chunk(&mut self, magic: [u8; 4], body: &[u8]) -> Option<()> {
         let t = self.types;
         let max = self.opts.budget.limits().max_elements;
-        match &magic {
-            b"MTRL" => {
+        match magic {
+            MTRL => {
                 let m = material::read_mtrl(&mut self.reader(body), t).ok()?;
                 let name = self.text(m.name)?;
                 self.l.materials.push(name);
                 self.maps.extend(m.maps().map(|(_, s)| s));
             }
-            b"BONE" => {
+            BONE => {
                 let (strings, budget) = (&self.strings, &self.budget);
                 let text = |s: Str| text_in(strings, budget, s);
                 (self.l.bones, self.l.skins) = records::bones(body, t, max, budget, &text)?;
             }
-            b"ACTN" => {
+            ACTN => {
                 let a = records::action(body, t, max)?;
                 let size = action_bytes(&a) + std::mem::size_of::<bones::Action>() as u64;
                 self.budget.charge("actions", size).ok()?;
                 self.l.actions.push(a);
             }
-            b"VOXT" => {
+            VOXT => {
                 let v = voxel::read_voxt(&mut self.reader(body), t).ok()?;
                 self.voxel_types.extend(v);
             }
-            b"VOXD" if t.vd() != 0 && t.vp() != 0 => {
+            VOXD if t.vd() != 0 && t.vp() != 0 => {
                 let v = voxel::read_voxd(&mut self.reader(body), t).ok()?;
                 let size = block_bytes(&v) + std::mem::size_of::<voxel::VoxelBlock>() as u64;
                 self.budget.charge("voxel blocks", size).ok()?;
                 self.l.voxel_blocks.push(v);
             }
-            b"ASET" => {
+            ASET => {
                 let mut r = self.reader(body);
                 let name = crate::types::read_str(&mut r, t).ok()?;
                 self.assets.push((name, r.rest().to_vec()));
             }
-            b"PROC" => {
+            PROC => {
                 crate::types::read_str(&mut self.reader(body), t).ok()?;
             }
-            b"SHPE" => {
+            SHPE => {
                 shape::read_shpe(&mut self.reader(body), t).ok()?;
             }
-            b"LBLS" => {
+            LBLS => {
                 label::read_lbls(&mut self.reader(body), t).ok()?;
             }
             _ => {}

@@ -6,8 +6,9 @@ use meshfmt_core::glam::{Quat, Vec3, Vec4};
 use meshfmt_core::{Budget, Converted, Model};
 
 use crate::bones::{Bone, Skeleton, Skin};
+use crate::chunk::{Body, Chunk};
 use crate::error::{Result, invalid};
-use crate::file::{Body, Chunk, File};
+use crate::file::File;
 use crate::mesh::{Mesh, MeshRecord};
 use crate::types::{Coord, Idx, Str, Types};
 use crate::vertex::{Records, Vertex};

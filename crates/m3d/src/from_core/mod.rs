@@ -11,8 +11,10 @@ use meshfmt_core::{Budget, Converted, CoordinateSystem, Feature, LossKind, Model
 
 #[allow(unused_imports)]
 use self::context::*;
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::{Body, File, Precision, WriteOptions};
+use crate::file::File;
+use crate::options::{Precision, WriteOptions};
 use crate::{asset, bones, material, mesh};
 
 impl File {

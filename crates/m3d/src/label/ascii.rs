@@ -6,8 +6,8 @@ use crate::ascii::parse::{Blocks, PResult, Parser, color, idx};
 use meshfmt_core::{Feature, LossKind};
 
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, cut, idx_text};
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::Body;
 use crate::label::Labels;
 use crate::types::{Idx, Str};
 

@@ -19,8 +19,9 @@ use std::collections::HashMap;
 use parsing_primitives::{Budget, Limits};
 
 use crate::bones::Action;
+use crate::chunk::Body;
 use crate::error::{Result, invalid};
-use crate::file::{Body, File};
+use crate::file::File;
 use crate::mesh::MeshRecord;
 use crate::texture::LoadedTexture;
 use crate::types::{Coord, Idx, NameKey, Names, Str};

@@ -6,8 +6,8 @@ use meshfmt_core::{Feature, LossKind};
 
 use crate::ascii::parse::{Blocks, PResult, Parser, color, num};
 use crate::ascii_write::text::{NL, TOKEN, TextLosses, TextWriter, cut};
+use crate::chunk::Body;
 use crate::error::{Result, invalid};
-use crate::file::Body;
 use crate::material::{Material, PropValue, Property};
 
 /// Material property names and types (m3d.h's table; `map_X` is 128 + the type of X).

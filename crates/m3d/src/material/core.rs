@@ -14,9 +14,10 @@ use meshfmt_core::format::FormatError;
 use meshfmt_core::side_files::{SideFile, SideFiles, Unavailable};
 use meshfmt_core::text::quoted;
 
+use crate::chunk::{Body, Chunk};
 use crate::convert::context::{FileNames, Losses, ToCore, rgba_to_vec4};
 use crate::error::{Error, Result};
-use crate::file::{Body, Chunk, File};
+use crate::file::File;
 use crate::from_core::context::{FromCore, rgba_exact, vec4_to_rgba};
 use crate::material::{Material, PropValue, Property};
 use crate::types::NameKey;

@@ -6,8 +6,8 @@ use parsing_primitives::lines::split_ascii;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::Body;
 use crate::mesh::{Corner, Corners, Mesh, MeshRecord};
 use crate::types::Idx;
 

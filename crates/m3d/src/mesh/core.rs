@@ -11,9 +11,9 @@ use meshfmt_core::{Credit, Feature, LossKind};
 
 use crate::bones::Skin;
 use crate::bones::core::skin_of;
+use crate::chunk::Body;
 use crate::convert::context::{ToCore, rgba_to_vec4};
 use crate::error::{Result, invalid};
-use crate::file::Body;
 use crate::from_core::context::{FromCore, f32s, idx, rgba_exact, vec4_to_rgba};
 use crate::mesh::{Corner, Mesh, MeshRecord};
 use crate::types::{Coord, Idx, Str};

@@ -6,8 +6,8 @@ use parsing_primitives::Error as PError;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, coord, idx, num};
 use crate::ascii_write::text::{NL, TextWriter, idx_text};
+use crate::chunk::Body;
 use crate::error::{Result, invalid};
-use crate::file::Body;
 use crate::shape::{self, ArgValue, Command, Shape};
 use crate::types::{Coord, Idx};
 

@@ -4,8 +4,9 @@
 use meshfmt_core::Budget;
 use meshfmt_core::glam::{Quat, Vec2, Vec3};
 
+use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::{Body, File};
+use crate::file::File;
 use crate::types::Idx;
 
 /// The vertex list and the header scale, looked up once.

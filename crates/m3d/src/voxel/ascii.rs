@@ -6,8 +6,8 @@ use parsing_primitives::lines::is_space;
 
 use crate::ascii::parse::{Blocks, PResult, Parser, color, hex8, idx, num, plain_idx};
 use crate::ascii_write::text::{NL, TextLosses, TextWriter};
+use crate::chunk::Body;
 use crate::error::{Result, invalid};
-use crate::file::Body;
 use crate::types::{Idx, Str};
 use crate::voxel::{Run, VoxelBlock, VoxelType};
 

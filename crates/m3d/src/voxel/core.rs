@@ -8,9 +8,10 @@ use meshfmt_core::glam::Vec3;
 use meshfmt_core::model::Surface;
 use meshfmt_core::{Budget, Feature, Limits, LossKind};
 
+use crate::chunk::Body;
 use crate::convert::context::{ToCore, rgba_to_vec4};
 use crate::error::{Error, Result, invalid};
-use crate::file::{Body, File};
+use crate::file::File;
 use crate::load::LoadedVoxelType;
 use crate::mesh::core::CORNER_BYTES;
 use crate::types::{Idx, NameKey, Names};
