@@ -5,23 +5,20 @@
 use meshfmt_core::side_files::output_reference;
 use meshfmt_core::{Feature, LossKind, TextureSource};
 
-use crate::ascii::parse::{Blocks, PResult, Parser};
-use crate::ascii_write::text::{TextLosses, cut};
-#[cfg(feature = "png")]
-use crate::chunk::{Body, Chunk};
+use crate::context::from_core::FromCore;
+use crate::context::parse::Parser;
+use crate::context::text::{TextLosses, cut};
 use crate::error::Result;
-use crate::from_core::context::FromCore;
 use crate::types::Str;
 
 /// `Preview` and `Assets` blocks name external files this reader does not open: skipped.
-pub(crate) fn skip_ascii(p: &mut Parser<'_>, _m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
+pub(crate) fn skip_ascii(p: &mut Parser<'_>) {
     while p.block_line().is_some() {}
-    Ok(())
 }
 
 /// Each inlined asset (an embedded texture) is dropped by the text form.
 pub(crate) fn ascii_losses(name: Str, l: &mut TextLosses<'_>) {
-    let name = l.file.string(name).unwrap_or_default();
+    let name = l.string(name).unwrap_or_default();
     l.push(
         Feature::Textures,
         LossKind::Dropped,
@@ -31,8 +28,10 @@ pub(crate) fn ascii_losses(name: Str, l: &mut TextLosses<'_>) {
 }
 
 /// Textures: map properties name them; embedded pixels are inlined as PNG (ASET). A
-/// path that is not the texture's name is a loss (M3D stores names).
-pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
+/// path that is not the texture's name is a loss (M3D stores names). The ASET chunks'
+/// names and bytes.
+pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<Vec<(Str, Vec<u8>)>> {
+    let mut assets = Vec::new();
     for (ti, t) in cx.model.textures.iter().enumerate() {
         let path = format!("textures[{ti}]");
         // A reader resolves the name to a file: never one out of the model's folder.
@@ -56,13 +55,7 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
                 #[cfg(feature = "png")]
                 if let Some(png) = img.encode_png() {
                     cx.budget.charge("inlined textures", png.len() as u64)?;
-                    cx.assets.push(Chunk {
-                        body: Body::Aset {
-                            name: cx.strings.add(&cx.texture_names[ti])?,
-                            data: png,
-                        },
-                        tail: Vec::new(),
-                    });
+                    assets.push((cx.strings.add(&cx.texture_names[ti])?, png));
                     continue;
                 }
                 let _ = img;
@@ -75,5 +68,5 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(assets)
 }

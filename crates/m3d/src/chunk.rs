@@ -9,8 +9,8 @@ use crate::label::{self, Labels};
 use crate::material::{self, Material};
 use crate::mesh::{self, Mesh};
 use crate::shape::{self, Shape};
-use crate::types::{Coord, Str, Types, read_str, rest_copy};
-use crate::vertex::{self, Records, Vertex};
+use crate::types::{Coord, Str, Types, Vertex, read_str, rest_copy};
+use crate::vertex::{self, Records};
 use crate::voxel::{self, VoxelBlock, VoxelType};
 
 /// The file's first four bytes (the text form starts `3dmodel`).

@@ -2,15 +2,14 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser};
+use crate::context::parse::{PResult, Parser};
 use meshfmt_core::{Feature, LossKind};
 
-use crate::ascii_write::text::{NL, TextLosses, TextWriter, cut};
-use crate::chunk::Body;
+use crate::context::text::{NL, TextLosses, TextWriter, cut};
 use crate::error::Result;
 
 /// `Extra MAGIC`: the chunk bytes as hex, 16 a line.
-pub(crate) fn read_ascii(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+pub(crate) fn read_ascii(p: &mut Parser<'_>, at: u64, arg: &str) -> PResult<([u8; 4], Vec<u8>)> {
     let magic: [u8; 4] = arg
         .as_bytes()
         .try_into()
@@ -23,8 +22,7 @@ pub(crate) fn read_ascii(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             data.push(u8::from_str_radix(tok, 16).map_err(|_| p.err(at, "not a hex byte"))?);
         }
     }
-    m.push(Body::Extra { magic, data });
-    Ok(())
+    Ok((magic, data))
 }
 
 /// True when the text form can name a chunk of this magic: four printable ASCII

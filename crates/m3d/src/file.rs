@@ -2,8 +2,7 @@
 
 use crate::bones::Skeleton;
 use crate::chunk::{Body, Chunk};
-use crate::types::{Colours, Str, Types, string_at};
-use crate::vertex::Vertex;
+use crate::types::{Colours, Str, Types, Vertex, string_at};
 
 pub(crate) use crate::error::FORMAT;
 
@@ -62,6 +61,16 @@ impl File {
             Body::Bone(s) => Some(s),
             _ => None,
         })
+    }
+
+    /// The scale positions are multiplied by: the header's, or 1 when it is not a positive
+    /// finite number (m3d.h also uses 1 for a scale <= 0).
+    pub fn effective_scale(&self) -> f32 {
+        if self.scale.is_finite() && self.scale > 0.0 {
+            self.scale
+        } else {
+            1.0
+        }
     }
 
     /// The vertex list (empty without VRTS).

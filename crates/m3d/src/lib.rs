@@ -121,6 +121,7 @@ mod asset;
 mod bones;
 mod check;
 mod chunk;
+mod context;
 mod contract;
 mod convert;
 mod counts;
@@ -131,6 +132,7 @@ mod file;
 mod from_core;
 mod label;
 mod load;
+mod loaded;
 mod material;
 mod mesh;
 mod options;
@@ -144,10 +146,10 @@ mod voxel;
 mod write;
 mod zlib;
 
-pub use bones::{Action, Bone, Frame, Skeleton, Skin, Transform};
+pub use bones::{Action, Bone, Frame, Skeleton, Transform};
 pub use chunk::{Body, Chunk};
 pub use contract::{FORMAT, FORMAT_INFO, Model3d};
-pub use convert::context::CoreOptions;
+pub use convert::CoreOptions;
 pub use counts::Counts;
 pub use direct::load;
 #[doc(hidden)]
@@ -155,10 +157,8 @@ pub use direct::load_in_pieces;
 pub use error::{Error, Result};
 pub use file::File;
 pub use label::Labels;
-pub use load::{
-    LoadOptions, Loaded, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType,
-    PoseBone,
-};
+pub use load::{LoadOptions, Loaded};
+pub use loaded::{LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType, PoseBone};
 pub use material::{Material, PropValue, Property};
 pub use mesh::{Corner, Corners, Mesh, MeshRecord};
 pub use options::{Precision, ReadOptions, WriteOptions};
@@ -166,8 +166,8 @@ pub use parsing_primitives::{Budget, BudgetExceeded, Limits};
 pub use read::{read, read_payload, read_with};
 pub use shape::{ArgValue, Command, Shape};
 pub use texture::LoadedTexture;
-pub use types::{Coord, Idx, Str, Types};
-pub use vertex::{Records, Vertex};
+pub use types::{Coord, Idx, Skin, Str, Types, Vertex};
+pub use vertex::Records;
 pub use voxel::{Run, VoxelBlock, VoxelType};
 
 /// True for a binary model (`3DMO`) or an ASCII one (`3dmo`, as the reference checks:

@@ -3,22 +3,20 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser};
-use crate::ascii_write::text::{NL, TextWriter};
-use crate::chunk::Body;
+use crate::context::parse::{PResult, Parser};
+use crate::context::text::{NL, TextWriter};
 use crate::error::Result;
 use crate::types::Str;
 
 /// `Procedural`: the script name on the next line.
-pub(crate) fn read_ascii(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+pub(crate) fn read_ascii(p: &mut Parser<'_>, at: u64) -> PResult<Str> {
     let l = p
         .block_line()
         .map(|l| l.text.trim().to_owned())
         .unwrap_or_default();
     let s = p.string(at, &l)?;
-    m.push(Body::Proc(s));
     while p.block_line().is_some() {}
-    Ok(())
+    Ok(s)
 }
 
 /// PROC as a `Procedural` block.

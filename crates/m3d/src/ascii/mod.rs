@@ -3,18 +3,19 @@
 //! The text has no widths, so the reader picks them: f64 coordinates (as m3d.h's ASCII
 //! exporter), u32 indices and strings, literal RGBA colours, u16 voxel types.
 
-pub(crate) mod parse;
+mod blocks;
 
 use std::collections::HashMap;
 
 use parsing_primitives::lines::split_lines;
 use parsing_primitives::{Budget, Credit, Error as PError, ErrorKind};
 
-#[allow(unused_imports)]
-use self::parse::*;
-use crate::error::FORMAT;
-use crate::error::Result;
+use self::blocks::Blocks;
+use crate::chunk::Body;
+use crate::context::parse::{Line, PResult, Parser, blank};
+use crate::error::{FORMAT, Result};
 use crate::file::File;
+use crate::types::SkinList;
 use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
 
 /// Reads the text, charging what it builds to `budget`.
@@ -94,8 +95,7 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
         chunks: Vec::new(),
         vertices: Vec::new(),
         tmap: Vec::new(),
-        skins: Vec::new(),
-        skin_ids: HashMap::new(),
+        skins: SkinList::default(),
         bones: Vec::new(),
         text_voxels: data.len().saturating_mul(4),
     };
@@ -124,22 +124,68 @@ pub(crate) fn read(data: &[u8], budget: &Budget) -> Result<File> {
 /// Reads one block (its keyword line read: `at` is its offset, `arg` the rest of it).
 type ReadBlock = fn(&mut Parser<'_>, &mut Blocks, u64, &str) -> PResult<()>;
 
-/// Every block keyword and its reader (each chunk module reads its own blocks).
+/// Every block keyword and its reader (each chunk module reads its own blocks; these
+/// put what they read where the file holds it).
 const BLOCKS: [(&str, ReadBlock); 15] = [
-    ("Vertex", vertex::ascii::read_vertex),
-    ("Textmap", vertex::ascii::read_textmap),
-    ("Bones", bones::ascii::read_bones),
-    ("Material", material::ascii::read_material),
-    ("Procedural", procedural::read_ascii),
-    ("Mesh", mesh::ascii::read_mesh),
-    ("Shape", shape::ascii::read_shape),
-    ("VoxTypes", voxel::ascii::read_voxtypes),
-    ("Voxtypes", voxel::ascii::read_voxtypes),
-    ("Voxel", voxel::ascii::read_voxel),
-    ("Labels", label::ascii::read_labels),
-    ("Action", bones::ascii::read_action),
-    ("Extra", extra::read_ascii),
+    ("Vertex", |p, m, at, _| {
+        vertex::ascii::read_vertex(p, at, &mut m.vertices, &mut m.skins)
+    }),
+    ("Textmap", |p, m, at, _| {
+        vertex::ascii::read_textmap(p, at, &mut m.tmap)
+    }),
+    ("Bones", |p, m, _, _| {
+        bones::ascii::read_bones(p, &mut m.bones)
+    }),
+    ("Material", |p, m, at, arg| {
+        m.push(Body::Mtrl(material::ascii::read_material(p, at, arg)?));
+        Ok(())
+    }),
+    ("Procedural", |p, m, at, _| {
+        m.push(Body::Proc(procedural::read_ascii(p, at)?));
+        Ok(())
+    }),
+    ("Mesh", |p, m, at, _| {
+        m.push(Body::Mesh(mesh::ascii::read_mesh(p, at)?));
+        Ok(())
+    }),
+    ("Shape", |p, m, at, arg| {
+        m.push(Body::Shpe(shape::ascii::read_shape(p, at, arg)?));
+        Ok(())
+    }),
+    ("VoxTypes", read_voxtypes),
+    ("Voxtypes", read_voxtypes),
+    ("Voxel", |p, m, at, arg| {
+        let block = voxel::ascii::read_voxel(p, at, arg, &mut m.text_voxels)?;
+        m.push(Body::Voxd(block));
+        Ok(())
+    }),
+    ("Labels", |p, m, at, arg| {
+        m.push(Body::Lbls(label::ascii::read_labels(p, at, arg)?));
+        Ok(())
+    }),
+    ("Action", |p, m, at, arg| {
+        m.push(Body::Actn(bones::ascii::read_action(p, at, arg)?));
+        Ok(())
+    }),
+    ("Extra", |p, m, at, arg| {
+        let (magic, data) = extra::read_ascii(p, at, arg)?;
+        m.push(Body::Extra { magic, data });
+        Ok(())
+    }),
     // These name external files this reader does not open: skipped.
-    ("Preview", asset::skip_ascii),
-    ("Assets", asset::skip_ascii),
+    ("Preview", skip),
+    ("Assets", skip),
 ];
+
+/// `VoxTypes` (or `Voxtypes`).
+fn read_voxtypes(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _: &str) -> PResult<()> {
+    let x = voxel::ascii::read_voxtypes(p, at)?;
+    m.push(Body::Voxt(x));
+    Ok(())
+}
+
+/// A block whose lines are skipped.
+fn skip(p: &mut Parser<'_>, _: &mut Blocks, _: u64, _: &str) -> PResult<()> {
+    asset::skip_ascii(p);
+    Ok(())
+}

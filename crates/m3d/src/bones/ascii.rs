@@ -2,15 +2,15 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, idx, num};
-use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::bones::{Action, Bone, Frame, Skeleton, Transform};
-use crate::chunk::Body;
+use crate::context::parse::{PResult, Parser, idx, num};
+use crate::context::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::error::{Result, invalid};
 use crate::types::Idx;
 
-/// `Bones`: one bone a line, its depth (and so its parent) given by leading slashes.
-pub(crate) fn read_bones(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &str) -> PResult<()> {
+/// `Bones`: one bone a line, its depth (and so its parent) given by leading slashes;
+/// they join `bones` (the BONE chunk's list).
+pub(crate) fn read_bones(p: &mut Parser<'_>, bones: &mut Vec<Bone>) -> PResult<()> {
     let mut stack: Vec<u32> = Vec::new();
     while let Some(l) = p.block_line() {
         let at = l.offset;
@@ -25,14 +25,14 @@ pub(crate) fn read_bones(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &st
         }
         stack.truncate(depth);
         let parent = stack.last().map_or(Idx::UNDEF, |b| Idx(*b));
-        let id = u32::try_from(m.bones.len())
+        let id = u32::try_from(bones.len())
             .ok()
             .filter(|b| *b < Idx::MAX.0)
             .ok_or_else(|| p.err(at, "more bones than an index holds"))?;
         p.take(at, "bones", std::mem::size_of::<Bone>() + 4)?;
         stack.push(id);
         let name = p.string(at, &name)?;
-        m.bones.push(Bone {
+        bones.push(Bone {
             parent,
             name,
             pos,
@@ -43,7 +43,7 @@ pub(crate) fn read_bones(p: &mut Parser<'_>, m: &mut Blocks, _at: u64, _arg: &st
 }
 
 /// `Action DURATION NAME`: `frame MSEC` lines, each followed by its `bone pos ori` lines.
-pub(crate) fn read_action(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+pub(crate) fn read_action(p: &mut Parser<'_>, at: u64, arg: &str) -> PResult<Action> {
     let (dur, name) = arg.split_once(' ').unwrap_or((arg, ""));
     let duration_msec: u32 = num(p, at, Some(dur), "duration")?;
     let name = p.string(at, name.trim())?;
@@ -72,12 +72,11 @@ pub(crate) fn read_action(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str
     if frames.len() > usize::from(u16::MAX) {
         return Err(p.err(at, "more than 65535 frames"));
     }
-    m.push(Body::Actn(Action {
+    Ok(Action {
         name,
         duration_msec,
         frames,
-    }));
-    Ok(())
+    })
 }
 
 /// BONE as a `Bones` block (skins are written with the vertices). Bones must be in

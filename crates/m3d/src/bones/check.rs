@@ -1,7 +1,7 @@
 //! BONE and ACTN problems: parents, vertices, names and bones that point nowhere.
 
 use crate::bones::{Action, Skeleton};
-use crate::check::problems::Check;
+use crate::context::problems::Check;
 
 /// Checks every bone's parent (it must come before the bone), vertices and name, and
 /// every skin's bones.

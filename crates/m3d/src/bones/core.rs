@@ -4,27 +4,23 @@
 use meshfmt_core::animation::{Channel, Clip};
 use meshfmt_core::glam::{Quat, Vec3};
 use meshfmt_core::skeleton::{Bone as CoreBone, Transform as CoreTransform};
-use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Feature, LossKind};
 
-use crate::bones::{Action, Bone, Frame, Skin, Transform};
-use crate::chunk::{Body, Chunk};
-use crate::convert::context::ToCore;
+use crate::bones::{Action, Bone, Frame, Skeleton, Transform};
+use crate::context::from_core::{FromCore, idx};
+use crate::context::to_core::{Points, ToCore};
 use crate::error::{Result, invalid};
-use crate::from_core::context::{FromCore, idx};
-use crate::types::Idx;
-use crate::vertex::Vertex;
-use crate::vertex::core::Points;
+use crate::types::{Idx, Vertex};
 
 /// One animation key: a time and a translation, a time and a rotation.
 const KEY_BYTES: u64 = (2 * std::mem::size_of::<f32>()
     + std::mem::size_of::<Vec3>()
     + std::mem::size_of::<Quat>()) as u64;
 
-/// The skeleton: a parent that does not come before its bone makes it a root (a loss).
-pub(crate) fn skeleton_to_core(cx: &mut ToCore<'_>) -> Result<()> {
-    let file = cx.file;
-    let Some(sk) = file.skeleton() else {
+/// The skeleton (the BONE chunk's, if any): a parent that does not come before its bone
+/// makes it a root (a loss).
+pub(crate) fn skeleton_to_core(cx: &mut ToCore<'_>, skeleton: Option<&Skeleton>) -> Result<()> {
+    let Some(sk) = skeleton else {
         return Ok(());
     };
     cx.budget
@@ -47,7 +43,7 @@ pub(crate) fn skeleton_to_core(cx: &mut ToCore<'_>) -> Result<()> {
         };
         let translation = cx.pts.point(bone.pos).map_or(Vec3::ZERO, |p| p.0);
         let rotation = cx.pts.quat(bone.ori).unwrap_or(Quat::IDENTITY);
-        let name = file.text_in(bone.name, &cx.budget)?;
+        let name = cx.own.text_in(bone.name, &cx.budget)?;
         cx.out.value.skeleton.bones.push(CoreBone {
             name,
             parent,
@@ -77,10 +73,13 @@ struct Animator {
 /// evaluation. Keys are charged to the budget per action (the skeleton is shared, so
 /// a few bytes of frames can ask for keys of every bone). The per-bone state is kept
 /// across actions and reset only where an action touched it: the work is the
-/// transforms and keys, not frames x bones.
-pub(crate) fn actions_to_core(cx: &mut ToCore<'_>) -> Result<()> {
-    let file = cx.file;
-    if !file.chunks.iter().any(|c| matches!(c.body, Body::Actn(_))) {
+/// transforms and keys, not frames x bones. `actions`: the ACTN chunks and their chunk
+/// indices.
+pub(crate) fn actions_to_core<'a>(
+    cx: &mut ToCore<'_>,
+    actions: impl Iterator<Item = (usize, &'a Action)> + Clone,
+) -> Result<()> {
+    if actions.clone().next().is_none() {
         return Ok(());
     }
     let rest: Vec<(Vec3, Quat)> = cx
@@ -101,8 +100,7 @@ pub(crate) fn actions_to_core(cx: &mut ToCore<'_>) -> Result<()> {
         rest,
         channel_of: vec![usize::MAX; nbones],
     };
-    for (ai, c) in file.chunks.iter().enumerate() {
-        let Body::Actn(a) = &c.body else { continue };
+    for (ai, a) in actions {
         action_to_core(cx, &mut anim, ai, a)?;
     }
     Ok(())
@@ -182,7 +180,7 @@ fn action_to_core(cx: &mut ToCore<'_>, anim: &mut Animator, ai: usize, a: &Actio
         );
     }
     b.charge_items::<Clip>("animations", 1)?;
-    let name = cx.file.text_in(a.name, &b)?;
+    let name = cx.own.text_in(a.name, &b)?;
     cx.out.value.animations.push(Clip { name, channels });
     Ok(())
 }
@@ -245,9 +243,11 @@ fn play(
     Ok(dropped)
 }
 
-/// Bones: a position vertex and an orientation vertex each (bone scale is a loss).
-pub(crate) fn skeleton_from_core(cx: &mut FromCore<'_>) -> Result<()> {
+/// Bones: a position vertex and an orientation vertex each (bone scale is a loss). The
+/// BONE chunk's bones.
+pub(crate) fn skeleton_from_core(cx: &mut FromCore<'_>) -> Result<Vec<Bone>> {
     let model = cx.model;
+    let mut bones = Vec::new();
     cx.budget.charge(
         "bones",
         (model.skeleton.bones.len() as u64).saturating_mul(
@@ -271,22 +271,23 @@ pub(crate) fn skeleton_from_core(cx: &mut FromCore<'_>) -> Result<()> {
             }
             None => Idx::UNDEF,
         };
-        cx.bones.push(Bone {
+        bones.push(Bone {
             parent,
             name: cx.strings.add(&b.name)?,
             pos,
             ori,
         });
     }
-    Ok(())
+    Ok(bones)
 }
 
 /// One action per clip, keyed at every time any channel has a key (times rounded to
 /// whole milliseconds); checked against the 65,535-frame limit and its frames charged
-/// before they are sampled.
-pub(crate) fn actions_from_core(cx: &mut FromCore<'_>) -> Result<()> {
+/// before they are sampled. The ACTN chunks.
+pub(crate) fn actions_from_core(cx: &mut FromCore<'_>) -> Result<Vec<Action>> {
     let model = cx.model;
     let b = &cx.budget.clone();
+    let mut actions = Vec::new();
     for (ci, clip) in model.animations.iter().enumerate() {
         // Frames at whole milliseconds, each holding the values at the key it stands
         // for (not at the rounded time: a key keeps its value, only its time moves).
@@ -363,90 +364,11 @@ pub(crate) fn actions_from_core(cx: &mut FromCore<'_>) -> Result<()> {
             });
         }
         let duration_msec = keys.last().map_or(0, |k| k.0);
-        cx.actions.push(Chunk {
-            body: Body::Actn(Action {
-                name: cx.strings.add(&clip.name)?,
-                duration_msec,
-                frames,
-            }),
-            tail: Vec::new(),
+        actions.push(Action {
+            name: cx.strings.add(&clip.name)?,
+            duration_msec,
+            frames,
         });
     }
-    Ok(())
-}
-
-/// A vertex's influences as M3D skin bytes, and the worst difference they make to a
-/// weight once read back. The format wants the bytes of a point to sum to 255 and readers
-/// (m3d.h, ours) divide by 255 and renormalise, so the weights (normalised) are shared
-/// out by largest remainder: each byte is within one step of its share, and the sum is
-/// exactly 255 (rounding each alone can miss it by several steps, which renormalising
-/// then spreads over every weight). A weight whose share rounds to no byte is not
-/// stored (the format keeps no bone for a zero weight).
-pub(crate) fn skin_of(inf: &VertexInfluences) -> (Skin, f32) {
-    let pairs: Vec<(u32, f32)> = inf.pairs().collect();
-    // Negative or non-finite weights count as nothing; all nothing shares equally.
-    let usable = |w: f32| {
-        if w.is_finite() && w > 0.0 {
-            f64::from(w)
-        } else {
-            0.0
-        }
-    };
-    let total: f64 = pairs.iter().map(|p| usable(p.1)).sum();
-    let share = |w: f32| -> f64 {
-        if total > 0.0 && total.is_finite() {
-            usable(w) / total * 255.0
-        } else {
-            255.0 / pairs.len() as f64
-        }
-    };
-    let shares: Vec<f64> = pairs.iter().map(|p| share(p.1)).collect();
-    let mut bytes: Vec<u8> = shares
-        .iter()
-        .map(|s| s.floor().clamp(0.0, 255.0) as u8)
-        .collect();
-    // The steps left go to the largest remainders (ties to the earlier pair).
-    let mut order: Vec<usize> = (0..shares.len()).collect();
-    order.sort_by(|&a, &b| {
-        let rem = |i: usize| shares.get(i).copied().unwrap_or(0.0) - bytes_at(&bytes, i);
-        rem(b).total_cmp(&rem(a)).then(a.cmp(&b))
-    });
-    let sum: u32 = bytes.iter().map(|b| u32::from(*b)).sum();
-    let left = 255u32.saturating_sub(sum) as usize;
-    for &i in order.iter().cycle().take(left) {
-        if let Some(b) = bytes.get_mut(i) {
-            *b = b.saturating_add(1);
-        }
-    }
-    let mut weights = vec![0u8; 8];
-    let mut bones = Vec::new();
-    for ((j, _), b) in pairs.iter().zip(&bytes).filter(|(_, b)| **b != 0) {
-        if let Some(slot) = weights.get_mut(bones.len()) {
-            *slot = *b;
-            bones.push(Idx(*j));
-        }
-    }
-    // What the reader makes of them (convert.rs): byte / 255, renormalised.
-    let mut back = VertexInfluences::from_pairs_strongest(
-        bones
-            .iter()
-            .zip(weights.iter().filter(|w| **w != 0))
-            .map(|(b, w)| (b.0, f32::from(*w) / 255.0)),
-    );
-    back.normalize();
-    // Compared joint by joint, a joint missing on one side weighing 0.
-    let weight_of =
-        |v: &[(u32, f32)], j: u32| -> f32 { v.iter().filter(|p| p.0 == j).map(|p| p.1).sum() };
-    let read: Vec<(u32, f32)> = back.pairs().collect();
-    let kept = pairs.iter().map(|&(j, w)| (w - weight_of(&read, j)).abs());
-    let added = read
-        .iter()
-        .filter(|r| !pairs.iter().any(|p| p.0 == r.0))
-        .map(|&(j, _)| weight_of(&read, j));
-    let error = kept.chain(added).fold(0.0f32, f32::max);
-    (Skin { weights, bones }, error)
-}
-
-fn bytes_at(bytes: &[u8], i: usize) -> f64 {
-    bytes.get(i).map_or(0.0, |b| f64::from(*b))
+    Ok(actions)
 }

@@ -8,7 +8,7 @@ pub(crate) mod record;
 use parsing_primitives::{Reader, Result as PResult};
 
 use crate::error::{Result, invalid};
-use crate::types::{Idx, Out, Str, Types};
+use crate::types::{Idx, Out, Skin, Str, Types};
 
 /// One bone: parent, name and rest pose as indices into the vertex list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,15 +21,6 @@ pub struct Bone {
     pub pos: Idx,
     /// Orientation (quaternion) vertex.
     pub ori: Idx,
-}
-
-/// One skin record.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Skin {
-    /// `nb` weight bytes (255 = 1.0); empty when nb = 1 (the weight is implicitly 1).
-    pub weights: Vec<u8>,
-    /// One bone id per non-zero weight (exactly one when nb = 1).
-    pub bones: Vec<Idx>,
 }
 
 /// The BONE chunk.

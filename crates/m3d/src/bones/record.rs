@@ -3,8 +3,8 @@
 //! one-pass load). BONE's bones and skins go to a [`SkeletonSink`], so the load builds
 //! its own forms of them without a list per skin.
 
-use super::{Action, Bone, Frame, Skeleton, Skin, Transform};
-use crate::types::{Fields, Idx, Types};
+use super::{Action, Bone, Frame, Skeleton, Transform};
+use crate::types::{Fields, Idx, Skin, Types};
 
 /// Where [`skeleton`] puts what it decodes, each list announced (counted) before its
 /// entries.

@@ -5,7 +5,7 @@
 use parsing_primitives::Budget;
 
 use crate::bones::{self, record::SkeletonSink};
-use crate::load::{IDENTITY, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, skin_of};
+use crate::loaded::{IDENTITY, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, skin_of};
 use crate::mesh::record::{Fixed, Magic, Record, Widths};
 use crate::mesh::{self, NO_CORNER};
 use crate::types::{Coord, Cur, Declined, Idx, Str, Types};

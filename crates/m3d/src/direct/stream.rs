@@ -11,9 +11,8 @@ use crate::chunk::{
     ACTN, ASET, BONE, CMAP, HEAD, LBLS, MESH, MTRL, OMD3, PROC, SHPE, TMAP, VOXD, VOXT, VRTS,
 };
 use crate::error::FORMAT;
-use crate::load::{
-    LoadOptions, Loaded, LoadedVertex, LoadedVoxelType, MaterialIndex, action_bytes, block_bytes,
-};
+use crate::load::{LoadOptions, Loaded, MaterialIndex, action_bytes, block_bytes};
+use crate::loaded::{LoadedVertex, LoadedVoxelType};
 use crate::types::{Colours, Idx, Str, Types, string_at};
 use crate::vertex::record::{COLOUR_SIZE, uv_size, vertex_size};
 use crate::voxel::VoxelType;

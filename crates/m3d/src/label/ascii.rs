@@ -2,17 +2,16 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, idx};
+use crate::context::parse::{PResult, Parser, color, idx};
 use meshfmt_core::{Feature, LossKind};
 
-use crate::ascii_write::text::{NL, TextLosses, TextWriter, cut, idx_text};
-use crate::chunk::Body;
+use crate::context::text::{NL, TextLosses, TextWriter, cut, idx_text};
 use crate::error::Result;
 use crate::label::Labels;
 use crate::types::{Idx, Str};
 
 /// `Labels NAME`: `color`, `lang` and one `vertex text` a line.
-pub(crate) fn read_labels(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+pub(crate) fn read_labels(p: &mut Parser<'_>, at: u64, arg: &str) -> PResult<Labels> {
     let name = p.string(at, arg)?;
     let mut l = Labels {
         name,
@@ -35,8 +34,7 @@ pub(crate) fn read_labels(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str
             }
         }
     }
-    m.push(Body::Lbls(l));
-    Ok(())
+    Ok(l)
 }
 
 /// LBLS as a `Labels` block.
@@ -44,7 +42,7 @@ pub(crate) fn write_labels(w: &mut TextWriter<'_>, l: &Labels) -> Result<()> {
     let nl = NL;
     let name = w.name(l.name)?;
     let _ = write!(w, "Labels {name}{nl}");
-    if w.file.types.ci() != 0 {
+    if w.types.ci() != 0 {
         let rgba = w.colours.rgba(l.color);
         let _ = write!(w, "color #{rgba:08x}{nl}");
     }
@@ -53,9 +51,8 @@ pub(crate) fn write_labels(w: &mut TextWriter<'_>, l: &Labels) -> Result<()> {
         let _ = write!(w, "lang {lang}{nl}");
     }
     for (v, s) in &l.labels {
-        w.reserve(w.file.string(*s).map_or(0, <[u8]>::len))?;
+        w.reserve(w.string(*s).map_or(0, <[u8]>::len))?;
         let text = w
-            .file
             .string(*s)
             .map(|b| {
                 meshfmt_core::text::without_unprintable(
@@ -76,7 +73,7 @@ pub(crate) fn losses(x: &Labels, l: &mut TextLosses<'_>) {
     l.name("LBLS", x.name);
     l.name("LBLS lang", x.lang);
     for (i, (_, s)) in x.labels.iter().enumerate() {
-        let text = l.file.string(*s).unwrap_or_default();
+        let text = l.string(*s).unwrap_or_default();
         if String::from_utf8_lossy(text)
             .chars()
             .any(meshfmt_core::text::is_unprintable)
@@ -86,7 +83,7 @@ pub(crate) fn losses(x: &Labels, l: &mut TextLosses<'_>) {
                 LossKind::Reduced,
                 format!(
                     "LBLS '{}' label {i}",
-                    cut(l.file.string(x.name).unwrap_or_default())
+                    cut(l.string(x.name).unwrap_or_default())
                 ),
                 "a label is one line: line breaks become spaces, control characters are removed",
             );

@@ -1,6 +1,6 @@
 //! LBLS problems: vertices and texts that point nowhere.
 
-use crate::check::problems::Check;
+use crate::context::problems::Check;
 use crate::label::Labels;
 
 /// Checks every label's vertex and text.

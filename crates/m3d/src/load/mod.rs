@@ -12,8 +12,6 @@
 //! on the function. For exact, unit-quaternion animation use [`File::to_core`] and
 //! meshfmt-core's clip sampling.
 
-pub(crate) mod types;
-
 use std::collections::HashMap;
 
 use parsing_primitives::{Budget, Limits};
@@ -22,14 +20,13 @@ use crate::bones::Action;
 use crate::chunk::Body;
 use crate::error::{Result, invalid};
 use crate::file::File;
+use crate::loaded::{
+    IDENTITY, LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType, PoseBone, skin_of,
+};
 use crate::mesh::MeshRecord;
 use crate::texture::LoadedTexture;
-use crate::types::{Coord, Idx, NameKey, Names, Str};
+use crate::types::{Coord, Idx, NameKey, Names, Skin, Str};
 use crate::voxel::VoxelBlock;
-
-pub use self::types::{
-    LoadedBone, LoadedFace, LoadedSkin, LoadedVertex, LoadedVoxelType, PoseBone,
-};
 
 /// Which post-processing steps [`File::load`] runs (all by default, like m3d.h built
 /// without `M3D_NO*` switches), and the caps on what they may generate.
@@ -204,10 +201,6 @@ pub(crate) fn block_bytes(b: &VoxelBlock) -> u64 {
     b.runs.len() as u64 * std::mem::size_of::<Run>() as u64
         + literal * std::mem::size_of::<Idx>() as u64
 }
-
-pub(crate) const IDENTITY: [f32; 16] = [
-    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
-];
 
 impl File {
     /// The model as m3d.h's `m3d_load` returns it: the stored data in its in-memory form,
@@ -836,35 +829,8 @@ fn apply(pose: &mut [(Idx, Idx)], f: &crate::bones::Frame) {
     }
 }
 
-pub(crate) fn skin(s: &crate::bones::Skin, nb: usize) -> LoadedSkin {
+pub(crate) fn skin(s: &Skin, nb: usize) -> LoadedSkin {
     skin_of(nb, &s.weights, s.bones.iter().copied())
-}
-
-/// A skin from its stored weight bytes and the bone ids of its non-zero weights (one id
-/// and no weights when `nb` is 1).
-pub(crate) fn skin_of(nb: usize, weights: &[u8], mut ids: impl Iterator<Item = Idx>) -> LoadedSkin {
-    let mut out = LoadedSkin {
-        bones: [Idx::UNDEF; 8],
-        weights: [0.0; 8],
-    };
-    if nb <= 1 || weights.is_empty() {
-        out.bones[0] = ids.next().unwrap_or(Idx::UNDEF);
-        out.weights[0] = 1.0;
-        return out;
-    }
-    for (slot, w) in weights.iter().enumerate().take(8) {
-        if *w != 0 {
-            out.bones[slot] = ids.next().unwrap_or(Idx::UNDEF);
-            out.weights[slot] = f32::from(*w) / 255.0;
-        }
-    }
-    let sum: f32 = out.weights.iter().sum();
-    if sum != 1.0 && sum != 0.0 {
-        for w in &mut out.weights {
-            *w /= sum;
-        }
-    }
-    out
 }
 
 /// Slots up to the first without a bone or weight (m3d.h's loop condition).

@@ -4,9 +4,8 @@ use std::fmt::Write as _;
 
 use meshfmt_core::{Feature, LossKind};
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, num};
-use crate::ascii_write::text::{NL, TOKEN, TextLosses, TextWriter, cut};
-use crate::chunk::Body;
+use crate::context::parse::{PResult, Parser, color, num};
+use crate::context::text::{NL, TOKEN, TextLosses, TextWriter, cut};
 use crate::error::{Result, invalid};
 use crate::material::{Material, PropValue, Property};
 
@@ -29,7 +28,7 @@ const PROPS: [(&str, u8); 14] = [
 ];
 
 /// `Material NAME`: one `property value` a line (`map_X name` for a texture).
-pub(crate) fn read_material(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+pub(crate) fn read_material(p: &mut Parser<'_>, at: u64, arg: &str) -> PResult<Material> {
     let name = p.string(at, arg)?;
     let mut props = Vec::new();
     while let Some(l) = p.block_line() {
@@ -60,8 +59,7 @@ pub(crate) fn read_material(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &s
         };
         props.push(prop);
     }
-    m.push(Body::Mtrl(Material { name, props }));
-    Ok(())
+    Ok(Material { name, props })
 }
 
 /// MTRL as a `Material` block.
@@ -113,7 +111,7 @@ pub(crate) fn losses(m: &Material, l: &mut TextLosses<'_>) {
     for p in &m.props {
         if let PropValue::Map(s) = p.value {
             if let Some(b) = l.changed(s) {
-                let material = l.file.string(m.name).unwrap_or_default();
+                let material = l.string(m.name).unwrap_or_default();
                 l.push(
                     Feature::Textures,
                     LossKind::Reduced,

@@ -1,6 +1,6 @@
 //! MTRL problems: names past the string table.
 
-use crate::check::problems::Check;
+use crate::context::problems::Check;
 use crate::material::Material;
 
 /// Checks the material's name and its map names.

@@ -14,32 +14,31 @@ use meshfmt_core::format::FormatError;
 use meshfmt_core::side_files::{SideFile, SideFiles, Unavailable};
 use meshfmt_core::text::quoted;
 
-use crate::chunk::{Body, Chunk};
-use crate::convert::context::{FileNames, Losses, ToCore, rgba_to_vec4};
+use crate::context::from_core::{FromCore, rgba_exact, vec4_to_rgba};
+use crate::context::to_core::{FileNames, Losses, ToCore, rgba_to_vec4};
 use crate::error::{Error, Result};
-use crate::file::File;
-use crate::from_core::context::{FromCore, rgba_exact, vec4_to_rgba};
 use crate::material::{Material, PropValue, Property};
 use crate::types::NameKey;
 
 /// Materials by name: the shared library's first (m3d.h lets them win), then the file's
-/// own; then the textures their maps name, each resolved in the file that names it.
-/// Names are matched by key, each file's string table read once.
-pub(crate) fn to_core(
+/// own (`own`: the file's MTRL chunks and their chunk indices; `lib`: the library's
+/// names and its); then the textures their maps name, each resolved in the file that
+/// names it. Names are matched by key, each file's string table read once.
+pub(crate) fn to_core<'m, M: Iterator<Item = (usize, &'m Material)>>(
     cx: &mut ToCore<'_>,
-    mtllib: Option<&File>,
+    lib: Option<(&FileNames<'_>, M)>,
+    own: M,
     side_files: Option<&dyn SideFiles>,
 ) -> Result<()> {
     let b = &cx.budget.clone();
-    let lib = mtllib.map(|l| FileNames::new(l, b)).transpose()?;
     let mut textures = Textures::default();
+    let lib_names = lib.as_ref().map(|l| l.0);
     let sources = lib
-        .iter()
-        .map(|lib| (lib, "mtllib."))
-        .chain(std::iter::once((&cx.own, "")));
-    for (names, prefix) in sources {
-        for (ci, c) in names.file.chunks.iter().enumerate() {
-            let Body::Mtrl(m) = &c.body else { continue };
+        .map(|(names, materials)| (names, "mtllib.", materials))
+        .into_iter()
+        .chain(std::iter::once((&cx.own, "", own)));
+    for (names, prefix, materials) in sources {
+        for (ci, m) in materials {
             let key = names.key(m.name);
             if cx.materials.contains_key(&key) {
                 cx.losses.lose(
@@ -70,7 +69,7 @@ pub(crate) fn to_core(
     for (name, key, owner) in &textures.list {
         let owner = match owner {
             Owner::File => &cx.own,
-            Owner::Lib => lib.as_ref().unwrap_or(&cx.own),
+            Owner::Lib => lib_names.unwrap_or(&cx.own),
         };
         let inlined = owner.assets.get(key).copied();
         let source = texture_source(name, inlined, side_files, &mut cx.out, &mut cx.losses, b)?;
@@ -116,9 +115,8 @@ impl FileNames<'_> {
         losses: &mut Losses,
         budget: &Budget,
     ) -> Result<CoreMaterial> {
-        let file = self.file;
         let mut cm = CoreMaterial {
-            name: file.text_in(m.name, budget)?,
+            name: self.text_in(m.name, budget)?,
             ..CoreMaterial::default()
         };
         // OBJ-like materials are not metals.
@@ -145,7 +143,7 @@ impl FileNames<'_> {
                             } else {
                                 Owner::Lib
                             };
-                            textures.list.push((file.text_in(*s, budget)?, key, owner));
+                            textures.list.push((self.text_in(*s, budget)?, key, owner));
                             textures.index.insert(key, textures.list.len() - 1);
                             textures.list.len() - 1
                         }
@@ -256,9 +254,11 @@ fn texture_source(
 }
 
 /// Materials: base colour, roughness, metallic, emissive and the maps M3D has a type
-/// for; a material without a name is given one (MESH records find it by name).
-pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
+/// for; a material without a name is given one (MESH records find it by name). The
+/// MTRL chunks, in model order.
+pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<Vec<Material>> {
     let model = cx.model;
+    let mut out = Vec::new();
     for (mi, m) in model.materials.iter().enumerate() {
         if !rgba_exact(m.base_color) || !rgba_exact(m.emissive.extend(1.0)) {
             cx.out.lose(
@@ -341,14 +341,9 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
         } else {
             m.name.clone()
         };
-        cx.material_names.push(name.clone());
-        cx.materials.push(Chunk {
-            body: Body::Mtrl(Material {
-                name: cx.strings.add(&name)?,
-                props,
-            }),
-            tail: Vec::new(),
-        });
+        let s = cx.strings.add(&name)?;
+        cx.materials.push((name, s));
+        out.push(Material { name: s, props });
     }
-    Ok(())
+    Ok(out)
 }

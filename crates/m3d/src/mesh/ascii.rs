@@ -4,15 +4,14 @@ use std::fmt::Write as _;
 
 use parsing_primitives::lines::split_ascii;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, idx};
-use crate::ascii_write::text::{NL, TextLosses, TextWriter, idx_text};
-use crate::chunk::Body;
+use crate::context::parse::{PResult, Parser, idx};
+use crate::context::text::{NL, TextLosses, TextWriter, idx_text};
 use crate::error::Result;
 use crate::mesh::{Corner, Corners, Mesh, MeshRecord};
 use crate::types::Idx;
 
 /// `Mesh`: `use NAME`, `par NAME` and polygon lines (`v[/uv[/normal[/max]]] ...`).
-pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+pub(crate) fn read_mesh(p: &mut Parser<'_>, at: u64) -> PResult<Mesh> {
     // One record a line: charged and sized once, so the list grows once.
     let n = p.block_len();
     p.take_items::<MeshRecord>(at, "mesh records", n)?;
@@ -74,8 +73,7 @@ pub(crate) fn read_mesh(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str)
         }
     }
     p.tokens = toks;
-    m.push(Body::Mesh(Mesh { records }));
-    Ok(())
+    Ok(Mesh { records })
 }
 
 /// MESH as a `Mesh` block.

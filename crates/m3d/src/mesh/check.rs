@@ -1,7 +1,7 @@
 //! MESH problems: undefined materials, parameter names past the table, corners that
 //! point nowhere.
 
-use crate::check::problems::Check;
+use crate::context::problems::Check;
 use crate::mesh::{Mesh, MeshRecord};
 
 /// Checks every record.

@@ -9,34 +9,24 @@ use meshfmt_core::quantize::renormalization_error;
 use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Credit, Feature, LossKind};
 
-use crate::bones::Skin;
-use crate::bones::core::skin_of;
-use crate::chunk::Body;
-use crate::convert::context::{ToCore, rgba_to_vec4};
+use super::skin::{influences, skin_of};
+use crate::context::from_core::{FromCore, f32s, idx, rgba_exact, vec4_to_rgba};
+use crate::context::to_core::{CORNER_BYTES, ToCore, rgba_to_vec4};
 use crate::error::{Result, invalid};
-use crate::from_core::context::{FromCore, f32s, idx, rgba_exact, vec4_to_rgba};
 use crate::mesh::{Corner, Mesh, MeshRecord};
-use crate::types::{Coord, Idx, Str};
-use crate::vertex::Vertex;
+use crate::types::{Coord, Idx, Str, Vertex};
 
 /// A surface being built: the surface, and corner (vertex, uv, normal) → index.
 type SurfaceBuild = (Surface, CornerMap<(Idx, Idx, Idx)>);
 
-/// What one new corner of a surface holds: position, normal, UV, colour, skin and its
-/// entry in the corner map.
-pub(crate) const CORNER_BYTES: u64 = (2 * std::mem::size_of::<Vec3>()
-    + std::mem::size_of::<Vec2>()
-    + std::mem::size_of::<Vec4>()
-    + std::mem::size_of::<VertexInfluences>()
-    + std::mem::size_of::<((Idx, Idx, Idx), u32)>()
-    + 8) as u64;
-
 /// Surfaces: one per run of faces, corners deduplicated by (vertex, uv, normal).
-pub(crate) fn to_core(cx: &mut ToCore<'_>) -> Result<()> {
-    let file = cx.file;
+/// `meshes`: the MESH chunks and their chunk indices.
+pub(crate) fn to_core<'a>(
+    cx: &mut ToCore<'_>,
+    meshes: impl Iterator<Item = (usize, &'a Mesh)>,
+) -> Result<()> {
     let mut surfaces: Vec<SurfaceBuild> = Vec::new();
-    for (ci, c) in file.chunks.iter().enumerate() {
-        let Body::Mesh(m) = &c.body else { continue };
+    for (ci, m) in meshes {
         add_mesh(cx, ci, m, &mut surfaces)?;
     }
     finish(cx, surfaces)
@@ -196,32 +186,15 @@ fn push_corner(cx: &ToCore<'_>, surf: &mut Surface, c: &Corner) {
         .and_then(|v| v.skin.get())
         .and_then(|s| cx.skins.get(s as usize));
     surf.skin.push(match skin {
-        Some(s) => influences(s, cx.file.types.nb()),
+        Some(s) => influences(s, cx.types.nb()),
         None => VertexInfluences::default(),
     });
-}
-
-/// A skin as core's influences: weight bytes / 255, renormalised (one bone at weight 1
-/// when `nb` is 1).
-fn influences(s: &Skin, nb: usize) -> VertexInfluences {
-    if nb == 1 {
-        return VertexInfluences::single(s.bones.first().and_then(|b| b.get()).unwrap_or(0));
-    }
-    let ws = s.weights.iter().filter(|w| **w != 0);
-    let mut vi = VertexInfluences::from_pairs_strongest(
-        s.bones
-            .iter()
-            .zip(ws)
-            .filter_map(|(b, w)| Some((b.get()?, f32::from(*w) / 255.0))),
-    );
-    vi.normalize();
-    vi
 }
 
 /// The surfaces in order, their vertices in record order, without the attributes no
 /// corner had.
 fn finish(cx: &mut ToCore<'_>, surfaces: Vec<SurfaceBuild>) -> Result<()> {
-    let has_ci = cx.file.types.ci() != 0;
+    let has_ci = cx.types.ci() != 0;
     for (mut s, seen) in surfaces {
         // Vertices in the order of their (vertex, uv, normal) records rather than of
         // first use: file order for real files, and the original order for models this
@@ -255,9 +228,11 @@ fn finish(cx: &mut ToCore<'_>, surfaces: Vec<SurfaceBuild>) -> Result<()> {
 }
 
 /// Surfaces as runs of triangles, each after a use-material record: positions and
-/// normals join the vertex list, UVs the TMAP, skins BONE's skins.
-pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
+/// normals join the vertex list, UVs the TMAP, skins BONE's skins. The MESH chunk's
+/// records.
+pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<Vec<MeshRecord>> {
     let model = cx.model;
+    let mut records = Vec::new();
     let mut colours_quantized = false;
     // The worst difference the skin bytes make to a weight, as the reader gives it back.
     let mut skin_error = 0.0f32;
@@ -276,16 +251,9 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
                 format!("{moved} normals are not unit length: they come back renormalized"),
             );
         }
-        let mat = s
-            .material
-            .and_then(|m| cx.materials.get(m))
-            .and_then(|c| match &c.body {
-                Body::Mtrl(m) => Some(m.name),
-                _ => None,
-            });
-        cx.records
-            .push(MeshRecord::UseMaterial(mat.unwrap_or(Str(0))));
-        skin_error = skin_error.max(surface_from_core(cx, s)?);
+        let mat = s.material.and_then(|m| cx.materials.get(m)).map(|m| m.1);
+        records.push(MeshRecord::UseMaterial(mat.unwrap_or(Str(0))));
+        skin_error = skin_error.max(surface_from_core(cx, s, &mut records)?);
     }
     if colours_quantized {
         cx.out.lose(
@@ -309,7 +277,7 @@ pub(crate) fn from_core(cx: &mut FromCore<'_>) -> Result<()> {
         );
     }
 
-    Ok(())
+    Ok(records)
 }
 
 /// The losses surface `si` makes; false when it cannot be stored at all.
@@ -332,8 +300,8 @@ fn surface_losses(cx: &mut FromCore<'_>, si: usize, s: &Surface) -> bool {
     }
     let mat_name = s
         .material
-        .and_then(|m| cx.material_names.get(m))
-        .map_or("", String::as_str);
+        .and_then(|m| cx.materials.get(m))
+        .map_or("", |m| m.0.as_str());
     if s.name != mat_name {
         cx.out.lose(
             Feature::Names,
@@ -384,7 +352,11 @@ fn surface_losses(cx: &mut FromCore<'_>, si: usize, s: &Surface) -> bool {
 }
 
 /// One surface's vertices, UVs and triangles; the worst skin weight error it makes.
-fn surface_from_core(cx: &mut FromCore<'_>, s: &Surface) -> Result<f32> {
+fn surface_from_core(
+    cx: &mut FromCore<'_>,
+    s: &Surface,
+    records: &mut Vec<MeshRecord>,
+) -> Result<f32> {
     let (base, skin_error) = positions(cx, s)?;
     let nbase = cx.vertices.len();
     for n in &s.normals {
@@ -412,7 +384,7 @@ fn surface_from_core(cx: &mut FromCore<'_>, s: &Surface) -> Result<f32> {
                 max: Idx::UNDEF,
             });
         }
-        cx.records.push(MeshRecord::Polygon {
+        records.push(MeshRecord::Polygon {
             flags,
             corners: corners.into(),
         });
@@ -441,21 +413,7 @@ fn positions(cx: &mut FromCore<'_>, s: &Surface) -> Result<(usize, f32)> {
             Some(inf) if inf.count() > 0 => {
                 let (sk, error) = skin_of(inf);
                 skin_error = skin_error.max(error);
-                let n = cx.skins.len();
-                let id = match cx.skin_ids.get(&sk) {
-                    Some(id) => *id,
-                    None => {
-                        // The list's copy and the map's.
-                        b.charge(
-                            "skins",
-                            2 * (std::mem::size_of::<Skin>() + 8 + 4 * sk.bones.len()) as u64 + 16,
-                        )?;
-                        cx.skin_ids.insert(sk.clone(), n);
-                        cx.skins.push(sk);
-                        n
-                    }
-                };
-                idx(id)?
+                idx(cx.skins.id(sk, |n| b.charge("skins", n as u64))?)?
             }
             _ => Idx::UNDEF,
         };

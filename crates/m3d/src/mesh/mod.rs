@@ -4,6 +4,7 @@ pub(crate) mod ascii;
 pub(crate) mod check;
 pub(crate) mod core;
 pub(crate) mod record;
+mod skin;
 
 use parsing_primitives::{Reader, Result as PResult};
 

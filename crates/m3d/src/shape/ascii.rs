@@ -4,15 +4,14 @@ use std::fmt::Write as _;
 
 use parsing_primitives::Error as PError;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, coord, idx, num};
-use crate::ascii_write::text::{NL, TextWriter, idx_text};
-use crate::chunk::Body;
+use crate::context::parse::{PResult, Parser, coord, idx, num};
+use crate::context::text::{NL, TextWriter, idx_text};
 use crate::error::{Result, invalid};
 use crate::shape::{self, ArgValue, Command, Shape};
 use crate::types::{Coord, Idx};
 
 /// `Shape NAME`: `group BONE` and one command a line (`keyword args [ repeated ]`).
-pub(crate) fn read_shape(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+pub(crate) fn read_shape(p: &mut Parser<'_>, at: u64, arg: &str) -> PResult<Shape> {
     let name = p.string(at, arg)?;
     let mut group = Idx::UNDEF;
     let mut commands = Vec::new();
@@ -78,12 +77,11 @@ pub(crate) fn read_shape(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             args,
         });
     }
-    m.push(Body::Shpe(Shape {
+    Ok(Shape {
         name,
         group,
         commands,
-    }));
-    Ok(())
+    })
 }
 
 /// SHPE as a `Shape` block.

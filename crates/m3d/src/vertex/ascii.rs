@@ -2,20 +2,24 @@
 
 use std::fmt::Write as _;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, coord, idx, num};
-use crate::ascii_write::text::{NL, TextWriter, idx_text};
-use crate::bones::Skin;
+use crate::context::parse::{PResult, Parser, color, coord, idx, num};
+use crate::context::text::{NL, TextWriter, idx_text};
 use crate::error::Result;
-use crate::types::{Coord, Idx};
-use crate::vertex::{Records, Vertex};
+use crate::types::{Coord, Idx, Skin, SkinList, Vertex};
+use crate::vertex::Records;
 
 /// `Vertex`: one VRTS record a line (`x y z w [#colour] [bone[:weight]...]`); the
-/// skins the lines name join the BONE chunk's list, one per distinct skin.
-pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+/// skins the lines name join `skins` (the BONE chunk's list), one per distinct skin.
+pub(crate) fn read_vertex(
+    p: &mut Parser<'_>,
+    at: u64,
+    vertices: &mut Vec<Vertex>,
+    skins: &mut SkinList,
+) -> PResult<()> {
     // One vertex a line: charged and sized once, so the list grows once.
     let n = p.block_len();
     p.take_items::<Vertex>(at, "vertices", n)?;
-    m.vertices.reserve_exact(n);
+    vertices.reserve_exact(n);
     // The parser's token list, for the block's lines.
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
@@ -68,38 +72,25 @@ pub(crate) fn read_vertex(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &st
                 weights,
                 bones: ids,
             };
-            let k = match m.skin_ids.get(&s) {
-                Some(k) => *k,
-                None => {
-                    // The list's copy and the map's.
-                    p.take(
-                        at,
-                        "skins",
-                        2 * (std::mem::size_of::<Skin>() + 8 + 4 * s.bones.len()) + 16,
-                    )?;
-                    m.skin_ids.insert(s.clone(), m.skins.len());
-                    m.skins.push(s);
-                    m.skins.len() - 1
-                }
-            };
+            let k = skins.id(s, |n| p.take(at, "skins", n))?;
             v.skin = u32::try_from(k)
                 .ok()
                 .filter(|k| *k < Idx::MAX.0)
                 .map(Idx)
                 .ok_or_else(|| p.err(at, "more skins than an index holds"))?;
         }
-        m.vertices.push(v);
+        vertices.push(v);
     }
     p.tokens = toks;
     Ok(())
 }
 
 /// `Textmap`: one `u v` pair a line.
-pub(crate) fn read_textmap(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &str) -> PResult<()> {
+pub(crate) fn read_textmap(p: &mut Parser<'_>, at: u64, tmap: &mut Vec<[Coord; 2]>) -> PResult<()> {
     // One pair a line: charged and sized once, so the list grows once.
     let n = p.block_len();
     p.take_items::<[Coord; 2]>(at, "texture coordinates", n)?;
-    m.tmap.reserve_exact(n);
+    tmap.reserve_exact(n);
     // The parser's token list, for the block's lines.
     let mut toks = std::mem::take(&mut p.tokens);
     while let Some(l) = p.block_line() {
@@ -108,7 +99,7 @@ pub(crate) fn read_textmap(p: &mut Parser<'_>, m: &mut Blocks, at: u64, _arg: &s
         let mut t = toks.iter().copied();
         let u = coord(p, at, t.next(), "u")?;
         let v = coord(p, at, t.next(), "v")?;
-        m.tmap.push([Coord::F64(u), Coord::F64(v)]);
+        tmap.push([Coord::F64(u), Coord::F64(v)]);
     }
     p.tokens = toks;
     Ok(())
@@ -127,18 +118,22 @@ pub(crate) fn write_textmap(w: &mut TextWriter<'_>, t: &Records<[Coord; 2]>) -> 
 }
 
 /// VRTS as a `Vertex` block: coordinates as decoded, colours literal, skins as
-/// `bone[:weight]` lists.
-pub(crate) fn write_vertex(w: &mut TextWriter<'_>, v: &Records<Vertex>) -> Result<()> {
+/// `bone[:weight]` lists (of `skins`, the BONE chunk's).
+pub(crate) fn write_vertex(
+    w: &mut TextWriter<'_>,
+    v: &Records<Vertex>,
+    skins: &[Skin],
+) -> Result<()> {
     let nl = NL;
     let _ = write!(w, "Vertex{nl}");
     for v in &v.items {
         let c = v.coords.map(|c| c.signed());
         let _ = write!(w, "{} {} {} {}", c[0], c[1], c[2], c[3]);
         let rgba = w.colours.rgba(v.color);
-        if w.file.types.ci() != 0 && rgba != 0 {
+        if w.types.ci() != 0 && rgba != 0 {
             let _ = write!(w, " #{rgba:08x}");
         }
-        if let Some(s) = v.skin.get().and_then(|s| w.skins.get(s as usize)) {
+        if let Some(s) = v.skin.get().and_then(|s| skins.get(s as usize)) {
             let single = s.bones.len() == 1 && s.weights.iter().filter(|w| **w != 0).eq([&255u8]);
             if s.weights.is_empty() || single {
                 for b in &s.bones {

@@ -1,8 +1,8 @@
 //! VRTS problems: colour indices past the CMAP, skin indices past the skins.
 
-use crate::check::problems::Check;
-use crate::types::Idx;
-use crate::vertex::{Records, Vertex};
+use crate::context::problems::Check;
+use crate::types::{Idx, Vertex};
+use crate::vertex::Records;
 
 /// Checks every vertex's colour (when colours are CMAP indices) and skin.
 pub(crate) fn vertices(v: &Records<Vertex>, at: &dyn Fn() -> String, out: &mut Check) {

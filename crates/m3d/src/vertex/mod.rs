@@ -9,20 +9,7 @@ use parsing_primitives::{Reader, Result as PResult};
 
 use self::record::with_vc;
 use crate::error::Result;
-use crate::types::{Coord, Cur, Declined, Idx, Out, Types};
-
-/// One VRTS record as stored.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Vertex {
-    /// x, y, z, w; positions are normalised to the unit cube (multiply x, y, z by
-    /// [`File::scale`](crate::File)); `w` is 1 for positions, the scalar part of quaternions.
-    pub coords: [Coord; 4],
-    /// Colour field: CMAP index (ci u8/u16), literal RGBA with R in the low byte (ci u32),
-    /// 0 when ci is absent.
-    pub color: u32,
-    /// Skin index; [`Idx::MAX`] marks a quaternion (bone orientation) vertex.
-    pub skin: Idx,
-}
+use crate::types::{Coord, Cur, Declined, Out, Types, Vertex};
 
 /// Records of a fixed size plus the bytes after the last whole record (kept for exact
 /// rewrites; m3d.h ignores them).

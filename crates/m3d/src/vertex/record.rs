@@ -2,8 +2,7 @@
 //! holding one whole record, for the faithful reader and the one-pass load alike.
 //! Coordinates take the width `W` as a constant ([`with_vc!`]), chosen once a chunk.
 
-use super::Vertex;
-use crate::types::{Coord, Cur, Declined, Fields, Types};
+use crate::types::{Coord, Cur, Declined, Fields, Types, Vertex};
 
 /// Bytes of one VRTS record: x, y, z, w, the colour and the skin field.
 pub(crate) fn vertex_size(t: Types) -> usize {

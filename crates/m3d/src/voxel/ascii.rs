@@ -4,20 +4,14 @@ use std::fmt::Write as _;
 
 use parsing_primitives::lines::is_space;
 
-use crate::ascii::parse::{Blocks, PResult, Parser, color, hex8, idx, num, plain_idx};
-use crate::ascii_write::text::{NL, TextLosses, TextWriter};
-use crate::chunk::Body;
+use crate::context::parse::{PResult, Parser, color, hex8, idx, num, plain_idx};
+use crate::context::text::{NL, TextLosses, TextWriter};
 use crate::error::{Result, invalid};
 use crate::types::{Idx, Str};
 use crate::voxel::{Run, VoxelBlock, VoxelType};
 
 /// `VoxTypes`: one type a line (`#colour/rotation/shape name [skin] [{ count name ... }]`).
-pub(crate) fn read_voxtypes(
-    p: &mut Parser<'_>,
-    m: &mut Blocks,
-    at: u64,
-    _arg: &str,
-) -> PResult<()> {
+pub(crate) fn read_voxtypes(p: &mut Parser<'_>, at: u64) -> PResult<Vec<VoxelType>> {
     // One type a line: charged and sized once, so the list grows once.
     let n = p.block_len();
     p.take_items::<VoxelType>(at, "voxel types", n)?;
@@ -83,13 +77,19 @@ pub(crate) fn read_voxtypes(
             items: list,
         });
     }
-    m.push(Body::Voxt(types));
-    Ok(())
+    Ok(types)
 }
 
 /// `Voxel NAME`: `uncertain`, `pos`, `dim`, then `layer` lines and rows of voxel types,
-/// kept as literal runs of 128, up to the block's voxel count.
-pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str) -> PResult<()> {
+/// kept as literal runs of 128, up to the block's voxel count. `text_voxels` is how
+/// large a grid a block may still declare, from the text's size (the grid itself is
+/// never built: only the voxels written are kept).
+pub(crate) fn read_voxel(
+    p: &mut Parser<'_>,
+    at: u64,
+    arg: &str,
+    text_voxels: &mut usize,
+) -> PResult<VoxelBlock> {
     let name = p.string(at, arg)?;
     let mut b = VoxelBlock {
         name,
@@ -137,7 +137,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
                     .size
                     .iter()
                     .try_fold(1u64, |a, v| a.checked_mul(u64::from(*v)));
-                let Some(n) = n.filter(|n| n.saturating_mul(2) <= m.text_voxels as u64) else {
+                let Some(n) = n.filter(|n| n.saturating_mul(2) <= *text_voxels as u64) else {
                     return Err(p.err(at, "voxel block larger than the text"));
                 };
                 // At most half the text's length: fits.
@@ -162,7 +162,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
         }
     }
     p.tokens = toks;
-    m.text_voxels = m.text_voxels.saturating_sub(values.len());
+    *text_voxels = text_voxels.saturating_sub(values.len());
     // The block holds `dim`'s voxels: rows past them (or any, without a `dim` line) are
     // not part of it, as a binary VOXD's runs end at its voxel count.
     if values.len() > count {
@@ -181,8 +181,7 @@ pub(crate) fn read_voxel(p: &mut Parser<'_>, m: &mut Blocks, at: u64, arg: &str)
             b.runs.push(Run::Literal(chunk.to_vec()));
         }
     }
-    m.push(Body::Voxd(b));
-    Ok(())
+    Ok(b)
 }
 
 /// How many values a row of plain voxel values ([`plain_idx`]) holds, or `None` for a

@@ -8,26 +8,33 @@ use meshfmt_core::glam::Vec3;
 use meshfmt_core::model::Surface;
 use meshfmt_core::{Budget, Feature, Limits, LossKind};
 
-use crate::chunk::Body;
-use crate::convert::context::{ToCore, rgba_to_vec4};
+use crate::context::to_core::{CORNER_BYTES, ToCore, rgba_to_vec4};
 use crate::error::{Error, Result, invalid};
-use crate::file::File;
-use crate::load::LoadedVoxelType;
-use crate::mesh::core::CORNER_BYTES;
-use crate::types::{Idx, NameKey, Names};
+use crate::loaded::LoadedVoxelType;
+use crate::types::{Colours, Idx, NameKey, Names, Str, string_at};
 use crate::voxel::meshing::{self, Meshed};
+use crate::voxel::{VoxelBlock, VoxelType};
+
+/// A chunk that names voxel types' materials, in file order: a material's name (MTRL),
+/// or voxel types (VOXT).
+#[derive(Clone, Copy)]
+pub(crate) enum Named<'a> {
+    Material(Str),
+    Types(&'a [VoxelType]),
+}
 
 /// Voxel blocks as triangles (m3d_load's meshing, [`crate::Loaded::mesh_voxels`]):
 /// one surface per voxel material, positions times the scale, the axis normals, the
 /// voxel types' colours. True when there were voxels and they were meshed. A grid
 /// of more than 4M voxels (or `limits.max_elements`) is not meshed (a loss); what is
-/// meshed is charged to the budget.
-pub(crate) fn to_core(cx: &mut ToCore<'_>, limits: Limits) -> Result<bool> {
-    let file = cx.file;
-    let blocks = file.chunks.iter().filter_map(|c| match &c.body {
-        Body::Voxd(b) => Some(b),
-        _ => None,
-    });
+/// meshed is charged to the budget. `blocks`: the VOXD chunks; `named`: the MTRL and
+/// VOXT chunks in file order.
+pub(crate) fn to_core<'a>(
+    cx: &mut ToCore<'_>,
+    limits: Limits,
+    blocks: impl Iterator<Item = &'a VoxelBlock> + Clone,
+    named: impl Iterator<Item = Named<'a>> + Clone,
+) -> Result<bool> {
     if blocks.clone().next().is_none() {
         return Ok(false);
     }
@@ -38,7 +45,7 @@ pub(crate) fn to_core(cx: &mut ToCore<'_>, limits: Limits) -> Result<bool> {
         max_elements: limits.max_elements.min(1 << 22),
         max_alloc_bytes: limits.max_alloc_bytes.min(256 << 20),
     };
-    let types = voxel_types(file, &cx.budget)?;
+    let types = voxel_types(named, cx.own.strings, cx.colours, &cx.budget)?;
     let mut meshed = Meshed {
         vertices: Vec::new(),
         faces: Vec::new(),
@@ -63,30 +70,33 @@ pub(crate) fn to_core(cx: &mut ToCore<'_>, limits: Limits) -> Result<bool> {
 
 /// The voxel types as m3d_load resolves them: colour, skin, and the first material of
 /// the type's name (in MTRL order; an empty name is none).
-fn voxel_types(file: &File, budget: &Budget) -> Result<Vec<LoadedVoxelType>> {
-    let colours = file.colours();
+fn voxel_types<'a>(
+    named: impl Iterator<Item = Named<'a>> + Clone,
+    strings: &[u8],
+    colours: Colours<'_>,
+    budget: &Budget,
+) -> Result<Vec<LoadedVoxelType>> {
     let mut materials: HashMap<NameKey, usize> = HashMap::new();
     let mut refs = Vec::new();
     let mut n = 0usize;
-    for c in &file.chunks {
-        match &c.body {
-            Body::Mtrl(m) => {
+    for c in named.clone() {
+        match c {
+            Named::Material(name) => {
                 budget.charge("name index", 48)?;
                 // Compared as text, as m3d_load compares them.
-                let name = String::from_utf8_lossy(file.string(m.name).unwrap_or_default());
+                let name = String::from_utf8_lossy(string_at(strings, name).unwrap_or_default());
                 if !name.is_empty() {
                     materials.entry(NameKey::of(name.as_bytes())).or_insert(n);
                 }
                 n += 1;
             }
-            Body::Voxt(types) => {
+            Named::Types(types) => {
                 budget.charge_items::<LoadedVoxelType>("voxel types", types.len())?;
                 refs.extend(types.iter().map(|t| t.name));
             }
-            _ => {}
         }
     }
-    let names = Names::new(&file.strings, refs.iter().copied(), Some(budget))?;
+    let names = Names::new(strings, refs.iter().copied(), Some(budget))?;
     let find = |s| {
         names
             .key(s)
@@ -95,9 +105,9 @@ fn voxel_types(file: &File, budget: &Budget) -> Result<Vec<LoadedVoxelType>> {
             .and_then(|i| u32::try_from(*i).ok())
             .map_or(Idx::UNDEF, Idx)
     };
-    let types = file.chunks.iter().flat_map(|c| match &c.body {
-        Body::Voxt(types) => types.as_slice(),
-        _ => &[],
+    let types = named.flat_map(|c| match c {
+        Named::Types(types) => types,
+        Named::Material(_) => &[],
     });
     Ok(types
         .map(|t| LoadedVoxelType {
@@ -110,7 +120,7 @@ fn voxel_types(file: &File, budget: &Budget) -> Result<Vec<LoadedVoxelType>> {
 
 /// The meshed triangles as one surface per voxel material.
 fn surfaces(cx: &mut ToCore<'_>, l: &Meshed, coloured: bool) -> Result<()> {
-    let scale = cx.file.effective_scale();
+    let scale = cx.pts.scale;
     let budget = &cx.budget;
     let out = &mut cx.out;
     // Per voxel material: its surface and the (vertex, normal) corners it has.

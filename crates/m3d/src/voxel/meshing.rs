@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use parsing_primitives::{Budget, Limits};
 
 use crate::error::{Result, invalid};
-use crate::load::types::{LoadedFace, LoadedVertex, LoadedVoxelType, vertex_idx};
+use crate::loaded::{LoadedFace, LoadedVertex, LoadedVoxelType, vertex_idx};
 use crate::types::Idx;
 use crate::voxel::VoxelBlock;
 

@@ -1,16 +1,13 @@
-//! The text reader's parser and what the blocks build (a leaf the chunk modules' text readers use).
+//! The text reader's parser: the lines, where it is, the string table it builds, and the
+//! token readers every block uses.
 
 use std::collections::HashMap;
 
 use parsing_primitives::lines::{is_space, tokens_charged};
 use parsing_primitives::{Credit, Error as PError, ErrorKind};
 
-use crate::bones::{Bone, Skeleton, Skin};
-use crate::chunk::{Body, Chunk};
 use crate::error::FORMAT;
-use crate::file::File;
-use crate::types::{Coord, Idx, Str, Types};
-use crate::vertex::{Records, Vertex};
+use crate::types::{Idx, Str};
 
 /// One line of the text and the byte offset it starts at.
 pub(crate) struct Line<'a> {
@@ -240,91 +237,6 @@ pub(crate) fn idx(p: &Parser<'_>, at: u64, tok: &str) -> std::result::Result<Idx
         }
     }
 }
-
-/// What the blocks build: the chunks in text order, and the lists the binary form keeps
-/// in one chunk each (TMAP, VRTS, BONE), which go first.
-pub(crate) struct Blocks {
-    pub chunks: Vec<Chunk>,
-    pub vertices: Vec<Vertex>,
-    pub tmap: Vec<[Coord; 2]>,
-    pub skins: Vec<Skin>,
-    /// Skin -> its index: a vertex finds its skin in one lookup, not a scan of all.
-    pub skin_ids: HashMap<Skin, usize>,
-    pub bones: Vec<Bone>,
-    /// How large a grid a block may still declare, from the text's size (the grid itself
-    /// is never built: only the voxels written are kept, and meshed).
-    pub text_voxels: usize,
-}
-
-impl Blocks {
-    /// Appends a chunk in text order.
-    pub fn push(&mut self, body: Body) {
-        self.chunks.push(Chunk {
-            body,
-            tail: Vec::new(),
-        });
-    }
-
-    pub(crate) fn finish(mut self, scale: f32, strings: Vec<u8>) -> File {
-        // Bone orientation vertices are quaternions (skin -2), as m3d.h marks them.
-        for b in &self.bones {
-            if let Some(v) = b.ori.get().and_then(|i| self.vertices.get_mut(i as usize)) {
-                v.skin = Idx::MAX;
-            }
-        }
-        let chunk = |body| Chunk {
-            body,
-            tail: Vec::new(),
-        };
-        let tmap = (!self.tmap.is_empty()).then(|| {
-            chunk(Body::Tmap(Records {
-                items: self.tmap,
-                tail: Vec::new(),
-            }))
-        });
-        let vrts = (!self.vertices.is_empty()).then(|| {
-            chunk(Body::Vrts(Records {
-                items: self.vertices,
-                tail: Vec::new(),
-            }))
-        });
-        let bone = (!self.bones.is_empty() || !self.skins.is_empty()).then(|| {
-            chunk(Body::Bone(Skeleton {
-                bones: self.bones,
-                skins: self.skins,
-            }))
-        });
-        // In front of the text's chunks, in the list they are already in (at most three
-        // inserts, not a second list).
-        let mut chunks = self.chunks;
-        for (i, c) in [tmap, vrts, bone].into_iter().flatten().enumerate() {
-            chunks.insert(i, c);
-        }
-        File {
-            preview: None,
-            compressed: true,
-            scale,
-            types: Types(TYPES),
-            strings,
-            chunks,
-        }
-    }
-}
-
-/// vc f64, vi/si/ci/ti/bi/sk/fc/hi/fi/vd u32, vp u16, nb 8.
-pub(crate) const TYPES: u32 = 3
-    | (2 << 2)
-    | (2 << 4)
-    | (2 << 6)
-    | (2 << 8)
-    | (2 << 10)
-    | (3 << 12)
-    | (2 << 14)
-    | (2 << 16)
-    | (2 << 18)
-    | (2 << 20)
-    | (2 << 22)
-    | (1 << 24);
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! The problem list the chunk modules' checks add to (a leaf).
+//! The problem list the chunk modules' checks add to, and what they check against.
 
 use std::collections::HashSet;
 

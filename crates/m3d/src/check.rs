@@ -1,11 +1,8 @@
 //! [`File::problems`]: the cross-references m3d.h never checks. Each chunk module checks
 //! its own chunk ([`Check`] holds what the checks compare against).
 
-pub(crate) mod problems;
-
-#[allow(unused_imports)]
-use self::problems::*;
 use crate::chunk::Body;
+use crate::context::problems::Check;
 use crate::file::File;
 use crate::mesh::MeshRecord;
 use crate::types::Names;

@@ -1,15 +1,14 @@
-//! The text writer and the text form's loss list (a leaf the chunk modules' text writers use).
+//! The text writer and the text form's loss list, which the chunk modules' text writers
+//! write and add to.
 
 use std::collections::HashSet;
 
+use meshfmt_core::text::is_unprintable;
 use meshfmt_core::{Feature, Loss, LossKind};
 use parsing_primitives::Budget;
 
-use crate::bones::Skin;
 use crate::error::Result;
-use crate::file::File;
-use crate::types::Colours;
-use crate::types::{Idx, Str};
+use crate::types::{Colours, Idx, Str, Types, string_at};
 
 /// The line end m3d.h's exporter writes.
 pub(crate) const NL: &str = "\r\n";
@@ -19,18 +18,18 @@ pub(crate) const NL: &str = "\r\n";
 /// bone, a voxel grid, a name that is the whole string table). Each chunk module writes
 /// its blocks through it.
 pub(crate) struct TextWriter<'f> {
-    /// The model written.
-    pub file: &'f File,
+    /// The model's string table.
+    pub strings: &'f [u8],
+    /// Its type bits.
+    pub types: Types,
     pub(crate) s: String,
     pub budget: Budget,
     pub(crate) charged: usize,
     /// Its colour map, found once.
     pub colours: Colours<'f>,
-    /// Its skins (written with the vertices).
-    pub skins: &'f [Skin],
 }
 
-impl TextWriter<'_> {
+impl<'f> TextWriter<'f> {
     /// Charges what was written since the last charge.
     pub fn settle(&mut self) -> Result<()> {
         let n = self.s.len().saturating_sub(self.charged);
@@ -53,12 +52,33 @@ impl TextWriter<'_> {
         self.s.push_str(s);
     }
 
-    /// A name as one token ([`File::name_text`]), the copy charged (a name may be the
-    /// whole table, and be referenced by every record).
+    /// A name as one token ([`name_text`]), the copy charged (a name may be the whole
+    /// table, and be referenced by every record).
     pub fn name(&mut self, s: Str) -> Result<String> {
-        self.reserve(self.file.string(s).map_or(0, <[u8]>::len))?;
-        Ok(self.file.name_text(s))
+        self.reserve(self.string(s).map_or(0, <[u8]>::len))?;
+        Ok(name_text(self.strings, s))
     }
+
+    /// The string at `s` ([`File::string`](crate::File::string)).
+    pub fn string(&self, s: Str) -> Option<&'f [u8]> {
+        string_at(self.strings, s)
+    }
+}
+
+/// The string at `s` of `strings` as one token on its line: spaces would split it, as
+/// m3d.h's exporter knows.
+pub(crate) fn name_text(strings: &[u8], s: Str) -> String {
+    string_at(strings, s)
+        .map(|b| {
+            // Any whitespace (tabs too: the reader trims them) becomes '_'; control
+            // characters go (a text file is no place for an escape sequence).
+            String::from_utf8_lossy(b)
+                .chars()
+                .filter(|&c| !is_unprintable(c) || c.is_whitespace())
+                .map(|c| if c.is_whitespace() { '_' } else { c })
+                .collect::<String>()
+        })
+        .unwrap_or_default()
 }
 
 impl std::fmt::Write for TextWriter<'_> {
@@ -145,9 +165,11 @@ pub(crate) fn cut(b: &[u8]) -> String {
 /// Why a name with whitespace changes.
 pub(crate) const TOKEN: &str = "the ASCII form writes a name as one token: whitespace becomes '_', control characters are removed";
 
-/// The losses [`File::ascii_losses`] lists; each chunk module adds its own.
+/// The losses [`File::ascii_losses`](crate::File::ascii_losses) lists; each chunk
+/// module adds its own.
 pub(crate) struct TextLosses<'f> {
-    pub file: &'f File,
+    /// The model's string table.
+    pub strings: &'f [u8],
     pub(crate) out: Capped,
     /// Materials a mesh uses, by name (a record may name it at another offset).
     pub(crate) used: HashSet<&'f [u8]>,
@@ -159,10 +181,15 @@ impl<'f> TextLosses<'f> {
         self.out.push(feature, kind, path, reason);
     }
 
+    /// The string at `s` ([`File::string`](crate::File::string)).
+    pub fn string(&self, s: Str) -> Option<&'f [u8]> {
+        string_at(self.strings, s)
+    }
+
     /// The bytes of a name the text changes, for the path.
     pub fn changed(&self, s: Str) -> Option<&'f [u8]> {
-        let b = self.file.string(s)?;
-        (self.file.name_text(s) != String::from_utf8_lossy(b)).then_some(b)
+        let b = self.string(s)?;
+        (name_text(self.strings, s) != String::from_utf8_lossy(b)).then_some(b)
     }
 
     /// True when a mesh uses the material named `name`.

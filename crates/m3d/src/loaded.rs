@@ -1,5 +1,6 @@
-//! The loaded model's records (vertices, faces, skins, bones, voxel types, posed bones): a
-//! leaf the voxel meshing and the one-pass load build too.
+//! The loaded model's records (vertices, faces, skins, bones, voxel types, posed bones),
+//! as m3d_load holds them: what the checked load, the one-pass load and the voxel
+//! meshing build.
 
 use crate::error::{Result, invalid};
 use crate::types::Idx;
@@ -87,4 +88,36 @@ pub(crate) fn vertex_idx(n: usize, what: &str) -> Result<Idx> {
         .filter(|v| *v < Idx::MAX.0)
         .map(Idx)
         .ok_or_else(|| invalid(format!("{what}: vertex {n} past what an index holds")))
+}
+
+/// The identity matrix, row-major (a bone's inverse bind matrix before it is made).
+pub(crate) const IDENTITY: [f32; 16] = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+/// A skin from its stored weight bytes and the bone ids of its non-zero weights (one id
+/// and no weights when `nb` is 1).
+pub(crate) fn skin_of(nb: usize, weights: &[u8], mut ids: impl Iterator<Item = Idx>) -> LoadedSkin {
+    let mut out = LoadedSkin {
+        bones: [Idx::UNDEF; 8],
+        weights: [0.0; 8],
+    };
+    if nb <= 1 || weights.is_empty() {
+        out.bones[0] = ids.next().unwrap_or(Idx::UNDEF);
+        out.weights[0] = 1.0;
+        return out;
+    }
+    for (slot, w) in weights.iter().enumerate().take(8) {
+        if *w != 0 {
+            out.bones[slot] = ids.next().unwrap_or(Idx::UNDEF);
+            out.weights[slot] = f32::from(*w) / 255.0;
+        }
+    }
+    let sum: f32 = out.weights.iter().sum();
+    if sum != 1.0 && sum != 0.0 {
+        for w in &mut out.weights {
+            *w /= sum;
+        }
+    }
+    out
 }

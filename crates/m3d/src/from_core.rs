@@ -1,20 +1,22 @@
 //! [`File::from_core`]: a meshfmt-core model as a Model 3D file. This is the driver:
-//! each chunk module builds its chunks from the model ([`FromCore`] is what they share)
-//! and this puts them in file order.
-
-pub(crate) mod context;
+//! each chunk module builds its chunks from the model ([`FromCore`] holds what several
+//! of them add to) and this puts them in file order.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use meshfmt_core::{Budget, Converted, CoordinateSystem, Feature, LossKind, Model};
 
-#[allow(unused_imports)]
-use self::context::*;
-use crate::chunk::Body;
+use crate::bones::{Action, Bone, Skeleton};
+use crate::chunk::{Body, Chunk};
+use crate::context::from_core::{FromCore, Strings};
 use crate::error::Result;
 use crate::file::File;
+use crate::material::Material;
+use crate::mesh::{Mesh, MeshRecord};
 use crate::options::{Precision, WriteOptions};
+use crate::types::{SkinList, Str, Types};
+use crate::vertex::Records;
 use crate::{asset, bones, material, mesh};
 
 impl File {
@@ -47,7 +49,7 @@ impl File {
     pub fn from_core_with(model: &Model, opts: &WriteOptions) -> Result<Converted<File>> {
         let budget = opts.budget.clone();
         let b = &budget;
-        let mut out = Converted::exact(File::default());
+        let mut out = Converted::exact(());
         let model = prepared(model, &mut out, b)?;
         let model = model.as_ref();
         let mut strings = Strings {
@@ -65,23 +67,19 @@ impl File {
             scale: scale_for(model),
             vertices: Vec::new(),
             tmap: Vec::new(),
-            skins: Vec::new(),
-            skin_ids: HashMap::new(),
-            records: Vec::new(),
+            skins: SkinList::default(),
             materials: Vec::new(),
-            material_names: Vec::new(),
-            bones: Vec::new(),
-            actions: Vec::new(),
-            assets: Vec::new(),
             texture_names: Vec::new(),
             budget: budget.clone(),
         };
-        asset::from_core(&mut cx)?;
-        material::core::from_core(&mut cx)?;
-        mesh::core::from_core(&mut cx)?;
-        bones::core::skeleton_from_core(&mut cx)?;
-        bones::core::actions_from_core(&mut cx)?;
-        let mut out = cx.file(types_for(model));
+        let chunks = Chunks {
+            assets: asset::from_core(&mut cx)?,
+            materials: material::core::from_core(&mut cx)?,
+            records: mesh::core::from_core(&mut cx)?,
+            bones: bones::core::skeleton_from_core(&mut cx)?,
+            actions: bones::core::actions_from_core(&mut cx)?,
+        };
+        let mut out = file(cx, chunks, types_for(model));
         out.value.compressed = opts.compress;
         out.value.types = out.value.types.narrowed(out.value.list_lengths());
         quantize(&mut out, opts.precision);
@@ -89,10 +87,66 @@ impl File {
     }
 }
 
+/// What the chunk modules built for their own chunks.
+struct Chunks {
+    assets: Vec<(Str, Vec<u8>)>,
+    materials: Vec<Material>,
+    records: Vec<MeshRecord>,
+    bones: Vec<Bone>,
+    actions: Vec<Action>,
+}
+
+/// The file, its chunks in file order: TMAP, VRTS, BONE, MTRL, MESH, ACTN, ASET.
+fn file(cx: FromCore<'_>, c: Chunks, types: u32) -> Converted<File> {
+    let chunk = |body| Chunk {
+        body,
+        tail: Vec::new(),
+    };
+    let mut f = File {
+        scale: cx.scale,
+        types: Types(types),
+        ..File::default()
+    };
+    if !cx.tmap.is_empty() {
+        f.chunks.push(chunk(Body::Tmap(Records {
+            items: cx.tmap,
+            tail: Vec::new(),
+        })));
+    }
+    f.chunks.push(chunk(Body::Vrts(Records {
+        items: cx.vertices,
+        tail: Vec::new(),
+    })));
+    if !c.bones.is_empty() || !cx.skins.skins.is_empty() {
+        f.chunks.push(chunk(Body::Bone(Skeleton {
+            bones: c.bones,
+            skins: cx.skins.skins,
+        })));
+    }
+    f.chunks
+        .extend(c.materials.into_iter().map(|m| chunk(Body::Mtrl(m))));
+    if !c.records.is_empty() {
+        f.chunks
+            .push(chunk(Body::Mesh(Mesh { records: c.records })));
+    }
+    f.chunks
+        .extend(c.actions.into_iter().map(|a| chunk(Body::Actn(a))));
+    f.chunks.extend(
+        c.assets
+            .into_iter()
+            .map(|(name, data)| chunk(Body::Aset { name, data })),
+    );
+    f.strings = cx.strings.table;
+    Converted {
+        value: f,
+        losses: cx.out.losses,
+    }
+}
+
 /// The model in M3D's coordinate system (Y up, right-handed, counter-clockwise: what
 /// to_core declares) with its bones parents-first and depth-first, the order the text
 /// form can nest (a loss when they were not); copied only when it changes.
-fn prepared<'m>(model: &'m Model, out: &mut Converted<File>, b: &Budget) -> Result<Cow<'m, Model>> {
+fn prepared<'m>(model: &'m Model, out: &mut Converted<()>, b: &Budget) -> Result<Cow<'m, Model>> {
     let model = model.in_system(CoordinateSystem::GLTF, b)?;
     match model.skeleton.depth_first_order() {
         Some(order) if order.iter().enumerate().any(|(i, o)| i != *o) => {

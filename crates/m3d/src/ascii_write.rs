@@ -1,38 +1,20 @@
 //! Writing the ASCII `3dmodel` variant.
 
-pub(crate) mod text;
-
 use std::fmt::Write as _;
 
 use meshfmt_core::text::{is_unprintable, without_unprintable};
 use meshfmt_core::{Feature, Loss, LossKind};
 use parsing_primitives::Budget;
 
-#[allow(unused_imports)]
-use self::text::*;
 use crate::chunk::Body;
+use crate::context::text::{Capped, NL, TextLosses, TextWriter, cut};
 use crate::error::Result;
 use crate::file::File;
 use crate::mesh::MeshRecord;
 use crate::options::WriteOptions;
-use crate::types::Str;
 use crate::{asset, bones, extra, label, material, mesh, procedural, shape, vertex, voxel};
 
 impl File {
-    /// A name as one token on its line: spaces would split it, as m3d.h's exporter knows.
-    pub(crate) fn name_text(&self, s: Str) -> String {
-        self.string(s)
-            .map(|b| {
-                // Any whitespace (tabs too: the reader trims them) becomes '_'; control
-                // characters go (a text file is no place for an escape sequence).
-                String::from_utf8_lossy(b)
-                    .chars()
-                    .filter(|&c| !is_unprintable(c) || c.is_whitespace())
-                    .map(|c| if c.is_whitespace() { '_' } else { c })
-                    .collect::<String>()
-            })
-            .unwrap_or_default()
-    }
     /// The model as an ASCII `3dmodel` text (CRLF lines, as m3d.h's exporter writes).
     /// Coordinates are written as decoded (quantized ones as `v/127` etc.), so reading the
     /// text back gives f64 coordinates with the same values. Inlined assets and the preview
@@ -95,7 +77,7 @@ impl File {
             })
             .collect();
         let mut l = TextLosses {
-            file: self,
+            strings: &self.strings,
             out: Capped::default(),
             used,
         };
@@ -142,13 +124,15 @@ impl File {
 
     fn write_ascii_text(&self, budget: Budget) -> Result<String> {
         let mut w = TextWriter {
-            file: self,
+            strings: &self.strings,
+            types: self.types,
             s: String::new(),
             budget,
             charged: 0,
             colours: self.colours(),
-            skins: self.skeleton().map_or(&[][..], |s| s.skins.as_slice()),
         };
+        // Skins are written with the vertices.
+        let skins = self.skeleton().map_or(&[][..], |s| s.skins.as_slice());
         let nl = NL;
         let h = self.header_strings();
         // The header lines copy the first strings: charged first.
@@ -177,7 +161,7 @@ impl File {
                 // Colours are written literally; inlined assets name files in this form.
                 Body::Cmap(_) | Body::Aset { .. } => {}
                 Body::Tmap(t) => vertex::ascii::write_textmap(&mut w, t)?,
-                Body::Vrts(v) => vertex::ascii::write_vertex(&mut w, v)?,
+                Body::Vrts(v) => vertex::ascii::write_vertex(&mut w, v, skins)?,
                 Body::Bone(s) => bones::ascii::write_bones(&mut w, s)?,
                 Body::Mtrl(m) => material::ascii::write_material(&mut w, m)?,
                 Body::Proc(s) => procedural::write_ascii(&mut w, s)?,

@@ -1,46 +1,15 @@
-//! What to_core's chunk steps share: the options, the loss list, the file's names and the ToCore context (a leaf).
+//! What to_core's chunk steps share: the loss list, a file's names, the vertex list
+//! decoded on use, and the [`ToCore`] context holding them with the model being built.
 
 use std::collections::{HashMap, HashSet};
 
-use meshfmt_core::glam::{Vec2, Vec4};
+use meshfmt_core::glam::{Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::model::Model;
-use meshfmt_core::side_files::SideFiles;
+use meshfmt_core::skin::VertexInfluences;
 use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
-use crate::bones::Skin;
-use crate::chunk::Body;
 use crate::error::Result;
-use crate::file::File;
-use crate::material::PropValue;
-use crate::mesh::MeshRecord;
-use crate::types::Colours;
-use crate::types::{NameKey, Names, Str};
-use crate::vertex::core::Points;
-
-/// What [`File::to_core_with`] may use besides the file: m3d.h's `readfilecb` and
-/// `mtllib`, and the budget the conversion draws on.
-#[derive(Clone, Default)]
-pub struct CoreOptions<'a> {
-    /// External files (textures) by name, as m3d.h's `readfilecb`: a
-    /// [`SideFolder`](meshfmt_core::side_files::SideFolder) reads only regular files in
-    /// the model's folder (or folders the caller allowed), never a name that leads out.
-    pub side_files: Option<&'a dyn SideFiles>,
-    /// A material library (a model holding only materials, from `m3dconv -m`).
-    pub mtllib: Option<&'a File>,
-    /// The operation's budget (clones share it: give the one the file was read with;
-    /// the default is a fresh one of [`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT)).
-    pub budget: Budget,
-}
-
-impl std::fmt::Debug for CoreOptions<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CoreOptions")
-            .field("side_files", &self.side_files.is_some())
-            .field("mtllib", &self.mtllib.is_some())
-            .field("budget", &self.budget.used())
-            .finish()
-    }
-}
+use crate::types::{Colours, Idx, NameKey, Names, Skin, Str, Types, Vertex, string_at};
 
 /// Losses of one kind past this many are counted, not listed.
 pub(crate) const LOSS_CAP: usize = 100;
@@ -104,8 +73,8 @@ pub(crate) fn rgba_to_vec4(c: u32) -> Vec4 {
 /// names and use-material references, found in one pass over its string table, and its
 /// ASET chunks by name (the first of a name, as m3d.h finds it).
 pub(crate) struct FileNames<'f> {
-    /// The file.
-    pub file: &'f File,
+    /// Its string table.
+    pub strings: &'f [u8],
     /// Its colour map.
     pub colours: Colours<'f>,
     /// The keys of its names.
@@ -114,55 +83,24 @@ pub(crate) struct FileNames<'f> {
     pub assets: HashMap<NameKey, &'f [u8]>,
 }
 
-impl<'f> FileNames<'f> {
-    /// The names of `file`, the index charged to `budget`.
-    pub fn new(file: &'f File, budget: &Budget) -> Result<FileNames<'f>> {
-        let refs = file.chunks.iter().flat_map(|c| {
-            let (name, props, records): (Option<Str>, &[crate::material::Property], &[MeshRecord]) =
-                match &c.body {
-                    Body::Mtrl(m) => (Some(m.name), &m.props, &[]),
-                    Body::Aset { name, .. } => (Some(*name), &[], &[]),
-                    Body::Mesh(m) => (None, &[], &m.records),
-                    _ => (None, &[], &[]),
-                };
-            name.into_iter()
-                .chain(props.iter().filter_map(|p| match p.value {
-                    PropValue::Map(s) => Some(s),
-                    _ => None,
-                }))
-                .chain(records.iter().filter_map(|r| match r {
-                    MeshRecord::UseMaterial(s) => Some(*s),
-                    _ => None,
-                }))
-        });
-        let names = Names::new(&file.strings, refs, Some(budget))?;
-        let mut assets = HashMap::new();
-        for c in &file.chunks {
-            if let Body::Aset { name, data } = &c.body {
-                budget.charge("name index", 48)?;
-                let key = names.key(*name).unwrap_or(NameKey::EMPTY);
-                assets.entry(key).or_insert(data.as_slice());
-            }
-        }
-        Ok(FileNames {
-            file,
-            colours: file.colours(),
-            names,
-            assets,
-        })
-    }
-
+impl FileNames<'_> {
     /// The key of the string at `s`; the empty string's for none (as m3d.h's lookups
     /// see a missing name).
     pub fn key(&self, s: Str) -> NameKey {
         self.names.key(s).unwrap_or(NameKey::EMPTY)
     }
+
+    /// The string at `s` as text (lossy UTF-8, empty for none), the copy charged to
+    /// `budget` (a name may be the whole string table, and be referenced many times).
+    pub fn text_in(&self, s: Str, budget: &Budget) -> Result<String> {
+        let bytes = string_at(self.strings, s).unwrap_or_default();
+        budget.charge("names", bytes.len() as u64)?;
+        Ok(String::from_utf8_lossy(bytes).into_owned())
+    }
 }
 
 /// What the conversion builds, and what every chunk module's part of it reads.
 pub(crate) struct ToCore<'f> {
-    /// The file converted.
-    pub file: &'f File,
     /// The model built, and its losses.
     pub out: Converted<Model>,
     /// Losses counted per kind past [`LOSS_CAP`].
@@ -177,6 +115,8 @@ pub(crate) struct ToCore<'f> {
     pub colours: Colours<'f>,
     /// The file's names.
     pub own: FileNames<'f>,
+    /// The file's type bits.
+    pub types: Types,
     /// Core materials by the key of their MTRL name.
     pub materials: HashMap<NameKey, usize>,
     /// ASET names that became embedded textures (not lost).
@@ -184,3 +124,50 @@ pub(crate) struct ToCore<'f> {
     /// The budget everything built is charged to.
     pub budget: Budget,
 }
+
+impl ToCore<'_> {
+    /// Records a loss of kind `key` ([`Losses::lose`]).
+    pub fn lose<P: Into<String>, R: Into<String>>(
+        &mut self,
+        key: &'static str,
+        feature: Feature,
+        kind: LossKind,
+        path: impl FnOnce() -> P,
+        reason: impl FnOnce() -> R,
+    ) {
+        self.losses
+            .lose(&mut self.out, key, feature, kind, path, reason);
+    }
+}
+
+/// The vertex list and the header scale, looked up once.
+pub(crate) struct Points<'a> {
+    pub vertices: &'a [Vertex],
+    pub scale: f32,
+}
+
+impl Points<'_> {
+    /// Decoded x, y, z (times the scale) and w of vertex `i`.
+    pub fn point(&self, i: Idx) -> Option<(Vec3, f32)> {
+        let v = self.vertices.get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        Some((Vec3::new(c[0], c[1], c[2]) * self.scale, c[3]))
+    }
+
+    pub fn quat(&self, i: Idx) -> Option<Quat> {
+        let v = self.vertices.get(i.get()? as usize)?;
+        let c = v.coords.map(|c| c.signed() as f32);
+        let q = Quat::from_xyzw(c[0], c[1], c[2], c[3]);
+        // Quantized quaternions are slightly off unit length; m3d.h uses them as stored.
+        Some(meshfmt_core::unit_quat_or_identity(q))
+    }
+}
+
+/// What one new corner of a surface holds: position, normal, UV, colour, skin and its
+/// entry in the corner map.
+pub(crate) const CORNER_BYTES: u64 = (2 * std::mem::size_of::<Vec3>()
+    + std::mem::size_of::<Vec2>()
+    + std::mem::size_of::<Vec4>()
+    + std::mem::size_of::<VertexInfluences>()
+    + std::mem::size_of::<((Idx, Idx, Idx), u32)>()
+    + 8) as u64;

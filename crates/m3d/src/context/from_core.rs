@@ -1,17 +1,13 @@
-//! What from_core's chunk steps share: the string table, colour and index helpers and the FromCore context (a leaf).
+//! What from_core's chunk steps share: the string table, colour and index helpers, and
+//! the [`FromCore`] context holding the lists several chunks add to.
 
 use std::collections::HashMap;
 
 use meshfmt_core::glam::{Quat, Vec3, Vec4};
 use meshfmt_core::{Budget, Converted, Model};
 
-use crate::bones::{Bone, Skeleton, Skin};
-use crate::chunk::{Body, Chunk};
 use crate::error::{Result, invalid};
-use crate::file::File;
-use crate::mesh::{Mesh, MeshRecord};
-use crate::types::{Coord, Idx, Str, Types};
-use crate::vertex::{Records, Vertex};
+use crate::types::{Coord, Idx, SkinList, Str, Vertex};
 
 /// The string table being built: one copy of each distinct string.
 pub(crate) struct Strings {
@@ -69,13 +65,13 @@ pub(crate) fn f32s(v: [f32; 4]) -> [Coord; 4] {
     v.map(Coord::F32)
 }
 
-/// What the conversion builds: the lists and chunks each chunk module adds to, and the
-/// model they read.
+/// What the conversion builds that several chunk modules add to, and the model they
+/// read (each module gives back its own chunks).
 pub(crate) struct FromCore<'m> {
     /// The model, in M3D's coordinate system and bone order.
     pub model: &'m Model,
-    /// The file built (its chunks are put in place at the end), and its losses.
-    pub out: Converted<File>,
+    /// The losses.
+    pub out: Converted<()>,
     /// The string table.
     pub strings: Strings,
     /// What positions are divided by.
@@ -84,21 +80,11 @@ pub(crate) struct FromCore<'m> {
     pub vertices: Vec<Vertex>,
     /// TMAP.
     pub tmap: Vec<[Coord; 2]>,
-    /// BONE's skins, and each one's index.
-    pub skins: Vec<Skin>,
-    pub skin_ids: HashMap<Skin, usize>,
-    /// MESH records.
-    pub records: Vec<MeshRecord>,
-    /// MTRL chunks, in model order.
-    pub materials: Vec<Chunk>,
-    /// The material names written (surfaces come back named after them).
-    pub material_names: Vec<String>,
-    /// BONE's bones.
-    pub bones: Vec<Bone>,
-    /// ACTN chunks.
-    pub actions: Vec<Chunk>,
-    /// ASET chunks.
-    pub assets: Vec<Chunk>,
+    /// BONE's skins.
+    pub skins: SkinList,
+    /// The materials written, in model order: the name (surfaces come back named after
+    /// it) and its string (use-material records name it).
+    pub materials: Vec<(String, Str)>,
     /// The name each texture is written under, by index: a name a reader resolves to a
     /// file (`NAME.png`), so one that would lead out of the model's folder is reduced
     /// to its file name ([`meshfmt_core::side_files::output_reference`]).
@@ -123,43 +109,5 @@ impl FromCore<'_> {
             skin: Idx::MAX,
         });
         Ok((idx(self.vertices.len() - 2)?, idx(self.vertices.len() - 1)?))
-    }
-
-    /// The chunks in file order: TMAP, VRTS, BONE, MTRL, MESH, ACTN, ASET.
-    pub(crate) fn file(self, types: u32) -> Converted<File> {
-        let mut out = self.out;
-        let chunk = |body| Chunk {
-            body,
-            tail: Vec::new(),
-        };
-        let f = &mut out.value;
-        f.scale = self.scale;
-        f.types = Types(types);
-        if !self.tmap.is_empty() {
-            f.chunks.push(chunk(Body::Tmap(Records {
-                items: self.tmap,
-                tail: Vec::new(),
-            })));
-        }
-        f.chunks.push(chunk(Body::Vrts(Records {
-            items: self.vertices,
-            tail: Vec::new(),
-        })));
-        if !self.bones.is_empty() || !self.skins.is_empty() {
-            f.chunks.push(chunk(Body::Bone(Skeleton {
-                bones: self.bones,
-                skins: self.skins,
-            })));
-        }
-        f.chunks.extend(self.materials);
-        if !self.records.is_empty() {
-            f.chunks.push(chunk(Body::Mesh(Mesh {
-                records: self.records,
-            })));
-        }
-        f.chunks.extend(self.actions);
-        f.chunks.extend(self.assets);
-        f.strings = self.strings.table;
-        out
     }
 }

@@ -1,58 +1,50 @@
 //! [`File::to_core`]: the format-neutral meshfmt-core model, with a loss list. This is
-//! the driver: each chunk module converts its own chunks ([`ToCore`] is what they
-//! share), and the loss list names every chunk kind core cannot hold.
-
-pub(crate) mod context;
+//! the driver: each chunk module converts its own chunks, handed the chunks and what
+//! they share ([`ToCore`]); the loss list names every chunk kind core cannot hold.
 
 use std::collections::{HashMap, HashSet};
 
 use meshfmt_core::coords::CoordinateSystem;
 use meshfmt_core::model::Model;
+use meshfmt_core::side_files::SideFiles;
 use meshfmt_core::{Budget, Converted, Feature, LossKind};
 
-#[allow(unused_imports)]
-use self::context::*;
 use crate::chunk::Body;
+use crate::context::to_core::{FileNames, Losses, Points, ToCore};
 use crate::error::Result;
 use crate::file::File;
-use crate::types::Str;
-use crate::vertex::core::Points;
+use crate::material::{Material, PropValue, Property};
+use crate::mesh::MeshRecord;
+use crate::types::{NameKey, Names, Str};
+use crate::voxel::core::Named;
 use crate::{bones, material, mesh, vertex, voxel};
 
+/// What [`File::to_core_with`] may use besides the file: m3d.h's `readfilecb` and
+/// `mtllib`, and the budget the conversion draws on.
+#[derive(Clone, Default)]
+pub struct CoreOptions<'a> {
+    /// External files (textures) by name, as m3d.h's `readfilecb`: a
+    /// [`SideFolder`](meshfmt_core::side_files::SideFolder) reads only regular files in
+    /// the model's folder (or folders the caller allowed), never a name that leads out.
+    pub side_files: Option<&'a dyn SideFiles>,
+    /// A material library (a model holding only materials, from `m3dconv -m`).
+    pub mtllib: Option<&'a File>,
+    /// The operation's budget (clones share it: give the one the file was read with;
+    /// the default is a fresh one of [`Limits::DEFAULT`](meshfmt_core::Limits::DEFAULT)).
+    pub budget: Budget,
+}
+
+impl std::fmt::Debug for CoreOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreOptions")
+            .field("side_files", &self.side_files.is_some())
+            .field("mtllib", &self.mtllib.is_some())
+            .field("budget", &self.budget.used())
+            .finish()
+    }
+}
+
 impl File {
-    /// The string at `s` as text (lossy UTF-8), empty for none.
-    pub(crate) fn text(&self, s: Str) -> String {
-        self.string(s)
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default()
-    }
-
-    /// [`text`](Self::text), the copy charged to `budget` (a name may be the whole
-    /// string table, and be referenced many times).
-    pub(crate) fn text_in(&self, s: Str, budget: &Budget) -> Result<String> {
-        let n = self.string(s).map_or(0, <[u8]>::len);
-        budget.charge("names", n as u64)?;
-        Ok(self.text(s))
-    }
-
-    /// The scale positions are multiplied by: the header's, or 1 when it is not a positive
-    /// finite number (m3d.h also uses 1 for a scale <= 0).
-    pub fn effective_scale(&self) -> f32 {
-        if self.scale.is_finite() && self.scale > 0.0 {
-            self.scale
-        } else {
-            1.0
-        }
-    }
-
-    /// The vertex list and the scale, looked up once.
-    pub(crate) fn points(&self) -> Points<'_> {
-        Points {
-            vertices: self.vertices(),
-            scale: self.effective_scale(),
-        }
-    }
-
     /// The model as meshfmt-core holds it: one surface per run of faces (each MESH chunk
     /// and each use-material record starts a run; a run without faces makes none), named
     /// after its material, with positions times the header scale, normals, UVs, vertex
@@ -106,27 +98,65 @@ impl File {
             coordinate_system: CoordinateSystem::GLTF,
             ..Model::default()
         });
-        let tmap = vertex::core::uvs(self, b)?;
+        let tmap = vertex::core::uvs(
+            self.chunks.iter().find_map(|c| match &c.body {
+                Body::Tmap(t) => Some(t),
+                _ => None,
+            }),
+            b,
+        )?;
         let mut cx = ToCore {
-            file: self,
             out,
             losses: Losses::default(),
             tmap,
             skins: self.skeleton().map_or(&[][..], |s| s.skins.as_slice()),
             // The vertex list and colour map found once: they are read for every corner.
-            pts: self.points(),
+            pts: Points {
+                vertices: self.vertices(),
+                scale: self.effective_scale(),
+            },
             colours: self.colours(),
-            own: FileNames::new(self, b)?,
+            own: FileNames::of(self, b)?,
+            types: self.types,
             materials: HashMap::new(),
             embedded: HashSet::new(),
             budget: budget.clone(),
         };
-        material::core::to_core(&mut cx, opts.mtllib, opts.side_files)?;
-        mesh::core::to_core(&mut cx)?;
-        bones::core::skeleton_to_core(&mut cx)?;
-        bones::core::actions_to_core(&mut cx)?;
-        let meshed = voxel::core::to_core(&mut cx, opts.budget.limits())?;
-        cx.chunk_losses(meshed);
+        let lib = opts.mtllib.map(|l| FileNames::of(l, b)).transpose()?;
+        let lib = lib.as_ref().zip(opts.mtllib.map(materials));
+        material::core::to_core(&mut cx, lib, materials(self), opts.side_files)?;
+        mesh::core::to_core(
+            &mut cx,
+            self.chunks
+                .iter()
+                .enumerate()
+                .filter_map(|(ci, c)| match &c.body {
+                    Body::Mesh(m) => Some((ci, m)),
+                    _ => None,
+                }),
+        )?;
+        bones::core::skeleton_to_core(&mut cx, self.skeleton())?;
+        bones::core::actions_to_core(
+            &mut cx,
+            self.chunks
+                .iter()
+                .enumerate()
+                .filter_map(|(ci, c)| match &c.body {
+                    Body::Actn(a) => Some((ci, a)),
+                    _ => None,
+                }),
+        )?;
+        let blocks = self.chunks.iter().filter_map(|c| match &c.body {
+            Body::Voxd(b) => Some(b),
+            _ => None,
+        });
+        let named = self.chunks.iter().filter_map(|c| match &c.body {
+            Body::Mtrl(m) => Some(Named::Material(m.name)),
+            Body::Voxt(t) => Some(Named::Types(t)),
+            _ => None,
+        });
+        let meshed = voxel::core::to_core(&mut cx, opts.budget.limits(), blocks, named)?;
+        cx.chunk_losses(self, meshed);
         let ToCore {
             mut out, losses, ..
         } = cx;
@@ -136,23 +166,9 @@ impl File {
 }
 
 impl ToCore<'_> {
-    /// Records a loss of kind `key` ([`Losses::lose`]).
-    pub fn lose<P: Into<String>, R: Into<String>>(
-        &mut self,
-        key: &'static str,
-        feature: Feature,
-        kind: LossKind,
-        path: impl FnOnce() -> P,
-        reason: impl FnOnce() -> R,
-    ) {
-        self.losses
-            .lose(&mut self.out, key, feature, kind, path, reason);
-    }
-
     /// What core cannot hold, chunk by chunk: every chunk kind is named here, so a new
     /// one does not compile until it says whether (and how) it is lost.
-    fn chunk_losses(&mut self, meshed: bool) {
-        let file = self.file;
+    fn chunk_losses(&mut self, file: &File, meshed: bool) {
         for (ci, c) in file.chunks.iter().enumerate() {
             let (feature, what) = match &c.body {
                 // Converted by their modules (which report their own losses).
@@ -206,4 +222,53 @@ impl ToCore<'_> {
             );
         }
     }
+}
+
+impl<'f> FileNames<'f> {
+    /// The names of `file`, the index charged to `budget`.
+    fn of(file: &'f File, budget: &Budget) -> Result<FileNames<'f>> {
+        let refs = file.chunks.iter().flat_map(|c| {
+            let (name, props, records): (Option<Str>, &[Property], &[MeshRecord]) = match &c.body {
+                Body::Mtrl(m) => (Some(m.name), &m.props, &[]),
+                Body::Aset { name, .. } => (Some(*name), &[], &[]),
+                Body::Mesh(m) => (None, &[], &m.records),
+                _ => (None, &[], &[]),
+            };
+            name.into_iter()
+                .chain(props.iter().filter_map(|p| match p.value {
+                    PropValue::Map(s) => Some(s),
+                    _ => None,
+                }))
+                .chain(records.iter().filter_map(|r| match r {
+                    MeshRecord::UseMaterial(s) => Some(*s),
+                    _ => None,
+                }))
+        });
+        let names = Names::new(&file.strings, refs, Some(budget))?;
+        let mut assets = HashMap::new();
+        for c in &file.chunks {
+            if let Body::Aset { name, data } = &c.body {
+                budget.charge("name index", 48)?;
+                let key = names.key(*name).unwrap_or(NameKey::EMPTY);
+                assets.entry(key).or_insert(data.as_slice());
+            }
+        }
+        Ok(FileNames {
+            strings: &file.strings,
+            colours: file.colours(),
+            names,
+            assets,
+        })
+    }
+}
+
+/// The MTRL chunks of `file`, with their chunk indices.
+fn materials(file: &File) -> impl Iterator<Item = (usize, &Material)> + Clone {
+    file.chunks
+        .iter()
+        .enumerate()
+        .filter_map(|(ci, c)| match &c.body {
+            Body::Mtrl(m) => Some((ci, m)),
+            _ => None,
+        })
 }
