@@ -1,6 +1,7 @@
-//! ASET: an inlined asset (binary form in file.rs). The text form only names files, so
-//! its blocks are skipped and inlined assets are not written; from_core inlines
-//! embedded textures as PNG assets (to_core resolves them with the materials' maps).
+//! ASET: an inlined asset (binary form: chunk.rs reads it, write.rs writes it). The text
+//! form only names files, so its blocks are skipped and inlined assets are not written;
+//! from_core inlines embedded textures as PNG assets (to_core resolves them with the
+//! materials' maps).
 
 use meshfmt_core::side_files::output_reference;
 use meshfmt_core::{Feature, LossKind, TextureSource};

@@ -125,27 +125,17 @@ impl File {
         let lib = opts.mtllib.map(|l| FileNames::of(l, b)).transpose()?;
         let lib = lib.as_ref().zip(opts.mtllib.map(materials));
         material::core::to_core(&mut cx, lib, materials(self), opts.side_files)?;
-        mesh::core::to_core(
-            &mut cx,
-            self.chunks
-                .iter()
-                .enumerate()
-                .filter_map(|(ci, c)| match &c.body {
-                    Body::Mesh(m) => Some((ci, m)),
-                    _ => None,
-                }),
-        )?;
+        let meshes = self.chunks_of(|b| match b {
+            Body::Mesh(m) => Some(m),
+            _ => None,
+        });
+        mesh::core::to_core(&mut cx, meshes)?;
         bones::core::skeleton_to_core(&mut cx, self.skeleton())?;
-        bones::core::actions_to_core(
-            &mut cx,
-            self.chunks
-                .iter()
-                .enumerate()
-                .filter_map(|(ci, c)| match &c.body {
-                    Body::Actn(a) => Some((ci, a)),
-                    _ => None,
-                }),
-        )?;
+        let actions = self.chunks_of(|b| match b {
+            Body::Actn(a) => Some(a),
+            _ => None,
+        });
+        bones::core::actions_to_core(&mut cx, actions)?;
         let blocks = self.chunks.iter().filter_map(|c| match &c.body {
             Body::Voxd(b) => Some(b),
             _ => None,
@@ -264,11 +254,8 @@ impl<'f> FileNames<'f> {
 
 /// The MTRL chunks of `file`, with their chunk indices.
 fn materials(file: &File) -> impl Iterator<Item = (usize, &Material)> + Clone {
-    file.chunks
-        .iter()
-        .enumerate()
-        .filter_map(|(ci, c)| match &c.body {
-            Body::Mtrl(m) => Some((ci, m)),
-            _ => None,
-        })
+    file.chunks_of(|b| match b {
+        Body::Mtrl(m) => Some(m),
+        _ => None,
+    })
 }

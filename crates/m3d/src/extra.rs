@@ -1,4 +1,5 @@
-//! Unknown chunks (`Extra`), kept verbatim (binary form in file.rs), in the text form.
+//! Unknown chunks (`Extra`), kept verbatim (binary form: read.rs reads them, write.rs
+//! writes them), in the text form.
 
 use std::fmt::Write as _;
 

@@ -73,6 +73,15 @@ impl File {
         }
     }
 
+    /// The chunks whose body `pick` takes, each with its index in the chunk list.
+    pub(crate) fn chunks_of<'a, T: 'a>(
+        &'a self,
+        pick: fn(&Body) -> Option<&T>,
+    ) -> impl Iterator<Item = (usize, &'a T)> + Clone {
+        let chunks = self.chunks.iter().enumerate();
+        chunks.filter_map(move |(i, c)| Some((i, pick(&c.body)?)))
+    }
+
     /// The vertex list (empty without VRTS).
     pub fn vertices(&self) -> &[Vertex] {
         self.chunks

@@ -1,5 +1,5 @@
-//! PROC: a procedural script name (its binary form is one string, read and written in
-//! file.rs), in the text form and its losses.
+//! PROC: a procedural script name (its binary form is one string, read through chunk.rs's
+//! table and written in write.rs), in the text form and its losses.
 
 use std::fmt::Write as _;
 
