@@ -1,8 +1,10 @@
 //! The module import graph of every crate, for the test that keeps it acyclic
-//! (docs/ARCHITECTURE.md: imports go one way). A module's edges are the modules its
-//! `crate::` and `super::` paths name (a path resolves to its longest prefix that is a
-//! module; a module imported by name in `use crate::{..}` and then used as
-//! `name::sub::item` counts as `name::sub`); test modules and comments are left out.
+//! (docs/ARCHITECTURE.md: imports go one way), and the same graph between a crate's
+//! top-level files and folders, for crates whose folders stand in layers. A module's
+//! edges are the modules its `crate::` and `super::` paths name (a path resolves to its
+//! longest prefix that is a module; a module imported by name in `use crate::{..}` and
+//! then used as `name::sub::item` counts as `name::sub`); test modules and comments are
+//! left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -134,12 +136,42 @@ fn edges(from: &str, code: &str, names: &BTreeSet<String>) -> BTreeSet<String> {
 /// The import cycles of the crate whose sources are in `src`: each a list of modules
 /// that reach each other (Tarjan's strongly connected components of more than one).
 pub fn cycles(src: &Path) -> Vec<Vec<String>> {
+    strongly_connected(&graph(src))
+}
+
+/// The import cycles between the rooms of `src` ([`rooms`]). None means every room
+/// imports only rooms below it.
+pub fn room_cycles(src: &Path) -> Vec<Vec<String>> {
+    strongly_connected(&rooms(src))
+}
+
+/// The rooms of `src` (its top-level files and folders, a folder standing for every
+/// module in it; the crate root, which re-exports the public API, left out) and the
+/// rooms each imports.
+pub fn rooms(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let room = |m: &str| m.split("::").next().unwrap_or_default().to_string();
+    let mut rooms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (m, to) in graph(src) {
+        if m.is_empty() {
+            continue;
+        }
+        let edges = rooms.entry(room(&m)).or_default();
+        edges.extend(to.iter().map(|t| room(t)).filter(|t| *t != room(&m)));
+    }
+    rooms
+}
+
+/// Each module of `src` and the modules it imports.
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules(src);
     let names: BTreeSet<String> = mods.keys().cloned().collect();
-    let graph: BTreeMap<String, BTreeSet<String>> = mods
-        .iter()
+    mods.iter()
         .map(|(m, code)| (m.clone(), edges(m, code, &names)))
-        .collect();
+        .collect()
+}
+
+/// Tarjan's strongly connected components of more than one node.
+fn strongly_connected(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     struct Walk<'g> {
         graph: &'g BTreeMap<String, BTreeSet<String>>,
         index: BTreeMap<&'g str, (usize, usize)>,
@@ -182,7 +214,7 @@ pub fn cycles(src: &Path) -> Vec<Vec<String>> {
         }
     }
     let mut walk = Walk {
-        graph: &graph,
+        graph,
         index: BTreeMap::new(),
         stack: Vec::new(),
         on: BTreeSet::new(),
@@ -224,5 +256,57 @@ mod tests {
         assert_eq!(super::cycles(&dir), [["a".to_string(), "b".to_string()]]);
         std::fs::write(dir.join("b.rs"), "pub struct B;\n").unwrap();
         assert!(super::cycles(&dir).is_empty());
+    }
+
+    /// docs/ARCHITECTURE.md (crates/m3d): the folders and top-level files of
+    /// crates/m3d/src stand in layers (leaves, chunk modules, the file, drivers), each
+    /// importing only rooms below it; a chunk module imports only the leaves.
+    #[test]
+    fn m3d_rooms_import_only_rooms_below() {
+        let src = test_support::workspace_root().join("crates/m3d/src");
+        let c = super::room_cycles(&src);
+        assert!(c.is_empty(), "rooms of crates/m3d/src in a circle: {c:?}");
+        let rooms = super::rooms(&src);
+        let leaves = ["error", "options", "zlib", "types", "loaded", "context"];
+        let chunks = [
+            "vertex",
+            "bones",
+            "mesh",
+            "material",
+            "shape",
+            "voxel",
+            "label",
+            "procedural",
+            "asset",
+            "extra",
+        ];
+        let not_leaves = |room: &str| -> Vec<&String> {
+            let imports = rooms.get(room).into_iter().flatten();
+            imports.filter(|r| !leaves.contains(&r.as_str())).collect()
+        };
+        for r in chunks.iter().chain(&leaves) {
+            let up = not_leaves(r);
+            assert!(up.is_empty(), "{r} imports {up:?}, which are not leaves");
+        }
+    }
+
+    #[test]
+    fn a_room_cycle_is_found() {
+        let dir = std::env::temp_dir().join(format!("xtask-rooms-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        std::fs::write(dir.join("lib.rs"), "mod a;\nmod b;\npub use a::x::X;\n").unwrap();
+        std::fs::write(dir.join("a/mod.rs"), "pub mod x;\npub mod y;\n").unwrap();
+        std::fs::write(dir.join("a/x.rs"), "use crate::b::B;\n").unwrap();
+        // No module cycle, but the folder a/ and b.rs import each other.
+        std::fs::write(dir.join("b.rs"), "use crate::a::y::Y;\n").unwrap();
+        std::fs::write(dir.join("a/y.rs"), "pub struct Y;\n").unwrap();
+        assert!(super::cycles(&dir).is_empty());
+        assert_eq!(
+            super::room_cycles(&dir),
+            [["a".to_string(), "b".to_string()]]
+        );
+        std::fs::write(dir.join("b.rs"), "pub struct B;\n").unwrap();
+        assert!(super::room_cycles(&dir).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
