@@ -21,8 +21,9 @@ pub struct ReadOptions {
     pub budget: Budget,
 }
 
-/// How to write ([`File::write_with`], [`File::write_ascii_with`],
-/// [`File::from_core_with`]).
+/// How to write ([`File::write_with`](crate::File::write_with),
+/// [`File::write_ascii_with`](crate::File::write_ascii_with),
+/// [`File::from_core_with`](crate::File::from_core_with)).
 ///
 /// ```
 /// use m3d_format::{File, Precision, WriteOptions};
@@ -46,12 +47,14 @@ pub struct WriteOptions {
     /// count as 9); 6 by default (`cargo xtask bench` compares its speed and size with
     /// m3d.h's `m3d_save`).
     pub level: u8,
-    /// Coordinate precision [`File::from_core_with`] writes, and [`File::write_with`]
-    /// when [`narrow`](Self::narrow) is set (else the faithful writer keeps what the
-    /// file holds).
+    /// Coordinate precision [`File::from_core_with`](crate::File::from_core_with)
+    /// writes, and [`File::write_with`](crate::File::write_with) when
+    /// [`narrow`](Self::narrow) is set (else the faithful writer keeps what the file
+    /// holds).
     pub precision: Precision,
-    /// [`File::write_with`] re-encodes the payload as `m3d_save` writes a model instead
-    /// of keeping the file's own field widths: coordinates at
+    /// [`File::write_with`](crate::File::write_with) re-encodes the payload as
+    /// `m3d_save` writes a model instead of keeping the file's own field widths:
+    /// coordinates at
     /// [`precision`](Self::precision); vertex, string, texture-map, bone, skin and
     /// frame-transform indices no wider than their lists' lengths need; the colour, bone
     /// and skin fields absent where nothing uses them; bytes after a chunk's records

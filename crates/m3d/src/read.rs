@@ -51,7 +51,7 @@ pub(crate) fn read_in(data: &[u8], budget: &Budget) -> Result<File> {
     read_binary(data, budget)
 }
 
-/// The binary form (`3DMO`), after [`read_with`](crate::read_with) has told it from the
+/// The binary form (`3DMO`), after [`read_with`] has told it from the
 /// text form.
 pub(crate) fn read_binary(data: &[u8], budget: &Budget) -> Result<File> {
     let mut r = Reader::new(FORMAT, data).with_budget(budget.clone());

@@ -20,19 +20,21 @@ pub(crate) fn deflate(payload: &[u8], level: u8, budget: &Budget) -> Result<Vec<
     Ok(out)
 }
 
+/// Why a zlib stream did not inflate.
 pub(crate) enum InflateError {
-    /// Corrupt, cut, or larger than [`Limits::max_alloc_bytes`] on its own.
+    /// Corrupt, cut, or larger than
+    /// [`Limits::max_alloc_bytes`](parsing_primitives::Limits::max_alloc_bytes) on its own.
     Stream(String),
     /// Larger than what the operation's budget has left.
     Budget(BudgetExceeded),
 }
 
-/// Inflates one zlib stream into at most [`Limits::max_alloc_bytes`] bytes, charging the
-/// buffer to `budget` as it grows (zlib-rs). The
-/// buffer starts at 2.5 times the input and doubles within what the budget has left, so
-/// a stream that would inflate past either stops there without allocating more. Also
-/// gives the bytes charged (the buffer before it is cut to the payload's length), for
-/// handing back once the payload is dropped.
+/// Inflates one zlib stream into at most
+/// [`Limits::max_alloc_bytes`](parsing_primitives::Limits::max_alloc_bytes) bytes, charging the
+/// buffer to `budget` as it grows (zlib-rs). The buffer starts at 5 times the input and
+/// doubles within what the budget has left, so a stream that would inflate past either
+/// stops there without allocating more. Also gives the bytes charged (the buffer before
+/// it is cut to the payload's length), for handing back once the payload is dropped.
 pub(crate) fn inflate(
     data: &[u8],
     budget: &Budget,
