@@ -8,9 +8,14 @@ use meshfmt_core::format::{
 };
 use meshfmt_core::{Attribute, ClipSummary, Converted, Counts, Feature, Model, Summary};
 
-use crate::{
-    Body, CoreOptions, Error, File, Precision, ReadOptions, Str, Types, Variant, WriteOptions,
-};
+use crate::chunk::Body;
+use crate::convert::CoreOptions;
+use crate::error::Error;
+use crate::file::File;
+use crate::options::{Precision, ReadOptions, WriteOptions};
+use crate::read::read_with;
+use crate::sniff::{Variant, sniff, sniff_variant};
+use crate::types::{Str, Types};
 
 /// Model 3D, binary and ASCII, as a [`Format`]. Versions are the two forms, `binary`
 /// (`.m3d`, zlib-compressed unless read uncompressed) and `ascii` (`.a3d`); qualities are
@@ -109,7 +114,7 @@ impl Format for Model3d {
     }
 
     fn sniff(&self, data: &[u8]) -> bool {
-        crate::sniff(data)
+        sniff(data)
     }
 
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
@@ -117,8 +122,8 @@ impl Format for Model3d {
             budget: cx.budget.clone(),
         };
         Ok(Box::new(Model3dFile {
-            file: crate::read_with(data, &opts)?,
-            ascii: matches!(crate::sniff_variant(data), Some(Variant::Ascii)),
+            file: read_with(data, &opts)?,
+            ascii: matches!(sniff_variant(data), Some(Variant::Ascii)),
         }))
     }
 
@@ -233,7 +238,7 @@ impl FormatFile for Model3dFile {
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {
         let lib = match cx.material_library {
             Some(bytes) => Some(
-                crate::read_with(
+                read_with(
                     bytes,
                     &ReadOptions {
                         budget: cx.budget.clone(),

@@ -9,7 +9,7 @@ use unigine_common::summary::hierarchy;
 use crate::versions::{VERSION_INFO, VERSIONS};
 use crate::{AnimFile, CoreOptions, Error, FORMAT_NAME, ReadOptions, WriteOptions};
 
-/// What UNIGINE animations are, as data: every version of [`crate::versions`]' table
+/// What UNIGINE animations are, as data: every version of the crate's version table
 /// (which a test holds this description and these extensions to), the default (an10)
 /// first.
 ///

@@ -35,7 +35,7 @@
 //!
 //! - [`an10::An10`] and [`as08::As08`] keep everything as stored; `write(read(b)) == b`
 //!   for every real an10 file.
-//! - [`an10::Animation::decode`] gives exact per-frame values (unflagged components
+//! - [`Frames::decode`] gives exact per-frame values (unflagged components
 //!   carried forward, never-flagged ones from the bind pose);
 //!   [`Frames::encode`] lays values out the way the real exporter does (on the
 //!   real files: the same flags, stored components, box minima and rotations; translation

@@ -10,7 +10,7 @@ use meshfmt_core::{Converted, Model, Summary};
 use crate::versions::{VERSION_INFO, VERSIONS};
 use crate::{CoreOptions, Error, FORMAT_NAME, MeshFile, ReadOptions, WriteOptions};
 
-/// What UNIGINE meshes are, as data: every version of [`crate::versions`]' table (which
+/// What UNIGINE meshes are, as data: every version of the crate's version table (which
 /// a test holds this description and these extensions to), the default (ms11) first.
 ///
 /// ```

@@ -115,7 +115,7 @@ impl Format for Vitaboy {
         crate::sniff(data)
     }
 
-    /// An `.apr` is read as an appearance ([`appearance`]); anything else as the kind its
+    /// An `.apr` is read as an appearance ([`crate::appearance`]); anything else as the kind its
     /// content says, else its extension.
     fn read(&self, data: &[u8], cx: &Context<'_>) -> Result<Box<dyn FormatFile>, FormatError> {
         if cx.extension() == "apr" {
