@@ -28,6 +28,7 @@ mod cycles;
 mod deps;
 mod fixtures;
 mod gltf;
+mod hostile;
 mod quirks;
 mod samples;
 mod vitaboy;
@@ -37,7 +38,7 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       {}",
+        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       cargo xtask hostile OUT\n       {}",
         bench::USAGE
     );
     ExitCode::from(2)
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
             samples::run(Path::new(dir), false, Some(Path::new(out)))
         }
         ["gltf", out] => gltf::run(Path::new(out)),
+        ["hostile", out] => hostile::run(Path::new(out)),
         ["bench", rest @ ..] => bench::run(rest),
         ["bench-child", rest @ ..] => bench::child(rest),
         _ => usage(),

@@ -20,12 +20,13 @@
 use std::path::{Path, PathBuf};
 
 use meshfmt_core::format::{Context, FileKind, Format, FormatError, FormatFile, SharedBytes};
+use meshfmt_core::side_files::SideFolder;
 use meshfmt_core::text::quoted;
 use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::clip_file_stems;
 use crate::error::CliError;
-use crate::files::{read_user_file, refusal_warnings, side_folder};
+use crate::files::{read_user_file, refusal_warnings, side_folder, side_folder_in_memory};
 use crate::formats;
 
 /// What `convert` was asked for.
@@ -64,6 +65,11 @@ pub struct ConvertOptions {
     /// Folders besides the input's own that names inside the input (and inside its
     /// companions) may lead into (`--side-files`); see [`meshfmt_core::side_files`].
     pub side_folders: Vec<PathBuf>,
+    /// The input's bytes were not read from a file (a library caller's buffer): its name
+    /// serves detection only, and its side files come from `side_folders` alone, names
+    /// resolving from the first ([`crate::files::side_folder_in_memory`]), never from the
+    /// current folder.
+    pub in_memory: bool,
     /// The memory one conversion may use (`--max-memory`): the input, every decoded
     /// array, side file, companion, model, resampled or generated element and the output
     /// are charged to one [`Budget`] of `limits.max_alloc_bytes`.
@@ -368,7 +374,7 @@ fn convert_in(
             .version_for_extension(&out_ext)
             .map(str::to_string),
     };
-    let side = side_folder(input, &opts.side_folders, budget)?;
+    let side = input_side_folder(input, opts, budget)?;
     // A skeleton file for a format that takes one: its bytes go in the context.
     let skeleton_bytes = skeleton_for_context(src, opts, budget)?;
     let read_cx = Context {
@@ -406,14 +412,16 @@ fn convert_in(
             warnings: refusal_warnings(&side),
         });
     }
-    if let Some(what) = file.needs_skeleton().filter(|_| skeleton_bytes.is_none()) {
-        warnings.push(no_skeleton_warning(src, what));
-    }
-    let mut model = file.to_core(&read_cx)?;
-    drop(file);
-    budget.release(held);
-    warnings.extend(refusal_warnings(&side));
-    attach_companions(&mut model, src, opts, budget, &mut warnings)?;
+    let mut model = model_of(
+        file,
+        held,
+        src,
+        &read_cx,
+        &side,
+        opts,
+        budget,
+        &mut warnings,
+    )?;
     // No writer gets a NaN or an infinity: text formats would print them, glTF cannot
     // hold them, and engines reading binary ones break on them. Replaced, per feature.
     let fixed = model.value.replace_non_finite();
@@ -452,6 +460,111 @@ fn convert_in(
         losses,
         warnings,
     })
+}
+
+/// A file read as a model (what [`read_model`] gives).
+#[derive(Debug)]
+pub struct ModelRead {
+    /// The format it was read as.
+    pub format: &'static str,
+    /// The version (or form) the file is in.
+    pub version: String,
+    /// The model, with its companions joined, and what reading could not carry.
+    pub model: Converted<Model>,
+    /// What the user may want to change (a skeleton not given, side files refused), one
+    /// line each.
+    pub warnings: Vec<String>,
+}
+
+/// Reads `input` (its bytes in `data`) as [`convert`] does before it writes: the format
+/// by `opts.from` or detection, side files under the policy (`opts.side_folders`), the
+/// companions (`opts.skeleton`, `opts.anims`, `opts.mtllib`) joined, under one budget of
+/// `opts.limits`. The options that choose an output are not used.
+///
+/// ```
+/// use std::path::Path;
+/// use meshfmt::convert::{ConvertOptions, read_model};
+/// let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+/// let read = read_model(Path::new("tri.obj"), obj, &ConvertOptions::default())?;
+/// assert_eq!((read.format, read.model.value.triangle_count()), ("obj", 1));
+/// # Ok::<(), meshfmt::error::CliError>(())
+/// ```
+pub fn read_model<'a>(
+    input: &Path,
+    data: impl Into<InputBytes<'a>>,
+    opts: &ConvertOptions,
+) -> Result<ModelRead, CliError> {
+    let data = data.into();
+    let budget = Budget::new(opts.limits);
+    budget.charge("input file", data.bytes().len() as u64)?;
+    let input_name = input.to_string_lossy();
+    let src = source_format(data.bytes(), &input_name, opts)?;
+    let side = input_side_folder(input, opts, &budget)?;
+    let skeleton_bytes = skeleton_for_context(src, opts, &budget)?;
+    let read_cx = Context {
+        side_files: Some(&side),
+        material_library: opts.mtllib.as_deref(),
+        skeleton: skeleton_bytes.as_deref(),
+        ..Context::new(&input_name).with_budget(budget.clone())
+    };
+    let (file, held) = data.read(src, &read_cx, &budget)?;
+    let version = file.version();
+    let mut warnings = Vec::new();
+    let model = model_of(
+        file,
+        held,
+        src,
+        &read_cx,
+        &side,
+        opts,
+        &budget,
+        &mut warnings,
+    )?;
+    Ok(ModelRead {
+        format: src.info().name,
+        version,
+        model,
+        warnings,
+    })
+}
+
+/// The input's side files: beside it, or for bytes in memory from the allowed folders
+/// alone.
+fn input_side_folder(
+    input: &Path,
+    opts: &ConvertOptions,
+    budget: &Budget,
+) -> Result<SideFolder, CliError> {
+    if opts.in_memory {
+        side_folder_in_memory(&opts.side_folders, budget)
+    } else {
+        side_folder(input, &opts.side_folders, budget)
+    }
+}
+
+/// A file read, as a model: the warning when it wants a skeleton it was not given, its
+/// `to_core` (the file and the input's charge go once it is converted), the side files
+/// refused, then the companions joined.
+#[allow(clippy::too_many_arguments)]
+fn model_of(
+    file: Box<dyn FormatFile>,
+    held: u64,
+    src: &'static dyn Format,
+    read_cx: &Context<'_>,
+    side: &SideFolder,
+    opts: &ConvertOptions,
+    budget: &Budget,
+    warnings: &mut Vec<String>,
+) -> Result<Converted<Model>, CliError> {
+    if let Some(what) = file.needs_skeleton().filter(|_| read_cx.skeleton.is_none()) {
+        warnings.push(no_skeleton_warning(src, what));
+    }
+    let mut model = file.to_core(read_cx)?;
+    drop(file);
+    budget.release(held);
+    warnings.extend(refusal_warnings(side));
+    attach_companions(&mut model, src, opts, budget, warnings)?;
+    Ok(model)
 }
 
 /// The input's format: `--from`, else detected.

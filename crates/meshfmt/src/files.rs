@@ -41,6 +41,29 @@ pub fn side_folder(
     Ok(side)
 }
 
+/// The side files of an input held in memory (no file of its own): names resolve from
+/// the first of the folders the caller allowed, and reach the others; with none, no name
+/// resolves (a side file is reported missing, never looked for in the current folder).
+pub fn side_folder_in_memory(allowed: &[PathBuf], budget: &Budget) -> Result<SideFolder, CliError> {
+    let Some((first, rest)) = allowed.split_first() else {
+        return Ok(SideFolder::nowhere(budget));
+    };
+    let mut side = SideFolder::in_folder(first, budget);
+    if side.folder().is_none() {
+        return Err(CliError::Io {
+            path: format!("side files {}", first.display()),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "folder not found"),
+        });
+    }
+    for dir in rest {
+        side.allow(dir).map_err(|source| CliError::Io {
+            path: format!("side files {}", dir.display()),
+            source,
+        })?;
+    }
+    Ok(side)
+}
+
 /// The tool's warnings for what `side` refused: one line each, naming the reference;
 /// a name that leads out of the allowed folders says how to allow one; folders a format
 /// looked in beside the input's (FreeSO's `../Meshes`) and was refused, in one line.

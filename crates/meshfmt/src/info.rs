@@ -35,9 +35,10 @@ use meshfmt_core::{Aabb, Budget, Counts, Limits, Summary};
 
 use crate::convert::read_input;
 use crate::error::CliError;
-use crate::files::{refusal_warnings, side_folder};
+use crate::files::{refusal_warnings, side_folder, side_folder_in_memory};
 use crate::formats;
 use crate::json;
+use meshfmt_core::side_files::SideFolder;
 
 /// What `info` found in one file.
 #[derive(Debug, Clone)]
@@ -69,8 +70,42 @@ pub fn inspect(
     limits: &Limits,
     side_folders: &[PathBuf],
 ) -> Result<Inspected, CliError> {
-    let data = SharedBytes::from(read_input(Path::new(path), limits)?);
+    let data = read_input(Path::new(path), limits)?;
     let budget = Budget::new(*limits);
+    let side = side_folder(Path::new(path), side_folders, &budget)?;
+    inspect_in(path, data, format, budget, side)
+}
+
+/// [`inspect`] of bytes held in memory, named `name` (its extension helps detection):
+/// side files come from `side_folders` alone, names resolving from the first
+/// ([`crate::files::side_folder_in_memory`]).
+///
+/// ```
+/// let obj = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".to_vec();
+/// let got = meshfmt::info::inspect_bytes("tri.obj", obj, None, &meshfmt_core::Limits::DEFAULT, &[])?;
+/// assert_eq!((got.summary.format.as_str(), got.summary.counts.triangles), ("obj", 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn inspect_bytes(
+    name: &str,
+    data: Vec<u8>,
+    format: Option<&str>,
+    limits: &Limits,
+    side_folders: &[PathBuf],
+) -> Result<Inspected, CliError> {
+    let budget = Budget::new(*limits);
+    let side = side_folder_in_memory(side_folders, &budget)?;
+    inspect_in(name, data, format, budget, side)
+}
+
+fn inspect_in(
+    path: &str,
+    data: Vec<u8>,
+    format: Option<&str>,
+    budget: Budget,
+    side: SideFolder,
+) -> Result<Inspected, CliError> {
+    let data = SharedBytes::from(data);
     budget.charge("input file", data.len() as u64)?;
     let f = match format {
         Some(name) => {
@@ -78,7 +113,6 @@ pub fn inspect(
         }
         None => formats::detect(&data, path)?,
     };
-    let side = side_folder(Path::new(path), side_folders, &budget)?;
     let cx = Context {
         side_files: Some(&side),
         ..Context::new(path).with_budget(budget.clone())

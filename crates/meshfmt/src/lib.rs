@@ -43,3 +43,4 @@ pub mod json;
 pub mod obj;
 pub mod output;
 pub mod report;
+pub mod size;

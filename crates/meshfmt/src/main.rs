@@ -81,7 +81,7 @@ struct Cli {
     command: Command,
     /// Most memory one file's read, conversion and write may use, in bytes or with a
     /// binary suffix (K, M, G, T, optionally followed by iB or B: 512M = 512 MiB).
-    #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1G", value_parser = meshfmt::size::parse_size)]
     max_memory: u64,
     /// A folder, besides the input's own, that names inside a file (a glTF buffer, an
     /// OBJ material library, an M3D texture, a Vitaboy appearance's loose files) may
@@ -89,30 +89,6 @@ struct Cli {
     /// and below it.
     #[arg(long = "side-files", global = true, value_name = "DIR")]
     side_files: Vec<PathBuf>,
-}
-
-/// `512M`, `1GiB`, `4096`: bytes with an optional binary suffix.
-fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (number, suffix) = t.split_at(digits);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (e.g. 512M, 2G, 1048576)"))?;
-    let shift = match suffix.to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        "T" | "TB" | "TIB" => 40,
-        _ => {
-            return Err(format!(
-                "'{text}': unknown size suffix '{suffix}' (K, M, G or T)"
-            ));
-        }
-    };
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("'{text}' is too large"))
 }
 
 #[derive(Subcommand)]
@@ -363,6 +339,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 anims: anim_files,
                 anims_dir: anims_dir.map(PathBuf::from),
                 side_folders: cli.side_files,
+                in_memory: false,
                 limits,
             };
             convert_paths(&paths, out_dir, report, &opts, force)

@@ -74,6 +74,26 @@ impl SideFolder {
         }
     }
 
+    /// Side files of an input that has no folder (bytes held in memory): no name
+    /// resolves, so every side file is reported missing.
+    ///
+    /// ```
+    /// use meshfmt_core::Budget;
+    /// use meshfmt_core::side_files::{SideFile, SideFiles, SideFolder};
+    /// let side = SideFolder::nowhere(&Budget::default());
+    /// assert!(matches!(side.read("buffer.bin")?, SideFile::Unavailable(_)));
+    /// assert!(side.folder().is_none() && side.opened().is_empty());
+    /// # Ok::<(), meshfmt_core::format::FormatError>(())
+    /// ```
+    pub fn nowhere(budget: &Budget) -> Self {
+        SideFolder {
+            base: None,
+            allowed: Vec::new(),
+            budget: budget.clone(),
+            log: Mutex::new(Log::default()),
+        }
+    }
+
     /// Lets names lead into `dir` too (`meshfmt --side-files DIR`): a name is still
     /// resolved from the input's folder, so `../textures/wood.png` reads from a sibling
     /// folder once that folder (or one above it) is allowed. Fails when `dir` cannot be
