@@ -182,6 +182,33 @@ def test_vitaboy_mesh_skeleton_and_clip():
     check(bones == len(got["read"].model.bones), "bones")
 
 
+def test_vitaboy_character_to_apr_and_back():
+    fresh_scene()
+    mesh = os.path.join(SAMPLES, "niotso", "Meshes", "fso-slippers-green.083d9f1800000009.mesh")
+    skel = os.path.join(ROOT, "fixtures", "niotso-mesh", "adult.skel")
+    anim = os.path.join(SAMPLES, "niotso", "Animations", "a2o-lever-pull-start.7bf8038300000007.anim")
+    got = importer.import_file(bpy.context, mesh, skeleton=skel, anims=anim)
+    source = got["read"].model
+    check(len(got["actions"]) == 1, f"actions {[a.name for a in got['actions']]}")
+    out = os.path.join(OUT, "outfit")
+    os.makedirs(out, exist_ok=True)
+    report = exporter.export_file(bpy.context, os.path.join(out, "outfit.apr"), to="niotso-mesh")
+    kinds = sorted({os.path.splitext(f)[1] for f in report.files})
+    check(kinds == [".anim", ".apr", ".bnd", ".mesh", ".skel"], f"wrote {report.files}")
+    # The character assembled back by the tool, as a user would.
+    glb = os.path.join(out, "outfit.glb")
+    subprocess.run(
+        [meshfmt_bin(), "convert", os.path.join(out, "outfit.apr"), "--skeleton", os.path.join(out, "outfit.skel"),
+         "--anim", os.path.join(out, "*.anim"), glb, "--force"],
+        check=True, capture_output=True,
+    )
+    back = meshfmt.read(glb).model
+    check(back.triangle_count() == source.triangle_count(), f"{back.triangle_count()} triangles, {source.triangle_count()} before")
+    check(len(back.bones) == len(source.bones), f"{len(back.bones)} bones, {len(source.bones)} before")
+    check(len(back.clips) == 1, f"{len(back.clips)} clips")
+    print("vitaboy character:", ", ".join(os.path.basename(f) for f in report.files))
+
+
 def test_cesium_man_with_its_animation():
     fresh_scene()
     path = os.path.join(SAMPLES, "m3d", "CesiumMan.m3d")

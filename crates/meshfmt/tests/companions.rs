@@ -306,7 +306,7 @@ fn split_outputs_one_an10_per_clip_with_safe_names() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr)
-            .contains("split outputs are for unigine-mesh (ms11, mi08, ms08, ms10, ms13, ms14, ms15, sk10), niotso-mesh (mesh)")
+            .contains("split outputs are for unigine-mesh (ms11, mi08, ms08, ms10, ms13, ms14, ms15, sk10), niotso-mesh (mesh, apr)")
     );
     // Without --anims-dir, a clip-less target says how to keep the clips.
     let out = meshfmt(&[

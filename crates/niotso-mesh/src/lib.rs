@@ -99,6 +99,7 @@
 
 pub mod anim;
 pub mod appearance;
+pub mod character;
 pub mod companions;
 mod contract;
 pub mod convert;

@@ -31,7 +31,7 @@ pub mod info;
 pub use crate::error::{ErrorClass, FormatError};
 use crate::loss::Converted;
 use crate::model::Model;
-use crate::side_files::{SideFile, SideFiles, Unavailable};
+use crate::side_files::{SideFile, SideFiles};
 use crate::summary::Summary;
 pub use info::{ClipFiles, FileKind, FormatInfo, VersionInfo};
 
@@ -293,9 +293,10 @@ pub trait FormatFile: Send {
 /// (the writer chose those names: no policy applies).
 impl SideFiles for Written {
     fn read(&self, name: &str) -> Result<SideFile, FormatError> {
-        Ok(self.side.iter().find(|(n, _)| n == name).map_or_else(
-            || SideFile::Unavailable(Unavailable::missing(name)),
-            |(_, b)| SideFile::Found(b.clone()),
-        ))
+        self.side.read(name)
+    }
+
+    fn list(&self, name: &str) -> Result<Vec<String>, FormatError> {
+        self.side.list(name)
     }
 }

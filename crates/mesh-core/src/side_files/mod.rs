@@ -133,14 +133,31 @@ impl Unavailable {
 }
 
 /// Side files from memory: `(name, bytes)` pairs, looked up by exact name (for tests and
-/// embeddings that hold their files already). Names are not resolved, so no policy is
-/// needed.
+/// embeddings that hold their files already), all in one folder (`""`), which
+/// [`SideFiles::list`] lists. Names are not resolved, so no policy is needed.
+///
+/// ```
+/// use meshfmt_core::side_files::{SideFile, SideFiles};
+/// let files = vec![("a.bin".to_string(), vec![1u8]), ("b.png".to_string(), vec![2])];
+/// assert_eq!(files.read("a.bin")?, SideFile::Found(vec![1]));
+/// assert_eq!(files.list("")?, ["a.bin", "b.png"]);
+/// assert!(files.list("../Meshes")?.is_empty());
+/// # Ok::<(), meshfmt_core::format::FormatError>(())
+/// ```
 impl SideFiles for Vec<(String, Vec<u8>)> {
     fn read(&self, name: &str) -> Result<SideFile, FormatError> {
         Ok(self.iter().find(|(n, _)| n == name).map_or_else(
             || SideFile::Unavailable(Unavailable::missing(name)),
             |(_, b)| SideFile::Found(b.clone()),
         ))
+    }
+
+    fn list(&self, name: &str) -> Result<Vec<String>, FormatError> {
+        Ok(if name.is_empty() || name == "." {
+            self.iter().map(|(n, _)| n.clone()).collect()
+        } else {
+            Vec::new()
+        })
     }
 }
 

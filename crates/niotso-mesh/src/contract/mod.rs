@@ -39,7 +39,7 @@ pub const FORMAT: Vitaboy = Vitaboy;
 
 meshfmt_core::format_error_from!(Error, crate::FORMAT_NAME);
 
-use Feature::{Animation, Geometry, Names, Normals, Skeleton, Skin, Uv0};
+use Feature::{Animation, Geometry, Names, Normals, Skeleton, Skin, Textures, Uv0};
 
 /// A `.mesh`'s clips split out (`meshfmt convert --anims-dir`): Vitaboy `.anim` files,
 /// whose motions name the bones of the `.skel` written beside the mesh.
@@ -56,10 +56,19 @@ const CLIPS: ClipFiles = ClipFiles {
     }),
 };
 
+/// A character's clips split out: Vitaboy `.anim` files (the `.skel` is one of the
+/// character's own files).
+const CHARACTER_CLIPS: ClipFiles = ClipFiles {
+    skeleton: None,
+    ..CLIPS
+};
+
 /// What Vitaboy files are, as data: the three kinds as versions, each implied by its
-/// extension. A `.mesh` is posed by its `.skel` and an `.anim`'s motions name its bones,
-/// so the format takes a skeleton file. An `.apr` appearance is read (assembled from the
-/// loose files around it, found through the context's side files) but not written.
+/// extension, and `apr`: a whole character, the `.apr` appearance written with its
+/// `.skel`, one `.mesh`, `.bnd` and texture per part beside it ([`crate::character`]),
+/// and read back by assembling those loose files through the context's side files. A
+/// `.mesh` is posed by its `.skel` and an `.anim`'s motions name its bones, so the
+/// format takes a skeleton file.
 ///
 /// ```
 /// let info = &niotso_mesh::FORMAT_INFO;
@@ -68,7 +77,7 @@ const CLIPS: ClipFiles = ClipFiles {
 /// ```
 pub static FORMAT_INFO: FormatInfo = FormatInfo {
     name: crate::FORMAT_NAME,
-    description: "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2; .apr appearances (read)",
+    description: "The Sims Online Vitaboy .mesh v2, .skel v1, .anim v2, .apr characters",
     extensions: &["mesh", "skel", "anim", "apr"],
     versions: &[
         VersionInfo {
@@ -88,6 +97,12 @@ pub static FORMAT_INFO: FormatInfo = FormatInfo {
             extension: Some("anim"),
             holds: &[Animation],
             clip_files: None,
+        },
+        VersionInfo {
+            name: "apr",
+            extension: Some("apr"),
+            holds: &[Geometry, Normals, Uv0, Skin, Skeleton, Textures, Names],
+            clip_files: Some(CHARACTER_CLIPS),
         },
     ],
     takes_skeleton: true,
@@ -135,12 +150,9 @@ impl Format for Vitaboy {
         cx: &Context<'_>,
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
         cx.refuse_quality(crate::FORMAT_NAME, "Vitaboy stores floats")?;
-        if cx.version.is_none() && cx.extension() == "apr" {
-            return Err(FormatError::Unsupported {
-                format: crate::FORMAT_NAME,
-                message: "appearances (.apr) are read, not written: write a .mesh with its .skel"
-                    .into(),
-            });
+        let wanted = cx.version.map_or_else(|| cx.extension(), str::to_string);
+        if wanted == "apr" {
+            return appearance::from_core(model, cx);
         }
         let kind = cx
             .version
