@@ -106,3 +106,53 @@ def report_losses(operator, report, limit=20):
         operator.report({"WARNING"}, f"... and {len(lines) - limit} more (see the console)")
         for line in lines[limit:]:
             print("meshfmt:", line)
+
+
+def glb_parts(data):
+    """A .glb's JSON (parsed) and its binary chunk (b"" when it has none)."""
+    import json
+    import struct
+
+    magic, version, length = struct.unpack_from("<4sII", data, 0)
+    if magic != b"glTF" or version != 2 or length > len(data):
+        raise ValueError("not a glTF 2.0 binary")
+    json_len, json_type = struct.unpack_from("<I4s", data, 12)
+    if json_type != b"JSON":
+        raise ValueError("a .glb's first chunk is its JSON")
+    doc = json.loads(data[20 : 20 + json_len])
+    at = 20 + json_len
+    binary = b""
+    if at + 8 <= length:
+        bin_len, bin_type = struct.unpack_from("<I4s", data, at)
+        if bin_type == b"BIN\0":
+            binary = data[at + 8 : at + 8 + bin_len]
+    return doc, binary
+
+
+def glb_bytes(doc, binary):
+    """A .glb of `doc` (a dict) and `binary`, each chunk padded to 4 bytes as the
+    format asks (JSON with spaces, the binary with zeros)."""
+    import json
+    import struct
+
+    text = json.dumps(doc, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    chunks = struct.pack("<I4s", len(text), b"JSON") + text
+    if binary:
+        binary = binary + b"\0" * (-len(binary) % 4)
+        chunks += struct.pack("<I4s", len(binary), b"BIN\0") + binary
+    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
+
+
+def with_events(glb, events_by_animation):
+    """`glb` with each animation named in `events_by_animation` carrying its events in
+    its extras (`meshfmt_events`, what meshfmt reads back as clip events): a list of
+    dicts with `time` (seconds), `bone` (a node name or None) and `props`
+    ([key, value] pairs)."""
+    doc, binary = glb_parts(glb)
+    for anim in doc.get("animations", []):
+        events = events_by_animation.get(anim.get("name"))
+        if events:
+            extras = anim.setdefault("extras", {})
+            extras["meshfmt_events"] = events
+    return glb_bytes(doc, binary)

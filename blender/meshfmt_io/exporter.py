@@ -8,6 +8,7 @@ one animation file per action beside the mesh (UNIGINE: `.anim`; Vitaboy: `.anim
 with the `.skel` beside the `.mesh`).
 """
 
+import json
 import os
 import tempfile
 
@@ -53,6 +54,12 @@ def export_file(
             export_def_bones=False,
             export_apply=False,
         )
+        events = markers_to_events(context)
+        if events:
+            with open(glb, "rb") as f:
+                data = f.read()
+            with open(glb, "wb") as f:
+                f.write(common.with_events(data, events))
         clips = None
         if split_clips and meshfmt.info(glb)["animations"]:
             v = _version_facts(_format_of(meshfmt, path, to), path, version)
@@ -67,6 +74,36 @@ def export_file(
             anims_dir=clips,
             force=True,
         )
+
+
+def markers_to_events(context):
+    """Each action's pose markers as clip events, by action name (the glTF exporter
+    names an animation after its NLA track, which the importer named after the action):
+    a marker still at the frame and with the name the importer gave it keeps the
+    event it stood for (bone and every property); any other is read from its name,
+    `key=value;...` (a name without `=` is one property, `event`), on no bone."""
+    rate = context.scene.render.fps / context.scene.render.fps_base
+    out = {}
+    for action in bpy.data.actions:
+        if not action.pose_markers:
+            continue
+        stored = {}
+        for e in json.loads(action.get("meshfmt_events", "[]")):
+            stored.setdefault((e["frame"], e["label"]), []).append(e)
+        events = []
+        for m in sorted(action.pose_markers, key=lambda m: m.frame):
+            kept = stored.get((m.frame, m.name))
+            if kept:
+                e = kept.pop(0)
+                events.append({"time": e["time"], "bone": e["bone"], "props": e["props"]})
+                continue
+            props = []
+            for part in m.name.split(";"):
+                key, sep, value = part.partition("=")
+                props.append([key, value] if sep else ["event", part])
+            events.append({"time": m.frame / rate, "bone": None, "props": props})
+        out[action.name] = events
+    return out
 
 
 def _format_of(meshfmt, path, to):

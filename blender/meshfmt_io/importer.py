@@ -8,6 +8,7 @@ at the scene's rate), actions and NLA tracks carry the clips' names, and meshfmt
 losses go to Blender's report.
 """
 
+import json
 import os
 import tempfile
 
@@ -48,6 +49,7 @@ def import_file(
     new_actions = [a for a in bpy.data.actions if a not in before]
     names = [c.name for c in clips]
     _restore_clip_names(new_actions, names)
+    _events_to_markers(context, read.model, new_actions)
     for a in new_actions:
         a.use_fake_user = True
     if new_actions:
@@ -63,6 +65,28 @@ def import_file(
         "actions": new_actions,
         "frame_rate": clips[0].frame_rate() if clips else None,
     }
+
+
+def _events_to_markers(context, model, actions):
+    """Each clip's events (The Sims Online's timeprops) as pose markers of its action,
+    named `key=value;...` at the event's frame; the events themselves, bones and all
+    properties, are kept in the action's `meshfmt_events` property, which the exporter
+    writes back for the markers that still stand where they were."""
+    rate = context.scene.render.fps / context.scene.render.fps_base
+    by_name = {a.name: a for a in actions}
+    for clip in model.clips:
+        action = by_name.get(clip.name)
+        if action is None or not clip.events:
+            continue
+        stored = []
+        for e in clip.events:
+            frame = int(round(e.time * rate))
+            label = e.label()[:63] or "event"
+            marker = action.pose_markers.new(label)
+            marker.frame = frame
+            bone = model.bones[e.bone].name if e.bone is not None and e.bone < len(model.bones) else None
+            stored.append({"time": e.time, "frame": frame, "label": label, "bone": bone, "props": [list(p) for p in e.props]})
+        action["meshfmt_events"] = json.dumps(stored)
 
 
 def _restore_clip_names(actions, names):

@@ -190,6 +190,15 @@ def test_vitaboy_character_to_apr_and_back():
     got = importer.import_file(bpy.context, mesh, skeleton=skel, anims=anim)
     source = got["read"].model
     check(len(got["actions"]) == 1, f"actions {[a.name for a in got['actions']]}")
+    # The clip's timeprops are pose markers of its action, at their frames.
+    events = source.clips[0].events
+    markers = got["actions"][0].pose_markers
+    check(len(events) > 0 and len(markers) == len(events), f"{len(markers)} markers for {len(events)} events")
+    rate = bpy.context.scene.render.fps
+    check(
+        sorted((m.frame, m.name) for m in markers) == sorted((round(e.time * rate), e.label()) for e in events),
+        "markers differ from the events",
+    )
     out = os.path.join(OUT, "outfit")
     os.makedirs(out, exist_ok=True)
     report = exporter.export_file(bpy.context, os.path.join(out, "outfit.apr"), to="niotso-mesh")
@@ -206,7 +215,16 @@ def test_vitaboy_character_to_apr_and_back():
     check(back.triangle_count() == source.triangle_count(), f"{back.triangle_count()} triangles, {source.triangle_count()} before")
     check(len(back.bones) == len(source.bones), f"{len(back.bones)} bones, {len(source.bones)} before")
     check(len(back.clips) == 1, f"{len(back.clips)} clips")
-    print("vitaboy character:", ", ".join(os.path.basename(f) for f in report.files))
+    # The markers went back to timeprops: the written .anim's events are the original's.
+    anim_file = next(f for f in report.files if f.endswith(".anim"))
+    written = meshfmt.read(anim_file, skeleton=os.path.join(out, "outfit.skel")).model
+    def named(model, clip):
+        return sorted(
+            (round(e.time, 3), model.bones[e.bone].name if e.bone is not None else "", tuple(e.props))
+            for e in clip.events
+        )
+    check(named(written, written.clips[0]) == named(source, source.clips[0]), "timeprops changed on the way")
+    print("vitaboy character:", ", ".join(os.path.basename(f) for f in report.files), f"({len(events)} timeprops kept)")
 
 
 def test_cesium_man_with_its_animation():

@@ -69,6 +69,7 @@ fn model() -> impl Strategy<Value = Model> {
             Model {
                 skeleton: Skeleton { bones: bones_v },
                 animations: vec![Clip {
+                    events: Vec::new(),
                     name: "clip".into(),
                     channels,
                 }],

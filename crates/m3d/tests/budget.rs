@@ -685,6 +685,7 @@ fn disjoint_keys(bones: usize, channels: usize, keys: usize) -> meshfmt_core::Mo
         })
         .collect();
     m.animations.push(Clip {
+        events: Vec::new(),
         name: "walk".into(),
         channels,
     });

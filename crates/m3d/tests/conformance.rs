@@ -214,6 +214,7 @@ fn named() -> Model {
         });
     }
     m.animations.push(Clip {
+        events: Vec::new(),
         name: "Walk Cycle".into(),
         channels: Vec::new(),
     });

@@ -416,6 +416,7 @@ fn bones_out_of_depth_first_order_are_reordered_for_both_forms() {
         ..Surface::default()
     });
     model.animations.push(Clip {
+        events: Vec::new(),
         name: "turn".into(),
         channels: vec![Channel {
             bone: 2,

@@ -182,6 +182,46 @@ impl Channel {
     }
 }
 
+/// A timed event of a clip: what a file attaches at a moment of an animation (a sound,
+/// a footstep, an object taken in a hand), as key/value properties, on one bone's track
+/// or on the whole clip. The Sims Online's `.anim` stores these as timed property lists
+/// ("timeprops") per motion; glTF carries them in the animation's `extras`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClipEvent {
+    /// When, in seconds from the clip's start.
+    pub time: f32,
+    /// The bone whose track carries it, if any.
+    pub bone: Option<usize>,
+    /// Its properties, in order (a key may repeat).
+    pub props: Vec<(String, String)>,
+}
+
+impl ClipEvent {
+    /// The properties as one line, `key=value;key=value` (what Blender's add-on names a
+    /// pose marker).
+    ///
+    /// ```
+    /// use meshfmt_core::ClipEvent;
+    /// let e = ClipEvent { time: 0.5, bone: None, props: vec![("sound".into(), "step".into()), ("foot".into(), "l".into())] };
+    /// assert_eq!(e.label(), "sound=step;foot=l");
+    /// ```
+    pub fn label(&self) -> String {
+        self.props
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// Heap bytes of a copy (the property strings).
+    pub fn heap_bytes(&self) -> u64 {
+        self.props.iter().fold(
+            (self.props.len() as u64).saturating_mul(size_of::<(String, String)>() as u64),
+            |n, (k, v)| n.saturating_add((k.len() + v.len()) as u64),
+        )
+    }
+}
+
 /// A named animation.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Clip {
@@ -189,6 +229,8 @@ pub struct Clip {
     pub name: String,
     /// One channel per animated bone.
     pub channels: Vec<Channel>,
+    /// Timed events, in time order.
+    pub events: Vec<ClipEvent>,
 }
 
 impl Clip {
@@ -304,7 +346,7 @@ impl Clip {
     /// ```
     /// use meshfmt_core::{glam::Vec3, Channel, Clip, Track};
     /// let keys = Track::from_keys([(0.0, Vec3::ZERO), (1.0, Vec3::X)]);
-    /// let clip = Clip { name: "walk".into(), channels: vec![Channel { translation: keys, ..Channel::default() }] };
+    /// let clip = Clip { name: "walk".into(), channels: vec![Channel { translation: keys, ..Channel::default() }], events: vec![] };
     /// assert!(clip.heap_bytes() >= 4 + 2 * 4 + 2 * 12);
     /// ```
     pub fn heap_bytes(&self) -> u64 {
@@ -313,10 +355,16 @@ impl Clip {
                 .saturating_mul(4)
                 .saturating_add((t.values.len() as u64).saturating_mul(size_of::<T>() as u64))
         }
+        let events = self.events.iter().fold(
+            (self.events.len() as u64).saturating_mul(size_of::<ClipEvent>() as u64),
+            |n, e| n.saturating_add(e.heap_bytes()),
+        );
         self.channels.iter().fold(
-            (self.name.len() as u64).saturating_add(
-                (self.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64),
-            ),
+            (self.name.len() as u64)
+                .saturating_add(
+                    (self.channels.len() as u64).saturating_mul(size_of::<Channel>() as u64),
+                )
+                .saturating_add(events),
             |n, ch| {
                 n.saturating_add(track(&ch.translation))
                     .saturating_add(track(&ch.rotation))

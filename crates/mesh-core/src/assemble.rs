@@ -13,7 +13,7 @@ use std::mem::size_of;
 
 use parsing_primitives::{Budget, BudgetExceeded};
 
-use crate::animation::{Channel, Clip};
+use crate::animation::{Channel, Clip, ClipEvent};
 use crate::coords::Conversion;
 use crate::coords::CoordinateSystem;
 use crate::loss::{Feature, Loss, LossKind};
@@ -200,7 +200,7 @@ impl Model {
     /// let mut anim = Model::default();
     /// anim.skeleton = Skeleton { bones: vec![bone("knee"), bone("tail")] };
     /// let key = |bone| Channel { bone, translation: Track::from_keys([(0.0, Vec3::X)]), ..Channel::default() };
-    /// anim.animations.push(Clip { name: "walk".into(), channels: vec![key(0), key(1)] });
+    /// anim.animations.push(Clip { name: "walk".into(), channels: vec![key(0), key(1)], events: vec![] });
     /// let losses = body.attach_clips(&anim, &Budget::default())?;
     /// assert_eq!(body.animations[0].channels[0].bone, 1); // "knee"
     /// assert_eq!(losses[0].path, "animations[0]");
@@ -299,9 +299,35 @@ impl Model {
                     ),
                 });
             }
+            // An event on a bone goes with that bone's channel: where the model lacks
+            // the bone, both are dropped.
+            let mut events = Vec::with_capacity(clip.events.len());
+            let mut lost = 0usize;
+            for e in &clip.events {
+                match e.bone.map(|b| map.get(b).copied().flatten()) {
+                    None => events.push(e.clone()),
+                    Some(Some(b)) => events.push(ClipEvent {
+                        bone: Some(b),
+                        ..e.clone()
+                    }),
+                    Some(None) => lost += 1,
+                }
+            }
+            if lost > 0 {
+                losses.push(Loss {
+                    feature: Feature::Animation,
+                    kind: LossKind::Dropped,
+                    path: format!("animations[{}]", self.animations.len()),
+                    reason: format!(
+                        "clip '{}': {lost} events on bones not in the model's skeleton",
+                        clip.name
+                    ),
+                });
+            }
             self.animations.push(Clip {
                 name: clip.name.clone(),
                 channels,
+                events,
             });
         }
         Ok(losses)

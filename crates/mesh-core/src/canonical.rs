@@ -316,6 +316,7 @@ pub fn skinned_arm() -> Model {
         ],
     };
     let bend = Clip {
+        events: Vec::new(),
         name: "bend".into(),
         channels: vec![Channel {
             bone: 1,
@@ -407,6 +408,7 @@ pub fn skinned_arm3() -> Model {
         ],
     };
     let bend = Clip {
+        events: Vec::new(),
         name: "bend".into(),
         channels: vec![Channel {
             bone: 1,
@@ -420,6 +422,7 @@ pub fn skinned_arm3() -> Model {
     };
     let deg30 = FRAC_PI_2 / 3.0;
     let wave = Clip {
+        events: Vec::new(),
         name: "wave".into(),
         channels: vec![
             Channel {

@@ -268,6 +268,12 @@ pub fn dump(model: &Model, opts: &DumpOptions) -> String {
             o.track(2, "rotation", &ch.rotation);
             o.track(2, "scale", &ch.scale);
         }
+        for e in &c.events {
+            o.line(
+                1,
+                format!("event time={:?} bone={:?} {:?}", e.time, e.bone, e.label()),
+            );
+        }
     }
     for (i, m) in model.materials.iter().enumerate() {
         o.line(0, format!("material[{i}] {:?}", m.name));

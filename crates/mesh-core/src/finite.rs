@@ -145,6 +145,9 @@ impl Model {
                 fx.quat(Feature::Animation, &mut c.rotation.values);
                 fx.vec3(Feature::Animation, &mut c.scale.values, Vec3::ONE);
             }
+            let before = clip.events.len();
+            clip.events.retain(|e| e.time.is_finite());
+            fx.count(Feature::Animation, before - clip.events.len());
         }
         for m in &mut self.materials {
             fx.vec4(
@@ -185,6 +188,7 @@ mod tests {
     fn keys_at_non_finite_times_are_dropped_with_their_values() {
         let mut m = Model::default();
         m.animations.push(Clip {
+            events: Vec::new(),
             name: "c".into(),
             channels: vec![Channel {
                 bone: 0,

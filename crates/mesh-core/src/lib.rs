@@ -111,7 +111,7 @@ pub mod summary;
 pub mod text;
 mod validate;
 
-pub use animation::{Channel, Clip, Interpolation, Pose, Track, TrackRefs};
+pub use animation::{Channel, Clip, ClipEvent, Interpolation, Pose, Track, TrackRefs};
 pub use bounds::{Aabb, Bounds, Sphere};
 pub use coords::{Conversion, CoordinateSystem, Handedness, UpAxis};
 pub use dump::{DumpOptions, Fnv1a, dump};

@@ -275,6 +275,33 @@ impl<T> Converted<T> {
         }
     }
 
+    /// Records, for each clip of `model` with events, that `format` (as named in the
+    /// reason) stores none: what every writer without clip events reports.
+    ///
+    /// ```
+    /// use meshfmt_core::{Clip, ClipEvent, Converted, Model};
+    /// let mut m = Model::default();
+    /// m.animations.push(Clip { name: "walk".into(), events: vec![ClipEvent::default(); 2], ..Clip::default() });
+    /// let mut out = Converted::exact(());
+    /// out.drop_events(&m, "an10");
+    /// assert_eq!(out.losses[0].to_string(), "animation dropped at animations[0]: 2 events (timed properties) dropped: an10 stores none");
+    /// ```
+    pub fn drop_events(&mut self, model: &crate::Model, format: &str) {
+        for (i, clip) in model.animations.iter().enumerate() {
+            if !clip.events.is_empty() {
+                self.lose(
+                    Feature::Animation,
+                    LossKind::Dropped,
+                    format!("animations[{i}]"),
+                    format!(
+                        "{} events (timed properties) dropped: {format} stores none",
+                        clip.events.len()
+                    ),
+                );
+            }
+        }
+    }
+
     /// Maps the value, keeping the losses.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Converted<U> {
         Converted {

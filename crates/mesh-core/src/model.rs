@@ -78,6 +78,9 @@ impl Model {
             for c in &mut clip.channels {
                 c.bone = map(c.bone);
             }
+            for e in &mut clip.events {
+                e.bone = e.bone.map(map);
+            }
         }
         true
     }

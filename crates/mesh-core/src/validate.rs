@@ -320,6 +320,21 @@ impl Report {
     /// Animation channels: bones in range, key counts, finite and ordered times.
     fn animations(&mut self, model: &Model, bones: usize) {
         for (ci, clip) in model.animations.iter().enumerate() {
+            for (ei, e) in clip.events.iter().enumerate() {
+                let ep = format!("animations[{ci}].events[{ei}]");
+                if !(e.time.is_finite() && e.time >= 0.0) {
+                    self.push(
+                        format!("{ep}.time"),
+                        format!("time {} is not a finite time from the start", e.time),
+                    );
+                }
+                if let Some(b) = e.bone.filter(|&b| b >= bones) {
+                    self.push(
+                        format!("{ep}.bone"),
+                        format!("bone {b} out of range ({bones} bones)"),
+                    );
+                }
+            }
             for (chi, ch) in clip.channels.iter().enumerate() {
                 let cp = format!("animations[{ci}].channels[{chi}]");
                 if ch.bone >= bones {

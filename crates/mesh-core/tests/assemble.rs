@@ -71,6 +71,7 @@ fn clips_follow_bone_names_and_change_frames() {
     };
     let q = Quat::from_rotation_z(0.5);
     anim.animations.push(Clip {
+        events: Vec::new(),
         name: "walk".into(),
         channels: vec![
             channel(1, Vec3::new(1.0, 2.0, 3.0), q),
@@ -141,6 +142,7 @@ fn attached_clips_pose_the_body() {
         ..Model::default()
     };
     anim.animations.push(Clip {
+        events: Vec::new(),
         name: "bend".into(),
         channels: vec![Channel {
             bone: 0,
@@ -175,11 +177,13 @@ fn unmatched_clips_and_skeletonless_models() {
         ..Model::default()
     };
     anim.animations.push(Clip {
+        events: Vec::new(),
         name: "flap".into(),
         channels: vec![channel(0, Vec3::X, Quat::IDENTITY)],
     });
     // Two channels on one bone: the second is reported.
     anim.animations.push(Clip {
+        events: Vec::new(),
         name: "twice".into(),
         channels: vec![
             channel(1, Vec3::X, Quat::IDENTITY),
@@ -230,6 +234,7 @@ fn attaching_is_charged_and_linear() {
             ..Model::default()
         };
         m.animations.push(Clip {
+            events: Vec::new(),
             name: "long".into(),
             channels: vec![Channel {
                 bone: 0,
@@ -267,6 +272,7 @@ fn attaching_is_charged_and_linear() {
         ..Model::default()
     };
     other.animations.push(Clip {
+        events: Vec::new(),
         name: "all".into(),
         channels: (0..n)
             .map(|b| Channel {
@@ -285,6 +291,7 @@ fn attaching_is_charged_and_linear() {
 fn a_given_skeleton_keeps_the_binding() {
     let mut model = body();
     model.animations.push(Clip {
+        events: Vec::new(),
         name: "c".into(),
         channels: vec![channel(2, Vec3::ZERO, Quat::IDENTITY)],
     });

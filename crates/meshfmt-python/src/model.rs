@@ -112,6 +112,11 @@ fn clip<'py>(py: Python<'py>, c: &Clip) -> PyResult<Bound<'py, PyDict>> {
     }
     d.set_item("channels", channels)?;
     d.set_item("duration", c.duration())?;
+    let events = PyList::empty(py);
+    for e in &c.events {
+        events.append((e.time, e.bone, e.props.clone()))?;
+    }
+    d.set_item("events", events)?;
     Ok(d)
 }
 

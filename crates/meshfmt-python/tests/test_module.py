@@ -225,3 +225,26 @@ def test_actor_00_reads_with_its_six_clips(samples, meshfmt_bin):
     assert len(m.bones) == info["bones"]
     assert sorted(c.name for c in m.clips) == ["idle", "jump", "run_fwd", "run_lt", "walk_fwd", "walk_lt"]
     assert {c.frame_rate() for c in m.clips} == {30.0}
+
+
+def test_vitaboy_timeprops_are_clip_events(samples, tmp_path):
+    anim = samples / "niotso" / "Animations" / "a2o-lever-pull-start.7bf8038300000007.anim"
+    model = meshfmt.read(anim).model
+    clip = model.clips[0]
+    # Every motion (54 bones) carries the same two timed lists: a sound at 500 ms and an
+    # event at 2350 ms; each key and value is a Pascal string of the file.
+    data = anim.read_bytes()
+    for e in clip.events:
+        for k, v in e.props:
+            assert bytes([len(k)]) + k.encode() in data and bytes([len(v)]) + v.encode() in data
+    assert len(model.bones) == 54
+    got = sorted({(round(e.time, 3), e.label()) for e in clip.events})
+    assert got == [(0.5, "sound=garden_kneel_wipehands"), (2.35, "xevt=101")]
+    assert len(clip.events) == 2 * 54 and {e.bone for e in clip.events} == set(range(54))
+    # Through glTF and back to a Vitaboy .anim, every event stays.
+    glb = tmp_path / "lever.glb"
+    meshfmt.convert(anim, glb)
+    back = tmp_path / "lever.anim"
+    meshfmt.convert(glb, back, to="niotso-mesh")
+    again = meshfmt.read(back).model.clips[0]
+    assert [(e.time, e.props) for e in again.events] == [(e.time, e.props) for e in clip.events]

@@ -541,6 +541,7 @@ fn a_given_skeleton_for_other_formats() {
     );
     given.skeleton.bones[1].parent = Some(0);
     given.animations = vec![Clip {
+        events: Vec::new(),
         name: "pose".into(),
         channels: vec![Channel {
             bone: 1,

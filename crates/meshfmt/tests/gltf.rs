@@ -339,3 +339,69 @@ fn an_empty_model_exports_and_imports() {
         .value;
     assert!(back.surfaces.is_empty() && back.skeleton.bones.is_empty());
 }
+
+/// Clip events travel in the animation's extras (`meshfmt_events`), bones by name; a
+/// format without events says it drops them.
+#[test]
+fn clip_events_survive_gltf_and_are_reported_where_dropped() {
+    use meshfmt_core::ClipEvent;
+    let mut model = canonical::skinned_arm();
+    let events = vec![
+        ClipEvent {
+            time: 0.25,
+            bone: Some(1),
+            props: vec![("sound".into(), "creak \"door\"".into())],
+        },
+        ClipEvent {
+            time: 0.5,
+            bone: None,
+            props: vec![("xevt".into(), "1".into()), ("xevt".into(), "2".into())],
+        },
+    ];
+    model.animations[0].events = events.clone();
+    let glb = meshfmt::formats::by_name("gltf").unwrap();
+    let bytes = meshfmt::formats::encode(glb, &model, "arm.glb", &Budget::default()).unwrap();
+    let (root, _) = parse_glb(&bytes.value);
+    let extras = root.animations[0]
+        .extras
+        .as_ref()
+        .unwrap()
+        .get()
+        .to_string();
+    assert!(extras.contains(r#""bone":"elbow""#), "{extras}");
+    let back = meshfmt::formats::to_core(glb, &bytes.value, "arm.glb", &Budget::default()).unwrap();
+    assert!(back.losses.is_empty(), "{:?}", back.losses);
+    let names: Vec<&str> = back
+        .value
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    // (time, bone name, props): bones compared by name, since import may renumber them.
+    type Named<'a> = (f32, Option<&'a str>, Vec<(String, String)>);
+    let got: Vec<Named> = back.value.animations[0]
+        .events
+        .iter()
+        .map(|e| (e.time, e.bone.map(|b| names[b]), e.props.clone()))
+        .collect();
+    let want: Vec<Named> = events
+        .iter()
+        .map(|e| {
+            (
+                e.time,
+                e.bone.map(|b| model.skeleton.bones[b].name.as_str()),
+                e.props.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    let anim = meshfmt::formats::by_name("unigine-anim").unwrap();
+    let an10 = meshfmt::formats::encode(anim, &model, "arm.anim", &Budget::default()).unwrap();
+    assert!(
+        an10.losses.iter().any(|l| l.reason
+            == "2 events (timed properties) dropped: a UNIGINE animation file stores none"),
+        "{:?}",
+        an10.losses
+    );
+}

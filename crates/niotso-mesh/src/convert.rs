@@ -19,8 +19,8 @@ use std::mem::size_of;
 use meshfmt_core::glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 use meshfmt_core::quantize::renormalization_error;
 use meshfmt_core::{
-    Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Handedness, Loss, LossKind,
-    Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
+    Bone, Budget, Channel, Clip, ClipEvent, Converted, CoordinateSystem, Feature, Handedness, Loss,
+    LossKind, Model, Skeleton, Surface, Transform, UpAxis, VertexInfluences,
 };
 use parsing_primitives::RawString;
 
@@ -955,6 +955,7 @@ impl Anim {
         charge::<Channel>(&budget, "animation channels", self.motions.len())?;
         budget.charge("animation keys", key_bytes)?;
         let mut channels = Vec::with_capacity(self.motions.len());
+        let mut events = Vec::new();
         for (k, m) in self.motions.iter().enumerate() {
             let Some(bone) = bone_of(k, m) else {
                 let (path, reason) = (
@@ -986,13 +987,25 @@ impl Anim {
                 .map(|q| stored_rotation(*q))
                 .collect();
             channels.push(c);
+            if !m.props.is_empty() {
+                out.lose(
+                    Feature::Animation,
+                    LossKind::Dropped,
+                    format!("motions[{k}].props"),
+                    format!("{} untimed property lists of the motion dropped: meshfmt's clips hold timed events only", m.props.len()),
+                );
+            }
+            events.extend(motion_events(m, bone, &budget)?);
         }
+        // Events of one time keep their file order.
+        events.sort_by(|a, b| a.time.total_cmp(&b.time));
         let model = Model {
             coordinate_system: NATIVE,
             skeleton,
             animations: vec![Clip {
                 name: self.name.to_string_lossy(),
                 channels,
+                events,
             }],
             ..Model::default()
         };
@@ -1130,8 +1143,142 @@ impl Anim {
                 time_props: Vec::new(),
             });
         }
+        time_props_from_events(clip, &m.skeleton, &mut anim, &budget, &mut out)?;
         Ok(out.map(|()| anim))
     }
+}
+
+/// The timed property lists of motion `m` (on `bone`) as clip events: one per property
+/// set, at the list item's time (stored in milliseconds), charged first.
+fn motion_events(m: &Motion, bone: usize, budget: &Budget) -> Result<Vec<ClipEvent>> {
+    let mut events = Vec::new();
+    for list in &m.time_props {
+        for (time_ms, sets) in list {
+            for set in sets {
+                let bytes = set
+                    .iter()
+                    .map(|(k, v)| (k.len() + v.len() + 48) as u64)
+                    .sum::<u64>()
+                    + size_of::<ClipEvent>() as u64;
+                budget.charge("animation events", bytes)?;
+                events.push(ClipEvent {
+                    time: *time_ms as f32 / 1000.0,
+                    bone: Some(bone),
+                    props: set
+                        .iter()
+                        .map(|(k, v)| (k.to_string_lossy(), v.to_string_lossy()))
+                        .collect(),
+                });
+            }
+        }
+    }
+    Ok(events)
+}
+
+/// The clip's events as the motions' timed property lists: each motion gets one list of
+/// its bone's events, those at one millisecond sharing an item; a bone with events and
+/// no channel gets a motion without keys to carry them; an event on no bone goes to the
+/// first motion (reported).
+fn time_props_from_events(
+    clip: &Clip,
+    skeleton: &Skeleton,
+    anim: &mut Anim,
+    budget: &Budget,
+    out: &mut Converted<()>,
+) -> Result<()> {
+    if clip.events.is_empty() || anim.motions.is_empty() {
+        if !clip.events.is_empty() {
+            out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                "animations[0]",
+                format!(
+                    "{} events dropped: an .anim without motions has no place for them",
+                    clip.events.len()
+                ),
+            );
+        }
+        return Ok(());
+    }
+    // Motions follow the channels; bones with events alone get keyless motions after.
+    let mut motion_bones: Vec<usize> = clip.channels.iter().map(|c| c.bone).collect();
+    for e in &clip.events {
+        let Some(b) = e.bone.filter(|b| !motion_bones.contains(b)) else {
+            continue;
+        };
+        let Some(bone) = skeleton.bones.get(b) else {
+            continue;
+        };
+        motion_bones.push(b);
+        budget.charge("motions", (size_of::<Motion>() + bone.name.len()) as u64)?;
+        anim.motions.push(Motion {
+            unknown: 1,
+            bone_name: RawString::from(bone.name.as_str()),
+            frame_count: 0,
+            duration: anim.duration,
+            has_translation: 0,
+            has_rotation: 0,
+            first_translation: -1,
+            first_rotation: -1,
+            has_props: 1,
+            props: Vec::new(),
+            has_time_props: 0,
+            time_props: Vec::new(),
+        });
+    }
+    let motion_of: Vec<Option<usize>> = clip
+        .events
+        .iter()
+        .map(|e| {
+            e.bone
+                .and_then(|b| motion_bones.iter().position(|&m| m == b))
+        })
+        .collect();
+    let moved = motion_of.iter().filter(|m| m.is_none()).count();
+    if moved > 0 {
+        out.lose(
+            Feature::Animation,
+            LossKind::Reduced,
+            "animations[0]",
+            format!("{moved} events on no animated bone are stored on the first motion"),
+        );
+    }
+    let mut order: Vec<usize> = (0..clip.events.len()).collect();
+    order.sort_by(|&a, &b| clip.events[a].time.total_cmp(&clip.events[b].time));
+    let mut lists: Vec<Vec<crate::anim::TimedProps>> = vec![Vec::new(); anim.motions.len()];
+    for i in order {
+        let e = &clip.events[i];
+        let k = motion_of[i].unwrap_or(0);
+        let ms = (f64::from(e.time) * 1000.0).round();
+        if !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&ms) {
+            out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                format!("animations[0].events[{i}]"),
+                format!("event at {} s: past what a millisecond count holds", e.time),
+            );
+            continue;
+        }
+        let ms = ms as i32;
+        budget.charge("animation events", e.heap_bytes() + 64)?;
+        let set: crate::props::PropSet = e
+            .props
+            .iter()
+            .map(|(k, v)| (RawString::from(k.as_str()), RawString::from(v.as_str())))
+            .collect();
+        let list = &mut lists[k];
+        match list.last_mut() {
+            Some((t, sets)) if *t == ms => sets.push(set),
+            _ => list.push((ms, vec![set])),
+        }
+    }
+    for (m, list) in anim.motions.iter_mut().zip(lists) {
+        if !list.is_empty() {
+            m.has_time_props = 1;
+            m.time_props = vec![list];
+        }
+    }
+    Ok(())
 }
 
 /// The name an `.anim` is written with: the clip's, with anything but printable ASCII

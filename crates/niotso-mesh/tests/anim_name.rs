@@ -15,6 +15,7 @@ fn model(clip_name: &str) -> Model {
             }],
         },
         animations: vec![Clip {
+            events: Vec::new(),
             name: clip_name.into(),
             channels: vec![Channel {
                 bone: 0,

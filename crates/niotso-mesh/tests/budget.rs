@@ -602,6 +602,7 @@ fn resampling_charges_a_translation_and_a_rotation_per_channel_and_frame() {
     // time (4 bytes) and a key of each pool (12 + 16 bytes).
     let mut model = canonical::skinned_arm();
     model.animations = vec![Clip {
+        events: Vec::new(),
         name: "slow".into(),
         channels: vec![Channel {
             bone: 0,

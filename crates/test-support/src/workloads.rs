@@ -127,6 +127,7 @@ pub fn animated_chain(bones: usize, frames: usize) -> Model {
         coordinate_system: CoordinateSystem::GLTF,
         skeleton,
         animations: vec![Clip {
+            events: Vec::new(),
             name: "wave".into(),
             channels,
         }],

@@ -32,6 +32,7 @@ pub fn retarget(clip: &Clip, anim: &Model, mesh: &Model) -> (Clip, usize) {
         .collect();
     (
         Clip {
+            events: Vec::new(),
             name: clip.name.clone(),
             channels,
         },

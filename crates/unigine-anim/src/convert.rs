@@ -172,7 +172,11 @@ fn clip_from_frames(
             c
         })
         .collect();
-    Ok(Clip { name, channels })
+    Ok(Clip {
+        events: Vec::new(),
+        name,
+        channels,
+    })
 }
 
 /// Samples a clip on the frame grid into per-frame values for the given bones. Each
@@ -415,6 +419,7 @@ fn report_dropped(m: &Model, out: &mut Converted<()>) {
             );
         }
     }
+    out.drop_events(m, "a UNIGINE animation file");
 }
 
 impl As08 {
@@ -491,6 +496,7 @@ impl As08 {
         );
         let animations = if self.num_frames > 0 {
             vec![Clip {
+                events: Vec::new(),
                 name: String::new(),
                 channels,
             }]
@@ -726,6 +732,7 @@ fn clip_from_keys(
         channels.push(c);
     }
     Ok(Clip {
+        events: Vec::new(),
         name: String::new(),
         channels,
     })

@@ -33,6 +33,7 @@ fn one_bone(rest: Transform, coordinate_system: CoordinateSystem, channel: Chann
             }],
         },
         animations: vec![Clip {
+            events: Vec::new(),
             name: String::new(),
             channels: vec![channel],
         }],

@@ -278,6 +278,7 @@ fn animated(bones: usize, seconds: f32) -> Model {
         coordinate_system: unigine_anim::COORDINATE_SYSTEM,
         skeleton: skeleton(bones),
         animations: vec![Clip {
+            events: Vec::new(),
             name: "long".into(),
             channels: (0..bones)
                 .map(|b| Channel {

@@ -45,6 +45,7 @@ fn walk_anim_poses_actor_mesh() {
         .collect();
     assert_eq!(channels.len(), 53);
     let clip = Clip {
+        events: Vec::new(),
         name: clip.name.clone(),
         channels,
     };

@@ -45,6 +45,7 @@ fn track<T: meshfmt_core::animation::Keyframe>(values: &[T]) -> Track<T> {
 
 fn clip(name: &str, channel: Channel) -> Clip {
     Clip {
+        events: Vec::new(),
         name: name.into(),
         channels: vec![channel],
     }

@@ -518,6 +518,7 @@ fn skeleton(n: usize) -> Skeleton {
 
 fn long_clip(bones: usize, seconds: f32) -> Clip {
     Clip {
+        events: Vec::new(),
         name: "long".into(),
         channels: (0..bones)
             .map(|b| Channel {

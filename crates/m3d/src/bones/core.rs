@@ -181,7 +181,11 @@ fn action_to_core(cx: &mut ToCore<'_>, anim: &mut Animator, ai: usize, a: &Actio
     }
     b.charge_items::<Clip>("animations", 1)?;
     let name = cx.own.text_in(a.name, &b)?;
-    cx.out.value.animations.push(Clip { name, channels });
+    cx.out.value.animations.push(Clip {
+        events: Vec::new(),
+        name,
+        channels,
+    });
     Ok(())
 }
 
@@ -286,6 +290,7 @@ pub(crate) fn skeleton_from_core(cx: &mut FromCore<'_>) -> Result<Vec<Bone>> {
 /// before they are sampled. The ACTN chunks.
 pub(crate) fn actions_from_core(cx: &mut FromCore<'_>) -> Result<Vec<Action>> {
     let model = cx.model;
+    cx.out.drop_events(model, "Model 3D");
     let b = &cx.budget.clone();
     let mut actions = Vec::new();
     for (ci, clip) in model.animations.iter().enumerate() {

@@ -76,6 +76,7 @@ fn two_bone_lbs_by_hand() {
         ..Default::default()
     };
     let clip = Clip {
+        events: Vec::new(),
         name: "raise".into(),
         channels: vec![Channel {
             bone: 0,
@@ -108,6 +109,7 @@ fn two_bone_lbs_by_hand() {
 #[test]
 fn grid_and_frame_times() {
     let clip = Clip {
+        events: Vec::new(),
         name: "c".into(),
         channels: vec![Channel {
             bone: 0,

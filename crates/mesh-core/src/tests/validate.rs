@@ -52,6 +52,7 @@ fn every_problem_is_reported() {
         ..Default::default()
     });
     m.animations.push(Clip {
+        events: Vec::new(),
         name: "x".into(),
         channels: vec![Channel {
             bone: 5,

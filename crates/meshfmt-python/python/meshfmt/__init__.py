@@ -41,6 +41,7 @@ __all__ = [
     "Bone",
     "Channel",
     "Clip",
+    "ClipEvent",
     "FormatError",
     "Loss",
     "Material",
@@ -131,13 +132,29 @@ class Channel:
 
 
 @dataclass
+class ClipEvent:
+    """A timed event of a clip (The Sims Online's timeprops: a sound, an object taken in
+    a hand): ``time`` in seconds, the ``bone`` whose track carries it (an index into
+    the model's bones) or None, and its ``props`` as ``(key, value)`` pairs."""
+
+    time: float
+    bone: Optional[int]
+    props: list[tuple[str, str]]
+
+    def label(self) -> str:
+        """The properties as one line, ``key=value;key=value``."""
+        return ";".join(f"{k}={v}" for k, v in self.props)
+
+
+@dataclass
 class Clip:
-    """A named animation; ``duration`` in seconds. :meth:`frame_rate` gives the rate
-    its keys are sampled at."""
+    """A named animation; ``duration`` in seconds; ``events`` in time order.
+    :meth:`frame_rate` gives the rate its keys are sampled at."""
 
     name: str
     channels: list[Channel]
     duration: float
+    events: list[ClipEvent] = field(default_factory=list)
 
     def frame_rate(self, default: float = 30.0) -> float:
         """The rate the keys are sampled at: the inverse of the shortest step between
@@ -435,6 +452,7 @@ def _model(d: dict[str, Any]) -> Model:
                     for ch in c["channels"]
                 ],
                 duration=c["duration"],
+                events=[ClipEvent(time=t, bone=b, props=[tuple(p) for p in props]) for t, b, props in c["events"]],
             )
             for c in d["clips"]
         ],

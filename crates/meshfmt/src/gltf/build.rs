@@ -882,6 +882,18 @@ fn animations(b: &mut Builder, model: &Model, joints: &[Index<json::Node>]) {
             );
         }
         if channels.is_empty() {
+            if !clip.events.is_empty() {
+                lose(
+                    &mut b.losses,
+                    Feature::Animation,
+                    LossKind::Dropped,
+                    format!("animations[{c}]"),
+                    &format!(
+                        "{} events dropped with the clip: a glTF animation needs a channel",
+                        clip.events.len()
+                    ),
+                );
+            }
             continue;
         }
         b.root.push(json::Animation {
@@ -889,9 +901,43 @@ fn animations(b: &mut Builder, model: &Model, joints: &[Index<json::Node>]) {
             channels,
             samplers,
             extensions: None,
-            extras: Default::default(),
+            extras: events_extras(&model.skeleton, &clip.events),
         });
     }
+}
+
+/// A clip's events as the animation's extras, `{"meshfmt_events": [{"time": 0.5,
+/// "bone": "hand_r", "props": [["sound", "step"]]}]}` (a bone by its node name, `null`
+/// for the whole clip); none without events. Times and names are written as the model
+/// has them (non-finite times never reach a writer).
+fn events_extras(
+    skeleton: &meshfmt_core::Skeleton,
+    events: &[meshfmt_core::ClipEvent],
+) -> json::Extras {
+    if events.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = events
+        .iter()
+        .map(|e| {
+            let bone = e
+                .bone
+                .and_then(|i| skeleton.bones.get(i))
+                .map_or_else(|| "null".to_string(), |b| crate::json::string(&b.name));
+            let props: Vec<String> = e
+                .props
+                .iter()
+                .map(|(k, v)| format!("[{},{}]", crate::json::string(k), crate::json::string(v)))
+                .collect();
+            let time = if e.time.is_finite() { e.time } else { 0.0 };
+            format!(
+                "{{\"time\":{time},\"bone\":{bone},\"props\":[{}]}}",
+                props.join(",")
+            )
+        })
+        .collect();
+    serde_json::value::RawValue::from_string(format!("{{\"meshfmt_events\":[{}]}}", list.join(",")))
+        .ok()
 }
 
 /// Images and textures, one per model texture (embedded pixels as PNG in the buffer,

@@ -12,9 +12,10 @@ use json::mesh::{Mode, Semantic};
 use json::validation::Checked::Valid;
 use meshfmt_core::glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use meshfmt_core::{
-    Attribute, Bone, Budget, Channel, Clip, Converted, CoordinateSystem, Feature, Interpolation,
-    LossKind, MAX_INFLUENCES, Material, Model, MorphKind, MorphTarget, RgbaImage, Surface, Texture,
-    TextureBinding, TextureRole, TextureSource, Track, Transform, VertexInfluences,
+    Attribute, Bone, Budget, Channel, Clip, ClipEvent, Converted, CoordinateSystem, Feature,
+    Interpolation, LossKind, MAX_INFLUENCES, Material, Model, MorphKind, MorphTarget, RgbaImage,
+    Surface, Texture, TextureBinding, TextureRole, TextureSource, Track, Transform,
+    VertexInfluences,
 };
 
 use meshfmt_core::side_files::{SideFile, SideFiles, Unavailable};
@@ -805,6 +806,68 @@ impl Importer<'_> {
         Ok(())
     }
 
+    /// The clip events in animation `a`'s extras (`meshfmt_events`, as our writer puts
+    /// them; other extras are ignored), bones by name; an event naming a bone the
+    /// skeleton lacks stays with the clip, and one that does not parse is reported.
+    fn events(&mut self, a: usize, anim: &json::Animation) -> Result<Vec<ClipEvent>, CliError> {
+        let Some(raw) = anim.extras.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let text = raw.get();
+        // A parsed JSON value takes a few times its text: charged before it is made.
+        self.budget.charge(
+            "glTF animation extras",
+            (text.len() as u64).saturating_mul(8),
+        )?;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let Some(list) = value.get("meshfmt_events").and_then(|v| v.as_array()) else {
+            return Ok(Vec::new());
+        };
+        let mut events = Vec::with_capacity(list.len());
+        let mut bad_events = 0usize;
+        for e in list {
+            let time = e
+                .get("time")
+                .and_then(serde_json::Value::as_f64)
+                .map(|t| t as f32);
+            let props = e.get("props").and_then(|p| p.as_array()).map(|pairs| {
+                pairs
+                    .iter()
+                    .filter_map(|kv| {
+                        let kv = kv.as_array()?;
+                        Some((
+                            kv.first()?.as_str()?.to_string(),
+                            kv.get(1)?.as_str()?.to_string(),
+                        ))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let (Some(time), Some(props)) = (time.filter(|t| t.is_finite()), props) else {
+                bad_events += 1;
+                continue;
+            };
+            let bone = e.get("bone").and_then(|b| b.as_str()).and_then(|name| {
+                self.out
+                    .value
+                    .skeleton
+                    .bones
+                    .iter()
+                    .position(|b| b.name == name)
+            });
+            events.push(ClipEvent { time, bone, props });
+        }
+        if bad_events > 0 {
+            self.out.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                format!("animations[{a}].extras"),
+                format!("{bad_events} events without a finite time or a props list"),
+            );
+        }
+        events.sort_by(|x, y| x.time.total_cmp(&y.time));
+        Ok(events)
+    }
+
     fn animations(&mut self, joints: &[usize]) -> Result<(), CliError> {
         let root = self.root;
         let joint_of = joint_indices(root, joints);
@@ -812,6 +875,7 @@ impl Importer<'_> {
             let mut clip = Clip {
                 name: anim.name.clone().unwrap_or_default(),
                 channels: Vec::new(),
+                events: self.events(a, anim)?,
             };
             // Channel of each bone in this clip, so a lookup per glTF channel is O(1).
             let mut channel_of: std::collections::HashMap<usize, usize> =

@@ -397,6 +397,7 @@ fn animation_to_clip(
         channels.push(channel);
     }
     Ok(Clip {
+        events: Vec::new(),
         name: a.name.to_string_lossy(),
         channels,
     })
@@ -411,6 +412,17 @@ fn clip_to_embedded(
     budget: &Budget,
 ) -> Result<EmbeddedAnimation> {
     out.note_resampled(clip, index, DEFAULT_FPS);
+    if !clip.events.is_empty() {
+        out.lose(
+            Feature::Animation,
+            LossKind::Dropped,
+            format!("animations[{index}]"),
+            format!(
+                "{} events (timed properties) dropped: a UNIGINE mesh stores none",
+                clip.events.len()
+            ),
+        );
+    }
     let mut bones = Vec::new();
     let mut channels = Vec::new();
     // A flag per skeleton bone (bones_from_core bounds the count by i16::MAX), not a

@@ -291,6 +291,7 @@ impl Ms08 {
                 })
                 .collect();
             animations.push(Clip {
+                events: Vec::new(),
                 name: "animation".into(),
                 channels,
             });
@@ -433,6 +434,7 @@ fn frames_from_core(
         );
     }
     out.keep_one_clip(m.animations.len(), "ms08");
+    out.drop_events(m, "ms08");
     if non_uniform > 0 {
         out.lose(
             Feature::Skeleton,
