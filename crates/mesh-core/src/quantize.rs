@@ -117,6 +117,80 @@ pub mod snorm16 {
     pub fn max_error(rounding: Rounding) -> f32 {
         rounding.max_error_steps() / 32767.0
     }
+
+    /// Encodes a direction (a rotation quaternion, a unit vector) as the `i16` vector
+    /// whose direction is nearest `v`'s, for formats whose readers normalize what they
+    /// decode. Rounding each component of `v * 32767` is one candidate; the others
+    /// round `v / |v| * L` for every length `L` in 32765..=32768 where a component
+    /// crosses a half step (at most 4 per component), and the one that normalizes
+    /// closest to `v / |v|` wins (ties keep the plain rounding).
+    ///
+    /// Why: a value that was read from `i16`s and normalized does not round back to
+    /// them (`round(normalize(s) * 32767)` can be a step off `s`), but `s` itself is a
+    /// candidate at `L = |s|`, with no direction error, so re-encoding it gives `s` back
+    /// bit for bit. After noise far below a step (a trip through f32 matrices), the
+    /// result normalizes to within that noise of `s`'s direction: `s`, or a vector whose
+    /// direction is as close (integer vectors nearly parallel to `s` exist). Never worse
+    /// in direction than plain rounding. Non-finite or zero vectors round per component.
+    ///
+    /// ```
+    /// use meshfmt_core::quantize::snorm16;
+    /// let stored: [i16; 4] = [10963, -25105, -6322, -16829]; // |s| = 32766.3
+    /// let q = stored.map(|v| f32::from(v) / 32767.0);
+    /// let len = q.iter().map(|v| v * v).sum::<f32>().sqrt();
+    /// let unit = q.map(|v| v / len);
+    /// assert_ne!(unit.map(|v| (v * 32767.0).round() as i16), stored);
+    /// assert_eq!(snorm16::encode_direction(unit), stored);
+    /// ```
+    pub fn encode_direction<const N: usize>(v: [f32; N]) -> [i16; N] {
+        let plain = v.map(|x| encode(x, Rounding::Nearest));
+        let u = v.map(f64::from);
+        let len = u.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !len.is_finite() || len == 0.0 {
+            return plain;
+        }
+        let u = u.map(|x| x / len);
+        let error = |c: &[i16; N]| -> f64 {
+            let c = c.map(f64::from);
+            let n = c.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if n == 0.0 {
+                return f64::INFINITY;
+            }
+            c.iter().zip(&u).map(|(a, b)| (a / n - b).powi(2)).sum()
+        };
+        // Lengths where some component's rounding changes, bounding the intervals on
+        // which the rounded vector is constant: |s| of a rounded unit vector lies within
+        // 32767 +- sqrt(N) / 2, inside 32765..=32768 for N <= 4.
+        const LO: f64 = 32765.0;
+        const HI: f64 = 32768.0;
+        let mut cuts = [0.0f64; 24];
+        let mut count = 0;
+        cuts[count] = LO;
+        count += 1;
+        for a in u.iter().map(|x| x.abs()).filter(|&a| a > 0.0) {
+            let first = (a * LO - 0.5).ceil();
+            let mut k = first;
+            while k + 0.5 <= a * HI && count < cuts.len() - 1 {
+                cuts[count] = (k + 0.5) / a;
+                count += 1;
+                k += 1.0;
+            }
+        }
+        cuts[count] = HI;
+        count += 1;
+        let cuts = &mut cuts[..count];
+        cuts.sort_by(f64::total_cmp);
+        let mut best = (error(&plain), plain);
+        for w in cuts.windows(2) {
+            let l = (w[0] + w[1]) / 2.0;
+            let c = u.map(|x| (x * l).round().clamp(-32767.0, 32767.0) as i16);
+            let e = error(&c);
+            if e < best.0 {
+                best = (e, c);
+            }
+        }
+        best.1
+    }
 }
 
 /// Box-relative 16-bit quantization: `u = (v - min) / size * 65535`, decoded as

@@ -34,8 +34,11 @@ fn decode_rotation(q: [i16; 4]) -> [f32; 4] {
     q.map(|v| f32::from(v) / 32767.0)
 }
 
+/// The `i16` vector nearest `q` in direction: `round(q * 32767)` for a value decoded
+/// from a file, and the stored integers again for one that was normalized since
+/// ([`snorm16::encode_direction`](meshfmt_core::quantize::snorm16::encode_direction)).
 fn encode_rotation(q: [f32; 4]) -> [i16; 4] {
-    q.map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+    meshfmt_core::quantize::snorm16::encode_direction(q)
 }
 
 /// Frames that have keys: `num_frames` for a file that was read (every frame has one
@@ -139,7 +142,8 @@ impl Frames {
     /// - frame 0 stores every animated component of every bone, later frames only the
     ///   components whose stored integer changed;
     /// - `u16 = round((v - min) / size * 65535)` (0 when the size is 0), rotation
-    ///   `i16 = round(q * 32767)`;
+    ///   the `i16` vector nearest `q` in direction, which is `round(q * 32767)` for
+    ///   decoded values and the stored integers for normalized ones;
     /// - the animation flag byte is the OR of every frame's flags.
     ///
     /// Re-encoding the decoded values of a real file gives its flags, the components

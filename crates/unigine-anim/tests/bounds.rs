@@ -183,11 +183,11 @@ fn an10_rotation_bound_allows_for_renormalization() {
     let h = 0.5 / 32767.0;
     let (worst, bound) = worst_rotation_error(TargetVersion::An10);
     assert!(close(bound, 3.0 * h, 1e-4), "bound {bound}");
-    assert!(
-        worst > h,
-        "renormalized rotations exceed half a step: {worst}"
-    );
     assert!(worst <= bound, "error {worst} > bound {bound}");
+    // The bound is that of plain rounding; the writer picks the i16 vector nearest in
+    // direction (snorm16::encode_direction), which on these 3000 rotations stays
+    // within half a step (0.998 h), where plain rounding went past it.
+    assert!(worst <= 1.05 * h, "direction search: {worst} > {h}");
 }
 
 #[test]

@@ -321,10 +321,10 @@ fn quat_from_i16(q: [i16; 4]) -> Quat {
     meshfmt_core::unit_quat_or_identity(q)
 }
 
+/// The `i16` vector nearest `q` in direction, so that a key read by
+/// [`quat_from_i16`] (and normalized) writes back to the same integers.
 fn quat_to_i16(q: Quat) -> [i16; 4] {
-    q.normalize()
-        .to_array()
-        .map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+    meshfmt_core::quantize::snorm16::encode_direction(q.to_array())
 }
 
 /// Keys resolved frame by frame: unflagged components carry the previous frame's
