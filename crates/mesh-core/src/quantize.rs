@@ -131,7 +131,8 @@ pub mod snorm16 {
     /// bit for bit. After noise far below a step (a trip through f32 matrices), the
     /// result normalizes to within that noise of `s`'s direction: `s`, or a vector whose
     /// direction is as close (integer vectors nearly parallel to `s` exist). Never worse
-    /// in direction than plain rounding. Non-finite or zero vectors round per component.
+    /// in direction than plain rounding. Plain rounding within f32 noise of `v` is kept
+    /// as it is. Non-finite or zero vectors round per component.
     ///
     /// ```
     /// use meshfmt_core::quantize::snorm16;
@@ -181,6 +182,12 @@ pub mod snorm16 {
         let cuts = &mut cuts[..count];
         cuts.sort_by(f64::total_cmp);
         let mut best = (error(&plain), plain);
+        // Plain rounding within f32 noise of `v` (distance under 3e-7, a hundredth of a
+        // step) is a decoded value: keep its integers, even where a lattice vector
+        // nearly parallel to them (3e-8 apart, say) comes out a hair closer.
+        if best.0 <= 1e-13 {
+            return plain;
+        }
         for w in cuts.windows(2) {
             let l = (w[0] + w[1]) / 2.0;
             let c = u.map(|x| (x * l).round().clamp(-32767.0, 32767.0) as i16);

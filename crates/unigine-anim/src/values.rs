@@ -41,6 +41,65 @@ fn encode_rotation(q: [f32; 4]) -> [i16; 4] {
     meshfmt_core::quantize::snorm16::encode_direction(q)
 }
 
+/// The size of a box from `min` to `max`: `max - min + 1` (real exporters pad by one
+/// unit), adjusted by under one step so that `max` itself sits on a step.
+///
+/// Why: real exporters truncate, so the maximum of values decoded from a file sits on
+/// step `u = floor((size - 1) / size * 65535)`, and the exporter's size is
+/// `(max - min) * 65535 / u` (every moving box of the 12 public files). Recovering it
+/// re-encodes the same box and the same integers, where `max - min + 1` gave a grid
+/// under one step smaller and 55 keys one unit off. Any other values get a box of the
+/// same padding, within one step, with the same half-step error bound.
+fn padded_size(min: f32, max: f32, values: &[[f32; 3]], axis: usize) -> f32 {
+    let plain = max - min + 1.0;
+    let d = f64::from(max) - f64::from(min);
+    if !(d > 0.0 && plain.is_finite()) {
+        return plain;
+    }
+    // floor(65535 - u / d) == u has one solution, u = floor(65535 d / (d + 1)); its
+    // neighbours are tried for f32 rounding of `max`.
+    let guess = (65535.0 * d / (d + 1.0)).floor();
+    for u in [guess, guess - 1.0, guess + 1.0] {
+        if !(1.0..=65535.0).contains(&u) {
+            continue;
+        }
+        let size = d * 65535.0 / u;
+        if ((size - 1.0) / size * 65535.0).floor() != u {
+            continue;
+        }
+        // Of the f32 sizes next to the estimate (the decoded maximum fixes the size
+        // only to a few ulps), the one under which the most values decode back to
+        // themselves, as they all do under the file's own size; ties go to the nearest.
+        let estimate = size as f32;
+        let on_grid = |s: f32| {
+            let b = QuantBox {
+                min: [min; 3],
+                size: [s; 3],
+            };
+            values
+                .iter()
+                .filter(|v| b.decode(0, b.encode(0, v[axis])) == v[axis])
+                .count()
+        };
+        let mut best = (on_grid(estimate), estimate);
+        let (mut above, mut below) = (estimate, estimate);
+        for _ in 0..4 {
+            // Positive finite sizes: neighbours by bit pattern (f32::next_up is newer
+            // than the MSRV).
+            above = f32::from_bits(above.to_bits().saturating_add(1));
+            below = f32::from_bits(below.to_bits().saturating_sub(1));
+            for s in [above, below] {
+                let n = on_grid(s);
+                if n > best.0 {
+                    best = (n, s);
+                }
+            }
+        }
+        return best.1;
+    }
+    plain
+}
+
 /// Frames that have keys: `num_frames` for a file that was read (every frame has one
 /// key per bone); fewer when keys are missing from a value built in memory.
 fn frames_with_keys(a: &Animation) -> usize {
@@ -138,7 +197,9 @@ impl Frames {
     ///   then all its components are;
     /// - translation and scale boxes start at the smallest value of the kind over all
     ///   frames and bones, and their size is `max - min + 1` (real exporters pad by one
-    ///   unit); [`EMPTY_BOX`] for a kind not animated;
+    ///   unit), adjusted by under one step so the largest value sits on a step, as it
+    ///   does in files real exporters write (they truncate); [`EMPTY_BOX`] for a kind
+    ///   not animated;
     /// - frame 0 stores every animated component of every bone, later frames only the
     ///   components whose stored integer changed;
     /// - `u16 = round((v - min) / size * 65535)` (0 when the size is 0), rotation
@@ -147,10 +208,9 @@ impl Frames {
     /// - the animation flag byte is the OR of every frame's flags.
     ///
     /// Re-encoding the decoded values of a real file gives its flags, the components
-    /// every key stores, its box minima and its rotations; its box sizes come out under
-    /// one step smaller (the exporter measured the unquantized values, decoding gives
-    /// them back to half a step), so a few translation or scale integers are one unit
-    /// off (55 of 23,901 keys on the 12 public files) and the bytes differ.
+    /// every key stores, its box minima, its box sizes to the ulp and every integer
+    /// (all 23,901 keys of the 12 public files; 10 of them byte for byte, the other two
+    /// differ only in a scale box size by an ulp no key can show).
     ///
     /// At most `u32::MAX` frames are encoded (the frame count's range; see
     /// [`Frames::try_encode`]), and frames past the values given are left out.
@@ -177,7 +237,7 @@ impl Frames {
             }
             QuantBox {
                 min,
-                size: [0, 1, 2].map(|i| max[i] - min[i] + 1.0),
+                size: [0, 1, 2].map(|i| padded_size(min[i], max[i], values, i)),
             }
         };
         let translation_box = if animated_t {

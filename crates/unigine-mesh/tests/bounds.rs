@@ -141,7 +141,10 @@ fn embedded_rotation_bound_allows_for_renormalization() {
         assert!(worst <= bound, "{version:?}: error {worst} > bound {bound}");
         // The bound is plain rounding's; the writer picks the i16 vector nearest in
         // direction (snorm16::encode_direction), which keeps these within half a step.
-        assert!(worst <= 1.05 * h, "{version:?}: direction search: {worst} > {h}");
+        assert!(
+            worst <= 1.05 * h,
+            "{version:?}: direction search: {worst} > {h}"
+        );
     }
 }
 
