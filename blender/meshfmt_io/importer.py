@@ -4,8 +4,9 @@ The file, its clips and its skeleton are assembled by meshfmt into one in-memory
 which Blender's own glTF importer brings in (armature, skin weights, materials,
 textures, one action per clip). What that trip loses is put back here: the scene's
 frame rate is the clips' own (set before the import, which turns seconds into frames
-at the scene's rate), actions and NLA tracks carry the clips' names, and meshfmt's
-losses go to Blender's report.
+at the scene's rate), bone keys are worked out again against the rest Blender keeps
+(`keys.py`), actions and NLA tracks carry the clips' names, and meshfmt's losses go
+to Blender's report.
 """
 
 import json
@@ -16,7 +17,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
-from . import common
+from . import common, keys
 
 EXTENSIONS = "*.mesh;*.smesh;*.mesh_skinned;*.skeleton;*.anim;*.sanim;*.skel;*.apr;*.m3d;*.a3d;*.bytes;*.data;*.glb;*.gltf;*.obj"
 
@@ -46,7 +47,12 @@ def import_file(
         glb = os.path.join(tmp, "model.glb")
         report = meshfmt.convert(path, glb, anims=patterns, skeleton=skel, side_files=side)
         bpy.ops.import_scene.gltf(filepath=glb, bone_heuristic=bones)
-    new_actions = [a for a in bpy.data.actions if a not in before]
+        new_actions = [a for a in bpy.data.actions if a not in before]
+        armatures = [o for o in bpy.data.objects if o not in objects_before and o.type == "ARMATURE"]
+        refined = 0
+        if bones == "BLENDER" and new_actions:
+            with open(glb, "rb") as f:
+                refined = keys.refine(f.read(), armatures, new_actions)
     names = [c.name for c in clips]
     _restore_clip_names(new_actions, names)
     _events_to_markers(context, read.model, new_actions)
@@ -64,6 +70,7 @@ def import_file(
         "objects": objects,
         "actions": new_actions,
         "frame_rate": clips[0].frame_rate() if clips else None,
+        "refined_channels": refined,
     }
 
 

@@ -141,7 +141,7 @@ def steps_off(original, written):
 
 def test_actor_00_with_six_clips():
     fresh_scene()
-    import_character(ACTOR, ["idle", "jump", "run_fwd", "run_lt", "walk_fwd", "walk_lt"])
+    got = import_character(ACTOR, ["idle", "jump", "run_fwd", "run_lt", "walk_fwd", "walk_lt"])
     # Back to UNIGINE: the .mesh and one .anim per action.
     out = os.path.join(OUT, "actor")
     os.makedirs(out, exist_ok=True)
@@ -153,14 +153,15 @@ def test_actor_00_with_six_clips():
     check(written.triangle_count() == original.triangle_count(), "triangles changed")
     steps = steps_off(original, written)
     print("actor_00 re-exported, worst key difference in quantization steps:", json.dumps(steps))
-    # Measured on the six clips: rotations within 0.72 of a step (meshfmt's own
-    # UNIGINE -> glTF -> UNIGINE trip gives the same: the stored i16 quaternions are not
-    # unit, glTF's are), translations within 1.34 (0.44 without Blender: Blender's
-    # float32 bone matrices add up to 5e-5 units on the root's 3.7), scales within 0.5.
+    # Half a quantization step is the done-when of issue 32. Measured on the six clips:
+    # translations within 0.01 of a step and rotations within 0.009 (the importer's keys
+    # are worked out again against the rest Blender keeps, keys.py; before, 1.34 and
+    # 0.71), scales within 0.0004, but 0.49 in jump, whose boxes also spanned the 12
+    # finger-nub bones the mesh lacks (their channels are dropped, so the grid moves).
     for clip, kinds in steps.items():
-        check(kinds["rotation"] <= 0.75, f"{clip}: rotations {kinds['rotation']} steps off")
-        check(kinds["translation"] <= 1.5, f"{clip}: translations {kinds['translation']} steps off")
-        check(kinds["scale"] <= 0.5, f"{clip}: scales {kinds['scale']} steps off")
+        for kind, worst in kinds.items():
+            check(worst <= 0.5, f"{clip}: {kind} keys {worst} steps off")
+    check(got["refined_channels"] > 0, "no bone keys were refined")
     # The .glb Blender wrote, kept for a look (render.sh).
     exporter.export_file(bpy.context, os.path.join(OUT, "actor_00.glb"), split_clips=False)
 
