@@ -47,6 +47,13 @@ impl Rounding {
     }
 }
 
+/// `x.ceil()` as an integer for |x| well inside i64, without a libm call (x86-64's
+/// baseline has no rounding instruction).
+fn ceil(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) < x { t + 1 } else { t }
+}
+
 fn finite_or_zero(v: f32) -> f32 {
     if v.is_nan() { 0.0 } else { v }
 }
@@ -121,9 +128,10 @@ pub mod snorm16 {
     /// Encodes a direction (a rotation quaternion, a unit vector) as the `i16` vector
     /// whose direction is nearest `v`'s, for formats whose readers normalize what they
     /// decode. Rounding each component of `v * 32767` is one candidate; the others
-    /// round `v / |v| * L` for every length `L` in 32765..=32768 where a component
-    /// crosses a half step (at most 4 per component), and the one that normalizes
-    /// closest to `v / |v|` wins (ties keep the plain rounding).
+    /// round `v / |v| * L` for every length `L` in 32767 +- sqrt(N) / 2 (where a
+    /// rounded unit vector's length lies) at which a component crosses a half step (at
+    /// most 3 per component), and the one that normalizes closest to `v / |v|` wins
+    /// (ties keep the plain rounding).
     ///
     /// Why: a value that was read from `i16`s and normalized does not round back to
     /// them (`round(normalize(s) * 32767)` can be a step off `s`), but `s` itself is a
@@ -151,50 +159,74 @@ pub mod snorm16 {
             return plain;
         }
         let u = u.map(|x| x / len);
-        let error = |c: &[i16; N]| -> f64 {
-            let c = c.map(f64::from);
-            let n = c.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if n == 0.0 {
-                return f64::INFINITY;
+        // Cosine between a candidate and `u`: the larger, the nearer in direction.
+        let cosine = |c: &[i16; N]| -> f64 {
+            let (mut dot, mut nn) = (0.0, 0.0);
+            for (&ci, ui) in c.iter().zip(&u) {
+                let ci = f64::from(ci);
+                dot += ci * ui;
+                nn += ci * ci;
             }
-            c.iter().zip(&u).map(|(a, b)| (a / n - b).powi(2)).sum()
+            if nn == 0.0 {
+                f64::NEG_INFINITY
+            } else {
+                dot / nn.sqrt()
+            }
         };
-        // Lengths where some component's rounding changes, bounding the intervals on
-        // which the rounded vector is constant: |s| of a rounded unit vector lies within
-        // 32767 +- sqrt(N) / 2, inside 32765..=32768 for N <= 4.
-        const LO: f64 = 32765.0;
-        const HI: f64 = 32768.0;
-        let mut cuts = [0.0f64; 24];
+        let mut best = (cosine(&plain), plain);
+        // Plain rounding within f32 noise of `v` (a distance under 3e-7, a hundredth of
+        // a step: 1 - cos under 5e-14) is a decoded value: keep its integers, even where
+        // a lattice vector nearly parallel to them (3e-8 apart, say) comes out a hair
+        // closer.
+        if best.0 >= 1.0 - 5e-14 {
+            return plain;
+        }
+        // Lengths where some component's rounding changes bound the intervals on which
+        // the rounded vector is constant: |s| of a rounded unit vector lies within
+        // 32767 +- sqrt(N) / 2 (32766..=32768 for a quaternion). Walking the crossings in
+        // order, each moves one component a step away from zero, so the dot product
+        // and squared length are updated, not recomputed.
+        let reach = (N as f64).sqrt() / 2.0;
+        let (lo, hi) = (32767.0 - reach, 32767.0 + reach);
+        let a = u.map(f64::abs);
+        // Magnitudes at `lo`: component i rounds to k on [(k - 0.5) / a, (k + 0.5) / a).
+        let mut mag = a.map(|ai| ceil(ai * lo - 0.5).max(0));
+        let mut cuts = [(0.0f64, 0usize); 24];
         let mut count = 0;
-        cuts[count] = LO;
-        count += 1;
-        for a in u.iter().map(|x| x.abs()).filter(|&a| a > 0.0) {
-            let first = (a * LO - 0.5).ceil();
-            let mut k = first;
-            while k + 0.5 <= a * HI && count < cuts.len() - 1 {
-                cuts[count] = (k + 0.5) / a;
+        for (i, (&ai, &first)) in a.iter().zip(&mag).enumerate() {
+            let mut k = first as f64;
+            while ai > 0.0 && k + 0.5 <= ai * hi && count < cuts.len() {
+                cuts[count] = ((k + 0.5) / ai, i);
                 count += 1;
                 k += 1.0;
             }
         }
-        cuts[count] = HI;
-        count += 1;
         let cuts = &mut cuts[..count];
-        cuts.sort_by(f64::total_cmp);
-        let mut best = (error(&plain), plain);
-        // Plain rounding within f32 noise of `v` (distance under 3e-7, a hundredth of a
-        // step) is a decoded value: keep its integers, even where a lattice vector
-        // nearly parallel to them (3e-8 apart, say) comes out a hair closer.
-        if best.0 <= 1e-13 {
-            return plain;
-        }
-        for w in cuts.windows(2) {
-            let l = (w[0] + w[1]) / 2.0;
-            let c = u.map(|x| (x * l).round().clamp(-32767.0, 32767.0) as i16);
-            let e = error(&c);
-            if e < best.0 {
-                best = (e, c);
+        cuts.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+        let mut dot: f64 = mag.iter().zip(&a).map(|(&m, ai)| m as f64 * ai).sum();
+        let mut nn: f64 = mag.iter().map(|&m| (m as f64) * (m as f64)).sum();
+        let mut chosen: Option<[i64; N]> = None;
+        let mut consider = |mag: &[i64; N], dot: f64, nn: f64| {
+            if nn > 0.0 && mag.iter().all(|&m| m <= 32767) && dot / nn.sqrt() > best.0 {
+                best.0 = dot / nn.sqrt();
+                chosen = Some(*mag);
             }
+        };
+        consider(&mag, dot, nn);
+        for &(_, i) in cuts.iter() {
+            nn += 2.0 * mag[i] as f64 + 1.0;
+            dot += a[i];
+            mag[i] += 1;
+            consider(&mag, dot, nn);
+        }
+        if let Some(m) = chosen {
+            let mut out = [0i16; N];
+            for (o, (&m, &ui)) in out.iter_mut().zip(m.iter().zip(&u)) {
+                // m <= 32767 was checked.
+                let m = m as i16;
+                *o = if ui < 0.0 { -m } else { m };
+            }
+            best.1 = out;
         }
         best.1
     }
