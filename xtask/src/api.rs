@@ -418,23 +418,23 @@ mod tests {
     #[test]
     fn positional_arguments_and_other_names_are_outside_the_shape() {
         let fns = of(r#"
-            pub fn read(data: &[u8]) -> Result<File> { todo!() }
-            pub fn read_with(data: &[u8], options: &crate::options::ReadOptions) -> Result<File> { todo!() }
-            pub fn read_limited(data: &[u8], limits: Limits) -> Result<File> { todo!() }
+            pub fn read(data: &[u8]) -> Result<File> { body() }
+            pub fn read_with(data: &[u8], options: &crate::options::ReadOptions) -> Result<File> { body() }
+            pub fn read_limited(data: &[u8], limits: Limits) -> Result<File> { body() }
             fn read_private(data: &[u8]) {}
             pub(crate) fn read_crate(data: &[u8]) {}
             impl File {
-                pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> { todo!() }
-                pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> { todo!() }
-                pub fn into_model(self) -> Result<Converted<Model>> { todo!() }
-                pub fn write_to(&self, out: impl std::io::Write) -> Result<()> { todo!() }
-                pub fn name(&self) -> &str { todo!() }
+                pub fn to_core_with(&self, options: &CoreOptions<'_>) -> Result<Converted<Model>> { body() }
+                pub fn to_core(&self, fps: f32) -> Result<Converted<Model>> { body() }
+                pub fn into_model(self) -> Result<Converted<Model>> { body() }
+                pub fn write_to(&self, out: impl std::io::Write) -> Result<()> { body() }
+                pub fn name(&self) -> &str { body() }
             }
             impl Format for File { pub fn read(x: u32) {} }
             #[cfg(test)]
             mod tests { pub fn read(x: u32) {} }
             macro_rules! delegates {
-                ($t:ty) => { impl $t { pub fn from_core(model: &Model, fps: f32) -> Self { todo!() } } };
+                ($t:ty) => { impl $t { pub fn from_core(model: &Model, fps: f32) -> Self { body() } } };
             }
         "#);
         let names: Vec<String> = fns.iter().map(|f| f.path.clone()).collect();

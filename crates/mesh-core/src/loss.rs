@@ -288,17 +288,23 @@ impl<T> Converted<T> {
     /// ```
     pub fn drop_events(&mut self, model: &crate::Model, format: &str) {
         for (i, clip) in model.animations.iter().enumerate() {
-            if !clip.events.is_empty() {
-                self.lose(
-                    Feature::Animation,
-                    LossKind::Dropped,
-                    format!("animations[{i}]"),
-                    format!(
-                        "{} events (timed properties) dropped: {format} stores none",
-                        clip.events.len()
-                    ),
-                );
-            }
+            self.drop_clip_events(clip, i, format);
+        }
+    }
+
+    /// [`drop_events`](Self::drop_events) for one clip, `animations[index]`, for writers
+    /// that convert clip by clip.
+    pub fn drop_clip_events(&mut self, clip: &crate::Clip, index: usize, format: &str) {
+        if !clip.events.is_empty() {
+            self.lose(
+                Feature::Animation,
+                LossKind::Dropped,
+                format!("animations[{index}]"),
+                format!(
+                    "{} events (timed properties) dropped: {format} stores none",
+                    clip.events.len()
+                ),
+            );
         }
     }
 

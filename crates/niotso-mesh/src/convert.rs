@@ -1201,15 +1201,22 @@ fn time_props_from_events(
         return Ok(());
     }
     // Motions follow the channels; bones with events alone get keyless motions after.
-    let mut motion_bones: Vec<usize> = clip.channels.iter().map(|c| c.bone).collect();
+    // The motion of each bone (its first), looked up once per event.
+    let mut motion_of_bone: std::collections::HashMap<usize, usize> =
+        std::collections::HashMap::with_capacity(clip.channels.len());
+    for (k, c) in clip.channels.iter().enumerate() {
+        motion_of_bone.entry(c.bone).or_insert(k);
+    }
+    let mut motions = clip.channels.len();
     for e in &clip.events {
-        let Some(b) = e.bone.filter(|b| !motion_bones.contains(b)) else {
+        let Some(b) = e.bone.filter(|b| !motion_of_bone.contains_key(b)) else {
             continue;
         };
         let Some(bone) = skeleton.bones.get(b) else {
             continue;
         };
-        motion_bones.push(b);
+        motion_of_bone.insert(b, motions);
+        motions += 1;
         budget.charge("motions", (size_of::<Motion>() + bone.name.len()) as u64)?;
         anim.motions.push(Motion {
             unknown: 1,
@@ -1229,10 +1236,7 @@ fn time_props_from_events(
     let motion_of: Vec<Option<usize>> = clip
         .events
         .iter()
-        .map(|e| {
-            e.bone
-                .and_then(|b| motion_bones.iter().position(|&m| m == b))
-        })
+        .map(|e| e.bone.and_then(|b| motion_of_bone.get(&b).copied()))
         .collect();
     let moved = motion_of.iter().filter(|m| m.is_none()).count();
     if moved > 0 {

@@ -809,7 +809,12 @@ impl Importer<'_> {
     /// The clip events in animation `a`'s extras (`meshfmt_events`, as our writer puts
     /// them; other extras are ignored), bones by name; an event naming a bone the
     /// skeleton lacks stays with the clip, and one that does not parse is reported.
-    fn events(&mut self, a: usize, anim: &json::Animation) -> Result<Vec<ClipEvent>, CliError> {
+    fn events(
+        &mut self,
+        a: usize,
+        anim: &json::Animation,
+        bone_named: &std::collections::HashMap<String, usize>,
+    ) -> Result<Vec<ClipEvent>, CliError> {
         let Some(raw) = anim.extras.as_ref() else {
             return Ok(Vec::new());
         };
@@ -846,14 +851,10 @@ impl Importer<'_> {
                 bad_events += 1;
                 continue;
             };
-            let bone = e.get("bone").and_then(|b| b.as_str()).and_then(|name| {
-                self.out
-                    .value
-                    .skeleton
-                    .bones
-                    .iter()
-                    .position(|b| b.name == name)
-            });
+            let bone = e
+                .get("bone")
+                .and_then(|b| b.as_str())
+                .and_then(|name| bone_named.get(name).copied());
             events.push(ClipEvent { time, bone, props });
         }
         if bad_events > 0 {
@@ -871,11 +872,22 @@ impl Importer<'_> {
     fn animations(&mut self, joints: &[usize]) -> Result<(), CliError> {
         let root = self.root;
         let joint_of = joint_indices(root, joints);
+        // Events name their bones: one look-up table for all of them (the first bone of a
+        // name wins), made only when some animation has extras.
+        let mut bone_named = std::collections::HashMap::new();
+        if root.animations.iter().any(|a| a.extras.is_some()) {
+            let bones = &self.out.value.skeleton.bones;
+            let names: u64 = bones.iter().map(|b| b.name.len() as u64 + 48).sum();
+            self.budget.charge("bone names of clip events", names)?;
+            for (i, b) in bones.iter().enumerate() {
+                bone_named.entry(b.name.clone()).or_insert(i);
+            }
+        }
         for (a, anim) in root.animations.iter().enumerate() {
             let mut clip = Clip {
                 name: anim.name.clone().unwrap_or_default(),
                 channels: Vec::new(),
-                events: self.events(a, anim)?,
+                events: self.events(a, anim, &bone_named)?,
             };
             // Channel of each bone in this clip, so a lookup per glTF channel is O(1).
             let mut channel_of: std::collections::HashMap<usize, usize> =

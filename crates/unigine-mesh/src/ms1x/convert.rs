@@ -412,17 +412,7 @@ fn clip_to_embedded(
     budget: &Budget,
 ) -> Result<EmbeddedAnimation> {
     out.note_resampled(clip, index, DEFAULT_FPS);
-    if !clip.events.is_empty() {
-        out.lose(
-            Feature::Animation,
-            LossKind::Dropped,
-            format!("animations[{index}]"),
-            format!(
-                "{} events (timed properties) dropped: a UNIGINE mesh stores none",
-                clip.events.len()
-            ),
-        );
-    }
+    out.drop_clip_events(clip, index, "a UNIGINE mesh");
     let mut bones = Vec::new();
     let mut channels = Vec::new();
     // A flag per skeleton bone (bones_from_core bounds the count by i16::MAX), not a
