@@ -405,3 +405,34 @@ fn clip_events_survive_gltf_and_are_reported_where_dropped() {
         an10.losses
     );
 }
+
+/// Every writer but glTF's and Vitaboy's (which store clip events) says where events
+/// went: dropped with their clip, or dropped alone (docs/ARCHITECTURE.md, mesh-core).
+#[test]
+fn every_writer_without_events_reports_them() {
+    use meshfmt_core::ClipEvent;
+    let mut model = canonical::skinned_arm();
+    model.animations[0].events = vec![ClipEvent {
+        time: 0.25,
+        bone: Some(1),
+        props: vec![("sound".into(), "creak".into())],
+    }];
+    for f in meshfmt::formats::FORMATS {
+        let info = f.info();
+        if !info.can_write || ["gltf", "niotso-mesh"].contains(&info.name) {
+            continue;
+        }
+        let name = format!("arm.{}", info.extensions[0]);
+        let out = meshfmt::formats::encode(*f, &model, &name, &Budget::default()).unwrap();
+        // Events named, or every clip dropped (a format with no animation at all).
+        assert!(
+            out.losses.iter().any(|l| l.reason.contains("events")
+                || (l.feature == meshfmt_core::Feature::Animation
+                    && l.kind == meshfmt_core::LossKind::Dropped
+                    && l.path.is_empty())),
+            "{}: events not reported: {:?}",
+            info.name,
+            out.losses
+        );
+    }
+}
