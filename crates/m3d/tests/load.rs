@@ -474,12 +474,25 @@ fn one_pass_load_of_a_large_model_equals_read_then_load() {
     same_as_checked("grid", &bytes);
     let l = m3d_format::load(&bytes, &LoadOptions::default()).unwrap();
     assert_eq!(l.faces.len(), 2 * n * n);
+    same_on_one_thread("grid", &bytes);
     for at in [9, 100, bytes.len() / 2, bytes.len() - 5] {
         same_as_checked(&format!("grid cut at {at}"), &bytes[..at]);
+        same_on_one_thread(&format!("grid cut at {at}"), &bytes[..at]);
         let mut b = bytes.clone();
         b[at] ^= 0x5a;
         same_as_checked(&format!("grid byte {at} flipped"), &b);
+        same_on_one_thread(&format!("grid byte {at} flipped"), &b);
     }
+}
+
+/// Where no thread can start (`wasm32-unknown-unknown`: a browser page), the inflater
+/// runs on the loading thread: the same model, or the same refusal, as with two.
+fn same_on_one_thread(what: &str, bytes: &[u8]) {
+    let opts = LoadOptions::default();
+    let two = format!("{:?}", m3d_format::load(bytes, &opts));
+    let one =
+        parsing_primitives::threads::one_thread(|| format!("{:?}", m3d_format::load(bytes, &opts)));
+    assert_eq!(one, two, "{what}");
 }
 
 #[test]

@@ -16,7 +16,8 @@
 //! - [`compact`]: UNIGINE's variable-length integers; [`RawString`]: names kept as bytes;
 //!   [`lines`]: line splitting and tokens for the text formats; [`Credit`]: budget charges
 //!   taken a block at a time; [`SharedBytes`]: a shared input a decoder keeps ranges of
-//!   ([`Reader::over_shared`]) where it must keep stored bytes as they are.
+//!   ([`Reader::over_shared`]) where it must keep stored bytes as they are;
+//!   [`threads`]: work split over two threads, on one where none can start.
 //!
 //! # The no-panic contract
 //! No function in this crate panics, hangs or allocates more than its [`Budget`]
@@ -46,6 +47,7 @@ pub mod lines;
 mod reader;
 mod shared;
 mod text;
+pub mod threads;
 mod writer;
 
 pub use budget::{Budget, BudgetExceeded, Credit};

@@ -155,6 +155,31 @@ fn big_ms14(side: u32) -> unigine_mesh::ms14::Ms14 {
     unigine_mesh::ms14::Ms14::from_ms13(mesh).unwrap()
 }
 
+/// Where no thread can start (`wasm32-unknown-unknown`: a browser page), a big mesh's
+/// spatial trees are built, written and read on the caller's thread: the same trees,
+/// the same bytes, the same model, and the same error for a damaged file, as with two.
+#[test]
+fn big_files_build_write_and_read_alike_on_one_thread() {
+    use parsing_primitives::threads::one_thread;
+    // 80,000 triangles: past the size from which trees are built beside the geometry.
+    let two = big_ms14(200);
+    let one = one_thread(|| big_ms14(200));
+    assert_eq!(one.trees, two.trees);
+    let bytes = two.write().unwrap();
+    assert_eq!(one_thread(|| one.write().unwrap()), bytes);
+    let (MeshFile::Ms14(a), MeshFile::Ms14(b)) =
+        (read(&bytes).unwrap(), one_thread(|| read(&bytes).unwrap()))
+    else {
+        panic!("read as ms14")
+    };
+    assert!(a.mesh.surfaces == b.mesh.surfaces && a.trees == b.trees);
+    let mut bad = bytes.clone();
+    let mid = bad.len() / 2;
+    bad[mid..mid + 64].fill(0xff);
+    let refusal = |r: Result<MeshFile, Error>| r.err().map(|e| e.to_string());
+    assert_eq!(refusal(one_thread(|| read(&bad))), refusal(read(&bad)));
+}
+
 // Corrupts LZ4 streams (the `lz4` feature compresses; raw blocks have none).
 #[cfg(feature = "lz4")]
 #[test]

@@ -11,7 +11,7 @@
 mod records;
 mod stream;
 
-use parsing_primitives::Budget;
+use parsing_primitives::{Budget, threads};
 
 use crate::chunk::{HEAD, MODEL, PRVW};
 use crate::error::Result;
@@ -145,7 +145,8 @@ fn inflate_pieces(
 }
 
 /// [`inflate_pieces`] on a second thread, the pieces parsed on this one as they come;
-/// their buffers go back to the inflater to be filled again.
+/// their buffers go back to the inflater to be filled again. Where no thread can start
+/// (`wasm32-unknown-unknown`), both run here, one piece at a time.
 fn inflate_beside(z: &[u8], parser: &mut Parser<'_>) -> Option<()> {
     use std::sync::mpsc::sync_channel;
     let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize)>(2);
@@ -154,7 +155,7 @@ fn inflate_beside(z: &[u8], parser: &mut Parser<'_>) -> Option<()> {
         empty_tx.send(vec![0u8; PIECE]).ok()?;
     }
     std::thread::scope(|s| {
-        let inflater = s.spawn(move || {
+        let spawned = threads::spawn_scoped(s, move || {
             let mut st = zlib_rs::Inflate::new(true, 15);
             let mut buf = empty_rx.recv().ok()?;
             loop {
@@ -169,6 +170,9 @@ fn inflate_beside(z: &[u8], parser: &mut Parser<'_>) -> Option<()> {
                 }
             }
         });
+        let Some(inflater) = spawned else {
+            return inflate_pieces(z, &mut vec![0u8; PIECE], |piece| parser.feed(piece));
+        };
         let mut ok = Some(());
         while let Ok((buf, got)) = full_rx.recv() {
             if ok.is_some() {
