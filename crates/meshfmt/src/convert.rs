@@ -18,15 +18,16 @@
 //! one per clip ([`split`](ConvertOptions::anims_dir)).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use meshfmt_core::format::{Context, FileKind, Format, FormatError, FormatFile, SharedBytes};
-use meshfmt_core::side_files::SideFolder;
+use meshfmt_core::side_files::{FileSet, SideFiles};
 use meshfmt_core::text::quoted;
 use meshfmt_core::{Budget, Converted, Feature, Limits, Loss, Model};
 
 use crate::companions::clip_file_stems;
 use crate::error::CliError;
-use crate::files::{read_user_file, refusal_warnings, side_folder, side_folder_in_memory};
+use crate::files::{Source, read_user_file, refusal_warnings};
 use crate::formats;
 
 /// What `convert` was asked for.
@@ -70,6 +71,11 @@ pub struct ConvertOptions {
     /// resolving from the first ([`crate::files::side_folder_in_memory`]), never from the
     /// current folder.
     pub in_memory: bool,
+    /// Files held in memory (a browser page's dropped files): when set, the input,
+    /// `skeleton` and `anims` are names in this set and the input's side files come
+    /// from it alone ([`meshfmt_core::side_files::MemoryFolder`]); the file system is
+    /// never asked, and `side_folders` and `in_memory` are not used.
+    pub files: Option<Arc<FileSet>>,
     /// The memory one conversion may use (`--max-memory`): the input, every decoded
     /// array, side file, companion, model, resampled or generated element and the output
     /// are charged to one [`Budget`] of `limits.max_alloc_bytes`.
@@ -81,6 +87,17 @@ impl ConvertOptions {
     /// meshfmt-core, never the faithful rewrite).
     fn has_companions(&self) -> bool {
         self.skeleton.is_some() || !self.anims.is_empty() || self.anims_dir.is_some()
+    }
+
+    /// Where the files named come from: [`files`](Self::files), else the file system.
+    pub fn source(&self) -> Source<'_> {
+        match &self.files {
+            Some(set) => Source::Memory(set),
+            None => Source::Disk {
+                side_folders: &self.side_folders,
+                in_memory: self.in_memory,
+            },
+        }
     }
 }
 
@@ -280,8 +297,15 @@ fn companion_error(path: &Path, e: impl Into<CliError>) -> CliError {
 }
 
 /// A companion's bytes, read and charged to the conversion's budget.
-fn read_companion_bytes(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
-    let data = read_user_file(path, budget).map_err(|e| companion_error(path, e))?;
+fn read_companion_bytes(
+    path: &Path,
+    opts: &ConvertOptions,
+    budget: &Budget,
+) -> Result<Vec<u8>, CliError> {
+    let data = opts
+        .source()
+        .read_named(path, budget)
+        .map_err(|e| companion_error(path, e))?;
     budget
         .charge("companion file", data.len() as u64)
         .map_err(|e| companion_error(path, e))?;
@@ -297,12 +321,12 @@ fn read_companion(
     budget: &Budget,
     warnings: &mut Vec<String>,
 ) -> Result<(&'static dyn Format, Converted<Model>), CliError> {
-    let data = SharedBytes::from(read_companion_bytes(path, budget)?);
+    let data = SharedBytes::from(read_companion_bytes(path, opts, budget)?);
     let name = path.to_string_lossy();
     let f = formats::detect(&data, &name).map_err(|e| companion_error(path, e))?;
-    let side = side_folder(path, &opts.side_folders, budget)?;
+    let side = opts.source().side_files(path, budget)?;
     let cx = Context {
-        side_files: Some(&side),
+        side_files: Some(side.as_ref()),
         ..Context::new(&name).with_budget(budget.clone())
     };
     let model = f
@@ -311,7 +335,7 @@ fn read_companion(
         .map_err(|e| companion_error(path, e))?;
     let name = file_name(path);
     warnings.extend(
-        refusal_warnings(&side)
+        refusal_warnings(side.as_ref())
             .into_iter()
             .map(|w| format!("{}: {w}", quoted(&name))),
     );
@@ -374,11 +398,11 @@ fn convert_in(
             .version_for_extension(&out_ext)
             .map(str::to_string),
     };
-    let side = input_side_folder(input, opts, budget)?;
+    let side = opts.source().side_files(input, budget)?;
     // A skeleton file for a format that takes one: its bytes go in the context.
     let skeleton_bytes = skeleton_for_context(src, opts, budget)?;
     let read_cx = Context {
-        side_files: Some(&side),
+        side_files: Some(side.as_ref()),
         material_library: opts.mtllib.as_deref(),
         skeleton: skeleton_bytes.as_deref(),
         ..Context::new(&input_name).with_budget(budget.clone())
@@ -409,7 +433,7 @@ fn convert_in(
         return Ok(Conversion {
             outputs: outputs_of(written, output),
             losses: Vec::new(),
-            warnings: refusal_warnings(&side),
+            warnings: refusal_warnings(side.as_ref()),
         });
     }
     let mut model = model_of(
@@ -417,7 +441,7 @@ fn convert_in(
         held,
         src,
         &read_cx,
-        &side,
+        side.as_ref(),
         opts,
         budget,
         &mut warnings,
@@ -499,10 +523,10 @@ pub fn read_model<'a>(
     budget.charge("input file", data.bytes().len() as u64)?;
     let input_name = input.to_string_lossy();
     let src = source_format(data.bytes(), &input_name, opts)?;
-    let side = input_side_folder(input, opts, &budget)?;
+    let side = opts.source().side_files(input, &budget)?;
     let skeleton_bytes = skeleton_for_context(src, opts, &budget)?;
     let read_cx = Context {
-        side_files: Some(&side),
+        side_files: Some(side.as_ref()),
         material_library: opts.mtllib.as_deref(),
         skeleton: skeleton_bytes.as_deref(),
         ..Context::new(&input_name).with_budget(budget.clone())
@@ -515,7 +539,7 @@ pub fn read_model<'a>(
         held,
         src,
         &read_cx,
-        &side,
+        side.as_ref(),
         opts,
         &budget,
         &mut warnings,
@@ -528,20 +552,6 @@ pub fn read_model<'a>(
     })
 }
 
-/// The input's side files: beside it, or for bytes in memory from the allowed folders
-/// alone.
-fn input_side_folder(
-    input: &Path,
-    opts: &ConvertOptions,
-    budget: &Budget,
-) -> Result<SideFolder, CliError> {
-    if opts.in_memory {
-        side_folder_in_memory(&opts.side_folders, budget)
-    } else {
-        side_folder(input, &opts.side_folders, budget)
-    }
-}
-
 /// A file read, as a model: the warning when it wants a skeleton it was not given, its
 /// `to_core` (the file and the input's charge go once it is converted), the side files
 /// refused, then the companions joined.
@@ -551,7 +561,7 @@ fn model_of(
     held: u64,
     src: &'static dyn Format,
     read_cx: &Context<'_>,
-    side: &SideFolder,
+    side: &dyn SideFiles,
     opts: &ConvertOptions,
     budget: &Budget,
     warnings: &mut Vec<String>,
@@ -590,7 +600,7 @@ fn skeleton_for_context(
 ) -> Result<Option<Vec<u8>>, CliError> {
     Ok(match &opts.skeleton {
         Some(p) if src.info().takes_skeleton => {
-            let bytes = read_companion_bytes(p, budget)?;
+            let bytes = read_companion_bytes(p, opts, budget)?;
             let f =
                 formats::detect(&bytes, &p.to_string_lossy()).map_err(|e| companion_error(p, e))?;
             if f.info().name != src.info().name {

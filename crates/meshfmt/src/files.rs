@@ -1,21 +1,80 @@
 //! Reading the files a command needs (a leaf module: `convert`, `info` and `companions`
 //! use it): what the user named, read through meshfmt-core's capped reader, and the side
 //! files of an input, under meshfmt-core's side-file policy
-//! ([`meshfmt_core::side_files`]).
+//! ([`meshfmt_core::side_files`]); or, for files held in memory (a browser page's
+//! dropped files, [`FileSet`]), the same names looked up in the set alone.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use meshfmt_core::format::FormatError;
-use meshfmt_core::side_files::{Refusal, SideFolder, read_named};
+use meshfmt_core::side_files::{FileSet, MemoryFolder, Refusal, SideFiles, SideFolder, read_named};
 use meshfmt_core::text::{MAX_NAME_CHARS, one_line};
 use parsing_primitives::Budget;
 
 use crate::error::CliError;
 
+/// Where the files a command names come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// The file system: side files beside the input and in the allowed folders.
+    Disk {
+        /// Folders besides the input's that side files may come from (`--side-files`).
+        side_folders: &'a [PathBuf],
+        /// The input's bytes were not read from a file: its side files come from
+        /// `side_folders` alone ([`side_folder_in_memory`]).
+        in_memory: bool,
+    },
+    /// A set of files in memory: every name (input, companions, side files) is looked
+    /// up in it, and the file system is never asked.
+    Memory(&'a Arc<FileSet>),
+}
+
+impl Source<'_> {
+    /// The bytes of a file the user named (an input, `--anim`, `--skeleton`), never
+    /// more than what is left of `budget`; errors name the file.
+    pub fn read_named(&self, path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
+        match self {
+            Source::Disk { .. } => read_user_file(path, budget),
+            Source::Memory(set) => {
+                named_error(path, set.read_named(&path.to_string_lossy(), budget))
+            }
+        }
+    }
+
+    /// The side files of `input`, under the policy.
+    pub fn side_files(
+        &self,
+        input: &Path,
+        budget: &Budget,
+    ) -> Result<Box<dyn SideFiles>, CliError> {
+        Ok(match self {
+            Source::Disk {
+                side_folders,
+                in_memory: false,
+            } => Box::new(side_folder(input, side_folders, budget)?),
+            Source::Disk {
+                side_folders,
+                in_memory: true,
+            } => Box::new(side_folder_in_memory(side_folders, budget)?),
+            Source::Memory(set) => Box::new(MemoryFolder::beside(
+                Arc::clone(set),
+                &input.to_string_lossy(),
+                budget,
+            )),
+        })
+    }
+}
+
 /// Reads a file the user named (an input, `--anim`, `--skeleton`, `--mtllib`), never
 /// more than what is left of `budget` ([`read_named`]); I/O errors name the file.
 pub fn read_user_file(path: &Path, budget: &Budget) -> Result<Vec<u8>, CliError> {
-    read_named(path, budget).map_err(|e| match e {
+    named_error(path, read_named(path, budget))
+}
+
+/// A named file's read, its I/O error naming the file.
+fn named_error(path: &Path, read: Result<Vec<u8>, FormatError>) -> Result<Vec<u8>, CliError> {
+    read.map_err(|e| match e {
         FormatError::Io(source) => CliError::Io {
             path: path.display().to_string(),
             source,
@@ -67,7 +126,7 @@ pub fn side_folder_in_memory(allowed: &[PathBuf], budget: &Budget) -> Result<Sid
 /// The tool's warnings for what `side` refused: one line each, naming the reference;
 /// a name that leads out of the allowed folders says how to allow one; folders a format
 /// looked in beside the input's (FreeSO's `../Meshes`) and was refused, in one line.
-pub fn refusal_warnings(side: &SideFolder) -> Vec<String> {
+pub fn refusal_warnings(side: &dyn SideFiles) -> Vec<String> {
     let mut out: Vec<String> = side
         .refusals()
         .iter()

@@ -29,16 +29,17 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use meshfmt_core::format::{Context, SharedBytes};
 use meshfmt_core::{Aabb, Budget, Counts, Limits, Summary};
 
 use crate::convert::read_input;
 use crate::error::CliError;
-use crate::files::{refusal_warnings, side_folder, side_folder_in_memory};
+use crate::files::{Source, refusal_warnings, side_folder, side_folder_in_memory};
 use crate::formats;
 use crate::json;
-use meshfmt_core::side_files::SideFolder;
+use meshfmt_core::side_files::{FileSet, SideFiles};
 
 /// What `info` found in one file.
 #[derive(Debug, Clone)]
@@ -73,7 +74,7 @@ pub fn inspect(
     let data = read_input(Path::new(path), limits)?;
     let budget = Budget::new(*limits);
     let side = side_folder(Path::new(path), side_folders, &budget)?;
-    inspect_in(path, data, format, budget, side)
+    inspect_in(path, data, format, budget, Box::new(side))
 }
 
 /// [`inspect`] of bytes held in memory, named `name` (its extension helps detection):
@@ -95,6 +96,33 @@ pub fn inspect_bytes(
 ) -> Result<Inspected, CliError> {
     let budget = Budget::new(*limits);
     let side = side_folder_in_memory(side_folders, &budget)?;
+    inspect_in(name, data, format, budget, Box::new(side))
+}
+
+/// [`inspect`] of the file `name` of a set held in memory (a browser page's dropped
+/// files): the file and its side files come from the set alone
+/// ([`meshfmt_core::side_files::MemoryFolder`]), never from the file system.
+///
+/// ```
+/// use std::sync::Arc;
+/// use meshfmt_core::side_files::FileSet;
+/// let mut set = FileSet::default();
+/// set.insert("tri.obj", b"mtllib tri.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n".to_vec())?;
+/// set.insert("tri.mtl", b"newmtl red\nKd 1 0 0\n".to_vec())?;
+/// let got = meshfmt::info::inspect_in_set("tri.obj", &Arc::new(set), None, &meshfmt_core::Limits::DEFAULT)?;
+/// assert_eq!((got.summary.counts.triangles, got.summary.counts.materials), (1, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn inspect_in_set(
+    name: &str,
+    files: &Arc<FileSet>,
+    format: Option<&str>,
+    limits: &Limits,
+) -> Result<Inspected, CliError> {
+    let budget = Budget::new(*limits);
+    let source = Source::Memory(files);
+    let data = source.read_named(Path::new(name), &budget)?;
+    let side = source.side_files(Path::new(name), &budget)?;
     inspect_in(name, data, format, budget, side)
 }
 
@@ -103,7 +131,7 @@ fn inspect_in(
     data: Vec<u8>,
     format: Option<&str>,
     budget: Budget,
-    side: SideFolder,
+    side: Box<dyn SideFiles>,
 ) -> Result<Inspected, CliError> {
     let data = SharedBytes::from(data);
     budget.charge("input file", data.len() as u64)?;
@@ -114,14 +142,14 @@ fn inspect_in(
         None => formats::detect(&data, path)?,
     };
     let cx = Context {
-        side_files: Some(&side),
+        side_files: Some(side.as_ref()),
         ..Context::new(path).with_budget(budget.clone())
     };
     let summary = f.read_shared(&data, &cx)?.summary(&cx)?;
     Ok(Inspected {
         summary,
         size: data.len() as u64,
-        warnings: refusal_warnings(&side),
+        warnings: refusal_warnings(side.as_ref()),
     })
 }
 

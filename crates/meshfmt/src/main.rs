@@ -340,6 +340,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 anims_dir: anims_dir.map(PathBuf::from),
                 side_folders: cli.side_files,
                 in_memory: false,
+                files: None,
                 limits,
             };
             convert_paths(&paths, out_dir, report, &opts, force)

@@ -323,6 +323,10 @@ impl SideFiles for SideFolder {
     fn refused_folders(&self) -> Vec<String> {
         SideFolder::refused_folders(self)
     }
+
+    fn refusals(&self) -> Vec<Unavailable> {
+        SideFolder::refusals(self)
+    }
 }
 
 /// An I/O error reading the side file `name`, naming it (escaped).

@@ -23,6 +23,10 @@
 //! loader keeps the refusals ([`SideFolder::refusals`]) for the tool's warnings, and
 //! every path it opened ([`SideFolder::opened`]) for audits and tests.
 //!
+//! Files held in memory ([`FileSet`]: a browser page's dropped files) follow the same
+//! policy through [`MemoryFolder`], which never asks the file system anything: names
+//! resolve among the set's files alone.
+//!
 //! Writers never copy a reference they cannot vouch for into an output:
 //! [`output_reference`] keeps a relative name that stays inside its folder and reduces
 //! anything else to its file name.
@@ -32,11 +36,13 @@
 //! check and the open (the final component is opened without following links).
 
 mod folder;
+mod memory;
 mod name;
 
 use parsing_primitives::Budget;
 
 pub use folder::{SideFolder, read_named};
+pub use memory::{FileSet, MemoryFolder};
 pub use name::{OutputReference, Part, Refusal, lexical_parts, output_reference};
 
 use crate::error::FormatError;
@@ -69,6 +75,12 @@ pub trait SideFiles {
 
     /// Folders [`SideFiles::list`] was asked for and refused so far, by the name asked.
     fn refused_folders(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Names refused so far by the implementation's policy (not missing files), in
+    /// order, each once: what the tool warns about. The default keeps none.
+    fn refusals(&self) -> Vec<Unavailable> {
         Vec::new()
     }
 }

@@ -50,6 +50,8 @@ impl fmt::Display for Refusal {
     }
 }
 
+impl std::error::Error for Refusal {}
+
 impl Refusal {
     /// What the name is, in a few words, for a writer's loss report.
     pub fn what(self) -> &'static str {
