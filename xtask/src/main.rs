@@ -12,6 +12,9 @@
 //! cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] [--reference DIR]
 //!                               one table: every format against memcpy, conversions,
 //!                               M3D beside m3d.h; written to BENCHMARKS.md
+//! cargo xtask web [--serve] [--port N] [--no-build] [--test]
+//!                               the page (crates/meshfmt-web) built into target/web;
+//!                               served on 127.0.0.1, or tested in Debian's chromium
 //! ```
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -32,14 +35,16 @@ mod hostile;
 mod quirks;
 mod samples;
 mod vitaboy;
+mod web;
 
 use std::path::Path;
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       cargo xtask hostile OUT\n       {}",
-        bench::USAGE
+        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       cargo xtask hostile OUT\n       {}\n       {}",
+        bench::USAGE,
+        web::USAGE
     );
     ExitCode::from(2)
 }
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         ["hostile", out] => hostile::run(Path::new(out)),
         ["bench", rest @ ..] => bench::run(rest),
         ["bench-child", rest @ ..] => bench::child(rest),
+        ["web", rest @ ..] => web::run(rest),
         _ => usage(),
     }
 }

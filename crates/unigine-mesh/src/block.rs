@@ -157,7 +157,7 @@ impl StoredBlock {
 /// `content[pos..pos + len] == content[pos - offset..][..len]`, which, while the
 /// output so far equals the content, is what the copy would produce (overlapping
 /// ranges included). Any stream the decoder rejects is rejected here.
-fn lz4_decodes_to(src: &[u8], content: &[u8]) -> bool {
+pub(crate) fn lz4_decodes_to(src: &[u8], content: &[u8]) -> bool {
     let length = |src, at: &mut usize, nibble| crate::lz4::length(src, at, nibble).ok();
     let walk = || -> Option<bool> {
         let (mut at, mut pos) = (0usize, 0usize);
@@ -269,11 +269,11 @@ pub(crate) fn parse_block<T>(
     })
 }
 
-/// LZ4 of `content`, or `None` when that does not shrink it (the block is then stored
-/// raw).
+/// LZ4 of `content` (our encoder: the same bytes on every target), or `None` when that
+/// does not shrink it (the block is then stored raw).
 #[cfg(feature = "lz4")]
 fn compress(content: &[u8]) -> Option<Vec<u8>> {
-    let c = lz4_flex::block::compress(content);
+    let c = crate::lz4_write::compress(content);
     (c.len() < content.len()).then_some(c)
 }
 
@@ -511,7 +511,7 @@ mod tests {
     #[cfg(feature = "lz4")]
     #[test]
     fn holds_agrees_with_decoding() {
-        // Contents with runs, repeats and noise, compressed by lz4_flex: each block
+        // Contents with runs, repeats and noise, compressed by our encoder: each block
         // holds its own content and no content with one byte changed, or cut short.
         let mut seed = 0x9e37_79b9u32;
         let mut next = move || {

@@ -126,6 +126,8 @@ mod error;
 mod file;
 mod input;
 mod lz4;
+#[cfg(feature = "lz4")]
+mod lz4_write;
 pub mod ms14;
 pub mod ms15;
 pub mod ms1x;
