@@ -431,15 +431,35 @@ function setupView() {
   view.scene.add(sun);
   view.camera = new THREE.PerspectiveCamera(45, canvas.width / canvas.height, 0.01, 1000);
   view.controls = new OrbitControls(view.camera, canvas);
+  view.controls.addEventListener('change', redraw);
+  // Drawn while a clip plays, else only when something changed: an idle page costs
+  // nothing.
   view.renderer.setAnimationLoop(() => {
     const dt = view.clock.getDelta();
-    if (view.mixer && view.playing && view.action) {
+    const playing = view.mixer && view.playing && view.action;
+    if (playing) {
       view.mixer.update(dt);
       syncSlider();
     }
-    view.controls.update();
-    view.renderer.render(view.scene, view.camera);
+    if (playing || view.dirty) {
+      view.dirty = false;
+      view.renderer.render(view.scene, view.camera);
+    }
   });
+}
+
+function redraw() {
+  view.dirty = true;
+}
+
+/** Past these the preview is left out: three.js would take minutes to set them up. */
+const PREVIEW_LIMITS = { bones: 20000, triangles: 5000000 };
+
+function tooBigToPreview(info) {
+  if (!info || info.error) return null;
+  if (info.bones > PREVIEW_LIMITS.bones) return `${info.bones} bones`;
+  if (info.triangles > PREVIEW_LIMITS.triangles) return `${info.triangles} triangles`;
+  return null;
 }
 
 function clearPreview() {
@@ -469,9 +489,10 @@ async function showPreview(glb, name) {
   const centre = box.getCenter(new THREE.Vector3());
   view.camera.near = size / 1000;
   view.camera.far = size * 100;
-  view.camera.position.copy(centre).add(new THREE.Vector3(0.6, 0.35, 1).normalize().multiplyScalar(size * 1.3));
+  view.camera.position.copy(centre).add(new THREE.Vector3(0.6, 0.35, 1).normalize().multiplyScalar(size * 1.8));
   view.camera.updateProjectionMatrix();
   view.controls.target.copy(centre);
+  view.controls.update(); // aims the camera at the target
   view.mixer = new THREE.AnimationMixer(view.model);
   view.clips = gltf.animations;
   const list = $('clips');
@@ -484,6 +505,7 @@ async function showPreview(glb, name) {
   });
   $('preview-section').hidden = false;
   state.previewName = name;
+  redraw();
   window.meshfmt.preview = {
     name,
     clips: gltf.animations.map((c) => ({ name: c.name, duration: c.duration })),
@@ -521,6 +543,7 @@ function seek(t) {
   view.action.time = Math.max(0, Math.min(t, view.action.getClip().duration));
   view.mixer.update(0);
   syncSlider();
+  redraw();
 }
 
 function syncSlider() {
@@ -531,11 +554,36 @@ function syncSlider() {
 
 $('play').addEventListener('click', () => setPlaying(!view.playing));
 $('frame').addEventListener('input', (e) => seek(Number(e.target.value)));
-$('show-skeleton').addEventListener('change', (e) => { if (view.skeleton) view.skeleton.visible = e.target.checked; });
+$('show-skeleton').addEventListener('change', (e) => { if (view.skeleton) view.skeleton.visible = e.target.checked; redraw(); });
 
 /** The preview of a glb; what three.js cannot draw is said beside it, not as an error. */
+/** The node count of a glb (its JSON chunk), to keep huge hierarchies out of three.js. */
+function glbNodes(glb) {
+  try {
+    const view32 = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+    const length = view32.getUint32(12, true);
+    const json = JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + length)));
+    return json.nodes?.length ?? 0;
+  } catch (_) {
+    return 0;
+  }
+}
+
 async function previewOf(glb, name) {
   $('preview-note').textContent = '';
+  // Off: no preview at all (a software renderer takes minutes over some models).
+  if (!$('auto-preview').checked) {
+    clearPreview();
+    return;
+  }
+  const nodes = glb ? glbNodes(glb) : 0;
+  const big = tooBigToPreview(state.infos[name]) ?? (nodes > PREVIEW_LIMITS.bones ? `${nodes} nodes` : null);
+  if (big) {
+    clearPreview();
+    $('preview-section').hidden = false;
+    $('preview-note').textContent = `no preview of ${name}: ${big} are more than the preview draws`;
+    return;
+  }
   try {
     await showPreview(glb, name);
   } catch (err) {
@@ -547,8 +595,10 @@ async function previewOf(glb, name) {
 
 /** After a drop: the first model (with the clips and skeleton dropped beside it) as glTF. */
 async function previewBest() {
+  if (!$('auto-preview').checked) return;
   const options = formOptions();
   if (!options.main || !isModel(state.infos[options.main]) && !isClipFile(state.infos[options.main])) return;
+  if (tooBigToPreview(state.infos[options.main])) { await previewOf(null, options.main); return; }
   progress(`preparing the preview of ${options.main}`);
   try {
     const result = await api.convert({ ...options, to: 'glb', version: null, quality: null, split: false });
