@@ -83,12 +83,7 @@ impl Files {
 
     /// Every file in one `.zip`, by name.
     pub fn zip(&self) -> Result<Vec<u8>, JsValue> {
-        let files: Vec<(String, Vec<u8>)> = self
-            .set
-            .names()
-            .filter_map(|n| Some((n.to_string(), self.set.get(n)?.to_vec())))
-            .collect();
-        Ok(zip::zip(&files)?)
+        Ok(zip::zip(self.set.iter())?)
     }
 }
 
@@ -132,7 +127,8 @@ impl Output {
 
     /// Every file in one `.zip`.
     pub fn zip(&self) -> Result<Vec<u8>, JsValue> {
-        Ok(zip::zip(&self.converted.files)?)
+        let files = self.converted.files.iter();
+        Ok(zip::zip(files.map(|(n, b)| (n.as_str(), b.as_slice())))?)
     }
 }
 

@@ -133,19 +133,18 @@ pub fn convert(files: &Arc<FileSet>, request: &Request) -> Result<Converted, Web
     } else {
         None
     };
-    let names: Vec<String> = done
+    let files: Vec<(String, Vec<u8>)> = done
         .outputs
-        .iter()
-        .map(|(p, _)| p.to_string_lossy().into_owned())
+        .into_iter()
+        .map(|(p, b)| (p.to_string_lossy().into_owned(), b))
         .collect();
     let report = Report {
         input: request.main.clone(),
         output,
         written: refused.is_none(),
-        files: if refused.is_none() {
-            names.iter().map(Into::into).collect()
-        } else {
-            Vec::new()
+        files: match refused {
+            None => files.iter().map(|(n, _)| n.into()).collect(),
+            Some(_) => Vec::new(),
         },
         losses: done.losses,
         warnings: done.warnings,
@@ -156,11 +155,5 @@ pub fn convert(files: &Arc<FileSet>, request: &Request) -> Result<Converted, Web
         e.report = Some(report);
         return Err(e);
     }
-    Ok(Converted {
-        files: names
-            .into_iter()
-            .zip(done.outputs.into_iter().map(|(_, b)| b))
-            .collect(),
-        report,
-    })
+    Ok(Converted { files, report })
 }

@@ -53,26 +53,28 @@ fn u32_of(n: usize, what: &str) -> Result<u32, WebError> {
     u32::try_from(n).map_err(|_| WebError::usage(format!("{what}: too large for a .zip")))
 }
 
-/// The files, in order, as one `.zip` archive.
+/// The files (name, bytes), in order, as one `.zip` archive.
 ///
 /// ```
-/// let z = meshfmt_web::zip::zip(&[("a.txt".into(), b"hello".to_vec())])?;
+/// let z = meshfmt_web::zip::zip([("a.txt", &b"hello"[..])])?;
 /// assert_eq!(&z[..4], b"PK\x03\x04");
 /// # Ok::<(), meshfmt_web::WebError>(())
 /// ```
-pub fn zip(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, WebError> {
-    let count = u16::try_from(files.len())
-        .map_err(|_| WebError::usage("more than 65,535 files for one .zip"))?;
+pub fn zip<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Result<Vec<u8>, WebError> {
+    let mut count = 0u16;
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in files {
+        count = count
+            .checked_add(1)
+            .ok_or_else(|| WebError::usage("more than 65,535 files for one .zip"))?;
         let offset = u32_of(out.len(), "the archive")?;
         let crc = crc32(data);
         let packed = compress_to_vec(data, 6);
         let (method, body) = if packed.len() < data.len() {
             (DEFLATED, packed.as_slice())
         } else {
-            (STORED, data.as_slice())
+            (STORED, data)
         };
         let name_len = u16::try_from(name.len())
             .map_err(|_| WebError::usage("a file name too long for a .zip"))?;
@@ -133,12 +135,12 @@ mod tests {
                 (x >> 24) as u8
             })
             .collect();
-        let files = vec![
+        let files = [
             ("actor.glb".to_string(), big),
             ("anims/walk ü.anim".to_string(), noise),
             ("empty.bin".to_string(), Vec::new()),
         ];
-        let Ok(z) = zip(&files) else {
+        let Ok(z) = zip(files.iter().map(|(n, d)| (n.as_str(), d.as_slice()))) else {
             panic!("zip refused")
         };
         let dir = std::env::temp_dir().join(format!("meshfmt-web-zip-{}", std::process::id()));

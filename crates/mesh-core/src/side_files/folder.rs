@@ -4,12 +4,12 @@
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use parsing_primitives::Budget;
 
+use super::log::Log;
 use super::name::{Part, Refusal, lexical_parts};
-use super::{SideFile, SideFiles, Unavailable, over_budget};
+use super::{SideFile, SideFiles, Unavailable, fits, over_budget};
 use crate::error::FormatError;
 
 /// The side files of one input, under the policy of [this module](super): names resolve
@@ -40,16 +40,7 @@ pub struct SideFolder {
     /// Every folder names may lead into, canonical, `base` first.
     allowed: Vec<PathBuf>,
     budget: Budget,
-    log: Mutex<Log>,
-}
-
-#[derive(Debug, Default)]
-struct Log {
-    opened: Vec<PathBuf>,
-    refused: Vec<Unavailable>,
-    /// Folders [`SideFolder::list`] was asked for and refused (the FreeSO layout's
-    /// siblings), by the name asked.
-    refused_folders: Vec<String>,
+    log: Log,
 }
 
 impl SideFolder {
@@ -70,7 +61,7 @@ impl SideFolder {
             allowed: base.iter().cloned().collect(),
             base,
             budget: budget.clone(),
-            log: Mutex::new(Log::default()),
+            log: Log::default(),
         }
     }
 
@@ -90,7 +81,7 @@ impl SideFolder {
             base: None,
             allowed: Vec::new(),
             budget: budget.clone(),
-            log: Mutex::new(Log::default()),
+            log: Log::default(),
         }
     }
 
@@ -124,34 +115,21 @@ impl SideFolder {
 
     /// Every name refused so far (not missing files), in order, each once.
     pub fn refusals(&self) -> Vec<Unavailable> {
-        self.with_log(|l| l.refused.clone())
+        self.log.refusals()
     }
 
     /// Every file opened so far, by canonical path, in order.
     pub fn opened(&self) -> Vec<PathBuf> {
-        self.with_log(|l| l.opened.clone())
+        self.log.opened_paths()
     }
 
     /// Folders [`list`](Self::list) refused so far, by the name asked.
     pub fn refused_folders(&self) -> Vec<String> {
-        self.with_log(|l| l.refused_folders.clone())
-    }
-
-    fn with_log<T>(&self, f: impl FnOnce(&mut Log) -> T) -> T {
-        match self.log.lock() {
-            Ok(mut l) => f(&mut l),
-            Err(poisoned) => f(&mut poisoned.into_inner()),
-        }
+        self.log.refused_folders()
     }
 
     fn refuse(&self, name: &str, refusal: Refusal) -> Unavailable {
-        let u = Unavailable::refused(name, refusal);
-        self.with_log(|l| {
-            if !l.refused.contains(&u) {
-                l.refused.push(u.clone());
-            }
-        });
-        u
+        self.log.refuse(name, refusal)
     }
 
     fn inside(&self, path: &Path) -> bool {
@@ -225,7 +203,7 @@ impl SideFolder {
                 Ok(Some(d)) => d,
                 Ok(None) => return Ok(Vec::new()),
                 Err(()) => {
-                    self.with_log(|l| l.refused_folders.push(name.to_string()));
+                    self.log.refused_folder(name);
                     return Ok(Vec::new());
                 }
             }
@@ -252,11 +230,9 @@ impl SideFolder {
     /// [`locate`](Self::locate) without recording a refusal: `Err(())` when refused,
     /// `Ok(None)` when missing.
     fn locate_quietly(&self, name: &str) -> Result<Option<PathBuf>, ()> {
-        let before = self.with_log(|l| l.refused.len());
-        match self.locate(name) {
+        match self.log.quietly(|| self.locate(name)) {
             Ok(p) => Ok(Some(p)),
             Err(u) => {
-                self.with_log(|l| l.refused.truncate(before));
                 if u.refusal.is_some() {
                     Err(())
                 } else {
@@ -285,7 +261,7 @@ impl SideFolder {
             }
             Err(e) => return Err(io_error(name, e)),
         };
-        self.with_log(|l| l.opened.push(path.to_path_buf()));
+        self.log.opened(path.to_path_buf());
         let meta = file.metadata().map_err(|e| io_error(name, e))?;
         if !meta.is_file() {
             return Ok(SideFile::Unavailable(self.refuse(name, Refusal::NotAFile)));
@@ -368,9 +344,7 @@ fn open_no_follow(path: &Path) -> std::io::Result<File> {
 /// A size of 0 is taken as empty without reading: `/proc`-like files report 0 whatever
 /// they produce, and reading some of them blocks.
 fn read_exactly(file: File, len: u64, budget: &Budget) -> Result<Option<Vec<u8>>, FormatError> {
-    if len > budget.remaining() {
-        return Err(over_budget("side file", len, budget));
-    }
+    fits("side file", len, budget)?;
     if len == 0 {
         return Ok(Some(Vec::new()));
     }

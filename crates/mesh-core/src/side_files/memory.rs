@@ -3,12 +3,13 @@
 //! resolves them on disk. Nothing here asks the file system anything.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use parsing_primitives::Budget;
 
+use super::log::Log;
 use super::name::{Part, Refusal, lexical_parts};
-use super::{SideFile, SideFiles, Unavailable, over_budget};
+use super::{SideFile, SideFiles, Unavailable, fits};
 use crate::error::FormatError;
 
 /// Files held in memory, by relative name (`actor.mesh`, `textures/wood.png`): what a
@@ -56,10 +57,13 @@ impl FileSet {
                 "not among the files given",
             ))
         })?;
-        if bytes.len() as u64 > budget.remaining() {
-            return Err(over_budget("the input file", bytes.len() as u64, budget));
-        }
+        fits("the input file", bytes.len() as u64, budget)?;
         Ok(bytes.to_vec())
+    }
+
+    /// Every file, by name, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
     }
 
     /// Every file's name, in order.
@@ -131,13 +135,7 @@ pub struct MemoryFolder {
     /// The input's folder, as steps from the set's root.
     base: Vec<String>,
     budget: Budget,
-    log: Mutex<Log>,
-}
-
-#[derive(Debug, Default)]
-struct Log {
-    refused: Vec<Unavailable>,
-    refused_folders: Vec<String>,
+    log: Log,
 }
 
 impl MemoryFolder {
@@ -153,30 +151,13 @@ impl MemoryFolder {
             files,
             base,
             budget: budget.clone(),
-            log: Mutex::new(Log::default()),
+            log: Log::default(),
         }
     }
 
     /// Every name refused so far (not missing files), in order, each once.
     pub fn refusals(&self) -> Vec<Unavailable> {
-        self.with_log(|l| l.refused.clone())
-    }
-
-    fn with_log<T>(&self, f: impl FnOnce(&mut Log) -> T) -> T {
-        match self.log.lock() {
-            Ok(mut l) => f(&mut l),
-            Err(poisoned) => f(&mut poisoned.into_inner()),
-        }
-    }
-
-    fn refuse(&self, name: &str, refusal: Refusal) -> Unavailable {
-        let u = Unavailable::refused(name, refusal);
-        self.with_log(|l| {
-            if !l.refused.contains(&u) {
-                l.refused.push(u.clone());
-            }
-        });
-        u
+        self.log.refusals()
     }
 
     /// `name` resolved from the input's folder: its key in the set, or why not.
@@ -190,19 +171,16 @@ impl SideFiles for MemoryFolder {
     fn read(&self, name: &str) -> Result<SideFile, FormatError> {
         let key = match self.locate(name) {
             Ok(k) => k,
-            Err(r) => return Ok(SideFile::Unavailable(self.refuse(name, r))),
+            Err(r) => return Ok(SideFile::Unavailable(self.log.refuse(name, r))),
         };
         match self.files.files.get(&key) {
             Some(bytes) => {
-                let len = bytes.len() as u64;
-                if len > self.budget.remaining() {
-                    return Err(over_budget("side file", len, &self.budget));
-                }
+                fits("side file", bytes.len() as u64, &self.budget)?;
                 Ok(SideFile::Found(bytes.clone()))
             }
-            None if self.files.is_folder(&key) => {
-                Ok(SideFile::Unavailable(self.refuse(name, Refusal::NotAFile)))
-            }
+            None if self.files.is_folder(&key) => Ok(SideFile::Unavailable(
+                self.log.refuse(name, Refusal::NotAFile),
+            )),
             None => Ok(SideFile::Unavailable(Unavailable::missing(name))),
         }
     }
@@ -214,7 +192,7 @@ impl SideFiles for MemoryFolder {
             match self.locate(name) {
                 Ok(k) => k,
                 Err(_) => {
-                    self.with_log(|l| l.refused_folders.push(name.to_string()));
+                    self.log.refused_folder(name);
                     return Ok(Vec::new());
                 }
             }
@@ -225,7 +203,9 @@ impl SideFiles for MemoryFolder {
             format!("{dir}/")
         };
         let mut names = Vec::new();
-        for key in self.files.files.keys() {
+        // Names are sorted: the folder's files are one run from its prefix on.
+        let run = self.files.files.range(prefix.clone()..).map(|(k, _)| k);
+        for key in run.take_while(|k| k.starts_with(&prefix)) {
             let Some(rest) = key.strip_prefix(&prefix) else {
                 continue;
             };
@@ -248,7 +228,7 @@ impl SideFiles for MemoryFolder {
     }
 
     fn refused_folders(&self) -> Vec<String> {
-        self.with_log(|l| l.refused_folders.clone())
+        self.log.refused_folders()
     }
 }
 

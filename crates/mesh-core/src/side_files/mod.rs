@@ -36,6 +36,7 @@
 //! check and the open (the final component is opened without following links).
 
 mod folder;
+mod log;
 mod memory;
 mod name;
 
@@ -171,6 +172,15 @@ impl SideFiles for Vec<(String, Vec<u8>)> {
             Vec::new()
         })
     }
+}
+
+/// Refuses a file of `len` bytes that does not fit what is left of `budget`, before it
+/// is read or copied.
+fn fits(what: &'static str, len: u64, budget: &Budget) -> Result<(), FormatError> {
+    if len > budget.remaining() {
+        return Err(over_budget(what, len, budget));
+    }
+    Ok(())
 }
 
 /// The `BudgetExceeded` for `what`, a file of `len` bytes that does not fit `budget`.
