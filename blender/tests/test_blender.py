@@ -252,6 +252,66 @@ def test_unity_fixture_both_ways():
     check(meshfmt.info(report.files[0])["triangles"] == 12, "the cube did not come back")
 
 
+def gltf_world_points(path):
+    """Blender's own glTF importer on `path`: the meshes' vertices in world space (the
+    importer puts skinned vertices in their bind pose through the inverse bind
+    matrices), and the triangle and action counts."""
+    fresh_scene()
+    bpy.ops.import_scene.gltf(filepath=path)
+    points = []
+    tris = 0
+    for o in bpy.context.scene.objects:
+        if o.type == "MESH":
+            m = o.matrix_world
+            points.extend(tuple(m @ v.co) for v in o.data.vertices)
+            tris += sum(len(p.vertices) - 2 for p in o.data.polygons)
+    return numpy.array(points, dtype=numpy.float64), tris, len(bpy.data.actions)
+
+
+def farthest_from(a, b):
+    """The largest distance (per axis) from a point of `a` to its nearest point of `b`."""
+    worst = 0.0
+    for chunk in numpy.array_split(a, max(1, len(a) // 512)):
+        d = numpy.abs(chunk[:, None, :] - b[None, :, :]).max(axis=2).min(axis=1)
+        worst = max(worst, float(d.max()))
+    return worst
+
+
+def test_quantized_gltf_in_blenders_importer():
+    """`--quality quantized` (KHR_mesh_quantization, KHR_texture_transform) read by
+    Blender 3.4's glTF importer: the same triangles and clips as the float export, every
+    vertex within the position bound the report states."""
+    out = os.path.join(OUT, "quantized")
+    os.makedirs(out, exist_ok=True)
+    cases = [
+        ("actor", [ACTOR, "--anim", os.path.join(os.path.dirname(ACTOR), "actor_00", "*.anim")]),
+        ("cesium", [os.path.join(SAMPLES, "m3d", "CesiumMan.m3d")]),
+        ("cube", [os.path.join(ROOT, "fixtures", "unity-meshser", "cube.bytes")]),
+    ]
+    for name, args in cases:
+        plain = os.path.join(out, name + ".glb")
+        packed = os.path.join(out, name + ".quantized.glb")
+        report = os.path.join(out, name + ".report.json")
+        subprocess.run([meshfmt_bin(), "convert", *args, plain], check=True, capture_output=True)
+        subprocess.run(
+            [meshfmt_bin(), "convert", *args, packed, "--quality", "quantized", "--report", report],
+            check=True,
+            capture_output=True,
+        )
+        with open(report) as f:
+            losses = json.load(f)["losses"]
+        bound = max(x["bound"] for x in losses if x["feature"] == "geometry" and x["reason"].startswith("positions"))
+        a, tris_a, clips_a = gltf_world_points(plain)
+        b, tris_b, clips_b = gltf_world_points(packed)
+        check(tris_a == tris_b and tris_a > 0, f"{name}: {tris_b} triangles, the float export has {tris_a}")
+        check(clips_a == clips_b, f"{name}: {clips_b} actions, the float export has {clips_a}")
+        # Blender works in f32: a few ulps of the model's size on top of the bound.
+        slack = 4 * numpy.finfo(numpy.float32).eps * float(numpy.abs(a).max())
+        worst = max(farthest_from(b, a), farthest_from(a, b))
+        check(worst <= bound + slack, f"{name}: a vertex moved {worst}, the report's bound is {bound}")
+        print(f"     {name}: {tris_b} triangles, {len(b)} vertices, worst {worst:.3g} <= bound {bound:.3g}")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     meshfmt_io.register()

@@ -1,11 +1,12 @@
 //! `cargo xtask gltf OUT`: every committed fixture exported to glTF in OUT (as .glb, and
 //! the skinned arm also as .gltf with a separate and with an embedded buffer), for the
-//! Khronos validator that `.ci/run` runs on OUT.
+//! Khronos validator that `.ci/run` runs on OUT; each also compressed for delivery
+//! (`.quantized.glb`: KHR_mesh_quantization; `.meshopt.glb`: and EXT_meshopt_compression).
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use meshfmt::gltf::{Container, export};
+use meshfmt::gltf::{Compression, Container, export_with};
 
 pub fn run(out: &Path) -> ExitCode {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
@@ -46,16 +47,34 @@ pub fn run(out: &Path) -> ExitCode {
                 continue;
             }
         };
-        let mut containers = vec![(Container::Glb, format!("{rel}.glb"))];
+        let mut containers = vec![
+            (Container::Glb, None, format!("{rel}.glb")),
+            (
+                Container::Glb,
+                Some(Compression::QUANTIZED),
+                format!("{rel}.quantized.glb"),
+            ),
+            (
+                Container::Glb,
+                Some(Compression::MESHOPT),
+                format!("{rel}.meshopt.glb"),
+            ),
+        ];
         if rel.starts_with("unigine-mesh_skinned_arm.ms11") {
             containers.push((
                 Container::Separate(format!("{rel}.bin")),
+                None,
                 format!("{rel}.gltf"),
             ));
-            containers.push((Container::Embedded, format!("{rel}.embedded.gltf")));
+            containers.push((Container::Embedded, None, format!("{rel}.embedded.gltf")));
         }
-        for (container, name) in containers {
-            match export(&model, container, &meshfmt_core::Budget::default()) {
+        for (container, compression, name) in containers {
+            match export_with(
+                &model,
+                container,
+                compression,
+                &meshfmt_core::Budget::default(),
+            ) {
                 Ok(g) => {
                     let mut ok = std::fs::write(out.join(&name), &g.value.main).is_ok();
                     if let Some(bin) = &g.value.buffer {

@@ -7,7 +7,7 @@ use meshfmt_core::{Converted, Feature, Model, Summary};
 
 use crate::error::CliError;
 use crate::gltf::import::{Stored, import_detailed};
-use crate::gltf::{Container, Exported, export, sniff};
+use crate::gltf::{Compression, Container, Exported, export_with, sniff};
 
 /// glTF 2.0: `.glb`, and `.gltf` with its buffer beside it (or embedded: version
 /// `embedded`). Reading imports into meshfmt-core at once (the faithful value is the
@@ -36,6 +36,17 @@ fn container(cx: &Context<'_>) -> Container {
     }
 }
 
+/// The compression a `--quality` asks for: none for `float` (or none asked).
+fn compression(cx: &Context<'_>) -> Result<Option<Compression>, FormatError> {
+    match cx.quality {
+        None | Some("float") => Ok(None),
+        Some(q) => Compression::for_quality(q).map(Some).ok_or_else(|| FormatError::Unsupported {
+            format: "gltf",
+            message: format!("--quality {q}: glTF writes float, quantized or meshopt"),
+        }),
+    }
+}
+
 fn format_error(e: CliError) -> FormatError {
     match e {
         CliError::File(f) => f,
@@ -54,6 +65,8 @@ pub static FORMAT_INFO: FormatInfo = FormatInfo {
     extensions: &["glb", "gltf"],
     holds: &Feature::ALL,
     rewrites_faithfully: false,
+    // `quantized`: KHR_mesh_quantization; `meshopt`: and EXT_meshopt_compression.
+    qualities: &["float", "quantized", "meshopt"],
     ..FormatInfo::DEFAULT
 };
 
@@ -82,7 +95,8 @@ impl Format for Gltf {
         cx: &Context<'_>,
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError> {
         let c = container(cx);
-        let g = export(model, c.clone(), &cx.budget).map_err(format_error)?;
+        let compression = compression(cx)?;
+        let g = export_with(model, c.clone(), compression, &cx.budget).map_err(format_error)?;
         cx.budget.charge("model copy", model.heap_bytes())?;
         Ok(Converted {
             value: Box::new(GltfFile {
@@ -131,7 +145,7 @@ impl FormatFile for GltfFile {
         let exported = match &self.exported {
             Some((made_for, e)) if *made_for == c => e.clone(),
             _ => {
-                export(&self.model.value, c.clone(), &cx.budget)
+                export_with(&self.model.value, c.clone(), compression(cx)?, &cx.budget)
                     .map_err(format_error)?
                     .value
             }

@@ -83,6 +83,9 @@ pub(crate) fn import_detailed(
                 budget.charge("glTF buffer", bin.len() as u64)?;
                 bin.to_vec()
             }
+            // EXT_meshopt_compression's fallback buffer: no data, its views are decoded
+            // from the compressed ones (below).
+            (None, _, _) if meshopt_fallback(b) => Vec::new(),
             (None, _, _) => return Err(bad(format!("buffers[{i}] has no data"))),
             (Some(uri), _, _) => match uri.strip_prefix("data:") {
                 Some(rest) => {
@@ -118,7 +121,7 @@ pub(crate) fn import_detailed(
                 },
             },
         };
-        if (bytes.len() as u64) < b.byte_length.0 {
+        if (bytes.len() as u64) < b.byte_length.0 && !meshopt_fallback(b) {
             return Err(bad(format!(
                 "buffers[{i}] holds {} bytes, byteLength says {}",
                 bytes.len(),
@@ -127,6 +130,8 @@ pub(crate) fn import_detailed(
         }
         buffers.push(bytes);
     }
+    let mut root = root;
+    decode_meshopt(&mut root, &mut buffers, budget)?;
     Importer {
         root: &root,
         buffers,
@@ -136,6 +141,7 @@ pub(crate) fn import_detailed(
             ..Default::default()
         }),
         stored: Stored::default(),
+        bind_shape: None,
     }
     .run()
 }
@@ -397,8 +403,140 @@ fn decode_base64(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The KHR_texture_transform of the first of material `m`'s textures that reads UV set
+/// `set` (`offset`, `rotation`, `scale`; its own `texCoord` overrides the set), as the
+/// matrix T * R * S of the extension's specification.
+fn texture_transform(m: &json::Material, set: u32) -> Option<meshfmt_core::glam::Affine2> {
+    use meshfmt_core::glam::{Affine2, Mat2, Vec2};
+    let pbr = &m.pbr_metallic_roughness;
+    let infos = [
+        pbr.base_color_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        pbr.metallic_roughness_texture
+            .as_ref()
+            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        m.normal_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        m.occlusion_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        m.emissive_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+    ];
+    for (tex_coord, others) in infos.into_iter().flatten() {
+        let Some(ext) = others.and_then(|o| o.get("KHR_texture_transform")) else {
+            continue;
+        };
+        let reads = ext
+            .get("texCoord")
+            .and_then(serde_json::Value::as_u64)
+            .map_or(tex_coord, |t| t as u32);
+        if reads != set {
+            continue;
+        }
+        let pair = |name: &str, default: f32| -> Vec2 {
+            let v = ext.get(name).and_then(serde_json::Value::as_array);
+            let at = |i: usize| {
+                v.and_then(|a| a.get(i))
+                    .and_then(serde_json::Value::as_f64)
+                    .map_or(default, |x| x as f32)
+            };
+            Vec2::new(at(0), at(1))
+        };
+        let offset = pair("offset", 0.0);
+        let scale = pair("scale", 1.0);
+        let r = ext
+            .get("rotation")
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(0.0) as f32;
+        // The specification's GLSL `mat3(cos, sin, 0, -sin, cos, 0, 0, 0, 1)`: columns
+        // (cos, sin) and (-sin, cos).
+        let (sin, cos) = r.sin_cos();
+        let rotation = Mat2::from_cols(Vec2::new(cos, sin), Vec2::new(-sin, cos));
+        let t = Affine2::from_mat2_translation(rotation * Mat2::from_diagonal(scale), offset);
+        return t.is_finite().then_some(t);
+    }
+    None
+}
+
+/// True for a buffer EXT_meshopt_compression marks as a fallback (it holds no data).
+fn meshopt_fallback(b: &json::Buffer) -> bool {
+    b.extensions
+        .as_ref()
+        .and_then(|e| e.others.get("EXT_meshopt_compression"))
+        .and_then(|x| x.get("fallback"))
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Decodes every EXT_meshopt_compression view into a buffer of its own (charged to the
+/// budget before it is allocated), so accessors read it like any other.
+fn decode_meshopt(
+    root: &mut json::Root,
+    buffers: &mut Vec<Vec<u8>>,
+    budget: &Budget,
+) -> Result<(), CliError> {
+    use meshfmt_meshopt::{Filter, Mode};
+    for (v, view) in root.buffer_views.iter_mut().enumerate() {
+        let Some(ext) = view
+            .extensions
+            .as_ref()
+            .and_then(|e| e.others.get("EXT_meshopt_compression"))
+        else {
+            continue;
+        };
+        let what = format!("bufferViews[{v}].extensions.EXT_meshopt_compression");
+        let field = |name: &str| {
+            ext.get(name)
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|x| usize::try_from(x).ok())
+        };
+        let (Some(buffer), Some(length), Some(stride), Some(count)) = (
+            field("buffer"),
+            field("byteLength"),
+            field("byteStride"),
+            field("count"),
+        ) else {
+            return Err(bad(format!("{what}: buffer, byteLength, byteStride and count are required")));
+        };
+        let offset = field("byteOffset").unwrap_or(0);
+        let mode = match ext.get("mode").and_then(serde_json::Value::as_str) {
+            Some("ATTRIBUTES") => Mode::Attributes,
+            Some("TRIANGLES") => Mode::Triangles,
+            Some("INDICES") => Mode::Indices,
+            other => return Err(bad(format!("{what}: mode {other:?}"))),
+        };
+        let filter = match ext.get("filter").and_then(serde_json::Value::as_str) {
+            None | Some("NONE") => Filter::None,
+            Some("OCTAHEDRAL") => Filter::Octahedral,
+            Some("QUATERNION") => Filter::Quaternion,
+            Some("EXPONENTIAL") => Filter::Exponential,
+            Some(other) => return Err(bad(format!("{what}: filter {other}"))),
+        };
+        let source = buffers
+            .get(buffer)
+            .and_then(|b| b.get(offset..offset.checked_add(length)?))
+            .ok_or_else(|| bad(format!("{what}: the compressed bytes lie outside buffers[{buffer}]")))?;
+        let size = count
+            .checked_mul(stride)
+            .filter(|&n| n as u64 <= view.byte_length.0)
+            .ok_or_else(|| bad(format!("{what}: {count} elements of {stride} bytes overflow the view")))?;
+        budget.charge("glTF meshopt-decoded view", size as u64)?;
+        let mut out = vec![0u8; size];
+        meshfmt_meshopt::decode_gltf_buffer(&mut out, count, stride, source, mode, filter)
+            .map_err(|e| bad(format!("{what}: {e}")))?;
+        // The view's own length may exceed the decoded elements; pad with zeros.
+        out.resize(out.len().max(view.byte_length.0 as usize), 0);
+        view.buffer = json::Index::new(buffers.len() as u32);
+        view.byte_offset = None;
+        view.extensions = None;
+        buffers.push(out);
+    }
+    Ok(())
+}
+
 struct Importer<'a> {
     root: &'a json::Root,
+    /// The skin's bind-shape matrix, when its inverse bind matrices carry one (joint
+    /// world x inverse bind the same matrix for every joint, not the identity: a
+    /// dequantization, as gltfpack and `--compress` write): skinned positions are
+    /// taken through it, and the inverse bind matrices without it.
+    bind_shape: Option<Mat4>,
     buffers: Vec<Vec<u8>>,
     budget: &'a Budget,
     out: Converted<Model>,
@@ -576,7 +714,7 @@ impl Importer<'_> {
                 "only the first skin is kept (meshfmt-core has one skeleton)",
             );
         }
-        self.skeleton(&joints, &parents)?;
+        self.skeleton(&joints, &parents, &worlds)?;
         self.textures()?;
         self.materials();
         // Meshes through the nodes that use them; static ones take the node's world
@@ -591,7 +729,7 @@ impl Importer<'_> {
                 .ok_or_else(|| bad(format!("nodes[{n}]: no meshes[{}]", mesh_index.value())))?;
             let skinned = node.skin.is_some_and(|s| s.value() == 0) && !joints.is_empty();
             let world = if skinned {
-                Mat4::IDENTITY
+                self.bind_shape.unwrap_or(Mat4::IDENTITY)
             } else {
                 worlds.get(n).copied().unwrap_or(Mat4::IDENTITY)
             };
@@ -683,6 +821,14 @@ impl Importer<'_> {
                     .map(Vec2::from_slice)
                     .collect();
                 same(dst.len(), "texture coordinates")?;
+                // KHR_texture_transform on the material's textures that read this set
+                // (a dequantization, as gltfpack and `--compress` write): baked in.
+                let material = prim.material.and_then(|m| self.root.materials.get(m.value()));
+                if let Some(t) = material.and_then(|m| texture_transform(m, set)) {
+                    for uv in dst.iter_mut() {
+                        *uv = t.transform_point2(*uv);
+                    }
+                }
             }
         }
         if let Some(a) = attr(Semantic::Colors(0)) {
@@ -771,7 +917,12 @@ impl Importer<'_> {
         Ok(s)
     }
 
-    fn skeleton(&mut self, joints: &[usize], parents: &[Option<usize>]) -> Result<(), CliError> {
+    fn skeleton(
+        &mut self,
+        joints: &[usize],
+        parents: &[Option<usize>],
+        worlds: &[Mat4],
+    ) -> Result<(), CliError> {
         let root = self.root;
         let Some(skin) = root.skins.first() else {
             return Ok(());
@@ -781,11 +932,32 @@ impl Importer<'_> {
             None => Vec::new(),
         };
         if !ibm.is_empty() && ibm.len() != joints.len() * 16 {
+            // (checked before the matrices are taken apart below)
             return Err(bad(format!(
                 "skins[0]: {} inverse bind matrices for {} joints",
                 ibm.len() / 16,
                 joints.len()
             )));
+        }
+        let mut ibm: Vec<Mat4> = ibm.chunks_exact(16).map(Mat4::from_cols_slice).collect();
+        // A bind shape common to every joint (a dequantization in the inverse bind
+        // matrices) moves to the skinned positions.
+        let shapes: Vec<Mat4> = joints
+            .iter()
+            .zip(&ibm)
+            .map(|(&n, m)| worlds.get(n).copied().unwrap_or(Mat4::IDENTITY) * *m)
+            .collect();
+        if let Some(first) = shapes.first() {
+            let scale = first.abs().to_cols_array().iter().fold(0.0f32, |a, &b| a.max(b));
+            let same = shapes.iter().all(|m| m.abs_diff_eq(*first, 1e-4 * scale.max(1.0)));
+            let identity = first.abs_diff_eq(Mat4::IDENTITY, 1e-4);
+            if same && !identity && first.determinant().abs() > f32::MIN_POSITIVE && first.is_finite() {
+                let undo = first.inverse();
+                for m in &mut ibm {
+                    *m *= undo;
+                }
+                self.bind_shape = Some(*first);
+            }
         }
         let joint_of = joint_indices(root, joints);
         let nearest = nearest_joint_ancestors(parents, &joint_of);
@@ -800,7 +972,7 @@ impl Importer<'_> {
                 name: node.name.clone().unwrap_or_else(|| format!("joint{b}")),
                 parent,
                 rest: local_transform(node),
-                inverse_bind: ibm.get(16 * b..16 * b + 16).map(Mat4::from_cols_slice),
+                inverse_bind: ibm.get(b).copied(),
             });
         }
         Ok(())
@@ -1299,6 +1471,27 @@ mod tests {
         many.push_str(&vec!["{}"; 1_000_000].join(","));
         many.push_str("]}");
         assert!(parse_bound(many.as_bytes()) > 700 << 20);
+    }
+
+    #[test]
+    fn texture_transform_is_the_specifications_matrix() {
+        use gltf_json as json;
+        // The specification's example: offset (0, 1), a quarter turn, scale 0.5. By hand
+        // from translation * rotation * scale (GLSL columns): (1, 0) -> scale (0.5, 0)
+        // -> rotate 0.5 * (cos, sin) = (0, 0.5) -> offset (0, 1.5); (0, 1) -> (0, 0.5)
+        // -> 0.5 * (-sin, cos) = (-0.5, 0) -> (-0.5, 1).
+        let m: json::Material = json::deserialize::from_str(
+            r#"{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "texCoord": 1,
+                "extensions": {"KHR_texture_transform":
+                  {"offset": [0, 1], "rotation": 1.57079632679, "scale": [0.5, 0.5]}}}}}"#,
+        )
+        .unwrap();
+        assert!(super::texture_transform(&m, 0).is_none());
+        let t = super::texture_transform(&m, 1).unwrap();
+        let a = t.transform_point2(meshfmt_core::glam::Vec2::new(1.0, 0.0));
+        let b = t.transform_point2(meshfmt_core::glam::Vec2::new(0.0, 1.0));
+        assert!((a - meshfmt_core::glam::Vec2::new(0.0, 1.5)).length() < 1e-6, "{a}");
+        assert!((b - meshfmt_core::glam::Vec2::new(-0.5, 1.0)).length() < 1e-6, "{b}");
     }
 
     /// Escapes decode before the policy sees the name, so `..%2F` is judged as `../`;

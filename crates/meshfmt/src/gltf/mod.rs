@@ -30,10 +30,12 @@
 //! ```
 
 mod build;
+mod compress;
 mod contract;
 mod glb;
 mod import;
 
+pub use compress::Compression;
 pub use contract::{FORMAT, Gltf};
 pub use import::{import, sniff};
 
@@ -69,9 +71,48 @@ pub fn export(
     container: Container,
     budget: &Budget,
 ) -> Result<Converted<Exported>, CliError> {
+    export_with(model, container, None, budget)
+}
+
+/// [`export`], compressed for delivery when `compression` is given (see
+/// [`Compression`]): the quantization's error bounds join the losses.
+///
+/// ```
+/// use meshfmt::gltf::{Compression, Container, export_with};
+/// use meshfmt_core::{glam::Vec3, Model, Surface};
+///
+/// let model = Model {
+///     surfaces: vec![Surface {
+///         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+///         indices: vec![0, 1, 2],
+///         ..Default::default()
+///     }],
+///     ..Default::default()
+/// };
+/// let budget = meshfmt_core::Budget::default();
+/// let glb = export_with(&model, Container::Glb, Some(Compression::MESHOPT), &budget)?;
+/// let json = String::from_utf8_lossy(&glb.value.main);
+/// assert!(json.contains("EXT_meshopt_compression"));
+/// assert!(glb.value.main.len() < export(&model, Container::Glb, &budget)?.value.main.len() * 2);
+/// # use meshfmt::gltf::export;
+/// # Ok::<(), meshfmt::error::CliError>(())
+/// ```
+pub fn export_with(
+    model: &Model,
+    container: Container,
+    compression: Option<Compression>,
+    budget: &Budget,
+) -> Result<Converted<Exported>, CliError> {
     let built = build::build(model, budget)?;
-    let mut root = built.root;
-    let bin = built.bin;
+    let mut losses = built.losses;
+    let (mut root, bin) = match compression {
+        Some(c) => {
+            let (root, bin, quantized) = compress::compress(built.root, &built.bin, c, budget)?;
+            losses.extend(quantized);
+            (root, bin)
+        }
+        None => (built.root, built.bin),
+    };
     // The JSON (or, embedded, the base64 of the buffer) and the container's copy.
     budget.charge("glTF export", (bin.len() as u64).saturating_mul(2))?;
     let exported = match container {
@@ -109,7 +150,7 @@ pub fn export(
     };
     Ok(Converted {
         value: exported,
-        losses: built.losses,
+        losses,
     })
 }
 
