@@ -59,6 +59,10 @@ enum Quality {
     Quantized,
     /// glTF: quantized and EXT_meshopt_compression (what `--compress` asks for).
     Meshopt,
+    /// glTF: `quantized`, keeping every surface, UV set, tangent and clip event.
+    QuantizedKeep,
+    /// glTF: `meshopt`, keeping every surface, UV set, tangent and clip event.
+    MeshoptKeep,
 }
 
 impl Quality {
@@ -72,6 +76,8 @@ impl Quality {
             Quality::Double => "double",
             Quality::Quantized => "quantized",
             Quality::Meshopt => "meshopt",
+            Quality::QuantizedKeep => "quantized-keep",
+            Quality::MeshoptKeep => "meshopt-keep",
         }
     }
 }

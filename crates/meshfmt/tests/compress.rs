@@ -72,7 +72,11 @@ fn matches(a: &Surface, b: &Surface, k: &Bounds) -> Vec<usize> {
                     best = (score, j);
                 }
             }
-            assert!(best.1 != usize::MAX, "vertex {i} at {p} has no original within {}", k.position);
+            assert!(
+                best.1 != usize::MAX,
+                "vertex {i} at {p} has no original within {}",
+                k.position
+            );
             best.1
         })
         .collect()
@@ -90,6 +94,48 @@ fn canonical_triangles(indices: impl Iterator<Item = [u32; 3]>) -> Vec<[u32; 3]>
     t
 }
 
+/// The surfaces as one (an attribute only if every surface has it).
+fn union(surfaces: &[Surface]) -> Surface {
+    let mut u = Surface::default();
+    let all = |f: fn(&Surface) -> usize| surfaces.iter().all(|s| f(s) == s.positions.len());
+    let (normals, tangents, uv0, uv1, colors, skin) = (
+        all(|s| s.normals.len()),
+        all(|s| s.tangents.len()),
+        all(|s| s.uv0.len()),
+        all(|s| s.uv1.len()),
+        all(|s| s.colors.len()),
+        all(|s| s.skin.len()),
+    );
+    for s in surfaces {
+        let base = u.positions.len() as u32;
+        u.indices.extend(
+            s.indices[..s.indices.len() / 3 * 3]
+                .iter()
+                .map(|i| i + base),
+        );
+        u.positions.extend(&s.positions);
+        if normals {
+            u.normals.extend(&s.normals);
+        }
+        if tangents {
+            u.tangents.extend(&s.tangents);
+        }
+        if uv0 {
+            u.uv0.extend(&s.uv0);
+        }
+        if uv1 {
+            u.uv1.extend(&s.uv1);
+        }
+        if colors {
+            u.colors.extend(&s.colors);
+        }
+        if skin {
+            u.skin.extend(s.skin.iter().cloned());
+        }
+    }
+    u
+}
+
 fn check(name: &str, model: &Model, c: Compression) {
     let budget = Budget::default();
     let plain = export(model, Container::Glb, &budget).unwrap();
@@ -98,14 +144,22 @@ fn check(name: &str, model: &Model, c: Compression) {
     let a = read(&plain.value.main);
     let b = read(&packed.value.main);
     let doc = document(&packed.value.main);
-    assert!(doc.extensions_required.contains(&"KHR_mesh_quantization".to_string()), "{name}");
+    assert!(
+        doc.extensions_required
+            .contains(&"KHR_mesh_quantization".to_string()),
+        "{name}"
+    );
     assert_eq!(
-        doc.extensions_used.contains(&"EXT_meshopt_compression".to_string()),
+        doc.extensions_used
+            .contains(&"EXT_meshopt_compression".to_string()),
         c.meshopt,
         "{name}"
     );
     for r in &doc.extensions_required {
-        assert!(doc.extensions_used.contains(r), "{name}: {r} required, not used");
+        assert!(
+            doc.extensions_used.contains(r),
+            "{name}: {r} required, not used"
+        );
     }
     // Smaller, but for the smallest models (the extensions' JSON outweighs their few
     // vertices).
@@ -117,9 +171,20 @@ fn check(name: &str, model: &Model, c: Compression) {
             plain.value.main.len()
         );
     }
-    assert_eq!(a.surfaces.len(), b.surfaces.len(), "{name}");
-    for (sa, sb) in a.surfaces.iter().zip(&b.surfaces) {
-        assert_eq!(sa.name, sb.name);
+    // Without `keep`, surfaces may merge: the models are compared as one surface each.
+    let (sa_all, sb_all);
+    let pairs: Vec<(&Surface, &Surface)> = if c.keep {
+        assert_eq!(a.surfaces.len(), b.surfaces.len(), "{name}");
+        a.surfaces.iter().zip(&b.surfaces).collect()
+    } else {
+        sa_all = union(&a.surfaces);
+        sb_all = union(&b.surfaces);
+        vec![(&sa_all, &sb_all)]
+    };
+    for (sa, sb) in pairs {
+        if c.keep {
+            assert_eq!(sa.name, sb.name);
+        }
         let k = Bounds {
             position: bound(losses, Feature::Geometry, "positions").expect("positions bound"),
             normal_deg: bound(losses, Feature::Normals, "normals").unwrap_or(0.0),
@@ -128,23 +193,31 @@ fn check(name: &str, model: &Model, c: Compression) {
                 .max(bound(losses, Feature::Uv1, "UV set 1").unwrap_or(0.0)),
         };
         // The position bound is a fraction of the model's size, never zero.
-        assert!(k.position > 0.0 && k.position < 1e-3, "{name}: {}", k.position);
+        assert!(
+            k.position > 0.0 && k.position < 1e-3,
+            "{name}: {}",
+            k.position
+        );
         let m = matches(sa, sb, &k);
         for (i, &j) in m.iter().enumerate() {
             let d = (sb.positions[i] - sa.positions[j]).abs().max_element();
             assert!(d <= k.position, "{name}: position {d} > {}", k.position);
-            if !sa.normals.is_empty() {
+            if !sb.normals.is_empty() {
                 let e = angle_deg(sb.normals[i], sa.normals[j]);
-                assert!(e <= k.normal_deg + 1e-3, "{name}: normal {e} > {}", k.normal_deg);
+                assert!(
+                    e <= k.normal_deg + 1e-3,
+                    "{name}: normal {e} > {}",
+                    k.normal_deg
+                );
             }
-            if !sa.tangents.is_empty() {
+            if !sb.tangents.is_empty() {
                 let e = angle_deg(sb.tangents[i].truncate(), sa.tangents[j].truncate());
                 let tb = bound(losses, Feature::Tangents, "tangents").unwrap();
                 assert!(e <= tb + 1e-3, "{name}: tangent {e} > {tb}");
                 assert_eq!(sb.tangents[i].w.signum(), sa.tangents[j].w.signum());
             }
             for (ua, ub) in [(&sa.uv0, &sb.uv0), (&sa.uv1, &sb.uv1)] {
-                if !ua.is_empty() {
+                if !ub.is_empty() {
                     let e = (ub[i] - ua[j]).abs().max_element();
                     assert!(e <= k.uv.max(1e-6), "{name}: uv {e} > {}", k.uv);
                 }
@@ -158,7 +231,10 @@ fn check(name: &str, model: &Model, c: Compression) {
                 let wb: Vec<(u32, f32)> = sb.skin[i].pairs().collect();
                 for (joint, w) in &wa {
                     let other = wb.iter().find(|p| p.0 == *joint).map_or(0.0, |p| p.1);
-                    assert!((other - w).abs() <= 1.0 / 255.0 + 1e-6, "{name}: weight {w} vs {other}");
+                    assert!(
+                        (other - w).abs() <= 1.0 / 255.0 + 1e-6,
+                        "{name}: weight {w} vs {other}"
+                    );
                 }
                 let sum: f32 = wb.iter().map(|p| p.1).sum();
                 assert!((sum - 1.0).abs() < 1e-5, "{name}: weights sum to {sum}");
@@ -168,9 +244,20 @@ fn check(name: &str, model: &Model, c: Compression) {
         let ta = canonical_triangles(sa.triangles());
         let tb = canonical_triangles(sb.triangles().map(|t| t.map(|v| m[v as usize] as u32)));
         assert_eq!(ta, tb, "{name}: triangles differ");
-        // Vertices no triangle uses are gone; the ones used are all there.
+        // Vertices no triangle uses are gone, and identical ones are welded: never more
+        // vertices than the original uses.
         let used: std::collections::BTreeSet<u32> = sa.indices.iter().copied().collect();
-        assert_eq!(sb.positions.len(), used.len(), "{name}");
+        assert!(sb.positions.len() <= used.len(), "{name}");
+        if c.keep {
+            // Kept attributes: all of them, on every surface.
+            assert_eq!(
+                sa.normals.len() == sa.positions.len(),
+                sb.normals.len() == sb.positions.len()
+            );
+            assert_eq!(sa.tangents.is_empty(), sb.tangents.is_empty(), "{name}");
+            assert_eq!(sa.uv0.is_empty(), sb.uv0.is_empty(), "{name}");
+            assert_eq!(sa.uv1.is_empty(), sb.uv1.is_empty(), "{name}");
+        }
     }
     // Clips: every bone's local pose within the key bounds at every original key.
     assert_eq!(a.animations.len(), b.animations.len(), "{name}");
@@ -184,7 +271,13 @@ fn check(name: &str, model: &Model, c: Compression) {
         let mut times: Vec<f32> = ca
             .channels
             .iter()
-            .flat_map(|c| c.translation.times.iter().chain(&c.rotation.times).chain(&c.scale.times))
+            .flat_map(|c| {
+                c.translation
+                    .times
+                    .iter()
+                    .chain(&c.rotation.times)
+                    .chain(&c.scale.times)
+            })
             .copied()
             .collect();
         times.sort_by(f32::total_cmp);
@@ -193,9 +286,17 @@ fn check(name: &str, model: &Model, c: Compression) {
             let pb = cb.sample(&b.skeleton, t);
             for (x, y) in pa.locals.iter().zip(&pb.locals) {
                 let dt = (x.translation - y.translation).abs().max_element();
-                assert!(dt <= translation + 1e-6, "{name} {}: translation {dt} > {translation}", ca.name);
+                assert!(
+                    dt <= translation + 1e-6,
+                    "{name} {}: translation {dt} > {translation}",
+                    ca.name
+                );
                 let dr = x.rotation.angle_between(y.rotation);
-                assert!(dr <= rotation + 1e-5, "{name} {}: rotation {dr} > {rotation}", ca.name);
+                assert!(
+                    dr <= rotation + 1e-5,
+                    "{name} {}: rotation {dr} > {rotation}",
+                    ca.name
+                );
                 let ds = (x.scale / y.scale - Vec3::ONE).abs().max_element();
                 assert!(ds <= scale + 1e-3, "{name} {}: scale {ds}", ca.name);
             }
@@ -211,10 +312,15 @@ fn check(name: &str, model: &Model, c: Compression) {
     }
 }
 
+fn keep(c: Compression) -> Compression {
+    Compression { keep: true, ..c }
+}
+
 #[test]
 fn canonical_models_quantized_within_their_bounds() {
     for c in canonical::ALL.iter().filter(|c| !c.large) {
         check(c.name, &(c.build)(), Compression::QUANTIZED);
+        check(c.name, &(c.build)(), keep(Compression::QUANTIZED));
     }
 }
 
@@ -222,5 +328,6 @@ fn canonical_models_quantized_within_their_bounds() {
 fn canonical_models_meshopt_within_their_bounds() {
     for c in canonical::ALL.iter().filter(|c| !c.large) {
         check(c.name, &(c.build)(), Compression::MESHOPT);
+        check(c.name, &(c.build)(), keep(Compression::MESHOPT));
     }
 }

@@ -22,11 +22,20 @@ fn our_decoding(glb: &[u8]) -> Vec<u8> {
     let bin = &glb[at + 8..at + 8 + bin_len];
     let mut out = Vec::new();
     for v in &doc.buffer_views {
-        let Some(ext) = v.extensions.as_ref().and_then(|e| e.others.get("EXT_meshopt_compression")) else {
+        let Some(ext) = v
+            .extensions
+            .as_ref()
+            .and_then(|e| e.others.get("EXT_meshopt_compression"))
+        else {
             continue;
         };
         let n = |k: &str| ext.get(k).and_then(|x| x.as_u64()).unwrap_or(0) as usize;
-        let (offset, length, stride, count) = (n("byteOffset"), n("byteLength"), n("byteStride"), n("count"));
+        let (offset, length, stride, count) = (
+            n("byteOffset"),
+            n("byteLength"),
+            n("byteStride"),
+            n("count"),
+        );
         let mode = match ext["mode"].as_str().unwrap() {
             "ATTRIBUTES" => Mode::Attributes,
             "TRIANGLES" => Mode::Triangles,
@@ -39,7 +48,15 @@ fn our_decoding(glb: &[u8]) -> Vec<u8> {
             _ => Filter::None,
         };
         let mut target = vec![0u8; count * stride];
-        decode_gltf_buffer(&mut target, count, stride, &bin[offset..offset + length], mode, filter).unwrap();
+        decode_gltf_buffer(
+            &mut target,
+            count,
+            stride,
+            &bin[offset..offset + length],
+            mode,
+            filter,
+        )
+        .unwrap();
         out.extend_from_slice(&target);
     }
     out
@@ -49,14 +66,19 @@ fn our_decoding(glb: &[u8]) -> Vec<u8> {
 fn reference_decoder_reads_our_views_as_we_do() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let module = root.join(".ci/node_modules/meshoptimizer");
-    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !module.join("index.js").is_file() || !node_ok {
         assert!(
             std::env::var_os("MESHFMT_REQUIRE_MESHOPT_REF").is_none(),
             "node or {} missing (npm ci --prefix .ci)",
             module.display()
         );
-        eprintln!("notice: node or the meshoptimizer module is missing: the reference check is skipped");
+        eprintln!(
+            "notice: node or the meshoptimizer module is missing: the reference check is skipped"
+        );
         return;
     }
     let dir = std::env::temp_dir().join(format!("meshfmt-meshopt-ref-{}", std::process::id()));
@@ -64,10 +86,15 @@ fn reference_decoder_reads_our_views_as_we_do() {
     let mut files = Vec::new();
     for c in canonical::ALL {
         let model = (c.build)();
-        let glb = export_with(&model, Container::Glb, Some(Compression::MESHOPT), &Budget::default())
-            .unwrap()
-            .value
-            .main;
+        let glb = export_with(
+            &model,
+            Container::Glb,
+            Some(Compression::MESHOPT),
+            &Budget::default(),
+        )
+        .unwrap()
+        .value
+        .main;
         let path = dir.join(format!("{}.glb", c.name));
         std::fs::write(&path, &glb).unwrap();
         files.push((path, glb));
@@ -78,14 +105,22 @@ fn reference_decoder_reads_our_views_as_we_do() {
         .args(files.iter().map(|f| &f.0))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut views = 0;
     for (path, glb) in &files {
         let theirs = std::fs::read(path.with_extension("glb.decoded")).unwrap();
         let ours = our_decoding(glb);
         assert!(!ours.is_empty(), "{}: no compressed views", path.display());
         assert_eq!(theirs.len(), ours.len(), "{}", path.display());
-        assert!(theirs == ours, "{}: the reference decodes differently", path.display());
+        assert!(
+            theirs == ours,
+            "{}: the reference decodes differently",
+            path.display()
+        );
         views += 1;
     }
     assert_eq!(views, canonical::ALL.len());

@@ -608,9 +608,10 @@ pub fn encode_index_sequence(indices: &[u32]) -> Vec<u8> {
     let mut current = 0usize;
     for &index in indices {
         // switch baselines as soon as the delta does not fit in a byte with the sign
-        // and baseline bits (wrapping_abs: as the reference computes |delta| in i32)
+        // and baseline bits (a delta of exactly 2^31 counts as large, as in the
+        // reference build)
         let cd = index.wrapping_sub(last[current & 1]) as i32;
-        current ^= usize::from(cd.wrapping_abs() >= 30);
+        current ^= usize::from(cd.unsigned_abs() >= 30);
 
         let d = index.wrapping_sub(last[current & 1]);
         let v = (d << 1) ^ ((d as i32) >> 31) as u32;

@@ -336,8 +336,10 @@ fn write_cases(dir: &Path) -> Writer {
     }
     let high: Vec<u32> = (0..3000).map(|_| rng.below(1 << 30) as u32).collect();
     w.indices("sequence", "shigh_u32".into(), &high, 4);
-    let jumps: Vec<u32> = (0..200u32)
-        .map(|i| if i % 3 == 0 { i } else { i ^ 0x8000_0000 })
+    // deltas of exactly 2^31 (i32::MIN) decide the baseline switch too
+    let jumps: Vec<u32> = [0x8000_0000, 0, 0x8000_0000, 0x8000_0000, 0]
+        .into_iter()
+        .chain((0..200u32).map(|i| if i % 3 == 0 { i } else { i ^ 0x8000_0000 }))
         .collect();
     w.indices("sequence", "sjumps_u32".into(), &jumps, 4);
 

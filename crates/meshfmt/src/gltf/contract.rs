@@ -42,7 +42,9 @@ fn compression(cx: &Context<'_>) -> Result<Option<Compression>, FormatError> {
         None | Some("float") => Ok(None),
         Some(q) => Compression::for_quality(q).map(Some).ok_or_else(|| FormatError::Unsupported {
             format: "gltf",
-            message: format!("--quality {q}: glTF writes float, quantized or meshopt"),
+            message: format!(
+                "--quality {q}: glTF writes float, quantized, meshopt, quantized-keep or meshopt-keep"
+            ),
         }),
     }
 }
@@ -65,8 +67,15 @@ pub static FORMAT_INFO: FormatInfo = FormatInfo {
     extensions: &["glb", "gltf"],
     holds: &Feature::ALL,
     rewrites_faithfully: false,
-    // `quantized`: KHR_mesh_quantization; `meshopt`: and EXT_meshopt_compression.
-    qualities: &["float", "quantized", "meshopt"],
+    // `quantized`: KHR_mesh_quantization; `meshopt`: and EXT_meshopt_compression;
+    // `-keep`: every surface, attribute and clip event kept (see `Compression::keep`).
+    qualities: &[
+        "float",
+        "quantized",
+        "meshopt",
+        "quantized-keep",
+        "meshopt-keep",
+    ],
     ..FormatInfo::DEFAULT
 };
 

@@ -410,13 +410,21 @@ fn texture_transform(m: &json::Material, set: u32) -> Option<meshfmt_core::glam:
     use meshfmt_core::glam::{Affine2, Mat2, Vec2};
     let pbr = &m.pbr_metallic_roughness;
     let infos = [
-        pbr.base_color_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        pbr.base_color_texture
+            .as_ref()
+            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
         pbr.metallic_roughness_texture
             .as_ref()
             .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        m.normal_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        m.occlusion_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        m.emissive_texture.as_ref().map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        m.normal_texture
+            .as_ref()
+            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        m.occlusion_texture
+            .as_ref()
+            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
+        m.emissive_texture
+            .as_ref()
+            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
     ];
     for (tex_coord, others) in infos.into_iter().flatten() {
         let Some(ext) = others.and_then(|o| o.get("KHR_texture_transform")) else {
@@ -492,7 +500,9 @@ fn decode_meshopt(
             field("byteStride"),
             field("count"),
         ) else {
-            return Err(bad(format!("{what}: buffer, byteLength, byteStride and count are required")));
+            return Err(bad(format!(
+                "{what}: buffer, byteLength, byteStride and count are required"
+            )));
         };
         let offset = field("byteOffset").unwrap_or(0);
         let mode = match ext.get("mode").and_then(serde_json::Value::as_str) {
@@ -511,11 +521,19 @@ fn decode_meshopt(
         let source = buffers
             .get(buffer)
             .and_then(|b| b.get(offset..offset.checked_add(length)?))
-            .ok_or_else(|| bad(format!("{what}: the compressed bytes lie outside buffers[{buffer}]")))?;
+            .ok_or_else(|| {
+                bad(format!(
+                    "{what}: the compressed bytes lie outside buffers[{buffer}]"
+                ))
+            })?;
         let size = count
             .checked_mul(stride)
             .filter(|&n| n as u64 <= view.byte_length.0)
-            .ok_or_else(|| bad(format!("{what}: {count} elements of {stride} bytes overflow the view")))?;
+            .ok_or_else(|| {
+                bad(format!(
+                    "{what}: {count} elements of {stride} bytes overflow the view"
+                ))
+            })?;
         budget.charge("glTF meshopt-decoded view", size as u64)?;
         let mut out = vec![0u8; size];
         meshfmt_meshopt::decode_gltf_buffer(&mut out, count, stride, source, mode, filter)
@@ -823,7 +841,9 @@ impl Importer<'_> {
                 same(dst.len(), "texture coordinates")?;
                 // KHR_texture_transform on the material's textures that read this set
                 // (a dequantization, as gltfpack and `--compress` write): baked in.
-                let material = prim.material.and_then(|m| self.root.materials.get(m.value()));
+                let material = prim
+                    .material
+                    .and_then(|m| self.root.materials.get(m.value()));
                 if let Some(t) = material.and_then(|m| texture_transform(m, set)) {
                     for uv in dst.iter_mut() {
                         *uv = t.transform_point2(*uv);
@@ -948,10 +968,20 @@ impl Importer<'_> {
             .map(|(&n, m)| worlds.get(n).copied().unwrap_or(Mat4::IDENTITY) * *m)
             .collect();
         if let Some(first) = shapes.first() {
-            let scale = first.abs().to_cols_array().iter().fold(0.0f32, |a, &b| a.max(b));
-            let same = shapes.iter().all(|m| m.abs_diff_eq(*first, 1e-4 * scale.max(1.0)));
+            let scale = first
+                .abs()
+                .to_cols_array()
+                .iter()
+                .fold(0.0f32, |a, &b| a.max(b));
+            let same = shapes
+                .iter()
+                .all(|m| m.abs_diff_eq(*first, 1e-4 * scale.max(1.0)));
             let identity = first.abs_diff_eq(Mat4::IDENTITY, 1e-4);
-            if same && !identity && first.determinant().abs() > f32::MIN_POSITIVE && first.is_finite() {
+            if same
+                && !identity
+                && first.determinant().abs() > f32::MIN_POSITIVE
+                && first.is_finite()
+            {
                 let undo = first.inverse();
                 for m in &mut ibm {
                     *m *= undo;
@@ -1490,8 +1520,14 @@ mod tests {
         let t = super::texture_transform(&m, 1).unwrap();
         let a = t.transform_point2(meshfmt_core::glam::Vec2::new(1.0, 0.0));
         let b = t.transform_point2(meshfmt_core::glam::Vec2::new(0.0, 1.0));
-        assert!((a - meshfmt_core::glam::Vec2::new(0.0, 1.5)).length() < 1e-6, "{a}");
-        assert!((b - meshfmt_core::glam::Vec2::new(-0.5, 1.0)).length() < 1e-6, "{b}");
+        assert!(
+            (a - meshfmt_core::glam::Vec2::new(0.0, 1.5)).length() < 1e-6,
+            "{a}"
+        );
+        assert!(
+            (b - meshfmt_core::glam::Vec2::new(-0.5, 1.0)).length() < 1e-6,
+            "{b}"
+        );
     }
 
     /// Escapes decode before the policy sees the name, so `..%2F` is judged as `../`;

@@ -28,9 +28,19 @@ fn delta(a: &[f32], b: &[f32], property: Property) -> f32 {
         Property::Scale => a
             .iter()
             .zip(b)
-            .map(|(x, y)| if *y == 0.0 { (x - y).abs() } else { (x / y - 1.0).abs() })
+            .map(|(x, y)| {
+                if *y == 0.0 {
+                    (x - y).abs()
+                } else {
+                    (x / y - 1.0).abs()
+                }
+            })
             .fold(0.0, f32::max),
-        _ => a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max),
+        _ => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max),
     }
 }
 
@@ -43,7 +53,14 @@ fn tolerance(property: Property) -> f32 {
     }
 }
 
-fn plain(bytes: Vec<u8>, count: usize, component: ComponentType, ty: Type, normalized: bool, stride: usize) -> Data {
+fn plain(
+    bytes: Vec<u8>,
+    count: usize,
+    component: ComponentType,
+    ty: Type,
+    normalized: bool,
+    stride: usize,
+) -> Data {
     Data {
         bytes,
         count,
@@ -59,6 +76,25 @@ fn plain(bytes: Vec<u8>, count: usize, component: ComponentType, ty: Type, norma
 
 /// Rewrites every animation's samplers.
 pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
+    // Clip events (our extras) are not needed to play the clips (gltfpack drops extras).
+    if !s.c.keep {
+        let mut events = 0;
+        for a in &mut s.root.animations {
+            if a.extras.take().is_some() {
+                events += 1;
+            }
+        }
+        if events > 0 {
+            s.dropped.push(meshfmt_core::Loss {
+                feature: Feature::Animation,
+                kind: meshfmt_core::LossKind::Dropped,
+                path: String::new(),
+                reason: format!(
+                    "the clip events of {events} animations: not needed to play them (--quality meshopt-keep keeps them)"
+                ),
+            });
+        }
+    }
     for a in 0..s.root.animations.len() {
         let mut keep = Vec::new();
         let channels = s.root.animations[a].channels.clone();
@@ -99,8 +135,12 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
                     // The node's rest value: the track changes nothing.
                     if let Some(node) = s.root.nodes.get(ch.target.node.value()) {
                         let rest: Option<Vec<f32>> = match property {
-                            Property::Translation => Some(node.translation.unwrap_or([0.0; 3]).to_vec()),
-                            Property::Rotation => Some(node.rotation.map_or([0.0, 0.0, 0.0, 1.0], |q| q.0).to_vec()),
+                            Property::Translation => {
+                                Some(node.translation.unwrap_or([0.0; 3]).to_vec())
+                            }
+                            Property::Rotation => {
+                                Some(node.rotation.map_or([0.0, 0.0, 0.0, 1.0], |q| q.0).to_vec())
+                            }
                             Property::Scale => Some(node.scale.unwrap_or([1.0; 3]).to_vec()),
                             Property::MorphTargetWeights => None,
                         };
@@ -126,7 +166,14 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
             keep.push(!drop);
             // Times: the floats as written (shared by identical tracks after dedup).
             let tb: Vec<u8> = out_times.iter().flat_map(|t| t.to_le_bytes()).collect();
-            let mut td = plain(tb, out_times.len(), ComponentType::F32, Type::Scalar, false, 4);
+            let mut td = plain(
+                tb,
+                out_times.len(),
+                ComponentType::F32,
+                Type::Scalar,
+                false,
+                4,
+            );
             td.bounds = out_times
                 .first()
                 .zip(out_times.last())
@@ -135,14 +182,25 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
             s.data[smp.input.value()] = Some(td);
             let count = out_values.len() / n;
             let od = match property {
-                Property::Rotation if output.component == ComponentType::F32 => rotations(s, &out_values, count),
-                Property::Translation | Property::Scale if s.c.meshopt && output.component == ComponentType::F32 => {
+                Property::Rotation if output.component == ComponentType::F32 => {
+                    rotations(s, &out_values, count)
+                }
+                Property::Translation | Property::Scale
+                    if s.c.meshopt && output.component == ComponentType::F32 =>
+                {
                     exponential(s, &out_values, count, property)
                 }
                 _ => {
                     let bytes: Vec<u8> = out_values.iter().flat_map(|v| v.to_le_bytes()).collect();
                     let comps = super::read::components(output.ty);
-                    plain(bytes, out_values.len() / comps, ComponentType::F32, output.ty, false, comps * 4)
+                    plain(
+                        bytes,
+                        out_values.len() / comps,
+                        ComponentType::F32,
+                        output.ty,
+                        false,
+                        comps * 4,
+                    )
                 }
             };
             s.data[smp.output.value()] = Some(od);
@@ -189,7 +247,11 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
         .chunks_exact(4)
         .flat_map(|q| {
             let q = Quat::from_slice(q);
-            let q = if q.is_finite() && q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY };
+            let q = if q.is_finite() && q.length_squared() > 0.0 {
+                q.normalize()
+            } else {
+                Quat::IDENTITY
+            };
             q.to_array()
         })
         .collect();
@@ -204,7 +266,8 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
             let mut decoded = bytes.clone();
             if meshfmt_meshopt::decode_filter_quat(&mut decoded, count, 8).is_ok() {
                 for (e, o) in decoded.chunks_exact(8).zip(unit.chunks_exact(4)) {
-                    let q = [0, 1, 2, 3].map(|k| f32::from(i16::from_le_bytes([e[2 * k], e[2 * k + 1]])) / 32767.0);
+                    let q = [0, 1, 2, 3]
+                        .map(|k| f32::from(i16::from_le_bytes([e[2 * k], e[2 * k + 1]])) / 32767.0);
                     worst = worst.max(angle(o, q));
                 }
             }
@@ -243,9 +306,18 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
 
 fn exponential(s: &mut State<'_>, v: &[f32], count: usize, property: Property) -> Data {
     let bits = s.c.translation_bits.clamp(1, 24);
-    let what = if property == Property::Translation { "translation keys" } else { "scale keys" };
-    let Ok(bytes) = meshfmt_meshopt::encode_filter_exp(v, count, 12, bits, meshfmt_meshopt::ExpMode::SharedVector)
-    else {
+    let what = if property == Property::Translation {
+        "translation keys"
+    } else {
+        "scale keys"
+    };
+    let Ok(bytes) = meshfmt_meshopt::encode_filter_exp(
+        v,
+        count,
+        12,
+        bits,
+        meshfmt_meshopt::ExpMode::SharedVector,
+    ) else {
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         return plain(bytes, count, ComponentType::F32, Type::Vec3, false, 12);
     };

@@ -5,7 +5,11 @@ use gltf_json as json;
 use json::{Index, Root};
 
 /// The bytes an image holds, or its URI.
-fn image_key<'a>(root: &Root, bin: &'a [u8], image: &'a json::Image) -> Option<(Option<&'a str>, &'a [u8])> {
+fn image_key<'a>(
+    root: &Root,
+    bin: &'a [u8],
+    image: &'a json::Image,
+) -> Option<(Option<&'a str>, &'a [u8])> {
     match (image.buffer_view, image.uri.as_deref()) {
         (Some(v), _) => {
             let view = root.buffer_views.get(v.value())?;
@@ -24,7 +28,9 @@ pub(crate) fn images(root: &mut Root, bin: &[u8]) {
     let n = root.images.len();
     let mut first: Vec<u32> = (0..n as u32).collect();
     for i in 0..n {
-        let Some(ki) = image_key(root, bin, &root.images[i]) else { continue };
+        let Some(ki) = image_key(root, bin, &root.images[i]) else {
+            continue;
+        };
         for j in 0..i {
             if first[j] as usize == j && image_key(root, bin, &root.images[j]) == Some(ki) {
                 first[i] = j as u32;
@@ -38,17 +44,18 @@ pub(crate) fn images(root: &mut Root, bin: &[u8]) {
         }
     }
     let used: Vec<bool> = (0..n).map(|i| first[i] as usize == i).collect();
-    compact(&mut root.images, &used, |root_map| {
+    let root_map = compact(&mut root.images, &used);
+    {
         for t in &mut root.textures {
             if let Some(Some(x)) = root_map.get(t.source.value()) {
                 t.source = Index::new(*x);
             }
         }
-    });
+    }
 }
 
-/// Removes the items not `keep`, then calls `fix` with old index -> new index.
-fn compact<T>(items: &mut Vec<T>, keep: &[bool], fix: impl FnOnce(&[Option<u32>])) {
+/// Removes the items not `keep`; returns old index -> new index.
+fn compact<T>(items: &mut Vec<T>, keep: &[bool]) -> Vec<Option<u32>> {
     let mut map = Vec::with_capacity(keep.len());
     let mut next = 0u32;
     for &k in keep {
@@ -61,7 +68,7 @@ fn compact<T>(items: &mut Vec<T>, keep: &[bool], fix: impl FnOnce(&[Option<u32>]
         i += 1;
         k
     });
-    fix(&map);
+    map
 }
 
 /// The first index of each item equal (as JSON) to an earlier one.
@@ -106,8 +113,13 @@ pub(crate) fn dedup(root: &mut Root) {
             *s = Index::new(f.get(s.value()).copied().unwrap_or(s.value() as u32));
         }
     }
-    let keep: Vec<bool> = f.iter().enumerate().map(|(i, &x)| x as usize == i).collect();
-    compact(&mut root.samplers, &keep, |map| {
+    let keep: Vec<bool> = f
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| x as usize == i)
+        .collect();
+    let map = compact(&mut root.samplers, &keep);
+    {
         for t in &mut root.textures {
             if let Some(s) = t.sampler.as_mut() {
                 if let Some(Some(x)) = map.get(s.value()) {
@@ -115,7 +127,7 @@ pub(crate) fn dedup(root: &mut Root) {
                 }
             }
         }
-    });
+    }
     // Textures.
     let f = firsts(&root.textures, |x| serde_json::to_value(x).ok());
     for m in &mut root.materials {
@@ -123,8 +135,13 @@ pub(crate) fn dedup(root: &mut Root) {
             *r = Index::new(f.get(r.value()).copied().unwrap_or(r.value() as u32));
         }
     }
-    let keep: Vec<bool> = f.iter().enumerate().map(|(i, &x)| x as usize == i).collect();
-    compact(&mut root.textures, &keep, |map| {
+    let keep: Vec<bool> = f
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| x as usize == i)
+        .collect();
+    let map = compact(&mut root.textures, &keep);
+    {
         for m in &mut root.materials {
             for r in texture_refs(m) {
                 if let Some(Some(x)) = map.get(r.value()) {
@@ -132,7 +149,7 @@ pub(crate) fn dedup(root: &mut Root) {
                 }
             }
         }
-    });
+    }
     // Materials.
     let f = firsts(&root.materials, |x| serde_json::to_value(x).ok());
     for mesh in &mut root.meshes {
@@ -142,7 +159,11 @@ pub(crate) fn dedup(root: &mut Root) {
             }
         }
     }
-    let mut keep: Vec<bool> = f.iter().enumerate().map(|(i, &x)| x as usize == i).collect();
+    let mut keep: Vec<bool> = f
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| x as usize == i)
+        .collect();
     // Materials no primitive uses go too (the builder's copies for surfaces without UVs).
     let mut used = vec![false; root.materials.len()];
     for mesh in &root.meshes {
@@ -155,7 +176,8 @@ pub(crate) fn dedup(root: &mut Root) {
     for (k, u) in keep.iter_mut().zip(&used) {
         *k &= *u;
     }
-    compact(&mut root.materials, &keep, |map| {
+    let map = compact(&mut root.materials, &keep);
+    {
         for mesh in &mut root.meshes {
             for p in &mut mesh.primitives {
                 if let Some(m) = p.material.as_mut() {
@@ -165,5 +187,84 @@ pub(crate) fn dedup(root: &mut Root) {
                 }
             }
         }
-    });
+    }
+}
+
+/// Removes meshes left without primitives (merged into others), and the nodes that
+/// only drew them (no children, skin joints, animation or other use), renumbering
+/// every reference.
+pub(crate) fn drop_empty_meshes(root: &mut Root) {
+    let keep_mesh: Vec<bool> = root
+        .meshes
+        .iter()
+        .map(|m| !m.primitives.is_empty())
+        .collect();
+    if keep_mesh.iter().all(|k| *k) {
+        return;
+    }
+    let mut referenced = vec![false; root.nodes.len()];
+    let mut mark = |i: usize| {
+        if let Some(r) = referenced.get_mut(i) {
+            *r = true;
+        }
+    };
+    for s in &root.skins {
+        s.joints.iter().for_each(|j| mark(j.value()));
+        if let Some(k) = s.skeleton {
+            mark(k.value());
+        }
+    }
+    for a in &root.animations {
+        a.channels.iter().for_each(|c| mark(c.target.node.value()));
+    }
+    for n in &root.nodes {
+        n.children.iter().flatten().for_each(|c| mark(c.value()));
+    }
+    let keep_node: Vec<bool> = root
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let emptied = n
+                .mesh
+                .is_some_and(|m| !keep_mesh.get(m.value()).copied().unwrap_or(true));
+            !(emptied && n.children.is_none() && n.camera.is_none() && !referenced[i])
+        })
+        .collect();
+    let map = compact(&mut root.meshes, &keep_mesh);
+    {
+        for n in &mut root.nodes {
+            n.mesh = n
+                .mesh
+                .and_then(|m| map.get(m.value()).copied().flatten())
+                .map(Index::new);
+        }
+    }
+    let map = compact(&mut root.nodes, &keep_node);
+    {
+        let fix = |i: &mut Index<json::Node>| {
+            if let Some(Some(x)) = map.get(i.value()) {
+                *i = Index::new(*x);
+            }
+        };
+        for s in &mut root.scenes {
+            s.nodes
+                .retain(|n| map.get(n.value()).copied().flatten().is_some());
+            s.nodes.iter_mut().for_each(fix);
+        }
+        for n in &mut root.nodes {
+            if let Some(c) = n.children.as_mut() {
+                c.iter_mut().for_each(fix);
+            }
+        }
+        for s in &mut root.skins {
+            s.joints.iter_mut().for_each(fix);
+            if let Some(k) = s.skeleton.as_mut() {
+                fix(k);
+            }
+        }
+        for a in &mut root.animations {
+            a.channels.iter_mut().for_each(|c| fix(&mut c.target.node));
+        }
+    }
 }

@@ -67,7 +67,9 @@ fn hash(d: &Data) -> u64 {
     mix(d.stride as u64);
     let mut chunks = d.bytes.chunks_exact(8);
     for c in &mut chunks {
-        mix(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        mix(u64::from_le_bytes([
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+        ]));
     }
     for &b in chunks.remainder() {
         mix(u64::from(b));
@@ -112,7 +114,11 @@ pub(crate) fn layout(
             Some(d) => (d, None),
             None => {
                 let r = raw(&root, old_bin, a)?;
-                let stride = if *kind == Kind::Vertex { r.elem.next_multiple_of(4) } else { r.elem };
+                let stride = if *kind == Kind::Vertex {
+                    r.elem.next_multiple_of(4)
+                } else {
+                    r.elem
+                };
                 let mut bytes = Vec::with_capacity(r.count * stride);
                 for e in r.bytes.chunks_exact(r.elem.max(1)) {
                     bytes.extend_from_slice(e);
@@ -186,17 +192,28 @@ pub(crate) fn layout(
             let (encoded, mode) = match kind {
                 Kind::Index => {
                     let indices: Vec<u32> = match stride {
-                        2 => bytes.chunks_exact(2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))).collect(),
-                        _ => bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+                        2 => bytes
+                            .chunks_exact(2)
+                            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+                            .collect(),
+                        _ => bytes
+                            .chunks_exact(4)
+                            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                            .collect(),
                     };
                     if *triangles {
-                        (meshfmt_meshopt::encode_index_buffer(&indices).map_err(|e| bad(e.to_string()))?, "TRIANGLES")
+                        (
+                            meshfmt_meshopt::encode_index_buffer(&indices)
+                                .map_err(|e| bad(e.to_string()))?,
+                            "TRIANGLES",
+                        )
                     } else {
                         (meshfmt_meshopt::encode_index_sequence(&indices), "INDICES")
                     }
                 }
                 _ => (
-                    meshfmt_meshopt::encode_vertex_buffer(&bytes, count, *stride).map_err(|e| bad(e.to_string()))?,
+                    meshfmt_meshopt::encode_vertex_buffer(&bytes, count, *stride)
+                        .map_err(|e| bad(e.to_string()))?,
                     "ATTRIBUTES",
                 ),
             };
@@ -246,7 +263,10 @@ pub(crate) fn layout(
         for (&u, &off) in members.iter().zip(&offsets) {
             let (d, minmax) = &unique[u];
             let (min, max) = match (&d.bounds, minmax) {
-                (Some((lo, hi)), _) => (Some(json::Value::from(lo.clone())), Some(json::Value::from(hi.clone()))),
+                (Some((lo, hi)), _) => (
+                    Some(json::Value::from(lo.clone())),
+                    Some(json::Value::from(hi.clone())),
+                ),
                 (None, Some((lo, hi))) => (Some(lo.clone()), Some(hi.clone())),
                 (None, None) => (None, None),
             };
@@ -308,7 +328,10 @@ pub(crate) fn layout(
                 map(i);
             }
             for t in p.targets.iter_mut().flatten() {
-                for a in [&mut t.positions, &mut t.normals, &mut t.tangents].into_iter().flatten() {
+                for a in [&mut t.positions, &mut t.normals, &mut t.tangents]
+                    .into_iter()
+                    .flatten()
+                {
                     map(a);
                 }
             }
@@ -339,7 +362,10 @@ pub(crate) fn layout(
     }
     if meshopt && fallback_len > 0 {
         let mut others = serde_json::Map::new();
-        others.insert("EXT_meshopt_compression".into(), serde_json::json!({ "fallback": true }));
+        others.insert(
+            "EXT_meshopt_compression".into(),
+            serde_json::json!({ "fallback": true }),
+        );
         root.buffers.push(json::Buffer {
             byte_length: USize64::from(fallback_len),
             name: None,

@@ -42,14 +42,22 @@ fn grow3(b: &mut Option<Bounds3>, p: &[f32]) {
 /// The textures of a material that read UV set `set`.
 fn texture_infos_using(m: &json::Material, set: u32) -> bool {
     let pbr = &m.pbr_metallic_roughness;
-    pbr.base_color_texture.as_ref().is_some_and(|t| t.tex_coord == set)
+    pbr.base_color_texture
+        .as_ref()
+        .is_some_and(|t| t.tex_coord == set)
         || pbr
             .metallic_roughness_texture
             .as_ref()
             .is_some_and(|t| t.tex_coord == set)
-        || m.normal_texture.as_ref().is_some_and(|t| t.tex_coord == set)
-        || m.occlusion_texture.as_ref().is_some_and(|t| t.tex_coord == set)
-        || m.emissive_texture.as_ref().is_some_and(|t| t.tex_coord == set)
+        || m.normal_texture
+            .as_ref()
+            .is_some_and(|t| t.tex_coord == set)
+        || m.occlusion_texture
+            .as_ref()
+            .is_some_and(|t| t.tex_coord == set)
+        || m.emissive_texture
+            .as_ref()
+            .is_some_and(|t| t.tex_coord == set)
 }
 
 fn transform_value(g: &UvGrid) -> serde_json::Value {
@@ -68,9 +76,13 @@ fn set_texture_transforms(m: &mut json::Material, set: u32, g: &UvGrid) {
             .insert("KHR_texture_transform".into(), value.clone());
     };
     let pbr = &mut m.pbr_metallic_roughness;
-    for t in [&mut pbr.base_color_texture, &mut pbr.metallic_roughness_texture, &mut m.emissive_texture]
-        .into_iter()
-        .flatten()
+    for t in [
+        &mut pbr.base_color_texture,
+        &mut pbr.metallic_roughness_texture,
+        &mut m.emissive_texture,
+    ]
+    .into_iter()
+    .flatten()
     {
         if t.tex_coord == set {
             put(&mut t.extensions);
@@ -92,7 +104,12 @@ fn set_texture_transforms(m: &mut json::Material, set: u32, g: &UvGrid) {
 
 /// Elements of `elem` bytes moved to their new places (`remap[old] = new`, `u32::MAX`
 /// for a vertex no triangle uses), padded to `stride`.
-fn remap_bytes(bytes: &[u8], elem: usize, stride: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<u8> {
+fn remap_bytes(
+    bytes: &[u8],
+    elem: usize,
+    stride: usize,
+    remap: Option<&(Vec<u32>, usize)>,
+) -> Vec<u8> {
     match remap {
         None => {
             if stride == elem {
@@ -132,7 +149,14 @@ fn remap_floats(v: &[f32], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<f
     }
 }
 
-fn data(bytes: Vec<u8>, count: usize, component: ComponentType, ty: Type, normalized: bool, stride: usize) -> Data {
+fn data(
+    bytes: Vec<u8>,
+    count: usize,
+    component: ComponentType,
+    ty: Type,
+    normalized: bool,
+    stride: usize,
+) -> Data {
     Data {
         bytes,
         count,
@@ -146,15 +170,100 @@ fn data(bytes: Vec<u8>, count: usize, component: ComponentType, ty: Type, normal
     }
 }
 
+/// Primitives written as one: same material, attributes (by semantic and storage),
+/// skin, no morph targets, triangle lists, on scene-root nodes with no transform.
+type GroupKey = (Option<usize>, Vec<(String, String)>, Option<usize>);
+
+/// Drops the UV sets no texture of the primitive's material reads, and tangents
+/// without a normal map (gltfpack's default too), reporting each kind once.
+fn prune(s: &mut State<'_>) {
+    let (mut uvs, mut tangents) = (0usize, 0usize);
+    for m in 0..s.root.meshes.len() {
+        for p in 0..s.root.meshes[m].primitives.len() {
+            let prim = &s.root.meshes[m].primitives[p];
+            let material = prim.material.and_then(|x| s.root.materials.get(x.value()));
+            let normal_map = material.is_some_and(|x| x.normal_texture.is_some());
+            let drop: Vec<_> = prim
+                .attributes
+                .keys()
+                .filter(|k| match k {
+                    Valid(Semantic::TexCoords(set)) => {
+                        !material.is_some_and(|x| texture_infos_using(x, *set))
+                    }
+                    Valid(Semantic::Tangents) => !normal_map,
+                    _ => false,
+                })
+                .cloned()
+                .collect();
+            let prim = &mut s.root.meshes[m].primitives[p];
+            for k in drop {
+                if matches!(k, Valid(Semantic::Tangents)) {
+                    tangents += 1;
+                } else {
+                    uvs += 1;
+                }
+                prim.attributes.remove(&k);
+            }
+        }
+    }
+    for (n, what, why) in [
+        (
+            uvs,
+            Feature::Uv0,
+            "UV sets no texture of the material reads",
+        ),
+        (
+            tangents,
+            Feature::Tangents,
+            "tangents of primitives without a normal map",
+        ),
+    ] {
+        if n > 0 {
+            s.dropped.push(meshfmt_core::Loss {
+                feature: what,
+                kind: meshfmt_core::LossKind::Dropped,
+                path: String::new(),
+                reason: format!(
+                    "{n} {why}: not needed to render (--quality meshopt-keep keeps them)"
+                ),
+            });
+        }
+    }
+}
+
 /// Rewrites every mesh's primitives.
 pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
+    if !s.c.keep {
+        prune(s);
+    }
     let root = &s.root;
-    // Which skin (if any) each mesh is drawn with, and how many primitives use each
-    // accessor (one that is shared is not reordered for one user alone).
+    // Which skin (if any) each mesh is drawn with, how many nodes draw it, and how many
+    // primitives use each accessor (a shared one is not reordered or merged).
     let mut skin_of: BTreeMap<usize, usize> = BTreeMap::new();
-    for node in &root.nodes {
-        if let (Some(m), Some(k)) = (node.mesh, node.skin) {
-            skin_of.insert(m.value(), k.value());
+    let mut drawn = vec![0usize; root.meshes.len()];
+    let mut mergeable_node = vec![false; root.meshes.len()];
+    let scene_roots: std::collections::BTreeSet<usize> = root
+        .scenes
+        .iter()
+        .flat_map(|sc| sc.nodes.iter().map(|n| n.value()))
+        .collect();
+    for (n, node) in root.nodes.iter().enumerate() {
+        if let Some(m) = node.mesh.map(|m| m.value()) {
+            if let Some(k) = node.skin {
+                skin_of.insert(m, k.value());
+            }
+            if let Some(d) = drawn.get_mut(m) {
+                *d += 1;
+            }
+            let plain = node.children.is_none()
+                && node.matrix.is_none()
+                && node.translation.is_none()
+                && node.rotation.is_none()
+                && node.scale.is_none()
+                && node.weights.is_none();
+            if let Some(x) = mergeable_node.get_mut(m) {
+                *x = plain && (node.skin.is_some() || scene_roots.contains(&n));
+            }
         }
     }
     let mut uses = vec![0usize; root.accessors.len()];
@@ -163,7 +272,12 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
             let mut seen: Vec<usize> = p.attributes.values().map(|a| a.value()).collect();
             seen.extend(p.indices.map(|i| i.value()));
             for t in p.targets.iter().flatten() {
-                seen.extend([t.positions, t.normals, t.tangents].into_iter().flatten().map(|a| a.value()));
+                seen.extend(
+                    [t.positions, t.normals, t.tangents]
+                        .into_iter()
+                        .flatten()
+                        .map(|a| a.value()),
+                );
             }
             seen.sort_unstable();
             seen.dedup();
@@ -174,27 +288,91 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
             }
         }
     }
-    // Position boxes: per skin (all its meshes), else per mesh.
+    let alone = |p: &json::mesh::Primitive| {
+        p.attributes
+            .values()
+            .all(|a| uses.get(a.value()) == Some(&1))
+            && p.indices.is_some_and(|i| uses.get(i.value()) == Some(&1))
+            && p.targets.iter().flatten().all(|t| {
+                [t.positions, t.normals, t.tangents]
+                    .into_iter()
+                    .flatten()
+                    .all(|a| uses.get(a.value()) == Some(&1))
+            })
+    };
+    // Groups of primitives written as one (without `keep`), in first-use order.
+    let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
+    let mut by_key: BTreeMap<GroupKey, usize> = BTreeMap::new();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            if !prim.attributes.contains_key(&Valid(Semantic::Positions)) {
+                continue;
+            }
+            let merge = !s.c.keep
+                && alone(prim)
+                && drawn[m] == 1
+                && mergeable_node[m]
+                && mesh.weights.is_none()
+                && prim.targets.is_none()
+                && prim.mode == Valid(Mode::Triangles);
+            if !merge {
+                groups.push(vec![(m, p)]);
+                continue;
+            }
+            let layout: Vec<(String, String)> = prim
+                .attributes
+                .iter()
+                .map(|(k, a)| {
+                    let acc = root.accessors.get(a.value());
+                    let form = acc.map_or(String::new(), |x| {
+                        format!("{:?}{:?}{}", x.component_type, x.type_, x.normalized)
+                    });
+                    (format!("{k:?}"), form)
+                })
+                .collect();
+            let key = (
+                prim.material.map(|x| x.value()),
+                layout,
+                skin_of.get(&m).copied(),
+            );
+            match by_key.get(&key) {
+                Some(&g) => groups[g].push((m, p)),
+                None => {
+                    by_key.insert(key, groups.len());
+                    groups.push(vec![(m, p)]);
+                }
+            }
+        }
+    }
+    // Position boxes: per skin (all its meshes), else per mesh the groups land in.
     let mut skin_box: BTreeMap<usize, Option<Bounds3>> = BTreeMap::new();
     let mut mesh_box: Vec<Option<Bounds3>> = vec![None; root.meshes.len()];
     // UV boxes per (material, set), for materials with a texture reading that set.
     let mut uv_box: BTreeMap<(usize, u32), ([f32; 2], [f32; 2])> = BTreeMap::new();
-    for (m, mesh) in root.meshes.iter().enumerate() {
-        for p in &mesh.primitives {
-            if let Some(a) = p.attributes.get(&Valid(Semantic::Positions)) {
+    for g in &groups {
+        let target_mesh = g[0].0;
+        for &(m, p) in g {
+            let prim = &root.meshes[m].primitives[p];
+            if let Some(a) = prim.attributes.get(&Valid(Semantic::Positions)) {
                 let pos = raw(root, s.bin, a.value())?.floats();
                 let target = match skin_of.get(&m) {
                     Some(k) => skin_box.entry(*k).or_default(),
-                    None => &mut mesh_box[m],
+                    None => &mut mesh_box[target_mesh],
                 };
                 for v in pos.chunks_exact(3) {
                     grow3(target, v);
                 }
             }
-            let Some(mat) = p.material.map(|x| x.value()) else { continue };
-            let Some(material) = root.materials.get(mat) else { continue };
+            let Some(mat) = prim.material.map(|x| x.value()) else {
+                continue;
+            };
+            let Some(material) = root.materials.get(mat) else {
+                continue;
+            };
             for set in 0..2u32 {
-                let Some(a) = p.attributes.get(&Valid(Semantic::TexCoords(set))) else { continue };
+                let Some(a) = prim.attributes.get(&Valid(Semantic::TexCoords(set))) else {
+                    continue;
+                };
                 if !texture_infos_using(material, set) {
                     continue;
                 }
@@ -230,20 +408,62 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
         .map(|(&key, &(lo, hi))| {
             let step = [0, 1].map(|k| {
                 let extent = hi[k] - lo[k];
-                if extent > 0.0 { extent / uv_top as f32 } else { 1.0 / uv_top as f32 }
+                if extent > 0.0 {
+                    extent / uv_top as f32
+                } else {
+                    1.0 / uv_top as f32
+                }
             });
-            (key, UvGrid { offset: lo, step, top: uv_top })
+            (
+                key,
+                UvGrid {
+                    offset: lo,
+                    step,
+                    top: uv_top,
+                },
+            )
         })
         .collect();
 
+    let mut emptied: Vec<(usize, usize)> = Vec::new();
+    for g in &groups {
+        let Some(grid) = mesh_grid[g[0].0] else {
+            continue;
+        };
+        let reorder = g
+            .iter()
+            .all(|&(m, p)| alone(&s.root.meshes[m].primitives[p]));
+        primitive(s, g, &grid, &uv_grid, reorder)?;
+        emptied.extend(g.iter().skip(1));
+    }
+    let merged = emptied.len();
+    // The merged primitives leave their meshes (the first of each group holds them).
     for m in 0..s.root.meshes.len() {
-        let Some(g) = mesh_grid[m] else { continue };
-        for p in 0..s.root.meshes[m].primitives.len() {
-            primitive(s, m, p, &g, &uv_grid, &uses)?;
-        }
+        let mut p = 0;
+        s.root.meshes[m].primitives.retain(|_| {
+            let keep = !emptied.contains(&(m, p));
+            p += 1;
+            keep
+        });
+    }
+    if merged > 0 {
+        s.dropped.push(meshfmt_core::Loss {
+            feature: Feature::Names,
+            kind: meshfmt_core::LossKind::Reduced,
+            path: String::new(),
+            reason: format!(
+                "{merged} surfaces merged into others of the same material, skin and attributes (their names go; --quality meshopt-keep keeps them)"
+            ),
+        });
     }
     // The dequantization: mesh nodes (skinned ones ignore their transform) and skins.
-    let dequant = |g: &Grid| Mat4::from_scale_rotation_translation(Vec3::splat(g.step), Quat::IDENTITY, Vec3::from(g.offset));
+    let dequant = |g: &Grid| {
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(g.step),
+            Quat::IDENTITY,
+            Vec3::from(g.offset),
+        )
+    };
     let animated: std::collections::BTreeSet<usize> = s
         .root
         .animations
@@ -253,17 +473,23 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
     let mut extra_nodes = Vec::new();
     for n in 0..s.root.nodes.len() {
         let node = &s.root.nodes[n];
-        let Some(m) = node.mesh.map(|m| m.value()) else { continue };
+        let Some(m) = node.mesh.map(|m| m.value()) else {
+            continue;
+        };
         if node.skin.is_some() {
             continue;
         }
-        let Some(g) = mesh_grid.get(m).copied().flatten() else { continue };
+        let Some(g) = mesh_grid.get(m).copied().flatten() else {
+            continue;
+        };
         let node = &mut s.root.nodes[n];
         let simple = node.children.is_none() && node.matrix.is_none() && !animated.contains(&n);
         if simple {
             // T R S · T(offset) S(step) = T(t + R S offset) R (S step).
             let t = Vec3::from(node.translation.unwrap_or([0.0; 3]));
-            let r = node.rotation.map_or(Quat::IDENTITY, |q| Quat::from_array(q.0));
+            let r = node
+                .rotation
+                .map_or(Quat::IDENTITY, |q| Quat::from_array(q.0));
             let sc = Vec3::from(node.scale.unwrap_or([1.0; 3]));
             let t2 = t + r * (sc * Vec3::from(g.offset));
             node.translation = Some(t2.to_array());
@@ -290,14 +516,20 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
             extensions: None,
             extras: Default::default(),
         });
-        s.root.nodes[parent].children.get_or_insert_with(Vec::new).push(child);
+        s.root.nodes[parent]
+            .children
+            .get_or_insert_with(Vec::new)
+            .push(child);
     }
     for (k, g) in &skin_grid {
         let Some(ibm) = s.root.skins.get(*k).and_then(|sk| sk.inverse_bind_matrices) else {
             // No inverse bind matrices means identities: they become the dequantization.
             let joints = s.root.skins.get(*k).map_or(0, |sk| sk.joints.len());
             let d = dequant(g).to_cols_array();
-            let bytes: Vec<u8> = (0..joints).flat_map(|_| d).flat_map(f32::to_le_bytes).collect();
+            let bytes: Vec<u8> = (0..joints)
+                .flat_map(|_| d)
+                .flat_map(f32::to_le_bytes)
+                .collect();
             let index = s.root.accessors.len();
             s.root.accessors.push(json::Accessor {
                 buffer_view: None,
@@ -338,9 +570,11 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
         d.kind = Kind::Plain;
         s.data[ibm.value()] = Some(d);
     }
-    if s.root.materials.iter().any(|m| {
-        [0u32, 1].iter().any(|&set| texture_infos_using(m, set))
-    }) && !uv_grid.is_empty()
+    if s.root
+        .materials
+        .iter()
+        .any(|m| [0u32, 1].iter().any(|&set| texture_infos_using(m, set)))
+        && !uv_grid.is_empty()
     {
         for (&(mat, set), g) in &uv_grid {
             if let Some(m) = s.root.materials.get_mut(mat) {
@@ -353,124 +587,273 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// One primitive's indices and attributes.
+/// A group's primitives as one: attributes concatenated and quantized, identical
+/// vertices welded, indices reordered for the vertex cache (strip-like order under
+/// meshopt, which its index codec codes smaller) and vertices for fetch (first use).
+/// The result goes in the first primitive's accessors.
 fn primitive(
     s: &mut State<'_>,
-    m: usize,
-    p: usize,
+    group: &[(usize, usize)],
     g: &Grid,
     uv_grid: &BTreeMap<(usize, u32), UvGrid>,
-    uses: &[usize],
+    reorder: bool,
 ) -> Result<(), CliError> {
+    let (m, p) = group[0];
     let prim = s.root.meshes[m].primitives[p].clone();
     let path = format!("meshes[{m}].primitives[{p}]");
-    let Some(pos) = prim.attributes.get(&Valid(Semantic::Positions)).copied() else {
-        return Ok(());
-    };
-    let positions = raw(&s.root, s.bin, pos.value())?;
-    let n = positions.count;
     let triangles = prim.mode == Valid(Mode::Triangles);
-    let mut accessors: Vec<usize> = prim.attributes.values().map(|a| a.value()).collect();
-    for t in prim.targets.iter().flatten() {
-        accessors.extend([t.positions, t.normals, t.tangents].into_iter().flatten().map(|a| a.value()));
-    }
-    let alone = accessors.iter().all(|&a| uses.get(a) == Some(&1))
-        && prim.indices.is_none_or(|i| uses.get(i.value()) == Some(&1));
-    // Indices: reordered for the vertex cache (strip-like order under meshopt, which
-    // its index codec codes smaller), then vertices in first-use order.
-    let mut remap = None;
-    if let Some(ia) = prim.indices {
-        let mut indices = raw(&s.root, s.bin, ia.value())?.uints();
-        if let Some(&bad_index) = indices.iter().find(|&&i| i as usize >= n) {
-            return Err(bad(format!("{path}: index {bad_index} out of range")));
-        }
-        if triangles && alone && indices.len() % 3 == 0 {
-            let optimize = if s.c.meshopt {
-                meshfmt_meshopt::optimize_vertex_cache_strip
-            } else {
-                meshfmt_meshopt::optimize_vertex_cache
-            };
-            optimize(&mut indices, n).map_err(|e| bad(format!("{path}: {e}")))?;
-            let r = meshfmt_meshopt::optimize_vertex_fetch_remap(&indices, n)
-                .map_err(|e| bad(format!("{path}: {e}")))?;
-            meshfmt_meshopt::remap_index_buffer(&mut indices, &r.0);
-            remap = Some(r);
-        }
-        let vertices = remap.as_ref().map_or(n, |r| r.1);
-        let (component, bytes) = if vertices <= usize::from(u16::MAX) {
-            (ComponentType::U16, indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>())
-        } else {
-            (ComponentType::U32, indices.iter().flat_map(|i| i.to_le_bytes()).collect())
-        };
-        let stride = if component == ComponentType::U16 { 2 } else { 4 };
-        let mut d = data(bytes, indices.len(), component, Type::Scalar, false, stride);
-        d.kind = Kind::Index;
-        s.data[ia.value()] = Some(d);
-    }
-    let remap = remap.as_ref();
     let material = prim.material.map(|x| x.value());
+    // Each attribute over the group, and the indices with each member's offset.
+    let mut raws: Vec<(json::validation::Checked<Semantic>, usize, Raw)> = Vec::new();
+    let mut counts = Vec::with_capacity(group.len());
     for (semantic, a) in &prim.attributes {
-        let a = a.value();
-        let r = raw(&s.root, s.bin, a)?;
-        if r.count != n {
-            return Err(bad(format!("{path}: accessors[{a}] has {} elements for {n} vertices", r.count)));
+        let mut r = raw(&s.root, s.bin, a.value())?;
+        for &(mm, pp) in &group[1..] {
+            let other = s.root.meshes[mm].primitives[pp]
+                .attributes
+                .get(semantic)
+                .ok_or_else(|| bad(format!("{path}: merged primitive lacks {semantic:?}")))?;
+            let o = raw(&s.root, s.bin, other.value())?;
+            r.bytes.extend_from_slice(&o.bytes);
+            r.count += o.count;
         }
+        raws.push((semantic.clone(), a.value(), r));
+    }
+    for &(mm, pp) in group {
+        let pos = s.root.meshes[mm].primitives[pp]
+            .attributes
+            .get(&Valid(Semantic::Positions))
+            .ok_or_else(|| bad(format!("{path}: no POSITION")))?;
+        counts.push(raw(&s.root, s.bin, pos.value())?.count);
+    }
+    let n: usize = counts.iter().sum();
+    if let Some((_, a, r)) = raws.iter().find(|x| x.2.count != n) {
+        return Err(bad(format!(
+            "{path}: accessors[{a}] has {} elements for {n} vertices",
+            r.count
+        )));
+    }
+    let mut indices: Option<Vec<u32>> = None;
+    if prim.indices.is_some() {
+        let mut all = Vec::new();
+        let mut base = 0u32;
+        for (&(mm, pp), &count) in group.iter().zip(&counts) {
+            let ia = s.root.meshes[mm].primitives[pp]
+                .indices
+                .ok_or_else(|| bad(format!("{path}: merged primitive without indices")))?;
+            let idx = raw(&s.root, s.bin, ia.value())?.uints();
+            if let Some(&bad_index) = idx.iter().find(|&&i| i as usize >= count) {
+                return Err(bad(format!(
+                    "meshes[{mm}].primitives[{pp}]: index {bad_index} out of range"
+                )));
+            }
+            all.extend(idx.iter().map(|&i| i + base));
+            base += count as u32;
+        }
+        indices = Some(all);
+    }
+    // Every attribute in its stored form.
+    let mut out: Vec<(usize, Data, Option<json::validation::Checked<Semantic>>)> = Vec::new();
+    for (semantic, a, r) in &raws {
         let d = match semantic {
-            Valid(Semantic::Positions) => positions_data(s, &r, g, remap),
-            Valid(Semantic::Normals) => directions(s, &r, remap, Feature::Normals),
-            Valid(Semantic::Tangents) => directions(s, &r, remap, Feature::Tangents),
+            Valid(Semantic::Positions) => positions_data(s, r, g, None),
+            Valid(Semantic::Normals) => directions(s, r, None, Feature::Normals),
+            Valid(Semantic::Tangents) => directions(s, r, None, Feature::Tangents),
             Valid(Semantic::TexCoords(set)) => {
                 match material.and_then(|mat| uv_grid.get(&(mat, *set))) {
-                    Some(ug) => uvs(s, &r, ug, remap, *set),
-                    None => copy(&r, remap),
+                    Some(ug) => uvs(s, r, ug, None, *set),
+                    None => copy(r, None),
                 }
             }
-            Valid(Semantic::Colors(_)) => colors(s, &r, remap),
-            Valid(Semantic::Joints(_)) => joints(&r, remap),
-            Valid(Semantic::Weights(_)) if !prim.attributes.contains_key(&Valid(Semantic::Weights(1))) => {
-                weights(s, &r, remap)
+            Valid(Semantic::Colors(_)) => colors(s, r, None),
+            Valid(Semantic::Joints(_)) => joints(r, None),
+            Valid(Semantic::Weights(_))
+                if !prim.attributes.contains_key(&Valid(Semantic::Weights(1))) =>
+            {
+                weights(s, r, None)
             }
-            _ => copy(&r, remap),
+            _ => copy(r, None),
         };
-        s.data[a] = Some(d);
+        out.push((*a, d, Some(semantic.clone())));
+    }
+    for t in prim.targets.iter().flatten() {
+        if let Some(a) = t.positions {
+            let r = raw(&s.root, s.bin, a.value())?;
+            out.push((a.value(), deltas(&r, g, None), None));
+        }
+        for a in [t.normals, t.tangents].into_iter().flatten() {
+            let r = raw(&s.root, s.bin, a.value())?;
+            out.push((a.value(), copy(&r, None), None));
+        }
+    }
+    if out.iter().any(|(_, d, _)| d.count != n) {
+        return Err(bad(format!(
+            "{path}: an attribute's count differs from the vertex count"
+        )));
     }
     // A weight that rounds to zero leaves its joint unused: glTF wants it 0 then.
     for set in 0..4u32 {
-        let (Some(j), Some(w)) = (
-            prim.attributes.get(&Valid(Semantic::Joints(set))),
-            prim.attributes.get(&Valid(Semantic::Weights(set))),
-        ) else {
+        let find = |sem: Semantic| out.iter().position(|x| x.2 == Some(Valid(sem.clone())));
+        let (Some(j), Some(w)) = (find(Semantic::Joints(set)), find(Semantic::Weights(set))) else {
             continue;
         };
-        let weights = match &s.data[w.value()] {
-            Some(d) if d.component == ComponentType::U8 => d.bytes.clone(),
-            _ => continue,
-        };
-        if let Some(joints) = s.data[j.value()].as_mut() {
-            let size = joints.stride / 4;
-            for (v, wb) in weights.chunks_exact(4).enumerate() {
-                for (k, &x) in wb.iter().enumerate() {
-                    if x == 0 {
-                        let at = v * joints.stride + k * size;
-                        if let Some(b) = joints.bytes.get_mut(at..at + size) {
-                            b.fill(0);
-                        }
+        if out[w].1.component != ComponentType::U8 {
+            continue;
+        }
+        let weights = out[w].1.bytes.clone();
+        let joints = &mut out[j].1;
+        let size = joints.stride / 4;
+        for (v, wb) in weights.chunks_exact(4).enumerate() {
+            for (k, &x) in wb.iter().enumerate() {
+                if x == 0 {
+                    let at = v * joints.stride + k * size;
+                    if let Some(b) = joints.bytes.get_mut(at..at + size) {
+                        b.fill(0);
                     }
                 }
             }
         }
     }
-    for t in prim.targets.iter().flatten() {
-        if let Some(a) = t.positions {
-            let r = raw(&s.root, s.bin, a.value())?;
-            s.data[a.value()] = Some(deltas(&r, g, remap));
+    if let Some(idx) = indices
+        .as_mut()
+        .filter(|i| reorder && triangles && i.len() % 3 == 0)
+    {
+        // Vertices equal in every stored attribute are one.
+        let (weld, unique) = weld(&out, n);
+        for i in idx.iter_mut() {
+            *i = weld[*i as usize];
         }
-        for a in [t.normals, t.tangents].into_iter().flatten() {
-            let r = raw(&s.root, s.bin, a.value())?;
-            s.data[a.value()] = Some(copy(&r, remap));
+        for (_, d, _) in &mut out {
+            *d = remapped(d, &(weld.clone(), unique));
+        }
+        let optimize = if s.c.meshopt {
+            meshfmt_meshopt::optimize_vertex_cache_strip
+        } else {
+            meshfmt_meshopt::optimize_vertex_cache
+        };
+        optimize(idx, unique).map_err(|e| bad(format!("{path}: {e}")))?;
+        let r = meshfmt_meshopt::optimize_vertex_fetch_remap(idx, unique)
+            .map_err(|e| bad(format!("{path}: {e}")))?;
+        meshfmt_meshopt::remap_index_buffer(idx, &r.0);
+        for (_, d, _) in &mut out {
+            *d = remapped(d, &r);
         }
     }
+    let vertices = out.first().map_or(n, |x| x.1.count);
+    for (a, mut d, _) in out {
+        bounds(&mut d);
+        s.data[a] = Some(d);
+    }
+    if let (Some(ia), Some(idx)) = (prim.indices, indices) {
+        let (component, bytes) = if vertices <= usize::from(u16::MAX) {
+            (
+                ComponentType::U16,
+                idx.iter()
+                    .flat_map(|&i| (i as u16).to_le_bytes())
+                    .collect::<Vec<u8>>(),
+            )
+        } else {
+            (
+                ComponentType::U32,
+                idx.iter().flat_map(|i| i.to_le_bytes()).collect(),
+            )
+        };
+        let stride = if component == ComponentType::U16 {
+            2
+        } else {
+            4
+        };
+        let mut d = data(bytes, idx.len(), component, Type::Scalar, false, stride);
+        d.kind = Kind::Index;
+        s.data[ia.value()] = Some(d);
+    }
     Ok(())
+}
+
+/// FNV-1a over one vertex's bytes in every stream.
+fn vertex_hash(
+    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
+    v: usize,
+) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (_, d, _) in out {
+        for &b in d.bytes.get(v * d.stride..(v + 1) * d.stride).unwrap_or(&[]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+fn same_vertex(
+    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
+    a: usize,
+    b: usize,
+) -> bool {
+    out.iter().all(|(_, d, _)| {
+        d.bytes.get(a * d.stride..(a + 1) * d.stride)
+            == d.bytes.get(b * d.stride..(b + 1) * d.stride)
+    })
+}
+
+/// Old vertex -> its first identical vertex's new number, and the count of distinct ones.
+fn weld(
+    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
+    n: usize,
+) -> (Vec<u32>, usize) {
+    let mut first: std::collections::HashMap<u64, Vec<u32>> =
+        std::collections::HashMap::with_capacity(n);
+    let mut map = Vec::with_capacity(n);
+    let mut next = 0u32;
+    for v in 0..n {
+        let bucket = first.entry(vertex_hash(out, v)).or_default();
+        // The bucket holds (old vertex) of distinct vertices with this hash.
+        match bucket.iter().find(|&&o| same_vertex(out, o as usize, v)) {
+            Some(&o) => map.push(map[o as usize]),
+            None => {
+                bucket.push(v as u32);
+                map.push(next);
+                next += 1;
+            }
+        }
+    }
+    (map, next as usize)
+}
+
+/// A stream with its vertices moved (`remap[old] = new`, `u32::MAX` to drop).
+fn remapped(d: &Data, remap: &(Vec<u32>, usize)) -> Data {
+    Data {
+        bytes: remap_bytes(&d.bytes, d.stride, d.stride, Some(remap)),
+        count: remap.1,
+        ..d.clone()
+    }
+}
+
+/// min/max again, for the streams that carry them (vertices may have gone).
+fn bounds(d: &mut Data) {
+    if d.bounds.is_none() || d.count == 0 {
+        return;
+    }
+    let comps = super::read::components(d.ty);
+    let size = super::read::component_size(d.component);
+    let mut lo = vec![f32::INFINITY; comps];
+    let mut hi = vec![f32::NEG_INFINITY; comps];
+    for e in d.bytes.chunks_exact(d.stride) {
+        for k in 0..comps {
+            let b = &e[k * size..k * size + size];
+            let x = match d.component {
+                ComponentType::U16 => f32::from(u16::from_le_bytes([b[0], b[1]])),
+                ComponentType::I16 => f32::from(i16::from_le_bytes([b[0], b[1]])),
+                ComponentType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                ComponentType::U8 => f32::from(b[0]),
+                ComponentType::I8 => f32::from(b[0] as i8),
+                ComponentType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
+            };
+            lo[k] = lo[k].min(x);
+            hi[k] = hi[k].max(x);
+        }
+    }
+    d.bounds = Some((lo, hi));
 }
 
 /// An attribute as stored, vertices reordered, elements padded to 4 bytes.
@@ -505,7 +888,10 @@ fn positions_data(s: &mut State<'_>, r: &Raw, g: &Grid, remap: Option<&(Vec<u32>
         "positions",
         g.bound(),
         worst,
-        format!("{} bits over each mesh's box (a skin's meshes share one), uint16", s.c.position_bits),
+        format!(
+            "{} bits over each mesh's box (a skin's meshes share one), uint16",
+            s.c.position_bits
+        ),
     );
     let mut d = data(bytes, count, ComponentType::U16, Type::Vec3, false, 8);
     if count > 0 {
@@ -516,7 +902,12 @@ fn positions_data(s: &mut State<'_>, r: &Raw, g: &Grid, remap: Option<&(Vec<u32>
 
 /// Normals (VEC3) and tangents (VEC4, w the handedness): octahedral under meshopt,
 /// else signed normalized components.
-fn directions(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>, feature: Feature) -> Data {
+fn directions(
+    s: &mut State<'_>,
+    r: &Raw,
+    remap: Option<&(Vec<u32>, usize)>,
+    feature: Feature,
+) -> Data {
     let n = if r.ty == Type::Vec4 { 4 } else { 3 };
     if r.component != ComponentType::F32 || !(n == 3 || r.ty == Type::Vec4) {
         return copy(r, remap);
@@ -525,8 +916,16 @@ fn directions(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>, fea
     let count = v.len() / n;
     let bits = s.c.normal_bits.clamp(2, 16);
     let wide = bits > 8;
-    let (component, stride) = if wide { (ComponentType::I16, 8) } else { (ComponentType::I8, 4) };
-    let what = if feature == Feature::Normals { "normals" } else { "tangents" };
+    let (component, stride) = if wide {
+        (ComponentType::I16, 8)
+    } else {
+        (ComponentType::I8, 4)
+    };
+    let what = if feature == Feature::Normals {
+        "normals"
+    } else {
+        "tangents"
+    };
     let mut worst = 0.0f32;
     let d = if s.c.meshopt {
         let mut four = Vec::with_capacity(count * 4);
@@ -534,7 +933,9 @@ fn directions(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>, fea
             four.extend_from_slice(&[e[0], e[1], e[2], if n == 4 { e[3] } else { 0.0 }]);
         }
         let encoded = meshfmt_meshopt::encode_filter_oct(&four, count, stride, bits);
-        let Ok(bytes) = encoded else { return copy(r, remap) };
+        let Ok(bytes) = encoded else {
+            return copy(r, remap);
+        };
         let mut decoded = bytes.clone();
         if meshfmt_meshopt::decode_filter_oct(&mut decoded, count, stride).is_ok() {
             let size = stride / 4;
@@ -564,7 +965,15 @@ fn directions(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>, fea
         let mut bytes = Vec::with_capacity(count * stride);
         for e in v.chunks_exact(n) {
             let q: Vec<i32> = (0..4)
-                .map(|k| if k < 3 { snorm(e[k], bits) } else if n == 4 { snorm(e[3], bits) } else { 0 })
+                .map(|k| {
+                    if k < 3 {
+                        snorm(e[k], bits)
+                    } else if n == 4 {
+                        snorm(e[3], bits)
+                    } else {
+                        0
+                    }
+                })
                 .collect();
             let top = ((1i32 << (bits - 1)) - 1) as f32;
             worst = worst.max(angle_deg(
@@ -605,17 +1014,30 @@ fn snorm_bound_deg(bits: u32) -> f32 {
 /// stretches by at most 2 (measured, not assumed: the tests check it).
 fn oct_bound_deg(bits: u32) -> f32 {
     let half = 1.0 / ((1i32 << (bits - 1)) - 1) as f32;
-    (2.0 * half * std::f32::consts::SQRT_2).min(1.0).asin().to_degrees()
+    (2.0 * half * std::f32::consts::SQRT_2)
+        .min(1.0)
+        .asin()
+        .to_degrees()
 }
 
-fn uvs(s: &mut State<'_>, r: &Raw, g: &UvGrid, remap: Option<&(Vec<u32>, usize)>, set: u32) -> Data {
+fn uvs(
+    s: &mut State<'_>,
+    r: &Raw,
+    g: &UvGrid,
+    remap: Option<&(Vec<u32>, usize)>,
+    set: u32,
+) -> Data {
     let v = remap_floats(&r.floats(), 2, remap);
     let count = v.len() / 2;
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
     for e in v.chunks_exact(2) {
         for k in 0..2 {
-            let q = unorm((e[k] - g.offset[k]) / (g.step[k] * g.top as f32), s.c.uv_bits).min(g.top);
+            let q = unorm(
+                (e[k] - g.offset[k]) / (g.step[k] * g.top as f32),
+                s.c.uv_bits,
+            )
+            .min(g.top);
             // What a renderer computes: offset + scale * (q / 65535).
             let back = g.offset[k] + g.step[k] * 65535.0 * (q as f32 / 65535.0);
             worst = worst.max((back - e[k]).abs());
@@ -623,13 +1045,18 @@ fn uvs(s: &mut State<'_>, r: &Raw, g: &UvGrid, remap: Option<&(Vec<u32>, usize)>
         }
     }
     let bound = g.step[0].max(g.step[1]) * 0.5
-        + 4.0 * f32::EPSILON * (g.offset[0].abs().max(g.offset[1].abs()) + g.step[0].max(g.step[1]) * g.top as f32);
+        + 4.0
+            * f32::EPSILON
+            * (g.offset[0].abs().max(g.offset[1].abs()) + g.step[0].max(g.step[1]) * g.top as f32);
     s.errors.note(
         if set == 0 { Feature::Uv0 } else { Feature::Uv1 },
         if set == 0 { "UV set 0" } else { "UV set 1" },
         bound,
         worst,
-        format!("{} bits over each material's UV box (KHR_texture_transform), uint16 normalized", s.c.uv_bits),
+        format!(
+            "{} bits over each material's UV box (KHR_texture_transform), uint16 normalized",
+            s.c.uv_bits
+        ),
     );
     data(bytes, count, ComponentType::U16, Type::Vec2, true, 4)
 }
@@ -651,22 +1078,45 @@ fn colors(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data
             }
         }
     }
-    s.errors.note(Feature::Colors, "colors", 0.5 / 255.0 + 1e-7, worst, "8-bit normalized".into());
+    s.errors.note(
+        Feature::Colors,
+        "colors",
+        0.5 / 255.0 + 1e-7,
+        worst,
+        "8-bit normalized".into(),
+    );
     data(bytes, count, ComponentType::U8, r.ty, true, 4)
 }
 
 fn joints(r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
     let v = r.uints();
     let small = v.iter().all(|&j| j < 256);
-    let (component, size) = if small { (ComponentType::U8, 1) } else { (ComponentType::U16, 2) };
+    let (component, size) = if small {
+        (ComponentType::U8, 1)
+    } else {
+        (ComponentType::U16, 2)
+    };
     let bytes: Vec<u8> = v
         .iter()
-        .flat_map(|&j| if small { vec![j as u8] } else { (j as u16).to_le_bytes().to_vec() })
+        .flat_map(|&j| {
+            if small {
+                vec![j as u8]
+            } else {
+                (j as u16).to_le_bytes().to_vec()
+            }
+        })
         .collect();
     let elem = 4 * size;
     let out = remap_bytes(&bytes, elem, elem.next_multiple_of(4), remap);
     let count = out.len() / elem.next_multiple_of(4);
-    data(out, count, component, Type::Vec4, false, elem.next_multiple_of(4))
+    data(
+        out,
+        count,
+        component,
+        Type::Vec4,
+        false,
+        elem.next_multiple_of(4),
+    )
 }
 
 fn weights(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {

@@ -49,6 +49,12 @@ pub struct Compression {
     pub rotation_bits: u32,
     /// Translation and scale key mantissa bits with the exponential filter (1-24).
     pub translation_bits: u32,
+    /// Keep what rendering does not need (as `gltfpack -kv -km -ke` would): every
+    /// surface as its own named mesh, UV sets no texture reads, tangents without a
+    /// normal map, clip events. Without it (the default, as gltfpack does), surfaces
+    /// that share a material, skin and attributes become one mesh, and those are
+    /// dropped (each drop reported).
+    pub keep: bool,
 }
 
 impl Compression {
@@ -61,6 +67,7 @@ impl Compression {
         uv_bits: 12,
         rotation_bits: 16,
         translation_bits: 24,
+        keep: false,
     };
     /// Quantization and EXT_meshopt_compression (three.js, Babylon.js, Godot, Unity's
     /// glTFast and other readers with meshopt's decoder).
@@ -71,11 +78,20 @@ impl Compression {
         ..Compression::QUANTIZED
     };
 
-    /// The coding a `--quality` names for glTF, if any.
+    /// The coding a `--quality` names for glTF, if any: `quantized`, `meshopt`, and
+    /// with `-keep` ([`keep`](Self::keep)) `quantized-keep`, `meshopt-keep`.
     pub fn for_quality(quality: &str) -> Option<Compression> {
         match quality {
             "quantized" => Some(Compression::QUANTIZED),
             "meshopt" => Some(Compression::MESHOPT),
+            "quantized-keep" => Some(Compression {
+                keep: true,
+                ..Compression::QUANTIZED
+            }),
+            "meshopt-keep" => Some(Compression {
+                keep: true,
+                ..Compression::MESHOPT
+            }),
             _ => None,
         }
     }
@@ -133,7 +149,14 @@ pub(crate) struct Errors {
 }
 
 impl Errors {
-    pub fn note(&mut self, feature: Feature, what: &'static str, bound: f32, measured: f32, how: String) {
+    pub fn note(
+        &mut self,
+        feature: Feature,
+        what: &'static str,
+        bound: f32,
+        measured: f32,
+        how: String,
+    ) {
         let e = self.by.entry((feature, what)).or_insert((0.0, 0.0, how));
         e.0 = e.0.max(bound);
         e.1 = e.1.max(measured);
@@ -146,7 +169,9 @@ impl Errors {
                 feature,
                 kind: LossKind::Quantized { max_error: bound },
                 path: String::new(),
-                reason: format!("{what}: {how}; largest error in this file {measured:e} (bound {bound:e})"),
+                reason: format!(
+                    "{what}: {how}; largest error in this file {measured:e} (bound {bound:e})"
+                ),
             })
             .collect()
     }
@@ -161,6 +186,8 @@ pub(crate) struct State<'a> {
     pub errors: Errors,
     pub used: std::collections::BTreeSet<&'static str>,
     pub required: std::collections::BTreeSet<&'static str>,
+    /// What was dropped (without `keep`): reported with the quantization.
+    pub dropped: Vec<Loss>,
 }
 
 /// Rewrites `root` and `bin` in the compressed coding; the quantization losses (each
@@ -185,6 +212,7 @@ pub(crate) fn compress(
         errors: Errors::default(),
         used: Default::default(),
         required: Default::default(),
+        dropped: Vec::new(),
     };
     s.used.insert("KHR_mesh_quantization");
     s.required.insert("KHR_mesh_quantization");
@@ -196,7 +224,10 @@ pub(crate) fn compress(
         s.required.insert("EXT_meshopt_compression");
     }
     dedup::dedup(&mut root);
+    dedup::drop_empty_meshes(&mut root);
     root.extensions_used = s.used.iter().map(|e| e.to_string()).collect();
     root.extensions_required = s.required.iter().map(|e| e.to_string()).collect();
-    Ok((root, new_bin, s.errors.losses()))
+    let mut losses = s.dropped;
+    losses.extend(s.errors.losses());
+    Ok((root, new_bin, losses))
 }

@@ -60,9 +60,12 @@ pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError>
         .and_then(|v| root.buffer_views.get(v.value()))
         .ok_or_else(|| bad(format!("{what}: no bufferView")))?;
     let stride = view.byte_stride.map_or(elem, |s| s.0);
-    let start = view.byte_offset.map_or(0, |o| o.0 as usize) + a.byte_offset.map_or(0, |o| o.0 as usize);
+    let start =
+        view.byte_offset.map_or(0, |o| o.0 as usize) + a.byte_offset.map_or(0, |o| o.0 as usize);
     let end = view.byte_offset.map_or(0, |o| o.0 as usize) + view.byte_length.0 as usize;
-    let data = bin.get(start..end).ok_or_else(|| bad(format!("{what}: view out of the buffer")))?;
+    let data = bin
+        .get(start..end)
+        .ok_or_else(|| bad(format!("{what}: view out of the buffer")))?;
     let needed = count.checked_sub(1).map_or(0, |c| c * stride + elem);
     if stride < elem || data.len() < needed {
         return Err(bad(format!("{what}: elements do not fit the view")));
