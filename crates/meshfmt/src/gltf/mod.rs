@@ -120,7 +120,11 @@ pub fn export_with(
             if !bin.is_empty() {
                 root.buffers[0].uri = None;
             }
-            let json = root.to_vec().map_err(json_error)?;
+            let mut json = root.to_vec().map_err(json_error)?;
+            if compression.is_some() {
+                json = compress::minified(&json)
+                    .map_err(|e| CliError::format("gltf", e.to_string()))?;
+            }
             Exported {
                 main: glb::write(&json, &bin)?,
                 buffer: None,

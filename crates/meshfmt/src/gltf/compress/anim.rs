@@ -122,7 +122,7 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
             let mut out_values = values.clone();
             let mut out_times = times.clone();
             let mut drop = false;
-            if !cubic && keys > 1 && values.len() == keys * n {
+            if !cubic && keys >= 1 && values.len() == keys * n {
                 let first = &values[..n];
                 let tol = tolerance(property);
                 let deviation = values

@@ -104,10 +104,20 @@ fn texture_refs(m: &mut json::Material) -> Vec<&mut Index<json::Texture>> {
     out
 }
 
-/// Shares identical samplers, textures and materials, then drops the copies.
-pub(crate) fn dedup(root: &mut Root) {
+/// Shares identical samplers, textures and materials (names aside when `by_content`),
+/// then drops the copies.
+pub(crate) fn dedup(root: &mut Root, by_content: bool) {
+    let value = |x: serde_json::Value| -> serde_json::Value {
+        match x {
+            serde_json::Value::Object(mut m) if by_content => {
+                m.remove("name");
+                serde_json::Value::Object(m)
+            }
+            other => other,
+        }
+    };
     // Samplers.
-    let f = firsts(&root.samplers, |x| serde_json::to_value(x).ok());
+    let f = firsts(&root.samplers, |x| serde_json::to_value(x).ok().map(value));
     for t in &mut root.textures {
         if let Some(s) = t.sampler.as_mut() {
             *s = Index::new(f.get(s.value()).copied().unwrap_or(s.value() as u32));
@@ -129,7 +139,7 @@ pub(crate) fn dedup(root: &mut Root) {
         }
     }
     // Textures.
-    let f = firsts(&root.textures, |x| serde_json::to_value(x).ok());
+    let f = firsts(&root.textures, |x| serde_json::to_value(x).ok().map(value));
     for m in &mut root.materials {
         for r in texture_refs(m) {
             *r = Index::new(f.get(r.value()).copied().unwrap_or(r.value() as u32));
@@ -151,7 +161,7 @@ pub(crate) fn dedup(root: &mut Root) {
         }
     }
     // Materials.
-    let f = firsts(&root.materials, |x| serde_json::to_value(x).ok());
+    let f = firsts(&root.materials, |x| serde_json::to_value(x).ok().map(value));
     for mesh in &mut root.meshes {
         for p in &mut mesh.primitives {
             if let Some(m) = p.material.as_mut() {

@@ -302,6 +302,7 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
     };
     // Groups of primitives written as one (without `keep`), in first-use order.
     let mut groups: Vec<Vec<(usize, usize)>> = Vec::new();
+    let mut mergeable: Vec<bool> = Vec::new();
     let mut by_key: BTreeMap<GroupKey, usize> = BTreeMap::new();
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, prim) in mesh.primitives.iter().enumerate() {
@@ -317,6 +318,7 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
                 && prim.mode == Valid(Mode::Triangles);
             if !merge {
                 groups.push(vec![(m, p)]);
+                mergeable.push(false);
                 continue;
             }
             let layout: Vec<(String, String)> = prim
@@ -340,6 +342,7 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
                 None => {
                     by_key.insert(key, groups.len());
                     groups.push(vec![(m, p)]);
+                    mergeable.push(true);
                 }
             }
         }
@@ -349,8 +352,23 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
     let mut mesh_box: Vec<Option<Bounds3>> = vec![None; root.meshes.len()];
     // UV boxes per (material, set), for materials with a texture reading that set.
     let mut uv_box: BTreeMap<(usize, u32), ([f32; 2], [f32; 2])> = BTreeMap::new();
-    for g in &groups {
-        let target_mesh = g[0].0;
+    // The mesh each group lands in: mergeable ones share one mesh per skin (or none),
+    // one primitive per material, as gltfpack writes them.
+    let mut common: BTreeMap<Option<usize>, usize> = BTreeMap::new();
+    let targets: Vec<usize> = groups
+        .iter()
+        .zip(&mergeable)
+        .map(|(g, &merge)| {
+            if merge {
+                *common
+                    .entry(skin_of.get(&g[0].0).copied())
+                    .or_insert(g[0].0)
+            } else {
+                g[0].0
+            }
+        })
+        .collect();
+    for (g, &target_mesh) in groups.iter().zip(&targets) {
         for &(m, p) in g {
             let prim = &root.meshes[m].primitives[p];
             if let Some(a) = prim.attributes.get(&Valid(Semantic::Positions)) {
@@ -425,26 +443,56 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
         })
         .collect();
 
-    let mut emptied: Vec<(usize, usize)> = Vec::new();
-    for g in &groups {
-        let Some(grid) = mesh_grid[g[0].0] else {
+    for (g, &target) in groups.iter().zip(&targets) {
+        let Some(grid) = mesh_grid[target] else {
             continue;
         };
         let reorder = g
             .iter()
             .all(|&(m, p)| alone(&s.root.meshes[m].primitives[p]));
         primitive(s, g, &grid, &uv_grid, reorder)?;
-        emptied.extend(g.iter().skip(1));
     }
-    let merged = emptied.len();
-    // The merged primitives leave their meshes (the first of each group holds them).
-    for m in 0..s.root.meshes.len() {
-        let mut p = 0;
-        s.root.meshes[m].primitives.retain(|_| {
-            let keep = !emptied.contains(&(m, p));
-            p += 1;
-            keep
-        });
+    // Each group's primitive moves to its mesh; merged members go.
+    let grouped: std::collections::BTreeSet<(usize, usize)> =
+        groups.iter().flatten().copied().collect();
+    let old: Vec<Vec<json::mesh::Primitive>> = s
+        .root
+        .meshes
+        .iter_mut()
+        .map(|m| std::mem::take(&mut m.primitives))
+        .collect();
+    let mut new: Vec<Vec<json::mesh::Primitive>> = vec![Vec::new(); old.len()];
+    for (m, prims) in old.iter().enumerate() {
+        for (p, prim) in prims.iter().enumerate() {
+            if !grouped.contains(&(m, p)) {
+                new[m].push(prim.clone());
+            }
+        }
+    }
+    let mut merged = 0;
+    let mut received = vec![false; old.len()];
+    for (g, &target) in groups.iter().zip(&targets) {
+        let (m, p) = g[0];
+        new[target].push(old[m][p].clone());
+        merged += g.len() - 1 + usize::from(target != m);
+        if target != m {
+            received[target] = true;
+        }
+    }
+    for (m, prims) in new.into_iter().enumerate() {
+        s.root.meshes[m].primitives = prims;
+        if received[m] {
+            // Several surfaces' mesh: neither surface's name is its own.
+            s.root.meshes[m].name = None;
+        }
+    }
+    for node in &mut s.root.nodes {
+        if node
+            .mesh
+            .is_some_and(|m| received.get(m.value()).copied().unwrap_or(false))
+        {
+            node.name = None;
+        }
     }
     if merged > 0 {
         s.dropped.push(meshfmt_core::Loss {

@@ -23,6 +23,7 @@ mod anim;
 mod dedup;
 mod layout;
 mod mesh;
+mod minify;
 mod quantize;
 mod read;
 
@@ -33,6 +34,8 @@ use json::accessor::{ComponentType, Type};
 use meshfmt_core::{Budget, Feature, Loss, LossKind};
 
 use crate::error::CliError;
+
+pub(crate) use minify::minified;
 
 /// The precision and coding of a compressed export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +206,8 @@ pub(crate) fn compress(
     budget.charge("glTF compression", (bin.len() as u64).saturating_mul(3))?;
     let mut root = root;
     dedup::images(&mut root, bin);
+    // Before meshes: surfaces whose materials turn out equal can then merge.
+    dedup::dedup(&mut root, !c.keep);
     let accessors = root.accessors.len();
     let mut s = State {
         root,
@@ -223,7 +228,6 @@ pub(crate) fn compress(
         s.used.insert("EXT_meshopt_compression");
         s.required.insert("EXT_meshopt_compression");
     }
-    dedup::dedup(&mut root);
     dedup::drop_empty_meshes(&mut root);
     root.extensions_used = s.used.iter().map(|e| e.to_string()).collect();
     root.extensions_required = s.required.iter().map(|e| e.to_string()).collect();
