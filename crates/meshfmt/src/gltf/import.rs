@@ -640,6 +640,15 @@ impl Importer<'_> {
         // joint sets or channels, and meshes instanced by many nodes, are copied each time.
         self.budget
             .charge_items::<f32>("glTF accessor data", count.saturating_mul(comps))?;
+        // Tightly packed floats, the common case: decoded in bulk.
+        if ct.0 == ComponentType::F32 && stride == elem {
+            if let Some(bytes) = view_bytes.get(offset..offset + count * elem) {
+                return Ok(bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect());
+            }
+        }
         let mut out = Vec::with_capacity(count * comps);
         for k in 0..count {
             let base = offset + k * stride;

@@ -767,20 +767,20 @@ fn primitive(
         .filter(|i| reorder && triangles && i.len() % 3 == 0)
     {
         // Vertices equal in every stored attribute are one.
-        let (weld, unique) = weld(&out, n);
+        let welded = weld(&out, n);
         for i in idx.iter_mut() {
-            *i = weld[*i as usize];
+            *i = welded.0[*i as usize];
         }
         for (_, d, _) in &mut out {
-            *d = remapped(d, &(weld.clone(), unique));
+            *d = remapped(d, &welded);
         }
         let optimize = if s.c.meshopt {
             meshfmt_meshopt::optimize_vertex_cache_strip
         } else {
             meshfmt_meshopt::optimize_vertex_cache
         };
-        optimize(idx, unique).map_err(|e| bad(format!("{path}: {e}")))?;
-        let r = meshfmt_meshopt::optimize_vertex_fetch_remap(idx, unique)
+        optimize(idx, welded.1).map_err(|e| bad(format!("{path}: {e}")))?;
+        let r = meshfmt_meshopt::optimize_vertex_fetch_remap(idx, welded.1)
             .map_err(|e| bad(format!("{path}: {e}")))?;
         meshfmt_meshopt::remap_index_buffer(idx, &r.0);
         for (_, d, _) in &mut out {
@@ -818,51 +818,54 @@ fn primitive(
     Ok(())
 }
 
-/// FNV-1a over one vertex's bytes in every stream.
-fn vertex_hash(
-    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
-    v: usize,
-) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// Old vertex -> its first identical vertex's new number, and the count of distinct
+/// ones: each vertex's bytes in every stream side by side, then an open-addressing
+/// table of vertex numbers (no allocation per vertex).
+fn weld(out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)], n: usize) -> (Vec<u32>, usize) {
+    let width: usize = out.iter().map(|(_, d, _)| d.stride).sum();
+    let mut keys = vec![0u8; n * width];
+    let mut at = 0;
     for (_, d, _) in out {
-        for &b in d.bytes.get(v * d.stride..(v + 1) * d.stride).unwrap_or(&[]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        for (v, e) in d.bytes.chunks_exact(d.stride).enumerate().take(n) {
+            keys[v * width + at..v * width + at + d.stride].copy_from_slice(e);
         }
+        at += d.stride;
     }
-    h
-}
-
-fn same_vertex(
-    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
-    a: usize,
-    b: usize,
-) -> bool {
-    out.iter().all(|(_, d, _)| {
-        d.bytes.get(a * d.stride..(a + 1) * d.stride)
-            == d.bytes.get(b * d.stride..(b + 1) * d.stride)
-    })
-}
-
-/// Old vertex -> its first identical vertex's new number, and the count of distinct ones.
-fn weld(
-    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
-    n: usize,
-) -> (Vec<u32>, usize) {
-    let mut first: std::collections::HashMap<u64, Vec<u32>> =
-        std::collections::HashMap::with_capacity(n);
-    let mut map = Vec::with_capacity(n);
+    let key = |v: usize| &keys[v * width..(v + 1) * width];
+    let hash = |k: &[u8]| {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut chunks = k.chunks_exact(8);
+        for c in &mut chunks {
+            h = (h ^ u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .wrapping_mul(0x0100_0000_01b3);
+            h ^= h >> 29;
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^ (h >> 32)
+    };
+    let size = (n * 2).next_power_of_two().max(16);
+    let mask = size - 1;
+    let mut table = vec![u32::MAX; size];
+    let mut map = vec![0u32; n];
     let mut next = 0u32;
     for v in 0..n {
-        let bucket = first.entry(vertex_hash(out, v)).or_default();
-        // The bucket holds (old vertex) of distinct vertices with this hash.
-        match bucket.iter().find(|&&o| same_vertex(out, o as usize, v)) {
-            Some(&o) => map.push(map[o as usize]),
-            None => {
-                bucket.push(v as u32);
-                map.push(next);
+        let k = key(v);
+        let mut slot = hash(k) as usize & mask;
+        loop {
+            let t = table[slot];
+            if t == u32::MAX {
+                table[slot] = v as u32;
+                map[v] = next;
                 next += 1;
+                break;
             }
+            if key(t as usize) == k {
+                map[v] = map[t as usize];
+                break;
+            }
+            slot = (slot + 1) & mask;
         }
     }
     (map, next as usize)
