@@ -187,7 +187,7 @@ pub(crate) fn layout(
             Kind::Index => Some(Valid(Target::ElementArrayBuffer)),
             Kind::Plain => None,
         };
-        let byte_stride = (*kind == Kind::Vertex).then(|| json::buffer::Stride(*stride));
+        let byte_stride = (*kind == Kind::Vertex).then_some(json::buffer::Stride(*stride));
         if meshopt {
             let (encoded, mode) = match kind {
                 Kind::Index => {

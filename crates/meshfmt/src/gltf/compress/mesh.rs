@@ -399,9 +399,9 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
                     .entry((mat, set))
                     .or_insert(([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]));
                 for v in uv.chunks_exact(2) {
-                    for k in 0..2 {
-                        e.0[k] = e.0[k].min(v[k]);
-                        e.1[k] = e.1[k].max(v[k]);
+                    for (k, x) in v.iter().enumerate() {
+                        e.0[k] = e.0[k].min(*x);
+                        e.1[k] = e.1[k].max(*x);
                     }
                 }
             }
@@ -821,7 +821,10 @@ fn primitive(
 /// Old vertex -> its first identical vertex's new number, and the count of distinct
 /// ones: each vertex's bytes in every stream side by side, then an open-addressing
 /// table of vertex numbers (no allocation per vertex).
-fn weld(out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)], n: usize) -> (Vec<u32>, usize) {
+fn weld(
+    out: &[(usize, Data, Option<json::validation::Checked<Semantic>>)],
+    n: usize,
+) -> (Vec<u32>, usize) {
     let width: usize = out.iter().map(|(_, d, _)| d.stride).sum();
     let mut keys = vec![0u8; n * width];
     let mut at = 0;
@@ -978,7 +981,7 @@ fn directions(
         "tangents"
     };
     let mut worst = 0.0f32;
-    let d = if s.c.meshopt {
+    if s.c.meshopt {
         let mut four = Vec::with_capacity(count * 4);
         for e in v.chunks_exact(n) {
             four.extend_from_slice(&[e[0], e[1], e[2], if n == 4 { e[3] } else { 0.0 }]);
@@ -1047,8 +1050,7 @@ fn directions(
             format!("{bits}-bit signed normalized components, degrees"),
         );
         data(bytes, count, component, r.ty, true, stride)
-    };
-    d
+    }
 }
 
 /// The angle a unit vector's snorm components can turn by: each off by half a step.
@@ -1083,15 +1085,11 @@ fn uvs(
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
     for e in v.chunks_exact(2) {
-        for k in 0..2 {
-            let q = unorm(
-                (e[k] - g.offset[k]) / (g.step[k] * g.top as f32),
-                s.c.uv_bits,
-            )
-            .min(g.top);
+        for (k, &x) in e.iter().enumerate() {
+            let q = unorm((x - g.offset[k]) / (g.step[k] * g.top as f32), s.c.uv_bits).min(g.top);
             // What a renderer computes: offset + scale * (q / 65535).
             let back = g.offset[k] + g.step[k] * 65535.0 * (q as f32 / 65535.0);
-            worst = worst.max((back - e[k]).abs());
+            worst = worst.max((back - x).abs());
             bytes.extend_from_slice(&(q as u16).to_le_bytes());
         }
     }
@@ -1119,14 +1117,13 @@ fn colors(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
     for e in v.chunks_exact(n) {
-        for k in 0..4 {
-            if k < n {
-                let q = unorm(e[k], 8);
-                worst = worst.max((q as f32 / 255.0 - e[k].clamp(0.0, 1.0)).abs());
-                bytes.push(q as u8);
-            } else {
-                bytes.push(255);
-            }
+        for &x in e {
+            let q = unorm(x, 8);
+            worst = worst.max((q as f32 / 255.0 - x.clamp(0.0, 1.0)).abs());
+            bytes.push(q as u8);
+        }
+        if n == 3 {
+            bytes.push(255);
         }
     }
     s.errors.note(

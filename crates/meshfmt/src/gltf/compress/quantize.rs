@@ -4,14 +4,14 @@
 /// `v` in [0, 1] to an unsigned `bits`-bit integer, rounded to nearest.
 pub fn unorm(v: f32, bits: u32) -> u32 {
     let top = ((1u64 << bits) - 1) as f32;
-    // NaN clamps to 0 (`max` returns the number).
-    (v.max(0.0).min(1.0) * top + 0.5) as u32
+    // NaN stays NaN through clamp and casts to 0.
+    (v.clamp(0.0, 1.0) * top + 0.5) as u32
 }
 
 /// `v` in [-1, 1] to a signed `bits`-bit integer, rounded to nearest (half away from 0).
 pub fn snorm(v: f32, bits: u32) -> i32 {
     let top = ((1i64 << (bits - 1)) - 1) as f32;
-    let v = v.max(-1.0).min(1.0) * top;
+    let v = v.clamp(-1.0, 1.0) * top;
     (v + if v >= 0.0 { 0.5 } else { -0.5 }) as i32
 }
 
@@ -75,7 +75,7 @@ impl Grid {
 /// Each differs from `w * 255` by less than 1.
 pub fn weights_u8(w: [f32; 4]) -> [u8; 4] {
     let sum: f32 = w.iter().map(|x| x.max(0.0)).sum();
-    if !(sum > 0.0) {
+    if sum.is_nan() || sum <= 0.0 {
         return [255, 0, 0, 0];
     }
     let scaled = w.map(|x| x.max(0.0) / sum * 255.0);
