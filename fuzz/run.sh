@@ -28,7 +28,7 @@ else
 fi
 targets=("$@")
 families=(unigine_mesh unigine_anim vitaboy unity_meshser m3d m3d_ascii gltf obj)
-[ ${#targets[@]} -eq 0 ] && targets=("${families[@]}" convert)
+[ ${#targets[@]} -eq 0 ] && targets=("${families[@]}" convert meshopt)
 samples="${MESHFMT_SAMPLES:-../../shared/samples}"
 seed() { # target, fixture dir, sample dir, extensions...
   local t=$1 fx=$2 sm=$3; shift 3
@@ -51,6 +51,10 @@ printf 'mtllib m.mtl\nnewmtl red\nKd 1 0 0\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n
 mkdir -p corpus/gltf
 find ../.ci/out/fixtures -type f \( -name '*.glb' -o -name '*.embedded.gltf' \) -size -64k \
   -exec cp -n {} corpus/gltf/ \; 2>/dev/null || true
+# meshopt seeds: a mode/filter/stride/count prefix, then a vertex stream header and data.
+mkdir -p corpus/meshopt
+printf '\000\000\007\002\240\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > corpus/meshopt/zeros
+printf '\001\000\001\001\341\000\000\000' > corpus/meshopt/triangles
 # The cross-format target starts from every family's seeds.
 mkdir -p corpus/convert
 for f in "${families[@]}"; do

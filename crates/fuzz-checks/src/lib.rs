@@ -101,6 +101,7 @@ pub const TARGETS: &[(&str, &str)] = &[
     ("gltf", "gltf"),
     ("obj", "obj"),
     ("convert", "any"),
+    ("meshopt", "meshopt"),
 ];
 
 /// What fuzz target `target` runs on `data` (also what the regression replay runs): its
@@ -117,12 +118,52 @@ pub fn run_target(target: &str, data: &[u8]) {
     if target == "convert" {
         return check_convert(data);
     }
+    if target == "meshopt" {
+        return check_meshopt(data);
+    }
     if target == "m3d_ascii" && !data.starts_with(b"3dmo") {
         let mut text = b"3dmodel 1.0\r\n".to_vec();
         text.extend_from_slice(data);
         return check(format, &text);
     }
     check(format, data);
+}
+
+/// The meshopt decoders on untrusted bytes: the first four choose the mode, filter,
+/// stride and count (so every combination is reached, valid or not), the rest is the
+/// encoded stream. Decoding never panics and never writes outside the buffer it is
+/// given; a stream our encoder wrote from what it decoded decodes to the same bytes.
+///
+/// ```
+/// fuzz_checks::check_meshopt(&[0, 0, 8, 3, 0xa0, 1, 2, 3]);
+/// ```
+pub fn check_meshopt(data: &[u8]) {
+    use meshfmt_meshopt::{Filter, Mode, decode_gltf_buffer, encode_vertex_buffer};
+    let [m, f, stride, count, rest @ ..] = data else {
+        return;
+    };
+    let mode = [Mode::Attributes, Mode::Triangles, Mode::Indices][usize::from(*m % 3)];
+    let filter = [
+        Filter::None,
+        Filter::Octahedral,
+        Filter::Quaternion,
+        Filter::Exponential,
+    ][usize::from(*f % 4)];
+    let stride = usize::from(*stride % 64) + 1;
+    let count = usize::from(*count) * 3;
+    let mut out = vec![0u8; count * stride];
+    let decoded = decode_gltf_buffer(&mut out, count, stride, rest, mode, filter);
+    if decoded.is_ok() && mode == Mode::Attributes && filter == Filter::None {
+        let again = match encode_vertex_buffer(&out, count, stride) {
+            Ok(e) => e,
+            Err(e) => panic!("a stride the decoder took does not encode: {e}"),
+        };
+        let mut back = vec![0u8; out.len()];
+        if let Err(e) = decode_gltf_buffer(&mut back, count, stride, &again, mode, filter) {
+            panic!("our own encoding does not decode: {e}");
+        }
+        assert_eq!(back, out, "re-encoded stream decodes differently");
+    }
 }
 
 /// Runs every check on `data` as a file of format family `format` (a name in

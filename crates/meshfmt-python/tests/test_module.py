@@ -99,6 +99,27 @@ def test_every_fixture_converts_to_glb_and_back(root, tmp_path):
         assert len(back.clips) == len(src.clips), p
 
 
+def test_delivery_glb_reads_back_within_its_bounds(root, tmp_path):
+    # quality="meshopt" (the CLI's --compress): the same triangles read back, every
+    # position within the bound the report gives (vertices welded and reordered, so each
+    # is matched to its nearest original).
+    p = root / "fixtures" / "unigine-mesh" / "skinned_arm3.ms11.mesh"
+    src = meshfmt.read(p).model
+    for quality in ("meshopt", "quantized", "meshopt-keep"):
+        out = tmp_path / f"arm-{quality}.glb"
+        report = meshfmt.convert(p, out, quality=quality)
+        bound = max(
+            x.bound for x in report.losses if x.feature == "geometry" and x.reason.startswith("positions")
+        )
+        back = meshfmt.read(out).model
+        assert back.triangle_count() == src.triangle_count(), quality
+        a = np.concatenate([s.positions for s in src.surfaces])
+        b = np.concatenate([s.positions for s in back.surfaces])
+        nearest = np.abs(b[:, None, :] - a[None, :, :]).max(axis=2).min(axis=1)
+        assert 0 < bound < 1e-3 and nearest.max() <= bound, (quality, nearest.max(), bound)
+        assert len(back.clips) == len(src.clips), quality
+
+
 def test_bytes_read_like_the_file(root):
     p = root / "fixtures" / "unity-meshser" / "cube.bytes"
     by_path = meshfmt.read(p).model

@@ -22,7 +22,8 @@ pub const FORMAT: Gltf = Gltf;
 /// once, in `from_core`, where its losses are reported).
 struct GltfFile {
     model: Converted<Model>,
-    exported: Option<(Container, Exported)>,
+    /// The export, with the container and compression it was made for.
+    exported: Option<(Container, Option<Compression>, Exported)>,
     /// What a document read from a file stores (none for a model to export).
     stored: Option<Stored>,
 }
@@ -110,7 +111,7 @@ impl Format for Gltf {
         Ok(Converted {
             value: Box::new(GltfFile {
                 model: Converted::exact(model.clone()),
-                exported: Some((c, g.value)),
+                exported: Some((c, compression, g.value)),
                 stored: None,
             }) as Box<dyn FormatFile>,
             losses: g.losses,
@@ -151,10 +152,11 @@ impl FormatFile for GltfFile {
     /// `embedded`: inlined as a data URI).
     fn write(&self, cx: &Context<'_>) -> Result<Written, FormatError> {
         let c = container(cx);
+        let compression = compression(cx)?;
         let exported = match &self.exported {
-            Some((made_for, e)) if *made_for == c => e.clone(),
+            Some((made_for, coded, e)) if *made_for == c && *coded == compression => e.clone(),
             _ => {
-                export_with(&self.model.value, c.clone(), compression(cx)?, &cx.budget)
+                export_with(&self.model.value, c.clone(), compression, &cx.budget)
                     .map_err(format_error)?
                     .value
             }
