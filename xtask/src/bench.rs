@@ -1,12 +1,15 @@
 //! `cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR]`: one table of
 //! every format's read / write / to_core / from_core against memcpy, conversions to
 //! ms14 and OBJ to glB (beside assimp), and M3D load and save beside the reference
-//! m3d.h, all measured in this one run; written to BENCHMARKS.md with the machine.
+//! m3d.h, all measured in this one run; written to BENCHMARKS.md with the machine. A
+//! second table compares delivery glTF (`meshfmt convert --compress`) with gltfpack;
+//! `--only delivery` measures that section alone and replaces it in the file.
 //!
 //! `cargo xtask` builds in the test profile, so this first builds xtask and the
 //! `meshfmt` binary in release and runs that build (`--here` skips it).
 
 mod convert;
+mod delivery;
 mod formats;
 mod reference;
 mod report;
@@ -27,6 +30,8 @@ struct Options {
     samples: PathBuf,
     reference: PathBuf,
     here: bool,
+    /// `--only delivery`: the delivery glTF section alone.
+    only_delivery: bool,
 }
 
 fn workspace() -> PathBuf {
@@ -41,6 +46,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         samples: test_support::samples_location(),
         reference: workspace().join("../shared/tools/m3d-ref"),
         here: false,
+        only_delivery: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -54,6 +60,10 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             "--samples" => o.samples = PathBuf::from(value()?),
             "--reference" => o.reference = PathBuf::from(value()?),
             "--here" => o.here = true,
+            "--only" => match value()? {
+                &"delivery" => o.only_delivery = true,
+                other => return Err(format!("--only: unknown section {other} (delivery)")),
+            },
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -64,8 +74,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
 }
 
 /// The usage line, for `main`'s usage text.
-pub const USAGE: &str =
-    "cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] [--reference DIR]";
+pub const USAGE: &str = "cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] \
+                         [--reference DIR] [--only delivery]";
 
 /// `cargo xtask bench ...`.
 pub fn run(args: &[&str]) -> ExitCode {
@@ -149,20 +159,29 @@ fn in_release(args: &[&str]) -> ExitCode {
 type Source = (String, &'static dyn Format, formats::Input);
 
 fn measure_all(o: &Options) -> Result<(), String> {
+    let tmp = std::env::temp_dir().join(format!("meshfmt-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    if o.only_delivery {
+        let done = delivery::only(o, &tmp);
+        let _ = std::fs::remove_dir_all(&tmp);
+        return done;
+    }
     let machine = report::Machine::here();
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     let generated = format_rows(o, &mut rows, &mut notes);
-    let tmp = std::env::temp_dir().join(format!("meshfmt-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let m3d_big = generated
         .iter()
         .find(|s| s.0 == "m3d binary")
         .map(|s| s.2.bytes.to_vec());
     conversion_rows(o, generated, &tmp, &mut rows, &mut notes);
     reference_rows(o, m3d_big, &tmp, &mut rows, &mut notes)?;
+    let section = delivery::measure(o, &tmp, Some(&tmp.join("grid.obj")));
     let _ = std::fs::remove_dir_all(&tmp);
-    let text = report::markdown(&machine, o, &rows, &notes);
+    let text = delivery::splice(
+        &report::markdown(&machine, o, &rows, &notes),
+        &delivery::markdown(&section),
+    );
     println!("{text}");
     std::fs::write(&o.out, &text).map_err(|e| format!("{}: {e}", o.out.display()))?;
     eprintln!("bench: wrote {}", o.out.display());
