@@ -300,13 +300,24 @@ def test_quantized_gltf_in_blenders_importer():
         )
         with open(report) as f:
             losses = json.load(f)["losses"]
-        bound = max(x["bound"] for x in losses if x["feature"] == "geometry" and x["reason"].startswith("positions"))
+        # Skinned positions keep their floats in `quantized` (Blender builds the bones from
+        # the inverse bind matrices, where meshopt's coding puts the dequantization).
+        bound = max(
+            (x["bound"] for x in losses if x["feature"] == "geometry" and x["reason"].startswith("positions")),
+            default=0.0,
+        )
         a, tris_a, clips_a = gltf_world_points(plain)
         b, tris_b, clips_b = gltf_world_points(packed)
-        check(tris_a == tris_b and tris_a > 0, f"{name}: {tris_b} triangles, the float export has {tris_a}")
+        # Every triangle the file holds (quantization drops those it collapses to a line).
+        stored = info_json(packed)["triangles"]
+        check(tris_b == stored and 0 < tris_b <= tris_a, f"{name}: {tris_b} triangles, {stored} stored, {tris_a} in float")
         check(clips_a == clips_b, f"{name}: {clips_b} actions, the float export has {clips_a}")
-        # Blender works in f32: a few ulps of the model's size on top of the bound.
+        # Blender works in f32: a few ulps of the model's size on top of the bound. A
+        # skinned model is skinned into its bind pose at import, through the 8-bit weights
+        # (each within 1/255): a thousandth of its size more.
         slack = 4 * numpy.finfo(numpy.float32).eps * float(numpy.abs(a).max())
+        if any(x["feature"] == "skin" for x in losses):
+            slack += 1e-3 * float(numpy.linalg.norm(a.max(axis=0) - a.min(axis=0)))
         worst = max(farthest_from(b, a), farthest_from(a, b))
         check(worst <= bound + slack, f"{name}: a vertex moved {worst}, the report's bound is {bound}")
         print(f"     {name}: {tris_b} triangles, {len(b)} vertices, worst {worst:.3g} <= bound {bound:.3g}")

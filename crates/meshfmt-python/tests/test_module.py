@@ -108,15 +108,19 @@ def test_delivery_glb_reads_back_within_its_bounds(root, tmp_path):
     for quality in ("meshopt", "quantized", "meshopt-keep"):
         out = tmp_path / f"arm-{quality}.glb"
         report = meshfmt.convert(p, out, quality=quality)
+        # A skinned model's positions are quantized under meshopt only (`quantized` keeps
+        # their floats, for Blender's importer): no bound, and no error, then.
         bound = max(
-            x.bound for x in report.losses if x.feature == "geometry" and x.reason.startswith("positions")
+            (x.bound for x in report.losses if x.feature == "geometry" and x.reason.startswith("positions")),
+            default=0.0,
         )
         back = meshfmt.read(out).model
         assert back.triangle_count() == src.triangle_count(), quality
         a = np.concatenate([s.positions for s in src.surfaces])
         b = np.concatenate([s.positions for s in back.surfaces])
         nearest = np.abs(b[:, None, :] - a[None, :, :]).max(axis=2).min(axis=1)
-        assert 0 < bound < 1e-3 and nearest.max() <= bound, (quality, nearest.max(), bound)
+        assert (bound > 0) == quality.startswith("meshopt"), (quality, bound)
+        assert bound < 1e-3 and nearest.max() <= bound, (quality, nearest.max(), bound)
         assert len(back.clips) == len(src.clips), quality
 
 

@@ -409,8 +409,13 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
     }
     let bits = s.c.position_bits;
     let grid = |b: &Option<Bounds3>| b.map(|(lo, hi)| Grid::new(lo, hi, bits));
+    // Skinned positions are quantized under meshopt only: their dequantization goes in
+    // the inverse bind matrices, which three.js applies but Blender's importer reads as
+    // the bones' rest (the `quantized` coding is the one Blender takes).
+    let skinned_grids = s.c.meshopt;
     let skin_grid: BTreeMap<usize, Grid> = skin_box
         .iter()
+        .filter(|_| skinned_grids)
         .filter_map(|(k, b)| Some((*k, grid(b)?)))
         .collect();
     let mesh_grid: Vec<Option<Grid>> = (0..root.meshes.len())
@@ -444,13 +449,10 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
         .collect();
 
     for (g, &target) in groups.iter().zip(&targets) {
-        let Some(grid) = mesh_grid[target] else {
-            continue;
-        };
         let reorder = g
             .iter()
             .all(|&(m, p)| alone(&s.root.meshes[m].primitives[p]));
-        primitive(s, g, &grid, &uv_grid, reorder)?;
+        primitive(s, g, mesh_grid[target].as_ref(), &uv_grid, reorder)?;
     }
     // Each group's primitive moves to its mesh; merged members go.
     let grouped: std::collections::BTreeSet<(usize, usize)> =
@@ -642,7 +644,7 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
 fn primitive(
     s: &mut State<'_>,
     group: &[(usize, usize)],
-    g: &Grid,
+    g: Option<&Grid>,
     uv_grid: &BTreeMap<(usize, u32), UvGrid>,
     reorder: bool,
 ) -> Result<(), CliError> {
@@ -771,6 +773,18 @@ fn primitive(
         for i in idx.iter_mut() {
             *i = welded.0[*i as usize];
         }
+        // A triangle two of whose corners became one vertex draws nothing: it goes.
+        let before = idx.len();
+        let mut kept = 0;
+        for t in 0..before / 3 {
+            let [a, b, c] = [idx[3 * t], idx[3 * t + 1], idx[3 * t + 2]];
+            if a != b && b != c && a != c {
+                idx.copy_within(3 * t..3 * t + 3, kept);
+                kept += 3;
+            }
+        }
+        idx.truncate(kept);
+        s.collapsed += (before - kept) / 3;
         for (_, d, _) in &mut out {
             *d = remapped(d, &welded);
         }
@@ -919,7 +933,18 @@ fn copy(r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
     d
 }
 
-fn positions_data(s: &mut State<'_>, r: &Raw, g: &Grid, remap: Option<&(Vec<u32>, usize)>) -> Data {
+fn positions_data(
+    s: &mut State<'_>,
+    r: &Raw,
+    g: Option<&Grid>,
+    remap: Option<&(Vec<u32>, usize)>,
+) -> Data {
+    let Some(g) = g else {
+        // Kept as floats (skinned, without meshopt): min/max are computed at the end.
+        let mut d = copy(r, remap);
+        d.bounds = Some((Vec::new(), Vec::new()));
+        return d;
+    };
     let v = remap_floats(&r.floats(), 3, remap);
     let count = v.len() / 3;
     let mut bytes = Vec::with_capacity(count * 8);
@@ -1191,7 +1216,12 @@ fn weights(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Dat
 
 /// Morph position deltas in grid steps (the node's scale applies to them too): 16-bit
 /// integers where they fit, else floats.
-fn deltas(r: &Raw, g: &Grid, remap: Option<&(Vec<u32>, usize)>) -> Data {
+fn deltas(r: &Raw, g: Option<&Grid>, remap: Option<&(Vec<u32>, usize)>) -> Data {
+    let Some(g) = g else {
+        let mut d = copy(r, remap);
+        d.bounds = Some((Vec::new(), Vec::new()));
+        return d;
+    };
     let v = remap_floats(&r.floats(), 3, remap);
     let count = v.len() / 3;
     let steps: Vec<f32> = v.iter().map(|x| x / g.step).collect();

@@ -191,6 +191,8 @@ pub(crate) struct State<'a> {
     pub required: std::collections::BTreeSet<&'static str>,
     /// What was dropped (without `keep`): reported with the quantization.
     pub dropped: Vec<Loss>,
+    /// Triangles whose corners quantization welded together (reported once).
+    pub collapsed: usize,
 }
 
 /// Rewrites `root` and `bin` in the compressed coding; the quantization losses (each
@@ -218,6 +220,7 @@ pub(crate) fn compress(
         used: Default::default(),
         required: Default::default(),
         dropped: Vec::new(),
+        collapsed: 0,
     };
     s.used.insert("KHR_mesh_quantization");
     s.required.insert("KHR_mesh_quantization");
@@ -232,6 +235,17 @@ pub(crate) fn compress(
     root.extensions_used = s.used.iter().map(|e| e.to_string()).collect();
     root.extensions_required = s.required.iter().map(|e| e.to_string()).collect();
     let mut losses = s.dropped;
+    if s.collapsed > 0 {
+        losses.push(Loss {
+            feature: Feature::Geometry,
+            kind: LossKind::Reduced,
+            path: String::new(),
+            reason: format!(
+                "{} triangles dropped: quantization made two of their corners one vertex (they drew nothing)",
+                s.collapsed
+            ),
+        });
+    }
     losses.extend(s.errors.losses());
     Ok((root, new_bin, losses))
 }
