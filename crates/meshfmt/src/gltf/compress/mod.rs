@@ -2,8 +2,9 @@
 //! `meshopt`; `--compress` is the latter).
 //!
 //! - `quantized`: KHR_mesh_quantization. Positions on a 14-bit grid over each mesh's
-//!   box (over all skinned meshes' box for a skin), dequantized by the mesh node's
-//!   translation and uniform scale, or for skinned meshes by the inverse bind matrices;
+//!   box, dequantized by the mesh node's translation and uniform scale (skinned
+//!   positions stay floats: Blender's importer builds bones from the inverse bind
+//!   matrices, where their dequantization would go);
 //!   normals and tangents 8-bit signed normalized; UVs 12-bit over each material's UV
 //!   box, dequantized by KHR_texture_transform; colours and skin weights 8-bit
 //!   normalized (weights summing to exactly one); joints 8-bit where they fit;
@@ -12,7 +13,9 @@
 //! - `meshopt`: the above, then EXT_meshopt_compression: vertex streams, indices and
 //!   keys through meshopt's codecs, normals and tangents through its octahedral filter,
 //!   rotations through its quaternion filter (12 bits), translations and scales through
-//!   its exponential filter (16-bit mantissas), indices in strip-friendly order.
+//!   its exponential filter (16-bit mantissas), indices in strip-friendly order;
+//!   skinned positions quantized too, over one box per skin, dequantized by the skin's
+//!   inverse bind matrices (as gltfpack writes them; three.js applies them).
 //!
 //! Both also share identical accessors, images, textures, samplers and materials,
 //! collapse animation tracks that hold one value to one key, and drop those that hold
