@@ -133,7 +133,7 @@ fn push_index(data: &mut Vec<u8>, index: u32, last: u32) {
 /// decode_index_buffer(&mut decoded, &encoded)?;
 /// // the same triangles, each possibly rotated
 /// let canonical = |t: &[u32]| {
-///     let r = (0..3).min_by_key(|&r| t[r]).unwrap();
+///     let r = (0..3).min_by_key(|&r| t[r]).unwrap_or(0);
 ///     [t[r], t[(r + 1) % 3], t[(r + 2) % 3]]
 /// };
 /// for (d, i) in decoded.chunks(3).zip(indices.chunks(3)) {

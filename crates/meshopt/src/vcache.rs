@@ -28,8 +28,8 @@ use std::fmt;
 /// use meshfmt_meshopt::{InvalidIndex, optimize_vertex_cache};
 ///
 /// let mut indices = [0, 1, 2, 2, 1, 7];
-/// let err = optimize_vertex_cache(&mut indices, 4).unwrap_err();
-/// assert_eq!(err, InvalidIndex { position: 5, index: 7, vertex_count: 4 });
+/// let err = optimize_vertex_cache(&mut indices, 4);
+/// assert_eq!(err, Err(InvalidIndex { position: 5, index: 7, vertex_count: 4 }));
 /// assert_eq!(indices, [0, 1, 2, 2, 1, 7]); // untouched on error
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,7 +51,9 @@ impl InvalidIndex {
     /// use meshfmt_meshopt::optimize_vertex_cache;
     ///
     /// let mut indices = [0, 1, 2, 2];
-    /// let err = optimize_vertex_cache(&mut indices, 3).unwrap_err();
+    /// let Err(err) = optimize_vertex_cache(&mut indices, 3) else {
+    ///     panic!("a list of 4 indices ends mid-triangle");
+    /// };
     /// assert!(err.is_incomplete_triangle(indices.len()));
     /// assert_eq!(err.position, 4);
     /// ```

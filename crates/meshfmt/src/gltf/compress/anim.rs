@@ -61,17 +61,13 @@ fn plain(
     normalized: bool,
     stride: usize,
 ) -> Data {
-    Data {
+    Data::new(
         bytes,
         count,
-        component,
-        ty,
-        normalized,
+        (component, ty, normalized),
         stride,
-        kind: Kind::Plain,
-        filter: Filter::None,
-        bounds: None,
-    }
+        Kind::Plain,
+    )
 }
 
 /// Rewrites every animation's samplers.

@@ -377,7 +377,8 @@ pub(crate) fn layout(
     Ok((root, bin))
 }
 
-fn empty_accessor() -> json::Accessor {
+/// An accessor of no elements (a starting point: every field set by its user).
+pub(crate) fn empty_accessor() -> json::Accessor {
     json::Accessor {
         buffer_view: None,
         byte_offset: None,

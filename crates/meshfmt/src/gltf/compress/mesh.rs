@@ -14,7 +14,7 @@ use meshfmt_core::glam::{Mat4, Quat, Vec3};
 
 use super::quantize::{Grid, angle_deg, snorm, unorm, weights_u8};
 use super::read::{Raw, raw};
-use super::{Data, Filter, Kind, State};
+use super::{Data, Kind, State};
 use crate::error::CliError;
 
 fn bad(message: String) -> CliError {
@@ -121,6 +121,7 @@ fn remap_bytes(
             }
             out
         }
+        Some(r) if stride == elem => moved(bytes, elem, Some(r)),
         Some((map, unique)) => {
             let mut out = vec![0; unique * stride];
             for (e, &to) in bytes.chunks_exact(elem).zip(map) {
@@ -133,12 +134,13 @@ fn remap_bytes(
     }
 }
 
-/// Values (`n` per element) moved to their new places.
-fn remap_floats(v: &[f32], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<f32> {
+/// Elements of `n` values moved to their new places (`remap[old] = new`, `u32::MAX`
+/// for a vertex no triangle uses); a copy without a remap.
+fn moved<T: Copy + Default>(v: &[T], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<T> {
     match remap {
         None => v.to_vec(),
         Some((map, unique)) => {
-            let mut out = vec![0.0; unique * n];
+            let mut out = vec![T::default(); unique * n];
             for (e, &to) in v.chunks_exact(n).zip(map) {
                 if let Some(dst) = out.get_mut(to as usize * n..to as usize * n + n) {
                     dst.copy_from_slice(e);
@@ -149,6 +151,10 @@ fn remap_floats(v: &[f32], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<f
     }
 }
 
+fn remap_floats(v: &[f32], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<f32> {
+    moved(v, n, remap)
+}
+
 fn data(
     bytes: Vec<u8>,
     count: usize,
@@ -157,17 +163,13 @@ fn data(
     normalized: bool,
     stride: usize,
 ) -> Data {
-    Data {
+    Data::new(
         bytes,
         count,
-        component,
-        ty,
-        normalized,
+        (component, ty, normalized),
         stride,
-        kind: Kind::Vertex,
-        filter: Filter::None,
-        bounds: None,
-    }
+        Kind::Vertex,
+    )
 }
 
 /// Primitives written as one: same material, attributes (by semantic and storage),
@@ -582,18 +584,9 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
                 .collect();
             let index = s.root.accessors.len();
             s.root.accessors.push(json::Accessor {
-                buffer_view: None,
-                byte_offset: None,
                 count: json::validation::USize64::from(joints),
-                component_type: Valid(json::accessor::GenericComponentType(ComponentType::F32)),
                 type_: Valid(Type::Mat4),
-                min: None,
-                max: None,
-                name: None,
-                normalized: false,
-                sparse: None,
-                extensions: None,
-                extras: Default::default(),
+                ..super::layout::empty_accessor()
             });
             let mut d = data(bytes, joints, ComponentType::F32, Type::Mat4, false, 64);
             d.kind = Kind::Plain;

@@ -147,6 +147,29 @@ pub(crate) struct Data {
     pub bounds: Option<(Vec<f32>, Vec<f32>)>,
 }
 
+impl Data {
+    /// `count` elements of `stride` bytes, stored plainly (no filter, no bounds yet).
+    pub fn new(
+        bytes: Vec<u8>,
+        count: usize,
+        (component, ty, normalized): (ComponentType, Type, bool),
+        stride: usize,
+        kind: Kind,
+    ) -> Data {
+        Data {
+            bytes,
+            count,
+            component,
+            ty,
+            normalized,
+            stride,
+            kind,
+            filter: Filter::None,
+            bounds: None,
+        }
+    }
+}
+
 /// The largest errors measured, per attribute, with their bounds.
 #[derive(Debug, Default)]
 pub(crate) struct Errors {
