@@ -173,10 +173,11 @@ mod tests {
     }
 
     #[test]
-    fn remap_empty() {
-        let (remap, used) = optimize_vertex_fetch_remap(&[], 2).unwrap();
+    fn remap_empty() -> Result<(), crate::InvalidIndex> {
+        let (remap, used) = optimize_vertex_fetch_remap(&[], 2)?;
         assert_eq!(remap, [u32::MAX, u32::MAX]);
         assert_eq!(used, 0);
+        Ok(())
     }
 
     #[test]

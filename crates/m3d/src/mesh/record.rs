@@ -238,12 +238,15 @@ mod tests {
         let mut buf = [NO_CORNER; 15];
         (0..4)
             .map(|_| {
-                let rec = decode(c, w, &mut buf);
+                let rec = match decode(c, w, &mut buf) {
+                    Ok(rec) => rec,
+                    Err(e) => panic!("the hand-built records decode: {e:?}"),
+                };
                 let n = match rec {
-                    Ok(Record::Polygon { n, .. }) => n,
+                    Record::Polygon { n, .. } => n,
                     _ => 0,
                 };
-                (rec.unwrap(), buf[..n].to_vec())
+                (rec, buf[..n].to_vec())
             })
             .collect()
     }

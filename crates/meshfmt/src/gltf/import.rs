@@ -403,30 +403,64 @@ fn decode_base64(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Bytes per component of an accessor.
+pub(crate) fn component_size(c: ComponentType) -> usize {
+    match c {
+        ComponentType::I8 | ComponentType::U8 => 1,
+        ComponentType::I16 | ComponentType::U16 => 2,
+        ComponentType::U32 | ComponentType::F32 => 4,
+    }
+}
+
+/// One component's value, normalized integers decoded as glTF specifies (`b` holds
+/// at least [`component_size`] bytes: callers slice it so).
+pub(crate) fn component_value(c: ComponentType, normalized: bool, b: &[u8]) -> f32 {
+    use meshfmt_core::quantize::{snorm8, snorm16, unorm8, unorm16};
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    let (b2, b4) = ([at(0), at(1)], [at(0), at(1), at(2), at(3)]);
+    match (c, normalized) {
+        (ComponentType::F32, _) => f32::from_le_bytes(b4),
+        (ComponentType::U32, _) => u32::from_le_bytes(b4) as f32,
+        (ComponentType::U16, true) => unorm16::decode(u16::from_le_bytes(b2)),
+        (ComponentType::U16, false) => f32::from(u16::from_le_bytes(b2)),
+        (ComponentType::I16, true) => snorm16::decode(i16::from_le_bytes(b2)),
+        (ComponentType::I16, false) => f32::from(i16::from_le_bytes(b2)),
+        (ComponentType::U8, true) => unorm8::decode(at(0)),
+        (ComponentType::U8, false) => f32::from(at(0)),
+        (ComponentType::I8, true) => snorm8::decode(at(0) as i8),
+        (ComponentType::I8, false) => f32::from(at(0) as i8),
+    }
+}
+
+/// Material `m`'s texture references (base colour, metallic-roughness, normal,
+/// occlusion, emissive): each one's UV set and its extensions, whatever their type.
+pub(crate) fn texture_infos(
+    m: &json::Material,
+) -> impl Iterator<Item = (u32, Option<&serde_json::Map<String, serde_json::Value>>)> {
+    macro_rules! info {
+        ($t:expr) => {
+            $t.as_ref()
+                .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others)))
+        };
+    }
+    let pbr = &m.pbr_metallic_roughness;
+    [
+        info!(pbr.base_color_texture),
+        info!(pbr.metallic_roughness_texture),
+        info!(m.normal_texture),
+        info!(m.occlusion_texture),
+        info!(m.emissive_texture),
+    ]
+    .into_iter()
+    .flatten()
+}
+
 /// The KHR_texture_transform of the first of material `m`'s textures that reads UV set
 /// `set` (`offset`, `rotation`, `scale`; its own `texCoord` overrides the set), as the
 /// matrix T * R * S of the extension's specification.
 fn texture_transform(m: &json::Material, set: u32) -> Option<meshfmt_core::glam::Affine2> {
     use meshfmt_core::glam::{Affine2, Mat2, Vec2};
-    let pbr = &m.pbr_metallic_roughness;
-    let infos = [
-        pbr.base_color_texture
-            .as_ref()
-            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        pbr.metallic_roughness_texture
-            .as_ref()
-            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        m.normal_texture
-            .as_ref()
-            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        m.occlusion_texture
-            .as_ref()
-            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-        m.emissive_texture
-            .as_ref()
-            .map(|t| (t.tex_coord, t.extensions.as_ref().map(|e| &e.others))),
-    ];
-    for (tex_coord, others) in infos.into_iter().flatten() {
+    for (tex_coord, others) in texture_infos(m) {
         let Some(ext) = others.and_then(|o| o.get("KHR_texture_transform")) else {
             continue;
         };
@@ -594,11 +628,7 @@ impl Importer<'_> {
                 "{what}: {comps} components where {n} are expected"
             )));
         }
-        let size = match ct.0 {
-            ComponentType::I8 | ComponentType::U8 => 1,
-            ComponentType::I16 | ComponentType::U16 => 2,
-            ComponentType::U32 | ComponentType::F32 => 4,
-        };
+        let size = component_size(ct.0);
         let count = usize::try_from(a.count.0).map_err(|_| bad(format!("{what}: count")))?;
         let Some(view_index) = a.buffer_view else {
             return Err(bad(format!(
@@ -655,22 +685,7 @@ impl Importer<'_> {
             for c in 0..comps {
                 let at = base + c * size;
                 let b = &view_bytes[at..at + size];
-                let x = match ct.0 {
-                    ComponentType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                    ComponentType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
-                    ComponentType::U16 if a.normalized => {
-                        f32::from(u16::from_le_bytes([b[0], b[1]])) / 65535.0
-                    }
-                    ComponentType::U16 => f32::from(u16::from_le_bytes([b[0], b[1]])),
-                    ComponentType::I16 if a.normalized => {
-                        (f32::from(i16::from_le_bytes([b[0], b[1]])) / 32767.0).max(-1.0)
-                    }
-                    ComponentType::I16 => f32::from(i16::from_le_bytes([b[0], b[1]])),
-                    ComponentType::U8 if a.normalized => f32::from(b[0]) / 255.0,
-                    ComponentType::U8 => f32::from(b[0]),
-                    ComponentType::I8 if a.normalized => (f32::from(b[0] as i8) / 127.0).max(-1.0),
-                    ComponentType::I8 => f32::from(b[0] as i8),
-                };
+                let x = component_value(ct.0, a.normalized, b);
                 out.push(x);
             }
         }
@@ -1513,7 +1528,7 @@ mod tests {
     }
 
     #[test]
-    fn texture_transform_is_the_specifications_matrix() {
+    fn texture_transform_is_the_specifications_matrix() -> Result<(), Box<dyn std::error::Error>> {
         use gltf_json as json;
         // The specification's example: offset (0, 1), a quarter turn, scale 0.5. By hand
         // from translation * rotation * scale (GLSL columns): (1, 0) -> scale (0.5, 0)
@@ -1523,10 +1538,9 @@ mod tests {
             r#"{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0, "texCoord": 1,
                 "extensions": {"KHR_texture_transform":
                   {"offset": [0, 1], "rotation": 1.57079632679, "scale": [0.5, 0.5]}}}}}"#,
-        )
-        .unwrap();
+        )?;
         assert!(super::texture_transform(&m, 0).is_none());
-        let t = super::texture_transform(&m, 1).unwrap();
+        let t = super::texture_transform(&m, 1).ok_or("no transform for UV set 1")?;
         let a = t.transform_point2(meshfmt_core::glam::Vec2::new(1.0, 0.0));
         let b = t.transform_point2(meshfmt_core::glam::Vec2::new(0.0, 1.0));
         assert!(
@@ -1537,6 +1551,7 @@ mod tests {
             (b - meshfmt_core::glam::Vec2::new(-0.5, 1.0)).length() < 1e-6,
             "{b}"
         );
+        Ok(())
     }
 
     /// Escapes decode before the policy sees the name, so `..%2F` is judged as `../`;

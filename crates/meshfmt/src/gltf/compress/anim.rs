@@ -10,10 +10,10 @@ use json::validation::Checked::Valid;
 use meshfmt_core::Feature;
 use meshfmt_core::glam::Quat;
 
-use super::quantize::snorm;
 use super::read::raw;
 use super::{Data, Filter, Kind, State};
 use crate::error::CliError;
+use meshfmt_core::quantize::{Rounding, snorm16};
 
 const TRANSLATION_TOLERANCE: f32 = 1e-4;
 const ROTATION_TOLERANCE_RAD: f32 = 0.1 * std::f32::consts::PI / 180.0;
@@ -51,23 +51,6 @@ fn tolerance(property: Property) -> f32 {
         Property::Translation => TRANSLATION_TOLERANCE,
         Property::MorphTargetWeights => 1e-3,
     }
-}
-
-fn plain(
-    bytes: Vec<u8>,
-    count: usize,
-    component: ComponentType,
-    ty: Type,
-    normalized: bool,
-    stride: usize,
-) -> Data {
-    Data::new(
-        bytes,
-        count,
-        (component, ty, normalized),
-        stride,
-        Kind::Plain,
-    )
 }
 
 /// Rewrites every animation's samplers.
@@ -162,13 +145,14 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
             keep.push(!drop);
             // Times: the floats as written (shared by identical tracks after dedup).
             let tb: Vec<u8> = out_times.iter().flat_map(|t| t.to_le_bytes()).collect();
-            let mut td = plain(
+            let mut td = Data::new(
                 tb,
                 out_times.len(),
                 ComponentType::F32,
                 Type::Scalar,
                 false,
                 4,
+                Kind::Plain,
             );
             td.bounds = out_times
                 .first()
@@ -189,13 +173,14 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
                 _ => {
                     let bytes: Vec<u8> = out_values.iter().flat_map(|v| v.to_le_bytes()).collect();
                     let comps = super::read::components(output.ty);
-                    plain(
+                    Data::new(
                         bytes,
                         out_values.len() / comps,
                         ComponentType::F32,
                         output.ty,
                         false,
                         comps * 4,
+                        Kind::Plain,
                     )
                 }
             };
@@ -277,17 +262,25 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
                 worst,
                 format!("{bits}-bit quaternion filter (meshopt), radians"),
             );
-            let mut d = plain(bytes, count, ComponentType::I16, Type::Vec4, true, 8);
+            let mut d = Data::new(
+                bytes,
+                count,
+                ComponentType::I16,
+                Type::Vec4,
+                true,
+                8,
+                Kind::Plain,
+            );
             d.filter = Filter::Quaternion;
             return d;
         }
     }
     let mut bytes = Vec::with_capacity(count * 8);
     for q in unit.chunks_exact(4) {
-        let c = [0, 1, 2, 3].map(|k| snorm(q[k], 16));
-        worst = worst.max(angle(q, c.map(|x| x as f32 / 32767.0)));
+        let c = [0, 1, 2, 3].map(|k| snorm16::encode(q[k], Rounding::Nearest));
+        worst = worst.max(angle(q, c.map(snorm16::decode)));
         for x in c {
-            bytes.extend_from_slice(&(x as i16).to_le_bytes());
+            bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
     s.errors.note(
@@ -297,7 +290,15 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
         worst,
         "16-bit normalized, radians".into(),
     );
-    plain(bytes, count, ComponentType::I16, Type::Vec4, true, 8)
+    Data::new(
+        bytes,
+        count,
+        ComponentType::I16,
+        Type::Vec4,
+        true,
+        8,
+        Kind::Plain,
+    )
 }
 
 fn exponential(s: &mut State<'_>, v: &[f32], count: usize, property: Property) -> Data {
@@ -315,7 +316,15 @@ fn exponential(s: &mut State<'_>, v: &[f32], count: usize, property: Property) -
         meshfmt_meshopt::ExpMode::SharedVector,
     ) else {
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        return plain(bytes, count, ComponentType::F32, Type::Vec3, false, 12);
+        return Data::new(
+            bytes,
+            count,
+            ComponentType::F32,
+            Type::Vec3,
+            false,
+            12,
+            Kind::Plain,
+        );
     };
     let mut decoded = bytes.clone();
     let mut worst = 0.0f32;
@@ -339,7 +348,15 @@ fn exponential(s: &mut State<'_>, v: &[f32], count: usize, property: Property) -
         worst,
         format!("exponential filter (meshopt), {bits}-bit mantissas shared per key"),
     );
-    let mut d = plain(bytes, count, ComponentType::F32, Type::Vec3, false, 12);
+    let mut d = Data::new(
+        bytes,
+        count,
+        ComponentType::F32,
+        Type::Vec3,
+        false,
+        12,
+        Kind::Plain,
+    );
     d.filter = Filter::Exponential;
     d
 }

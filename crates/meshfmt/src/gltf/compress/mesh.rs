@@ -11,6 +11,7 @@ use json::mesh::{Mode, Semantic};
 use json::validation::Checked::Valid;
 use meshfmt_core::Feature;
 use meshfmt_core::glam::{Mat4, Quat, Vec3};
+use meshfmt_core::quantize::{Rounding, unorm8};
 
 use super::quantize::{Grid, angle_deg, snorm, unorm, weights_u8};
 use super::read::{Raw, raw};
@@ -39,25 +40,9 @@ fn grow3(b: &mut Option<Bounds3>, p: &[f32]) {
     }
 }
 
-/// The textures of a material that read UV set `set`.
+/// True when a texture of material `m` reads UV set `set`.
 fn texture_infos_using(m: &json::Material, set: u32) -> bool {
-    let pbr = &m.pbr_metallic_roughness;
-    pbr.base_color_texture
-        .as_ref()
-        .is_some_and(|t| t.tex_coord == set)
-        || pbr
-            .metallic_roughness_texture
-            .as_ref()
-            .is_some_and(|t| t.tex_coord == set)
-        || m.normal_texture
-            .as_ref()
-            .is_some_and(|t| t.tex_coord == set)
-        || m.occlusion_texture
-            .as_ref()
-            .is_some_and(|t| t.tex_coord == set)
-        || m.emissive_texture
-            .as_ref()
-            .is_some_and(|t| t.tex_coord == set)
+    crate::gltf::import::texture_infos(m).any(|(t, _)| t == set)
 }
 
 fn transform_value(g: &UvGrid) -> serde_json::Value {
@@ -70,106 +55,47 @@ fn transform_value(g: &UvGrid) -> serde_json::Value {
 /// UV set `set`.
 fn set_texture_transforms(m: &mut json::Material, set: u32, g: &UvGrid) {
     let value = transform_value(g);
-    let put = |ext: &mut Option<json::extensions::texture::Info>| {
-        ext.get_or_insert_with(Default::default)
-            .others
-            .insert("KHR_texture_transform".into(), value.clone());
-    };
+    // The five references have three types, each with its own extensions type.
+    macro_rules! put {
+        ($t:expr) => {
+            if let Some(t) = $t.as_mut().filter(|t| t.tex_coord == set) {
+                t.extensions
+                    .get_or_insert_with(Default::default)
+                    .others
+                    .insert("KHR_texture_transform".into(), value.clone());
+            }
+        };
+    }
     let pbr = &mut m.pbr_metallic_roughness;
-    for t in [
-        &mut pbr.base_color_texture,
-        &mut pbr.metallic_roughness_texture,
-        &mut m.emissive_texture,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if t.tex_coord == set {
-            put(&mut t.extensions);
-        }
-    }
-    if let Some(t) = m.normal_texture.as_mut().filter(|t| t.tex_coord == set) {
-        t.extensions
-            .get_or_insert_with(Default::default)
-            .others
-            .insert("KHR_texture_transform".into(), value.clone());
-    }
-    if let Some(t) = m.occlusion_texture.as_mut().filter(|t| t.tex_coord == set) {
-        t.extensions
-            .get_or_insert_with(Default::default)
-            .others
-            .insert("KHR_texture_transform".into(), value.clone());
-    }
+    put!(pbr.base_color_texture);
+    put!(pbr.metallic_roughness_texture);
+    put!(m.normal_texture);
+    put!(m.occlusion_texture);
+    put!(m.emissive_texture);
 }
 
-/// Elements of `elem` bytes moved to their new places (`remap[old] = new`, `u32::MAX`
-/// for a vertex no triangle uses), padded to `stride`.
-fn remap_bytes(
-    bytes: &[u8],
-    elem: usize,
-    stride: usize,
-    remap: Option<&(Vec<u32>, usize)>,
-) -> Vec<u8> {
-    match remap {
-        None => {
-            if stride == elem {
-                return bytes.to_vec();
-            }
-            let mut out = vec![0; bytes.len() / elem * stride];
-            for (i, e) in bytes.chunks_exact(elem).enumerate() {
-                out[i * stride..i * stride + elem].copy_from_slice(e);
-            }
-            out
-        }
-        Some(r) if stride == elem => moved(bytes, elem, Some(r)),
-        Some((map, unique)) => {
-            let mut out = vec![0; unique * stride];
-            for (e, &to) in bytes.chunks_exact(elem).zip(map) {
-                if let Some(dst) = out.get_mut(to as usize * stride..to as usize * stride + elem) {
-                    dst.copy_from_slice(e);
-                }
-            }
-            out
+/// Elements of `elem` bytes each padded with zeros to `stride` (4-byte vertex strides).
+fn padded(bytes: &[u8], elem: usize, stride: usize) -> Vec<u8> {
+    if stride == elem {
+        return bytes.to_vec();
+    }
+    let mut out = vec![0; bytes.len() / elem.max(1) * stride];
+    for (i, e) in bytes.chunks_exact(elem.max(1)).enumerate() {
+        out[i * stride..i * stride + elem].copy_from_slice(e);
+    }
+    out
+}
+
+/// Elements of `n` bytes moved to their new places (`remap[old] = new`, `u32::MAX` for
+/// a vertex no triangle uses: dropped).
+fn moved(v: &[u8], n: usize, (map, unique): &(Vec<u32>, usize)) -> Vec<u8> {
+    let mut out = vec![0; unique * n];
+    for (e, &to) in v.chunks_exact(n).zip(map) {
+        if let Some(dst) = out.get_mut(to as usize * n..to as usize * n + n) {
+            dst.copy_from_slice(e);
         }
     }
-}
-
-/// Elements of `n` values moved to their new places (`remap[old] = new`, `u32::MAX`
-/// for a vertex no triangle uses); a copy without a remap.
-fn moved<T: Copy + Default>(v: &[T], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<T> {
-    match remap {
-        None => v.to_vec(),
-        Some((map, unique)) => {
-            let mut out = vec![T::default(); unique * n];
-            for (e, &to) in v.chunks_exact(n).zip(map) {
-                if let Some(dst) = out.get_mut(to as usize * n..to as usize * n + n) {
-                    dst.copy_from_slice(e);
-                }
-            }
-            out
-        }
-    }
-}
-
-fn remap_floats(v: &[f32], n: usize, remap: Option<&(Vec<u32>, usize)>) -> Vec<f32> {
-    moved(v, n, remap)
-}
-
-fn data(
-    bytes: Vec<u8>,
-    count: usize,
-    component: ComponentType,
-    ty: Type,
-    normalized: bool,
-    stride: usize,
-) -> Data {
-    Data::new(
-        bytes,
-        count,
-        (component, ty, normalized),
-        stride,
-        Kind::Vertex,
-    )
+    out
 }
 
 /// Primitives written as one: same material, attributes (by semantic and storage),
@@ -588,8 +514,15 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
                 type_: Valid(Type::Mat4),
                 ..super::layout::empty_accessor()
             });
-            let mut d = data(bytes, joints, ComponentType::F32, Type::Mat4, false, 64);
-            d.kind = Kind::Plain;
+            let d = Data::new(
+                bytes,
+                joints,
+                ComponentType::F32,
+                Type::Mat4,
+                false,
+                64,
+                Kind::Plain,
+            );
             s.data.push(Some(d));
             if let Some(sk) = s.root.skins.get_mut(*k) {
                 sk.inverse_bind_matrices = Some(json::Index::new(index as u32));
@@ -609,8 +542,15 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
             })
             .flat_map(f32::to_le_bytes)
             .collect();
-        let mut d = data(bytes, r.count, ComponentType::F32, Type::Mat4, false, 64);
-        d.kind = Kind::Plain;
+        let d = Data::new(
+            bytes,
+            r.count,
+            ComponentType::F32,
+            Type::Mat4,
+            false,
+            64,
+            Kind::Plain,
+        );
         s.data[ibm.value()] = Some(d);
     }
     if s.root
@@ -699,34 +639,34 @@ fn primitive(
     let mut out: Vec<(usize, Data, Option<json::validation::Checked<Semantic>>)> = Vec::new();
     for (semantic, a, r) in &raws {
         let d = match semantic {
-            Valid(Semantic::Positions) => positions_data(s, r, g, None),
-            Valid(Semantic::Normals) => directions(s, r, None, Feature::Normals),
-            Valid(Semantic::Tangents) => directions(s, r, None, Feature::Tangents),
+            Valid(Semantic::Positions) => positions_data(s, r, g),
+            Valid(Semantic::Normals) => directions(s, r, Feature::Normals),
+            Valid(Semantic::Tangents) => directions(s, r, Feature::Tangents),
             Valid(Semantic::TexCoords(set)) => {
                 match material.and_then(|mat| uv_grid.get(&(mat, *set))) {
-                    Some(ug) => uvs(s, r, ug, None, *set),
-                    None => copy(r, None),
+                    Some(ug) => uvs(s, r, ug, *set),
+                    None => copy(r),
                 }
             }
-            Valid(Semantic::Colors(_)) => colors(s, r, None),
-            Valid(Semantic::Joints(_)) => joints(r, None),
+            Valid(Semantic::Colors(_)) => colors(s, r),
+            Valid(Semantic::Joints(_)) => joints(r),
             Valid(Semantic::Weights(_))
                 if !prim.attributes.contains_key(&Valid(Semantic::Weights(1))) =>
             {
-                weights(s, r, None)
+                weights(s, r)
             }
-            _ => copy(r, None),
+            _ => copy(r),
         };
         out.push((*a, d, Some(semantic.clone())));
     }
     for t in prim.targets.iter().flatten() {
         if let Some(a) = t.positions {
             let r = raw(&s.root, s.bin, a.value())?;
-            out.push((a.value(), deltas(&r, g, None), None));
+            out.push((a.value(), deltas(&r, g), None));
         }
         for a in [t.normals, t.tangents].into_iter().flatten() {
             let r = raw(&s.root, s.bin, a.value())?;
-            out.push((a.value(), copy(&r, None), None));
+            out.push((a.value(), copy(&r), None));
         }
     }
     if out.iter().any(|(_, d, _)| d.count != n) {
@@ -779,7 +719,7 @@ fn primitive(
         idx.truncate(kept);
         s.collapsed += (before - kept) / 3;
         for (_, d, _) in &mut out {
-            *d = remapped(d, &welded);
+            remap_stream(d, &welded);
         }
         let optimize = if s.c.meshopt {
             meshfmt_meshopt::optimize_vertex_cache_strip
@@ -791,7 +731,7 @@ fn primitive(
             .map_err(|e| bad(format!("{path}: {e}")))?;
         meshfmt_meshopt::remap_index_buffer(idx, &r.0);
         for (_, d, _) in &mut out {
-            *d = remapped(d, &r);
+            remap_stream(d, &r);
         }
     }
     let vertices = out.first().map_or(n, |x| x.1.count);
@@ -818,8 +758,15 @@ fn primitive(
         } else {
             4
         };
-        let mut d = data(bytes, idx.len(), component, Type::Scalar, false, stride);
-        d.kind = Kind::Index;
+        let d = Data::new(
+            bytes,
+            idx.len(),
+            component,
+            Type::Scalar,
+            false,
+            stride,
+            Kind::Index,
+        );
         s.data[ia.value()] = Some(d);
     }
     Ok(())
@@ -881,13 +828,10 @@ fn weld(
     (map, next as usize)
 }
 
-/// A stream with its vertices moved (`remap[old] = new`, `u32::MAX` to drop).
-fn remapped(d: &Data, remap: &(Vec<u32>, usize)) -> Data {
-    Data {
-        bytes: remap_bytes(&d.bytes, d.stride, d.stride, Some(remap)),
-        count: remap.1,
-        ..d.clone()
-    }
+/// Moves a stream's vertices (`remap[old] = new`, `u32::MAX` to drop).
+fn remap_stream(d: &mut Data, remap: &(Vec<u32>, usize)) {
+    d.bytes = moved(&d.bytes, d.stride, remap);
+    d.count = remap.1;
 }
 
 /// min/max again, for the streams that carry them (vertices may have gone).
@@ -917,28 +861,34 @@ fn bounds(d: &mut Data) {
     d.bounds = Some((lo, hi));
 }
 
-/// An attribute as stored, vertices reordered, elements padded to 4 bytes.
-fn copy(r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
-    let stride = r.elem.next_multiple_of(4);
-    let bytes = remap_bytes(&r.bytes, r.elem, stride, remap);
-    let mut d = data(bytes, 0, r.component, r.ty, r.normalized, stride);
-    d.count = d.bytes.len() / stride;
+/// Positions or deltas kept as floats (skinned, without meshopt): min/max, which glTF
+/// requires of them, are computed once the vertices are final.
+fn floats_with_bounds(r: &Raw) -> Data {
+    let mut d = copy(r);
+    d.bounds = Some((Vec::new(), Vec::new()));
     d
 }
 
-fn positions_data(
-    s: &mut State<'_>,
-    r: &Raw,
-    g: Option<&Grid>,
-    remap: Option<&(Vec<u32>, usize)>,
-) -> Data {
+/// An attribute as stored, elements padded to 4 bytes.
+fn copy(r: &Raw) -> Data {
+    let stride = r.elem.next_multiple_of(4);
+    let bytes = padded(&r.bytes, r.elem, stride);
+    Data::new(
+        bytes,
+        r.count,
+        r.component,
+        r.ty,
+        r.normalized,
+        stride,
+        Kind::Vertex,
+    )
+}
+
+fn positions_data(s: &mut State<'_>, r: &Raw, g: Option<&Grid>) -> Data {
     let Some(g) = g else {
-        // Kept as floats (skinned, without meshopt): min/max are computed at the end.
-        let mut d = copy(r, remap);
-        d.bounds = Some((Vec::new(), Vec::new()));
-        return d;
+        return floats_with_bounds(r);
     };
-    let v = remap_floats(&r.floats(), 3, remap);
+    let v = r.floats();
     let count = v.len() / 3;
     let mut bytes = Vec::with_capacity(count * 8);
     let (mut lo, mut hi) = ([u16::MAX; 3], [0u16; 3]);
@@ -965,7 +915,15 @@ fn positions_data(
             s.c.position_bits
         ),
     );
-    let mut d = data(bytes, count, ComponentType::U16, Type::Vec3, false, 8);
+    let mut d = Data::new(
+        bytes,
+        count,
+        ComponentType::U16,
+        Type::Vec3,
+        false,
+        8,
+        Kind::Vertex,
+    );
     if count > 0 {
         d.bounds = Some((lo.map(f32::from).to_vec(), hi.map(f32::from).to_vec()));
     }
@@ -974,17 +932,12 @@ fn positions_data(
 
 /// Normals (VEC3) and tangents (VEC4, w the handedness): octahedral under meshopt,
 /// else signed normalized components.
-fn directions(
-    s: &mut State<'_>,
-    r: &Raw,
-    remap: Option<&(Vec<u32>, usize)>,
-    feature: Feature,
-) -> Data {
+fn directions(s: &mut State<'_>, r: &Raw, feature: Feature) -> Data {
     let n = if r.ty == Type::Vec4 { 4 } else { 3 };
     if r.component != ComponentType::F32 || !(n == 3 || r.ty == Type::Vec4) {
-        return copy(r, remap);
+        return copy(r);
     }
-    let v = remap_floats(&r.floats(), n, remap);
+    let v = r.floats();
     let count = v.len() / n;
     let bits = s.c.normal_bits.clamp(2, 16);
     let wide = bits > 8;
@@ -1006,7 +959,7 @@ fn directions(
         }
         let encoded = meshfmt_meshopt::encode_filter_oct(&four, count, stride, bits);
         let Ok(bytes) = encoded else {
-            return copy(r, remap);
+            return copy(r);
         };
         let mut decoded = bytes.clone();
         if meshfmt_meshopt::decode_filter_oct(&mut decoded, count, stride).is_ok() {
@@ -1023,7 +976,7 @@ fn directions(
                 worst = worst.max(angle_deg([c(0), c(1), c(2)], [o[0], o[1], o[2]]));
             }
         }
-        let mut d = data(bytes, count, component, r.ty, true, stride);
+        let mut d = Data::new(bytes, count, component, r.ty, true, stride, Kind::Vertex);
         d.filter = super::Filter::Octahedral;
         s.errors.note(
             feature,
@@ -1067,7 +1020,7 @@ fn directions(
             worst,
             format!("{bits}-bit signed normalized components, degrees"),
         );
-        data(bytes, count, component, r.ty, true, stride)
+        Data::new(bytes, count, component, r.ty, true, stride, Kind::Vertex)
     }
 }
 
@@ -1091,14 +1044,8 @@ fn oct_bound_deg(bits: u32) -> f32 {
         .to_degrees()
 }
 
-fn uvs(
-    s: &mut State<'_>,
-    r: &Raw,
-    g: &UvGrid,
-    remap: Option<&(Vec<u32>, usize)>,
-    set: u32,
-) -> Data {
-    let v = remap_floats(&r.floats(), 2, remap);
+fn uvs(s: &mut State<'_>, r: &Raw, g: &UvGrid, set: u32) -> Data {
+    let v = r.floats();
     let count = v.len() / 2;
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
@@ -1125,20 +1072,28 @@ fn uvs(
             s.c.uv_bits
         ),
     );
-    data(bytes, count, ComponentType::U16, Type::Vec2, true, 4)
+    Data::new(
+        bytes,
+        count,
+        ComponentType::U16,
+        Type::Vec2,
+        true,
+        4,
+        Kind::Vertex,
+    )
 }
 
-fn colors(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
+fn colors(s: &mut State<'_>, r: &Raw) -> Data {
     let n = if r.ty == Type::Vec3 { 3 } else { 4 };
-    let v = remap_floats(&r.floats(), n, remap);
+    let v = r.floats();
     let count = v.len() / n;
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
     for e in v.chunks_exact(n) {
         for &x in e {
-            let q = unorm(x, 8);
-            worst = worst.max((q as f32 / 255.0 - x.clamp(0.0, 1.0)).abs());
-            bytes.push(q as u8);
+            let q = unorm8::encode(x, Rounding::Nearest);
+            worst = worst.max((unorm8::decode(q) - x.clamp(0.0, 1.0)).abs());
+            bytes.push(q);
         }
         if n == 3 {
             bytes.push(255);
@@ -1147,14 +1102,14 @@ fn colors(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data
     s.errors.note(
         Feature::Colors,
         "colors",
-        0.5 / 255.0 + 1e-7,
+        unorm8::max_error(Rounding::Nearest) + 1e-7,
         worst,
         "8-bit normalized".into(),
     );
-    data(bytes, count, ComponentType::U8, r.ty, true, 4)
+    Data::new(bytes, count, ComponentType::U8, r.ty, true, 4, Kind::Vertex)
 }
 
-fn joints(r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
+fn joints(r: &Raw) -> Data {
     let v = r.uints();
     let small = v.iter().all(|&j| j < 256);
     let (component, size) = if small {
@@ -1173,20 +1128,21 @@ fn joints(r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
         })
         .collect();
     let elem = 4 * size;
-    let out = remap_bytes(&bytes, elem, elem.next_multiple_of(4), remap);
+    let out = padded(&bytes, elem, elem.next_multiple_of(4));
     let count = out.len() / elem.next_multiple_of(4);
-    data(
+    Data::new(
         out,
         count,
         component,
         Type::Vec4,
         false,
         elem.next_multiple_of(4),
+        Kind::Vertex,
     )
 }
 
-fn weights(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Data {
-    let v = remap_floats(&r.floats(), 4, remap);
+fn weights(s: &mut State<'_>, r: &Raw) -> Data {
+    let v = r.floats();
     let count = v.len() / 4;
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
@@ -1204,18 +1160,24 @@ fn weights(s: &mut State<'_>, r: &Raw, remap: Option<&(Vec<u32>, usize)>) -> Dat
         worst,
         "8-bit normalized, each vertex's summing to exactly 255".into(),
     );
-    data(bytes, count, ComponentType::U8, Type::Vec4, true, 4)
+    Data::new(
+        bytes,
+        count,
+        ComponentType::U8,
+        Type::Vec4,
+        true,
+        4,
+        Kind::Vertex,
+    )
 }
 
 /// Morph position deltas in grid steps (the node's scale applies to them too): 16-bit
 /// integers where they fit, else floats.
-fn deltas(r: &Raw, g: Option<&Grid>, remap: Option<&(Vec<u32>, usize)>) -> Data {
+fn deltas(r: &Raw, g: Option<&Grid>) -> Data {
     let Some(g) = g else {
-        let mut d = copy(r, remap);
-        d.bounds = Some((Vec::new(), Vec::new()));
-        return d;
+        return floats_with_bounds(r);
     };
-    let v = remap_floats(&r.floats(), 3, remap);
+    let v = r.floats();
     let count = v.len() / 3;
     let steps: Vec<f32> = v.iter().map(|x| x / g.step).collect();
     let fits = steps.iter().all(|x| x.abs() <= 32767.0);
@@ -1238,9 +1200,25 @@ fn deltas(r: &Raw, g: Option<&Grid>, remap: Option<&(Vec<u32>, usize)>) -> Data 
         }
     }
     let mut d = if fits {
-        data(bytes, count, ComponentType::I16, Type::Vec3, false, 8)
+        Data::new(
+            bytes,
+            count,
+            ComponentType::I16,
+            Type::Vec3,
+            false,
+            8,
+            Kind::Vertex,
+        )
     } else {
-        data(bytes, count, ComponentType::F32, Type::Vec3, false, 12)
+        Data::new(
+            bytes,
+            count,
+            ComponentType::F32,
+            Type::Vec3,
+            false,
+            12,
+            Kind::Vertex,
+        )
     };
     if count > 0 {
         d.bounds = Some((lo.to_vec(), hi.to_vec()));

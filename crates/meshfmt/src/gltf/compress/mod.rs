@@ -152,7 +152,9 @@ impl Data {
     pub fn new(
         bytes: Vec<u8>,
         count: usize,
-        (component, ty, normalized): (ComponentType, Type, bool),
+        component: ComponentType,
+        ty: Type,
+        normalized: bool,
         stride: usize,
         kind: Kind,
     ) -> Data {

@@ -1,5 +1,8 @@
-//! The quantizers, each with the error bound it guarantees (KHR_mesh_quantization's
-//! integer forms; the meshopt filters are in `meshfmt_meshopt::filter`).
+//! The quantizers glTF compression needs beyond `meshfmt_core::quantize` (whose
+//! 8- and 16-bit forms it uses where the width is fixed): any bit width (12-bit UVs,
+//! 14-bit positions, the normals' chosen width), the position grid and 8-bit weights,
+//! each with the error bound it guarantees. The meshopt filters are in
+//! `meshfmt_meshopt`.
 
 /// `v` in [0, 1] to an unsigned `bits`-bit integer, rounded to nearest.
 pub fn unorm(v: f32, bits: u32) -> u32 {

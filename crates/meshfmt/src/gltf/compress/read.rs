@@ -6,6 +6,8 @@ use json::accessor::{ComponentType, Type};
 use json::validation::Checked::Valid;
 
 use crate::error::CliError;
+pub(crate) use crate::gltf::import::component_size;
+use crate::gltf::import::component_value;
 
 fn bad(message: String) -> CliError {
     CliError::format("gltf", format!("compress: {message}"))
@@ -20,15 +22,6 @@ pub fn components(ty: Type) -> usize {
         Type::Vec4 | Type::Mat2 => 4,
         Type::Mat3 => 9,
         Type::Mat4 => 16,
-    }
-}
-
-/// Bytes per component.
-pub fn component_size(c: ComponentType) -> usize {
-    match c {
-        ComponentType::I8 | ComponentType::U8 => 1,
-        ComponentType::I16 | ComponentType::U16 => 2,
-        ComponentType::U32 | ComponentType::F32 => 4,
     }
 }
 
@@ -94,20 +87,7 @@ impl Raw {
         let size = component_size(self.component);
         self.bytes
             .chunks_exact(size)
-            .map(|b| match (self.component, self.normalized) {
-                (ComponentType::F32, _) => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                (ComponentType::U32, _) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
-                (ComponentType::U16, true) => f32::from(u16::from_le_bytes([b[0], b[1]])) / 65535.0,
-                (ComponentType::U16, false) => f32::from(u16::from_le_bytes([b[0], b[1]])),
-                (ComponentType::I16, true) => {
-                    (f32::from(i16::from_le_bytes([b[0], b[1]])) / 32767.0).max(-1.0)
-                }
-                (ComponentType::I16, false) => f32::from(i16::from_le_bytes([b[0], b[1]])),
-                (ComponentType::U8, true) => f32::from(b[0]) / 255.0,
-                (ComponentType::U8, false) => f32::from(b[0]),
-                (ComponentType::I8, true) => (f32::from(b[0] as i8) / 127.0).max(-1.0),
-                (ComponentType::I8, false) => f32::from(b[0] as i8),
-            })
+            .map(|b| component_value(self.component, self.normalized, b))
             .collect()
     }
 
