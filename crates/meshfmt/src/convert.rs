@@ -413,6 +413,17 @@ fn convert_in(
         compression: opts.compression,
         ..read_cx.for_file(&output_name)
     };
+    // Same format, nothing to join or split: the format may write the file again as it
+    // stands (a glTF document compressed without the round trip through the model).
+    if src.info().name == dst.info().name && !opts.has_companions() {
+        if let Some(t) = src.transcode(data.bytes(), &read_cx, &write_cx)? {
+            return Ok(Conversion {
+                outputs: outputs_of(t.value, output),
+                losses: t.losses,
+                warnings: refusal_warnings(side.as_ref()),
+            });
+        }
+    }
     let mut warnings = Vec::new();
     // The input goes once read, or with the file where it keeps ranges of it.
     let (file, held) = data.read(src, &read_cx, budget)?;

@@ -256,6 +256,19 @@ pub trait Format: Send + Sync {
         model: &Model,
         cx: &Context<'_>,
     ) -> Result<Converted<Box<dyn FormatFile>>, FormatError>;
+    /// `data`, a file of this format read as `read_cx` says, written again as `write_cx`
+    /// asks without going through meshfmt-core, when the format can do that for this
+    /// file and these options (a glTF document compressed as it stands, say); `Ok(None)`
+    /// when it cannot, and the caller converts through the model. The default: never.
+    fn transcode(
+        &self,
+        data: &[u8],
+        read_cx: &Context<'_>,
+        write_cx: &Context<'_>,
+    ) -> Result<Option<Converted<Written>>, FormatError> {
+        let _ = (data, read_cx, write_cx);
+        Ok(None)
+    }
 }
 
 /// A file as a format crate read or built it (its faithful type behind this trait).

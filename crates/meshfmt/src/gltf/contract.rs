@@ -7,6 +7,7 @@ use meshfmt_core::{Converted, Feature, Model, Summary};
 
 use crate::error::CliError;
 use crate::gltf::import::{Stored, import_detailed};
+use crate::gltf::recompress::recompress;
 use crate::gltf::{Compression, Container, Exported, export_with, sniff};
 
 /// glTF 2.0: `.glb`, and `.gltf` with its buffer beside it (or embedded: version
@@ -48,6 +49,15 @@ fn compression(cx: &Context<'_>) -> Result<Option<Compression>, FormatError> {
             ),
         }),
     }
+}
+
+/// The files of an export: a `.gltf`'s separate buffer beside it.
+fn written(c: Container, exported: Exported) -> Written {
+    let mut written = Written::one(exported.main);
+    if let (Container::Separate(bin_name), Some(buffer)) = (c, exported.buffer) {
+        written.side.push((bin_name, buffer));
+    }
+    written
 }
 
 fn format_error(e: CliError) -> FormatError {
@@ -96,6 +106,33 @@ impl Format for Gltf {
             model,
             exported: None,
             stored: Some(stored),
+        }))
+    }
+
+    /// A glTF document compressed as it stands, when the output is glTF under a
+    /// compressing `--quality` and the document needs none of the repairs the model's
+    /// way makes (see `recompress`).
+    fn transcode(
+        &self,
+        data: &[u8],
+        read_cx: &Context<'_>,
+        write_cx: &Context<'_>,
+    ) -> Result<Option<Converted<Written>>, FormatError> {
+        let Some(c) = compression(write_cx)? else {
+            return Ok(None);
+        };
+        let container = container(write_cx);
+        let done = recompress(
+            data,
+            read_cx.side_files,
+            container.clone(),
+            c,
+            &write_cx.budget,
+        )
+        .map_err(format_error)?;
+        Ok(done.map(|e| Converted {
+            value: written(container, e.value),
+            losses: e.losses,
         }))
     }
 
@@ -161,11 +198,7 @@ impl FormatFile for GltfFile {
                     .value
             }
         };
-        let mut written = Written::one(exported.main);
-        if let (Container::Separate(bin_name), Some(buffer)) = (c, exported.buffer) {
-            written.side.push((bin_name, buffer));
-        }
-        Ok(written)
+        Ok(written(c, exported))
     }
 
     fn to_core(&self, cx: &Context<'_>) -> Result<Converted<Model>, FormatError> {

@@ -66,6 +66,29 @@ pub(crate) fn import_detailed(
     side_files: Option<&dyn SideFiles>,
     budget: &Budget,
 ) -> Result<(Converted<Model>, Stored), CliError> {
+    let (root, buffers) = load(data, side_files, budget)?;
+    Importer {
+        root: &root,
+        buffers,
+        budget,
+        out: Converted::exact(Model {
+            coordinate_system: CoordinateSystem::GLTF,
+            ..Default::default()
+        }),
+        stored: Stored::default(),
+        bind_shape: None,
+    }
+    .run()
+}
+
+/// The parsed document and its buffers, one per `buffers` entry (charged to `budget`),
+/// with every EXT_meshopt_compression view decoded into a buffer of its own (the view
+/// then plain, its extension gone; a fallback buffer is empty).
+pub(crate) fn load(
+    data: &[u8],
+    side_files: Option<&dyn SideFiles>,
+    budget: &Budget,
+) -> Result<(json::Root, Vec<Vec<u8>>), CliError> {
     let (json_bytes, glb_bin) = split_glb(data)?;
     // The parse is paid for before it runs (a few bytes of JSON can make a few hundred
     // of document), then the charge becomes what the document holds.
@@ -132,18 +155,7 @@ pub(crate) fn import_detailed(
     }
     let mut root = root;
     decode_meshopt(&mut root, &mut buffers, budget)?;
-    Importer {
-        root: &root,
-        buffers,
-        budget,
-        out: Converted::exact(Model {
-            coordinate_system: CoordinateSystem::GLTF,
-            ..Default::default()
-        }),
-        stored: Stored::default(),
-        bind_shape: None,
-    }
-    .run()
+    Ok((root, buffers))
 }
 
 /// An accessor's stored type as `info` prints it: `f32x3`, `u16`, `u8x4 normalized`.
@@ -1349,7 +1361,7 @@ fn local_transform(node: &json::Node) -> Transform {
 }
 
 /// Each node's parent; refuses a node with two parents or a cycle (both invalid glTF).
-fn parents(root: &json::Root) -> Result<Vec<Option<usize>>, CliError> {
+pub(crate) fn parents(root: &json::Root) -> Result<Vec<Option<usize>>, CliError> {
     let n = root.nodes.len();
     let mut parent = vec![None; n];
     for (p, node) in root.nodes.iter().enumerate() {
@@ -1477,7 +1489,7 @@ fn nearest_joint_ancestors(
 /// A relative URI as a file name: `%XX` escapes decoded (glTF URIs are URI-encoded:
 /// `my%20file.bin`). A URI whose escapes are malformed or decode to something other than
 /// UTF-8 is given as it is (the side-file policy judges the name, escapes included).
-fn percent_decoded(uri: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn percent_decoded(uri: &str) -> std::borrow::Cow<'_, str> {
     if !uri.contains('%') {
         return uri.into();
     }

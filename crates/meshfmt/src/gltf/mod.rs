@@ -34,11 +34,14 @@ mod compress;
 mod contract;
 mod glb;
 mod import;
+mod recompress;
 
 pub use compress::Compression;
 pub use contract::{FORMAT, Gltf};
 pub use import::{import, sniff};
+pub use recompress::recompress;
 
+use gltf_json as json;
 use meshfmt_core::{Budget, Converted, Model};
 
 use crate::error::CliError;
@@ -105,7 +108,7 @@ pub fn export_with(
 ) -> Result<Converted<Exported>, CliError> {
     let built = build::build(model, budget)?;
     let mut losses = built.losses;
-    let (mut root, bin) = match compression {
+    let (root, bin) = match compression {
         Some(c) => {
             let (root, bin, quantized) = compress::compress(built.root, &built.bin, c, budget)?;
             losses.extend(quantized);
@@ -113,15 +116,30 @@ pub fn export_with(
         }
         None => (built.root, built.bin),
     };
+    Ok(Converted {
+        value: package(root, bin, container, compression.is_some(), budget)?,
+        losses,
+    })
+}
+
+/// The document and its one buffer in `container` (the JSON minified when `minify`,
+/// as compressed output is).
+fn package(
+    mut root: json::Root,
+    bin: Vec<u8>,
+    container: Container,
+    minify: bool,
+    budget: &Budget,
+) -> Result<Exported, CliError> {
     // The JSON (or, embedded, the base64 of the buffer) and the container's copy.
     budget.charge("glTF export", (bin.len() as u64).saturating_mul(2))?;
-    let exported = match container {
+    Ok(match container {
         Container::Glb => {
             if !bin.is_empty() {
                 root.buffers[0].uri = None;
             }
             let mut json = root.to_vec().map_err(json_error)?;
-            if compression.is_some() {
+            if minify {
                 json = compress::minified(&json)
                     .map_err(|e| CliError::format("gltf", e.to_string()))?;
             }
@@ -151,10 +169,6 @@ pub fn export_with(
                 buffer: None,
             }
         }
-    };
-    Ok(Converted {
-        value: exported,
-        losses,
     })
 }
 

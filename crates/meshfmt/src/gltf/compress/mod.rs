@@ -39,6 +39,7 @@ use meshfmt_core::{Budget, Feature, Loss, LossKind};
 use crate::error::CliError;
 
 pub(crate) use minify::minified;
+pub(crate) use read::components;
 
 /// The precision and coding of a compressed export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

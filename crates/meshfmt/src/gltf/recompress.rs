@@ -1,0 +1,340 @@
+//! glTF in, compressed glTF out, without the round trip through meshfmt-core: the
+//! document is loaded, checked to be one the compressor takes as it stands, its buffers
+//! joined into one, and compressed. Nothing is decoded into a model and built again, so
+//! what the model has no place for (scene names, JPEG images, data-URI images) is kept,
+//! and the time goes to the compression alone.
+//!
+//! The document qualifies when the export of its imported model would not repair
+//! anything: no extension but the two the compressor reads (KHR_mesh_quantization,
+//! EXT_meshopt_compression, decoded on load), references all in range (gltf-json's
+//! validation), a node forest, no sparse or empty accessors, finite floats, unit
+//! normals, tangents and rotation keys, strictly increasing key times, and image URIs
+//! that stay in the output's folder. Any other document takes the model's way, where
+//! each repair is made and reported.
+
+use gltf_json as json;
+use json::accessor::ComponentType;
+use json::animation::Property;
+use json::mesh::Semantic;
+use json::validation::Checked::Valid;
+use json::validation::{USize64, Validate};
+use meshfmt_core::side_files::{SideFiles, output_reference};
+use meshfmt_core::{Budget, Converted};
+
+use super::compress::{self, Compression};
+use super::import::{component_size, load, parents, percent_decoded};
+use super::{Container, Exported, package};
+use crate::error::CliError;
+
+/// The extensions a qualifying document may use.
+const TAKEN: [&str; 2] = ["KHR_mesh_quantization", "EXT_meshopt_compression"];
+
+/// `data` (a `.glb` or `.gltf`, its buffers from `side_files`) compressed as `c` asks
+/// into `container`, with the quantization's losses, without the round trip through
+/// meshfmt-core (so scene names, JPEG and data-URI images are kept). `Ok(None)` when
+/// the document does not load or does not qualify: it qualifies when it uses no
+/// extension but KHR_mesh_quantization and EXT_meshopt_compression and the export of
+/// its imported model would repair nothing (references in range, a node forest, no
+/// sparse or empty accessors, finite floats, unit normals, tangents and rotations,
+/// increasing key times, image URIs inside the folder). The model's way
+/// ([`import`](super::import) then [`export_with`](super::export_with)) then converts
+/// it, or reports why it cannot. `meshfmt convert IN.glb OUT.glb --compress` takes this
+/// way first.
+///
+/// ```
+/// use meshfmt::gltf::{Compression, Container, export, recompress};
+/// use meshfmt_core::{glam::Vec3, Budget, Model, Surface};
+///
+/// let model = Model {
+///     surfaces: vec![Surface {
+///         positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+///         indices: vec![0, 1, 2],
+///         ..Default::default()
+///     }],
+///     ..Default::default()
+/// };
+/// let budget = Budget::default();
+/// let glb = export(&model, Container::Glb, &budget)?.value.main;
+/// // Our own exports always qualify.
+/// let small = recompress(&glb, None, Container::Glb, Compression::MESHOPT, &budget)?;
+/// let small = small.ok_or("not taken")?.value.main;
+/// assert!(String::from_utf8_lossy(&small).contains("EXT_meshopt_compression"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn recompress(
+    data: &[u8],
+    side_files: Option<&dyn SideFiles>,
+    container: Container,
+    c: Compression,
+    budget: &Budget,
+) -> Result<Option<Converted<Exported>>, CliError> {
+    let Ok((mut root, buffers)) = load(data, side_files, budget) else {
+        return Ok(None);
+    };
+    if qualifies(&root, &buffers).is_err() {
+        return Ok(None);
+    }
+    let bin = joined(&mut root, buffers, budget)?;
+    if floats_ok(&root, &bin).is_err() {
+        return Ok(None);
+    }
+    let (root, bin, losses) = compress::compress(root, &bin, c, budget)?;
+    Ok(Some(Converted {
+        value: package(root, bin, container, true, budget)?,
+        losses,
+    }))
+}
+
+/// Why the document does not qualify (the first reason found), else `Ok`.
+fn qualifies(root: &json::Root, buffers: &[Vec<u8>]) -> Result<(), String> {
+    let taken = |e: &String| TAKEN.contains(&e.as_str());
+    if let Some(e) = root
+        .extensions_used
+        .iter()
+        .chain(&root.extensions_required)
+        .find(|e| !taken(e))
+    {
+        return Err(format!("uses {e}"));
+    }
+    let mut invalid = None;
+    root.validate(root, json::Path::new, &mut |path, error| {
+        invalid.get_or_insert_with(|| format!("{}: {error}", path()));
+    });
+    if let Some(why) = invalid {
+        return Err(why);
+    }
+    parents(root).map_err(|e| e.to_string())?;
+    no_other_extensions(root)?;
+    for (i, a) in root.accessors.iter().enumerate() {
+        if a.sparse.is_some() || a.buffer_view.is_none() || a.count.0 == 0 {
+            return Err(format!("accessors[{i}]: sparse, without a view or empty"));
+        }
+        if !matches!((a.component_type, a.type_), (Valid(_), Valid(_))) {
+            return Err(format!("accessors[{i}]: bad type"));
+        }
+    }
+    for (i, v) in root.buffer_views.iter().enumerate() {
+        let end = v
+            .byte_offset
+            .map_or(0, |o| o.0)
+            .checked_add(v.byte_length.0);
+        let fits = buffers
+            .get(v.buffer.value())
+            .is_some_and(|b| end.is_some_and(|e| e <= b.len() as u64));
+        if !fits {
+            return Err(format!("bufferViews[{i}] lies outside its buffer"));
+        }
+    }
+    for (i, image) in root.images.iter().enumerate() {
+        let Some(uri) = image.uri.as_deref().filter(|u| !u.starts_with("data:")) else {
+            continue;
+        };
+        // Kept as written only when it names a file in the output's folder or below.
+        let name = percent_decoded(uri);
+        let r = output_reference(&name);
+        if r.refusal.is_some() || r.written != name.replace('\\', "/") {
+            return Err(format!("images[{i}]: {uri} leads out of the folder"));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an extension object anywhere the compressor keeps the JSON it found (an
+/// extension there must be declared, and the compressor declares only its own).
+fn no_other_extensions(root: &json::Root) -> Result<(), String> {
+    macro_rules! none {
+        ($items:expr, $what:literal) => {
+            for (i, x) in $items.iter().enumerate() {
+                if x.extensions.is_some() {
+                    return Err(format!("{}[{i}] has extensions", $what));
+                }
+            }
+        };
+    }
+    if root.extensions.is_some() {
+        return Err("the document has extensions".into());
+    }
+    none!(root.accessors, "accessors");
+    none!(root.animations, "animations");
+    none!(root.buffer_views, "bufferViews");
+    none!(root.cameras, "cameras");
+    none!(root.images, "images");
+    none!(root.materials, "materials");
+    none!(root.meshes, "meshes");
+    none!(root.nodes, "nodes");
+    none!(root.samplers, "samplers");
+    none!(root.scenes, "scenes");
+    none!(root.skins, "skins");
+    none!(root.textures, "textures");
+    for mesh in &root.meshes {
+        none!(mesh.primitives, "primitives");
+    }
+    for (m, material) in root.materials.iter().enumerate() {
+        if super::import::texture_infos(material).any(|(_, e)| e.is_some_and(|e| !e.is_empty())) {
+            return Err(format!("materials[{m}]: a texture has extensions"));
+        }
+    }
+    // Buffers may only be meshopt's fallbacks (their views are decoded on load).
+    for (i, b) in root.buffers.iter().enumerate() {
+        let others = b.extensions.as_ref().map(|e| &e.others);
+        if others.is_some_and(|o| o.keys().any(|k| k != "EXT_meshopt_compression")) {
+            return Err(format!("buffers[{i}] has extensions"));
+        }
+    }
+    Ok(())
+}
+
+/// The buffers as one (each started at a multiple of 4), the views moved onto it and
+/// the document given that one buffer (its data in the container's place).
+fn joined(
+    root: &mut json::Root,
+    mut buffers: Vec<Vec<u8>>,
+    budget: &Budget,
+) -> Result<Vec<u8>, CliError> {
+    let bin = if buffers.len() == 1 {
+        buffers.pop().unwrap_or_default()
+    } else {
+        let total: usize = buffers.iter().map(|b| b.len().next_multiple_of(4)).sum();
+        budget.charge("glTF buffers joined", total as u64)?;
+        let mut bin = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(buffers.len());
+        for b in &buffers {
+            starts.push(bin.len() as u64);
+            bin.extend_from_slice(b);
+            bin.resize(bin.len().next_multiple_of(4), 0);
+        }
+        for v in &mut root.buffer_views {
+            let start = starts.get(v.buffer.value()).copied().unwrap_or(0);
+            v.byte_offset = Some(USize64(start + v.byte_offset.map_or(0, |o| o.0)));
+            v.buffer = json::Index::new(0);
+        }
+        bin
+    };
+    root.buffers = vec![json::Buffer {
+        byte_length: USize64(bin.len() as u64),
+        name: None,
+        uri: None,
+        extensions: None,
+        extras: Default::default(),
+    }];
+    Ok(bin)
+}
+
+/// The float accessors' values each in `f`'s bounds: every element's components, read
+/// in place (view stride honoured) without a copy.
+fn each_element(
+    root: &json::Root,
+    bin: &[u8],
+    index: usize,
+    mut f: impl FnMut(&[f32]) -> bool,
+) -> Result<(), String> {
+    let what = || format!("accessors[{index}]");
+    let a = root.accessors.get(index).ok_or_else(what)?;
+    let (Valid(ty), Valid(ct)) = (a.type_, a.component_type) else {
+        return Err(what());
+    };
+    if ct.0 != ComponentType::F32 {
+        return Ok(());
+    }
+    let n = super::compress::components(ty);
+    let elem = n * component_size(ct.0);
+    let view = a
+        .buffer_view
+        .and_then(|v| root.buffer_views.get(v.value()))
+        .ok_or_else(what)?;
+    let stride = view.byte_stride.map_or(elem, |s| s.0);
+    let start = view.byte_offset.map_or(0, |o| o.0) + a.byte_offset.map_or(0, |o| o.0);
+    let end = view.byte_offset.map_or(0, |o| o.0) + view.byte_length.0;
+    let data = usize::try_from(start)
+        .ok()
+        .zip(usize::try_from(end).ok())
+        .and_then(|(s, e)| bin.get(s..e))
+        .ok_or_else(what)?;
+    let mut values = [0f32; 16];
+    for i in 0..a.count.0 as usize {
+        let e = data
+            .get(i * stride..i * stride + elem)
+            .ok_or_else(|| format!("{}: elements outside the view", what()))?;
+        for (v, b) in values.iter_mut().zip(e.chunks_exact(4)) {
+            *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        if !f(&values[..n]) {
+            return Err(format!("{}[{i}]", what()));
+        }
+    }
+    Ok(())
+}
+
+/// Unit length as the export keeps it (the validator's tolerance).
+fn unit3(v: &[f32]) -> bool {
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    (l - 1.0).abs() <= 1e-4
+}
+
+/// Every float finite; normals, tangents and rotation keys unit; tangents' w ±1; key
+/// times non-negative and strictly increasing; node transforms finite.
+fn floats_ok(root: &json::Root, bin: &[u8]) -> Result<(), String> {
+    for i in 0..root.accessors.len() {
+        each_element(root, bin, i, |v| v.iter().all(|x| x.is_finite()))?;
+    }
+    for mesh in &root.meshes {
+        for p in &mesh.primitives {
+            for (semantic, a) in &p.attributes {
+                match semantic {
+                    Valid(Semantic::Normals) => each_element(root, bin, a.value(), unit3)?,
+                    Valid(Semantic::Tangents) => each_element(root, bin, a.value(), |v| {
+                        v.len() == 4 && unit3(v) && v[3].abs() == 1.0
+                    })?,
+                    _ => {}
+                }
+            }
+        }
+    }
+    for anim in &root.animations {
+        for channel in &anim.channels {
+            let Some(sampler) = anim.samplers.get(channel.sampler.value()) else {
+                return Err("a channel without its sampler".into());
+            };
+            let mut last = -1.0f32;
+            each_element(root, bin, sampler.input.value(), |t| {
+                let ok = t[0] >= 0.0 && t[0] > last;
+                last = t[0];
+                ok
+            })?;
+            if channel.target.path == Valid(Property::Rotation) {
+                let unit = |q: &[f32]| {
+                    let l2: f32 = q.iter().map(|x| x * x).sum();
+                    (l2 - 1.0).abs() <= 1e-6
+                };
+                each_element(root, bin, sampler.output.value(), unit)?;
+            }
+        }
+    }
+    for (i, n) in root.nodes.iter().enumerate() {
+        let values = n
+            .translation
+            .iter()
+            .flatten()
+            .chain(n.rotation.iter().flat_map(|q| &q.0))
+            .chain(n.scale.iter().flatten())
+            .chain(n.matrix.iter().flatten())
+            .chain(n.weights.iter().flatten());
+        if !values.into_iter().all(|x| x.is_finite()) {
+            return Err(format!("nodes[{i}]: a transform is not finite"));
+        }
+    }
+    for (i, m) in root.materials.iter().enumerate() {
+        let pbr = &m.pbr_metallic_roughness;
+        let values = pbr
+            .base_color_factor
+            .0
+            .iter()
+            .chain(&m.emissive_factor.0)
+            .chain([&pbr.metallic_factor.0, &pbr.roughness_factor.0])
+            .chain(m.alpha_cutoff.as_ref().map(|c| &c.0));
+        if !values.into_iter().all(|x: &f32| x.is_finite()) {
+            return Err(format!("materials[{i}]: a factor is not finite"));
+        }
+    }
+    Ok(())
+}
