@@ -622,6 +622,23 @@ pub fn corpus(root: &Path) -> Vec<Attack> {
     out.extend(non_finite());
     out.extend(planted_outputs());
     out.extend(appearance());
+    // glTF inputs compressed: the document's own way (no model) under the same attacks.
+    let compressed: Vec<Attack> = out
+        .iter()
+        .filter(|a| {
+            (a.input.ends_with(".gltf") || a.input.ends_with(".glb"))
+                && a.must_read.is_empty()
+                && !a.convert_fails
+        })
+        .map(|a| Attack {
+            name: format!("{}-compress", a.name),
+            attack: format!("{}, compressed (--compress)", a.attack),
+            convert_args: [a.convert_args.clone(), vec!["--compress".into()]].concat(),
+            outputs: vec![("glb", None), ("gltf", None)],
+            ..a.clone()
+        })
+        .collect();
+    out.extend(compressed);
     let mut files = canaries();
     files.push(("in/nodes.gltf".into(), many_nodes_gltf(1_000_000)));
     out.push(Attack {

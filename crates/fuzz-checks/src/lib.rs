@@ -185,6 +185,7 @@ pub fn check(format: &str, data: &[u8]) {
     let shared = shared_read(f, data, &name);
     let read = f.read(data, &cx);
     same_as_shared(shared, &read, &name);
+    transcoded(f, data, &name);
     let Ok(file) = read else {
         return;
     };
@@ -220,6 +221,30 @@ pub fn check(format: &str, data: &[u8]) {
     // The encoder may refuse a model (counts past the format's limits, its budget); what
     // it writes must read back.
     round_trip(f, &model.value, &name, &b, format);
+}
+
+/// The file written again in each of its format's qualities without the model
+/// ([`Format::transcode`]: a glTF document compressed as it stands): what it writes
+/// must read back.
+fn transcoded(f: &dyn Format, data: &[u8], name: &str) {
+    for quality in f.info().qualities {
+        let b = budget();
+        let read_cx = Context::new(name).with_budget(b.clone());
+        let write_cx = Context {
+            quality: Some(quality),
+            ..Context::new(name).with_budget(b.clone())
+        };
+        let Ok(Some(w)) = f.transcode(data, &read_cx, &write_cx) else {
+            continue;
+        };
+        let back = Context {
+            side_files: Some(&w.value),
+            ..Context::new(name).with_budget(budget())
+        };
+        if let Err(e) = f.read(&w.value.main, &back).and_then(|g| g.to_core(&back)) {
+            refused(&e, &format!("{name} {quality}: the transcoded file does not read back"));
+        }
+    }
 }
 
 /// For the formats whose [`Format::read_shared`] keeps ranges of its input

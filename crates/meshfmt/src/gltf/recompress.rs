@@ -12,6 +12,8 @@
 //! that stay in the output's folder. Any other document takes the model's way, where
 //! each repair is made and reported.
 
+use std::collections::BTreeSet;
+
 use gltf_json as json;
 use json::accessor::ComponentType;
 use json::animation::Property;
@@ -78,7 +80,14 @@ pub fn recompress(
     if floats_ok(&root, &bin).is_err() {
         return Ok(None);
     }
-    let (root, bin, losses) = compress::compress(root, &bin, c, budget)?;
+    // The compressor reads an accessor each time a primitive or channel uses it: a
+    // sampler that thousands of channels share costs thousands of reads, paid for as
+    // the importer pays for its copies.
+    let reads = reads(&root);
+    budget.charge("glTF accessors, each time read", reads)?;
+    let compressed = compress::compress(root, &bin, c, budget);
+    budget.release(reads);
+    let (root, bin, losses) = compressed?;
     Ok(Some(Converted {
         value: package(root, bin, container, true, budget)?,
         losses,
@@ -265,6 +274,47 @@ fn each_element(
     Ok(())
 }
 
+/// The bytes of accessor `a`'s elements (0 for none).
+fn accessor_bytes(root: &json::Root, a: usize) -> u64 {
+    root.accessors.get(a).map_or(0, |x| match (x.type_, x.component_type) {
+        (Valid(ty), Valid(ct)) => {
+            let elem = super::compress::components(ty) * component_size(ct.0);
+            x.count.0.saturating_mul(elem as u64)
+        }
+        _ => 0,
+    })
+}
+
+/// What the compressor reads: each accessor's bytes once per primitive, channel or skin
+/// that uses it.
+fn reads(root: &json::Root) -> u64 {
+    let mut total = 0u64;
+    let mut add = |a: usize| total = total.saturating_add(accessor_bytes(root, a));
+    for mesh in &root.meshes {
+        for p in &mesh.primitives {
+            p.attributes.values().for_each(|a| add(a.value()));
+            p.indices.iter().for_each(|a| add(a.value()));
+            for t in p.targets.iter().flatten() {
+                for a in [t.positions, t.normals, t.tangents].into_iter().flatten() {
+                    add(a.value());
+                }
+            }
+        }
+    }
+    for anim in &root.animations {
+        for ch in &anim.channels {
+            if let Some(smp) = anim.samplers.get(ch.sampler.value()) {
+                add(smp.input.value());
+                add(smp.output.value());
+            }
+        }
+    }
+    for skin in &root.skins {
+        skin.inverse_bind_matrices.iter().for_each(|a| add(a.value()));
+    }
+    total
+}
+
 /// Unit length as the export keeps it (the validator's tolerance).
 fn unit3(v: &[f32]) -> bool {
     let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
@@ -277,38 +327,51 @@ fn floats_ok(root: &json::Root, bin: &[u8]) -> Result<(), String> {
     for i in 0..root.accessors.len() {
         each_element(root, bin, i, |v| v.iter().all(|x| x.is_finite()))?;
     }
+    // Each accessor checked once, however many primitives or channels use it.
+    let (mut normals, mut tangents) = (BTreeSet::new(), BTreeSet::new());
     for mesh in &root.meshes {
         for p in &mesh.primitives {
             for (semantic, a) in &p.attributes {
                 match semantic {
-                    Valid(Semantic::Normals) => each_element(root, bin, a.value(), unit3)?,
-                    Valid(Semantic::Tangents) => each_element(root, bin, a.value(), |v| {
-                        v.len() == 4 && unit3(v) && v[3].abs() == 1.0
-                    })?,
-                    _ => {}
-                }
+                    Valid(Semantic::Normals) => normals.insert(a.value()),
+                    Valid(Semantic::Tangents) => tangents.insert(a.value()),
+                    _ => false,
+                };
             }
         }
     }
+    let (mut times, mut rotations) = (BTreeSet::new(), BTreeSet::new());
     for anim in &root.animations {
         for channel in &anim.channels {
             let Some(sampler) = anim.samplers.get(channel.sampler.value()) else {
                 return Err("a channel without its sampler".into());
             };
-            let mut last = -1.0f32;
-            each_element(root, bin, sampler.input.value(), |t| {
-                let ok = t[0] >= 0.0 && t[0] > last;
-                last = t[0];
-                ok
-            })?;
+            times.insert(sampler.input.value());
             if channel.target.path == Valid(Property::Rotation) {
-                let unit = |q: &[f32]| {
-                    let l2: f32 = q.iter().map(|x| x * x).sum();
-                    (l2 - 1.0).abs() <= 1e-6
-                };
-                each_element(root, bin, sampler.output.value(), unit)?;
+                rotations.insert(sampler.output.value());
             }
         }
+    }
+    for a in normals {
+        each_element(root, bin, a, unit3)?;
+    }
+    for a in tangents {
+        each_element(root, bin, a, |v| v.len() == 4 && unit3(v) && v[3].abs() == 1.0)?;
+    }
+    for a in times {
+        let mut last = -1.0f32;
+        each_element(root, bin, a, |t| {
+            let ok = t[0] >= 0.0 && t[0] > last;
+            last = t[0];
+            ok
+        })?;
+    }
+    for a in rotations {
+        let unit = |q: &[f32]| {
+            let l2: f32 = q.iter().map(|x| x * x).sum();
+            (l2 - 1.0).abs() <= 1e-6
+        };
+        each_element(root, bin, a, unit)?;
     }
     for (i, n) in root.nodes.iter().enumerate() {
         let values = n
