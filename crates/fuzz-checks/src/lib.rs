@@ -242,7 +242,10 @@ fn transcoded(f: &dyn Format, data: &[u8], name: &str) {
             ..Context::new(name).with_budget(budget())
         };
         if let Err(e) = f.read(&w.value.main, &back).and_then(|g| g.to_core(&back)) {
-            refused(&e, &format!("{name} {quality}: the transcoded file does not read back"));
+            refused(
+                &e,
+                &format!("{name} {quality}: the transcoded file does not read back"),
+            );
         }
     }
 }

@@ -276,13 +276,15 @@ fn each_element(
 
 /// The bytes of accessor `a`'s elements (0 for none).
 fn accessor_bytes(root: &json::Root, a: usize) -> u64 {
-    root.accessors.get(a).map_or(0, |x| match (x.type_, x.component_type) {
-        (Valid(ty), Valid(ct)) => {
-            let elem = super::compress::components(ty) * component_size(ct.0);
-            x.count.0.saturating_mul(elem as u64)
-        }
-        _ => 0,
-    })
+    root.accessors
+        .get(a)
+        .map_or(0, |x| match (x.type_, x.component_type) {
+            (Valid(ty), Valid(ct)) => {
+                let elem = super::compress::components(ty) * component_size(ct.0);
+                x.count.0.saturating_mul(elem as u64)
+            }
+            _ => 0,
+        })
 }
 
 /// What the compressor reads: each accessor's bytes once per primitive, channel or skin
@@ -310,7 +312,9 @@ fn reads(root: &json::Root) -> u64 {
         }
     }
     for skin in &root.skins {
-        skin.inverse_bind_matrices.iter().for_each(|a| add(a.value()));
+        skin.inverse_bind_matrices
+            .iter()
+            .for_each(|a| add(a.value()));
     }
     total
 }
@@ -356,7 +360,9 @@ fn floats_ok(root: &json::Root, bin: &[u8]) -> Result<(), String> {
         each_element(root, bin, a, unit3)?;
     }
     for a in tangents {
-        each_element(root, bin, a, |v| v.len() == 4 && unit3(v) && v[3].abs() == 1.0)?;
+        each_element(root, bin, a, |v| {
+            v.len() == 4 && unit3(v) && v[3].abs() == 1.0
+        })?;
     }
     for a in times {
         let mut last = -1.0f32;

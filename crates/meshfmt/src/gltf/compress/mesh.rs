@@ -718,9 +718,6 @@ fn primitive(
         }
         idx.truncate(kept);
         s.collapsed += (before - kept) / 3;
-        for (_, d, _) in &mut out {
-            remap_stream(d, &welded);
-        }
         let optimize = if s.c.meshopt {
             meshfmt_meshopt::optimize_vertex_cache_strip
         } else {
@@ -730,8 +727,15 @@ fn primitive(
         let r = meshfmt_meshopt::optimize_vertex_fetch_remap(idx, welded.1)
             .map_err(|e| bad(format!("{path}: {e}")))?;
         meshfmt_meshopt::remap_index_buffer(idx, &r.0);
+        // Welded, then fetch order: each stream moved once, by the two maps composed.
+        let both: Vec<u32> = welded
+            .0
+            .iter()
+            .map(|&w| r.0.get(w as usize).copied().unwrap_or(u32::MAX))
+            .collect();
+        let both = (both, r.1);
         for (_, d, _) in &mut out {
-            remap_stream(d, &r);
+            remap_stream(d, &both);
         }
     }
     let vertices = out.first().map_or(n, |x| x.1.count);

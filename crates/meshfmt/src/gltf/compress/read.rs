@@ -84,6 +84,14 @@ pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError>
 impl Raw {
     /// The elements as floats (normalized integers decoded as glTF specifies).
     pub fn floats(&self) -> Vec<f32> {
+        // Floats, the common case: decoded in bulk.
+        if self.component == ComponentType::F32 {
+            return self
+                .bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+        }
         let size = component_size(self.component);
         self.bytes
             .chunks_exact(size)
