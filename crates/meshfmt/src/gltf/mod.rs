@@ -138,11 +138,11 @@ fn package(
             if !bin.is_empty() {
                 root.buffers[0].uri = None;
             }
-            let mut json = root.to_vec().map_err(json_error)?;
-            if minify {
-                json = compress::minified(&json)
-                    .map_err(|e| CliError::format("gltf", e.to_string()))?;
-            }
+            let json = if minify {
+                compress::minified(&root).map_err(|e| CliError::format("gltf", e.to_string()))?
+            } else {
+                root.to_vec().map_err(json_error)?
+            };
             Exported {
                 main: glb::write(&json, &bin)?,
                 buffer: None,

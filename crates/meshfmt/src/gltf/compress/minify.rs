@@ -99,57 +99,74 @@ fn defaults(root: &mut Value) {
 }
 
 /// Compact JSON: whole numbers as integers, others in Rust's shortest round-trip form.
-fn write(v: &Value, out: &mut String) {
+fn write(v: &Value, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing to a Vec cannot fail.
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => out.push_str(&i.to_string()),
-            (_, Some(u), _) => out.push_str(&u.to_string()),
-            (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => {
-                out.push_str(&(f as i64).to_string());
-            }
-            // A value that is an f32 (every float glTF-JSON holds here) in f32's
-            // shortest form; anything else in f64's.
-            (_, _, Some(f)) if f64::from(f as f32) == f => out.push_str(&format!("{:?}", f as f32)),
-            (_, _, Some(f)) => out.push_str(&format!("{f:?}")),
-            _ => out.push_str(&n.to_string()),
-        },
-        Value::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => {
+            let _ = match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => write!(out, "{i}"),
+                (_, Some(u), _) => write!(out, "{u}"),
+                (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => {
+                    write!(out, "{}", f as i64)
+                }
+                // A value that is an f32 (every float glTF-JSON holds here) in f32's
+                // shortest form; anything else in f64's.
+                (_, _, Some(f)) if f64::from(f as f32) == f => write!(out, "{:?}", f as f32),
+                (_, _, Some(f)) => write!(out, "{f:?}"),
+                _ => write!(out, "{n}"),
+            };
+        }
+        Value::String(s) => {
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
         Value::Array(a) => {
-            out.push('[');
+            out.push(b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write(x, out);
             }
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(m) => {
-            out.push('{');
+            out.push(b'{');
             for (i, (k, x)) in m.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
                 write(x, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
     }
 }
 
+/// `root`'s JSON without defaults, numbers compacted (its tree made straight from the
+/// document, never printed and parsed again).
+pub(crate) fn minified(root: &gltf_json::Root) -> Result<Vec<u8>, serde_json::Error> {
+    let mut v = serde_json::to_value(root)?;
+    defaults(&mut v);
+    let mut out = Vec::with_capacity(4096);
+    write(&v, &mut out);
+    Ok(out)
+}
+
 /// `json` (a serialized document) without defaults, numbers compacted.
-pub(crate) fn minified(json: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
+#[cfg(test)]
+fn minified_text(json: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
     // Parsed exactly (serde_json's `float_roundtrip`): an f32's shortest decimal comes
     // back as that f32, and prints back the same.
     let mut v: Value = serde_json::from_slice(json)?;
     defaults(&mut v);
-    let mut out = String::with_capacity(json.len());
+    let mut out = Vec::with_capacity(json.len());
     write(&v, &mut out);
-    Ok(out.into_bytes())
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -160,7 +177,7 @@ mod tests {
             "name":"a \"b\"","pbrMetallicRoughness":{"baseColorFactor":[1.0,1.0,1.0,1.0],"metallicFactor":0.0,"roughnessFactor":1.0}}],
             "nodes":[{"scale":[1.0,1.0,1.0],"translation":[0.5,-2.0,1e-30],"rotation":[0.1,0.2,0.3,0.9273618]}],
             "accessors":[{"count":3,"min":[0.0],"max":[0.6],"normalized":false}]}"#;
-        let out = String::from_utf8(super::minified(doc)?).unwrap_or_default();
+        let out = String::from_utf8(super::minified_text(doc)?).unwrap_or_default();
         assert_eq!(
             out,
             r#"{"accessors":[{"count":3,"max":[0.6],"min":[0]}],"materials":[{"name":"a \"b\"","pbrMetallicRoughness":{"metallicFactor":0}}],"nodes":[{"rotation":[0.1,0.2,0.3,0.9273618],"translation":[0.5,-2,1e-30]}]}"#
