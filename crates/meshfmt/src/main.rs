@@ -224,7 +224,21 @@ fn pick(data: &[u8], path: &str, forced: Option<String>) -> Result<&'static dyn 
 /// Writes `line` to stderr after `meshfmt: `, as one printable line (names from files
 /// can hold escape sequences and newlines).
 fn say(line: impl std::fmt::Display) {
-    eprintln!("meshfmt: {}", one_line(&line.to_string(), MAX_LINE_CHARS));
+    say_all([line]);
+}
+
+/// Every line, each as [`say`] writes it, in one write: a reader of the pipe (a
+/// script, a build tool) wakes once, not three times a line.
+fn say_all<T: std::fmt::Display>(lines: impl IntoIterator<Item = T>) {
+    use std::io::Write as _;
+    let mut out = String::new();
+    for line in lines {
+        out.push_str("meshfmt: ");
+        out.push_str(&one_line(&line.to_string(), MAX_LINE_CHARS));
+        out.push('\n');
+    }
+    // Nothing better to do when stderr is gone.
+    let _ = std::io::stderr().lock().write_all(out.as_bytes());
 }
 
 /// `text` with every line made printable ([`one_line`], not cut): what reaches the
@@ -307,9 +321,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             max_items,
         } => {
             let (conv, _) = load(&file, format, &limits, &cli.side_files)?;
-            for loss in &conv.losses {
-                say(format_args!("note: {loss}"));
-            }
+            say_all(conv.losses.iter().map(|l| format!("note: {l}")));
             let opts = DumpOptions {
                 max_items: max_items.unwrap_or(usize::MAX),
             };
@@ -573,12 +585,9 @@ fn convert_one(
             })?;
         }
         written = write_outputs(&converted.outputs, force)?;
-        for loss in &converted.losses {
-            say(format_args!("note: {loss}"));
-        }
-        for warning in &converted.warnings {
-            say(format_args!("warning: {warning}"));
-        }
+        let notes = converted.losses.iter().map(|l| format!("note: {l}"));
+        let warnings = converted.warnings.iter().map(|w| format!("warning: {w}"));
+        say_all(notes.chain(warnings));
     }
     if let Some(report) = report {
         let r = meshfmt::report::Report {

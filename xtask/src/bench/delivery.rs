@@ -22,6 +22,9 @@ use super::timing::{geomean, median};
 /// it to the end of the file.
 pub const HEADING: &str = "## Delivery glTF";
 
+/// The fewest alternating runs per input (outside `--quick`).
+const DELIVERY_RUNS: usize = 15;
+
 /// Output folders under the kept folder: ours `--compress`, ours `--quality
 /// quantized`, gltfpack `-cc`, gltfpack `-c`.
 const OUT_DIRS: [&str; 4] = ["ours", "ours-quantized", "gltfpack-cc", "gltfpack-c"];
@@ -42,6 +45,8 @@ struct FileRow {
     quantized_bytes: Result<u64, String>,
     /// The input's bounding-box diagonal (model units).
     diagonal: f64,
+    /// The median of the runs' ours / -cc time ratios (each pair back to back).
+    pair_ratio: Option<f64>,
 }
 
 /// One compressed output: its size, its process's median time and peak RSS, and its
@@ -80,7 +85,9 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
         .map(|t| t.join("bench-delivery"))
         .unwrap_or_else(|| super::workspace().join("target/bench-delivery"));
     let mut s = Section {
-        runs: o.runs,
+        // Runs of a few milliseconds each: at least DELIVERY_RUNS pairs, so the median
+        // pair ratio is not one noisy run's.
+        runs: if o.quick { o.runs } else { o.runs.max(DELIVERY_RUNS) },
         gltfpack: None,
         date: first_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default(),
         load: std::fs::read_to_string("/proc/loadavg")
@@ -122,12 +129,12 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
     eprintln!(
         "bench: delivery glTF on {} inputs, {} alternating runs each (outputs in {})",
         inputs.len(),
-        o.runs,
+        s.runs,
         s.kept.display()
     );
     eprintln!("{}", console_header());
     for p in &inputs {
-        let row = compress_one(p, &meshfmt, &gltfpack, &s.kept, o.runs);
+        let row = compress_one(p, &meshfmt, &gltfpack, &s.kept, s.runs);
         eprintln!("{}", console_line(&row));
         s.rows.push(row);
     }
@@ -313,7 +320,7 @@ fn compress_one(
         &cc_out,
         Path::new("-cc"),
     ];
-    let [ours, cc] = alternate(runs, [(meshfmt, &ours_args), (gltfpack, &cc_args)]);
+    let ([ours, cc], pair_ratio) = alternate(runs, [(meshfmt, &ours_args), (gltfpack, &cc_args)]);
     let quantized = once(
         meshfmt,
         &[
@@ -362,12 +369,18 @@ fn compress_one(
         c_bytes: c,
         quantized_bytes: quantized,
         diagonal: diagonal(&p.points),
+        pair_ratio,
     }
 }
 
 /// Two commands run `runs` times, alternating (first, second, first, ...): each one's
-/// median time and peak RSS, or its failure.
-fn alternate(runs: usize, sides: [(&Path, &[&Path]); 2]) -> [Result<Timed, String>; 2] {
+/// median time and peak RSS, or its failure, and the median of the runs' time ratios
+/// (first / second, each pair back to back, so a change in the machine's load between
+/// pairs cancels out).
+fn alternate(
+    runs: usize,
+    sides: [(&Path, &[&Path]); 2],
+) -> ([Result<Timed, String>; 2], Option<f64>) {
     let mut figures: [(Vec<f64>, Vec<f64>); 2] = Default::default();
     let mut failed: [Option<String>; 2] = [None, None];
     for _ in 0..runs.max(1) {
@@ -386,6 +399,8 @@ fn alternate(runs: usize, sides: [(&Path, &[&Path]); 2]) -> [Result<Timed, Strin
     }
     let [a, b] = figures;
     let [fa, fb] = failed;
+    let pairs: Vec<f64> = a.0.iter().zip(&b.0).map(|(x, y)| x / y).collect();
+    let pair_ratio = (fa.is_none() && fb.is_none() && !pairs.is_empty()).then(|| median(&pairs));
     let settle = |(secs, peaks): (Vec<f64>, Vec<f64>), failed: Option<String>| match failed {
         Some(e) => Err(e),
         None => Ok(Timed {
@@ -393,7 +408,7 @@ fn alternate(runs: usize, sides: [(&Path, &[&Path]); 2]) -> [Result<Timed, Strin
             peak_kb: (!peaks.is_empty()).then(|| median(&peaks)),
         }),
     };
-    [settle(a, fa), settle(b, fb)]
+    ([settle(a, fa), settle(b, fb)], pair_ratio)
 }
 
 /// One untimed run for the size of what it writes to `out`.
@@ -905,7 +920,7 @@ impl FileRow {
 
     fn time_ratio(&self) -> Option<f64> {
         match (&self.ours, &self.cc) {
-            (Ok(o), Ok(t)) => Some(o.timed.secs / t.timed.secs),
+            (Ok(_), Ok(_)) => self.pair_ratio,
             _ => None,
         }
     }
@@ -922,7 +937,7 @@ impl FileRow {
                     "{} / {} ms ({})",
                     ms(o.timed.secs),
                     ms(t.timed.secs),
-                    ratio(o.timed.secs / t.timed.secs)
+                    self.time_ratio().map_or("-".into(), ratio)
                 ),
                 format!("{} / {} MB", mb(o.timed.peak_kb), mb(t.timed.peak_kb)),
                 format!(
@@ -1105,7 +1120,10 @@ fn paragraph(s: &Section) -> String {
          process per run, {} runs alternating ours and gltfpack `-cc`: sizes are the \
          output files' bytes, times the median wall time of the whole process (start, \
          read, compress, write) and peak RSS the median of each process's maximum \
-         resident set (GNU time's `%M`). `gltfpack -c` (its default compression) and ours \
+         resident set (GNU time's `%M`); the time ratio is the median of the runs' own \
+         ratios (ours, then gltfpack right after it: a change in the machine's load \
+         between runs cancels out), so it may differ a little from the ratio of the two \
+         medians beside it. `gltfpack -c` (its default compression) and ours \
          with `--quality quantized` (KHR_mesh_quantization alone) run once each, for their \
          sizes. Ratios are **ours / gltfpack -cc**: below 1x ours is smaller or faster. \
          The position error is the symmetric Hausdorff distance between the output's and \
