@@ -87,7 +87,11 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
     let mut s = Section {
         // Runs of a few milliseconds each: at least DELIVERY_RUNS pairs, so the median
         // pair ratio is not one noisy run's.
-        runs: if o.quick { o.runs } else { o.runs.max(DELIVERY_RUNS) },
+        runs: if o.quick {
+            o.runs
+        } else {
+            o.runs.max(DELIVERY_RUNS)
+        },
         gltfpack: None,
         date: first_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default(),
         load: std::fs::read_to_string("/proc/loadavg")
