@@ -260,7 +260,23 @@ fn each_element(
         .and_then(|(s, e)| bin.get(s..e))
         .ok_or_else(what)?;
     let mut values = [0f32; 16];
-    for i in 0..a.count.0 as usize {
+    let count = a.count.0 as usize;
+    // Packed elements, the usual case: one slice, no per-element bounds checks.
+    if stride == elem {
+        let all = data
+            .get(..count.saturating_mul(elem))
+            .ok_or_else(|| format!("{}: elements outside the view", what()))?;
+        for (i, e) in all.chunks_exact(elem).enumerate() {
+            for (v, b) in values.iter_mut().zip(e.chunks_exact(4)) {
+                *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            if !f(&values[..n]) {
+                return Err(format!("{}[{i}]", what()));
+            }
+        }
+        return Ok(());
+    }
+    for i in 0..count {
         let e = data
             .get(i * stride..i * stride + elem)
             .ok_or_else(|| format!("{}: elements outside the view", what()))?;

@@ -607,7 +607,13 @@ fn primitive(
             .attributes
             .get(&Valid(Semantic::Positions))
             .ok_or_else(|| bad(format!("{path}: no POSITION")))?;
-        counts.push(raw(&s.root, s.bin, pos.value())?.count);
+        // The count alone (raw() checks it against the view when the data is read).
+        let count = s
+            .root
+            .accessors
+            .get(pos.value())
+            .map(|a| a.count.0 as usize);
+        counts.push(count.ok_or_else(|| bad(format!("{path}: no accessors[{}]", pos.value())))?);
     }
     let n: usize = counts.iter().sum();
     if let Some((_, a, r)) = raws.iter().find(|x| x.2.count != n) {
@@ -1093,10 +1099,12 @@ fn colors(s: &mut State<'_>, r: &Raw) -> Data {
     let count = v.len() / n;
     let mut bytes = Vec::with_capacity(count * 4);
     let mut worst = 0.0f32;
+    // The 256 values readers decode, once (a division per component was most of this).
+    let back: [f32; 256] = std::array::from_fn(|q| unorm8::decode(q as u8));
     for e in v.chunks_exact(n) {
         for &x in e {
             let q = unorm8::encode(x, Rounding::Nearest);
-            worst = worst.max((unorm8::decode(q) - x.clamp(0.0, 1.0)).abs());
+            worst = worst.max((back[usize::from(q)] - x.clamp(0.0, 1.0)).abs());
             bytes.push(q);
         }
         if n == 3 {

@@ -51,7 +51,8 @@ impl Grid {
     /// A position's grid coordinates.
     pub fn quantize(&self, p: [f32; 3]) -> [u16; 3] {
         [0, 1, 2].map(|k| {
-            let q = ((p[k] - self.offset[k]) / self.step + 0.5).floor();
+            // Clamped first, the truncation is the floor (and no libm call).
+            let q = (p[k] - self.offset[k]) / self.step + 0.5;
             q.max(0.0).min(self.top as f32) as u16
         })
     }
