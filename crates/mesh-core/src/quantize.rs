@@ -52,7 +52,7 @@ impl Rounding {
 fn round_half_away(x: f32) -> f32 {
     let a = x.abs();
     // From 2^23 on every f32 is whole (and NaN and the infinities stay as they are).
-    if !(a < 8_388_608.0) {
+    if a >= 8_388_608.0 || a.is_nan() {
         return x;
     }
     // Both exact below 2^23: the truncation and the fraction.

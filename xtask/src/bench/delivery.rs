@@ -1157,8 +1157,9 @@ fn display_kept(kept: &Path) -> String {
         .unwrap_or_else(|_| k.display().to_string())
 }
 
-/// The summary rows: geometric means of the size and time ratios, the largest size
-/// ratio and its file, and how many files ours writes more than 1.1x larger.
+/// The summary rows: geometric means of the size and time ratios, the largest size and
+/// time ratios and their files (with how many files take longer than gltfpack), and how
+/// many files ours writes more than 1.1x larger or takes more than 1.1x as long for.
 fn summary(rows: &[FileRow]) -> Vec<[String; 10]> {
     let sized: Vec<(&FileRow, f64)> = rows
         .iter()
@@ -1206,9 +1207,28 @@ fn summary(rows: &[FileRow]) -> Vec<[String; 10]> {
     let mut max = empty();
     max[0] = format!("**largest size ratio**: {}", worst.label);
     max[4] = format!("**{}**", ratio(worst_ratio));
+    // The slowest file beside gltfpack, and how many take longer than it.
+    let timed: Vec<(&FileRow, f64)> = rows
+        .iter()
+        .filter_map(|r| r.time_ratio().map(|x| (r, x)))
+        .collect();
+    if let Some(&(slowest, slowest_ratio)) = timed.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        max[7] = format!(
+            "largest: **{}** ({}); {} of {} files above 1x",
+            ratio(slowest_ratio),
+            slowest.label,
+            timed.iter().filter(|(_, x)| *x > 1.0).count(),
+            timed.len()
+        );
+    }
     let mut count = empty();
     count[0] = "**files where ours is more than 1.1x -cc**".into();
     count[4] = format!("**{larger} of {}**", sizes.len());
+    count[7] = format!(
+        "**{} of {}**",
+        times.iter().filter(|x| **x > 1.1).count(),
+        times.len()
+    );
     vec![mean, max, count]
 }
 
