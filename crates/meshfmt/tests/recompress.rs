@@ -98,24 +98,7 @@ fn every_sample_compresses_as_its_model_does() {
 
 /// A `.glb` of `json` and `bin` (padded as the container asks).
 fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    j.resize(j.len().next_multiple_of(4), b' ');
-    let mut b = bin.to_vec();
-    b.resize(b.len().next_multiple_of(4), 0);
-    let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    if !b.is_empty() {
-        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&b);
-    }
-    out
+    fuzz_checks::attacks::glb(json, bin)
 }
 
 fn f32s(v: &[f32]) -> Vec<u8> {

@@ -259,35 +259,33 @@ fn each_element(
         .zip(usize::try_from(end).ok())
         .and_then(|(s, e)| bin.get(s..e))
         .ok_or_else(what)?;
-    let mut values = [0f32; 16];
     let count = a.count.0 as usize;
-    // Packed elements, the usual case: one slice, no per-element bounds checks.
-    if stride == elem {
-        let all = data
-            .get(..count.saturating_mul(elem))
-            .ok_or_else(|| format!("{}: elements outside the view", what()))?;
-        for (i, e) in all.chunks_exact(elem).enumerate() {
-            for (v, b) in values.iter_mut().zip(e.chunks_exact(4)) {
-                *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            }
-            if !f(&values[..n]) {
-                return Err(format!("{}[{i}]", what()));
-            }
-        }
-        return Ok(());
-    }
-    for i in 0..count {
-        let e = data
-            .get(i * stride..i * stride + elem)
-            .ok_or_else(|| format!("{}: elements outside the view", what()))?;
+    let mut values = [0f32; 16];
+    let mut check = |i: usize, e: &[u8]| {
         for (v, b) in values.iter_mut().zip(e.chunks_exact(4)) {
             *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
-        if !f(&values[..n]) {
-            return Err(format!("{}[{i}]", what()));
+        if f(&values[..n]) {
+            Ok(())
+        } else {
+            Err(format!("{}[{i}]", what()))
         }
+    };
+    let outside = || format!("{}: elements outside the view", what());
+    // Packed elements, the usual case: one slice, no per-element bounds checks.
+    if stride == elem {
+        let all = data.get(..count.saturating_mul(elem)).ok_or_else(outside)?;
+        return all
+            .chunks_exact(elem)
+            .enumerate()
+            .try_for_each(|(i, e)| check(i, e));
     }
-    Ok(())
+    (0..count).try_for_each(|i| {
+        let e = data
+            .get(i * stride..i * stride + elem)
+            .ok_or_else(outside)?;
+        check(i, e)
+    })
 }
 
 /// The bytes of accessor `a`'s elements (0 for none).
