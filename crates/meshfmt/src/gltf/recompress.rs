@@ -114,6 +114,34 @@ fn qualifies(root: &json::Root, buffers: &[Vec<u8>]) -> Result<(), String> {
     }
     parents(root).map_err(|e| e.to_string())?;
     no_other_extensions(root)?;
+    // A skinned mesh's node has no transform of its own (glTF ignores it; the model's
+    // way drops it and says so).
+    for (i, n) in root.nodes.iter().enumerate() {
+        let moved = n.translation.is_some()
+            || n.rotation.is_some()
+            || n.scale.is_some()
+            || n.matrix.is_some();
+        if n.skin.is_some() && moved {
+            return Err(format!("nodes[{i}]: a skinned mesh's node has a transform"));
+        }
+    }
+    // A material's texture reads a UV set the primitive has (the model's way gives the
+    // primitive a copy of the material without the texture otherwise).
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let Some(material) = prim.material.and_then(|x| root.materials.get(x.value())) else {
+                continue;
+            };
+            let lacks = super::import::texture_infos(material).any(|(set, _)| {
+                !prim
+                    .attributes
+                    .contains_key(&Valid(Semantic::TexCoords(set)))
+            });
+            if lacks {
+                return Err(format!("meshes[{m}].primitives[{p}] lacks a UV set"));
+            }
+        }
+    }
     for (i, a) in root.accessors.iter().enumerate() {
         if a.sparse.is_some() || a.buffer_view.is_none() || a.count.0 == 0 {
             return Err(format!("accessors[{i}]: sparse, without a view or empty"));

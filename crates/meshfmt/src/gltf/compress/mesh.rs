@@ -403,6 +403,16 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
     let mut received = vec![false; old.len()];
     for (g, &target) in groups.iter().zip(&targets) {
         let (m, p) = g[0];
+        // Every triangle collapsed (reported above): glTF has no empty accessors, so
+        // the primitive goes (and an emptied mesh after it).
+        let empty = old[m][p]
+            .indices
+            .and_then(|i| s.data.get(i.value()))
+            .and_then(Option::as_ref)
+            .is_some_and(|d| d.count == 0);
+        if empty {
+            continue;
+        }
         new[target].push(old[m][p].clone());
         merged += g.len() - 1 + usize::from(target != m);
         if target != m {
