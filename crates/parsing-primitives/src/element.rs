@@ -98,6 +98,31 @@ pub(crate) fn encode_array<T: Element>(items: &[T], endian: Endian, out: &mut Ve
     }
 }
 
+/// The little-endian elements `bytes` holds, in one copy (a trailing partial element
+/// is left out): the bulk decode for arrays that are not read through a [`Reader`].
+///
+/// ```
+/// let bytes = [0, 0, 128, 63, 0, 0, 0, 64, 9];
+/// assert_eq!(parsing_primitives::le_elements::<f32>(&bytes), vec![1.0, 2.0]);
+/// ```
+///
+/// [`Reader`]: crate::Reader
+pub fn le_elements<T: Element>(bytes: &[u8]) -> Vec<T> {
+    let whole = bytes.len() / std::mem::size_of::<T>().max(1) * std::mem::size_of::<T>();
+    decode_array(&bytes[..whole], Endian::Little)
+}
+
+/// `items` as little-endian bytes, in one copy.
+///
+/// ```
+/// assert_eq!(parsing_primitives::le_bytes(&[1.0f32]), vec![0, 0, 128, 63]);
+/// ```
+pub fn le_bytes<T: Element>(items: &[T]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(items));
+    encode_array(items, Endian::Little, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,7 +51,7 @@ pub mod threads;
 mod writer;
 
 pub use budget::{Budget, BudgetExceeded, Credit};
-pub use element::{Element, Endian};
+pub use element::{Element, Endian, le_bytes, le_elements};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;
 pub use reader::{Reader, Segment, check_count, path_text};

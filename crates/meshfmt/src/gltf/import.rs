@@ -685,10 +685,7 @@ impl Importer<'_> {
         // Tightly packed floats, the common case: decoded in bulk.
         if ct.0 == ComponentType::F32 && stride == elem {
             if let Some(bytes) = view_bytes.get(offset..offset + count * elem) {
-                return Ok(bytes
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    .collect());
+                return Ok(parsing_primitives::le_elements(bytes));
             }
         }
         let mut out = Vec::with_capacity(count * comps);

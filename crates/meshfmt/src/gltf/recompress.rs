@@ -23,7 +23,7 @@ use json::validation::{USize64, Validate};
 use meshfmt_core::side_files::{SideFiles, output_reference};
 use meshfmt_core::{Budget, Converted};
 
-use super::compress::{self, Compression};
+use super::compress::{self, Compression, elements};
 use super::import::{component_size, load, parents, percent_decoded};
 use super::{Container, Exported, package};
 use crate::error::CliError;
@@ -258,62 +258,28 @@ fn joined(
 }
 
 /// The float accessors' values each in `f`'s bounds: every element's components, read
-/// in place (view stride honoured) without a copy.
+/// in place (view stride honoured) without a copy; other accessors pass.
 fn each_element(
     root: &json::Root,
     bin: &[u8],
     index: usize,
     mut f: impl FnMut(&[f32]) -> bool,
 ) -> Result<(), String> {
-    let what = || format!("accessors[{index}]");
-    let a = root.accessors.get(index).ok_or_else(what)?;
-    let (Valid(ty), Valid(ct)) = (a.type_, a.component_type) else {
-        return Err(what());
-    };
-    if ct.0 != ComponentType::F32 {
+    let e = elements(root, bin, index).map_err(|e| e.to_string())?;
+    if e.component != ComponentType::F32 {
         return Ok(());
     }
-    let n = super::compress::components(ty);
-    let elem = n * component_size(ct.0);
-    let view = a
-        .buffer_view
-        .and_then(|v| root.buffer_views.get(v.value()))
-        .ok_or_else(what)?;
-    let stride = view.byte_stride.map_or(elem, |s| s.0);
-    let start = view.byte_offset.map_or(0, |o| o.0) + a.byte_offset.map_or(0, |o| o.0);
-    let end = view.byte_offset.map_or(0, |o| o.0) + view.byte_length.0;
-    let data = usize::try_from(start)
-        .ok()
-        .zip(usize::try_from(end).ok())
-        .and_then(|(s, e)| bin.get(s..e))
-        .ok_or_else(what)?;
-    let count = a.count.0 as usize;
     let mut values = [0f32; 16];
-    let mut check = |i: usize, e: &[u8]| {
-        for (v, b) in values.iter_mut().zip(e.chunks_exact(4)) {
+    let n = e.elem / 4;
+    for (i, x) in e.iter().enumerate() {
+        for (v, b) in values.iter_mut().zip(x.chunks_exact(4)) {
             *v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         }
-        if f(&values[..n]) {
-            Ok(())
-        } else {
-            Err(format!("{}[{i}]", what()))
+        if !f(&values[..n]) {
+            return Err(format!("accessors[{index}][{i}]"));
         }
-    };
-    let outside = || format!("{}: elements outside the view", what());
-    // Packed elements, the usual case: one slice, no per-element bounds checks.
-    if stride == elem {
-        let all = data.get(..count.saturating_mul(elem)).ok_or_else(outside)?;
-        return all
-            .chunks_exact(elem)
-            .enumerate()
-            .try_for_each(|(i, e)| check(i, e));
     }
-    (0..count).try_for_each(|i| {
-        let e = data
-            .get(i * stride..i * stride + elem)
-            .ok_or_else(outside)?;
-        check(i, e)
-    })
+    Ok(())
 }
 
 /// The bytes of accessor `a`'s elements (0 for none).

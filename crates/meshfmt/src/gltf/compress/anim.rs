@@ -144,16 +144,7 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
             }
             keep.push(!drop);
             // Times: the floats as written (shared by identical tracks after dedup).
-            let tb: Vec<u8> = out_times.iter().flat_map(|t| t.to_le_bytes()).collect();
-            let mut td = Data::new(
-                tb,
-                out_times.len(),
-                ComponentType::F32,
-                Type::Scalar,
-                false,
-                4,
-                Kind::Plain,
-            );
+            let mut td = Data::floats(&out_times, Type::Scalar);
             td.bounds = out_times
                 .first()
                 .zip(out_times.last())
@@ -170,19 +161,7 @@ pub(crate) fn animations(s: &mut State<'_>) -> Result<(), CliError> {
                 {
                     exponential(s, &out_values, count, property)
                 }
-                _ => {
-                    let bytes: Vec<u8> = out_values.iter().flat_map(|v| v.to_le_bytes()).collect();
-                    let comps = super::read::components(output.ty);
-                    Data::new(
-                        bytes,
-                        out_values.len() / comps,
-                        ComponentType::F32,
-                        output.ty,
-                        false,
-                        comps * 4,
-                        Kind::Plain,
-                    )
-                }
+                _ => Data::floats(&out_values, output.ty),
             };
             s.data[smp.output.value()] = Some(od);
         }
@@ -241,6 +220,19 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
         let d: f32 = a.iter().zip(b).map(|(x, y)| x * y / len).sum();
         2.0 * d.abs().min(1.0).acos()
     };
+    let stored = |bytes: Vec<u8>, filter: Filter| {
+        let mut d = Data::new(
+            bytes,
+            count,
+            ComponentType::I16,
+            Type::Vec4,
+            true,
+            8,
+            Kind::Plain,
+        );
+        d.filter = filter;
+        d
+    };
     if s.c.meshopt {
         let bits = s.c.rotation_bits.clamp(4, 16);
         if let Ok(bytes) = meshfmt_meshopt::encode_filter_quat(&unit, count, 8, bits) {
@@ -262,17 +254,7 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
                 worst,
                 format!("{bits}-bit quaternion filter (meshopt), radians"),
             );
-            let mut d = Data::new(
-                bytes,
-                count,
-                ComponentType::I16,
-                Type::Vec4,
-                true,
-                8,
-                Kind::Plain,
-            );
-            d.filter = Filter::Quaternion;
-            return d;
+            return stored(bytes, Filter::Quaternion);
         }
     }
     let mut bytes = Vec::with_capacity(count * 8);
@@ -290,15 +272,7 @@ fn rotations(s: &mut State<'_>, v: &[f32], count: usize) -> Data {
         worst,
         "16-bit normalized, radians".into(),
     );
-    Data::new(
-        bytes,
-        count,
-        ComponentType::I16,
-        Type::Vec4,
-        true,
-        8,
-        Kind::Plain,
-    )
+    stored(bytes, Filter::None)
 }
 
 fn exponential(s: &mut State<'_>, v: &[f32], count: usize, property: Property) -> Data {
@@ -315,16 +289,7 @@ fn exponential(s: &mut State<'_>, v: &[f32], count: usize, property: Property) -
         bits,
         meshfmt_meshopt::ExpMode::SharedVector,
     ) else {
-        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        return Data::new(
-            bytes,
-            count,
-            ComponentType::F32,
-            Type::Vec3,
-            false,
-            12,
-            Kind::Plain,
-        );
+        return Data::floats(v, Type::Vec3);
     };
     let mut decoded = bytes.clone();
     let mut worst = 0.0f32;

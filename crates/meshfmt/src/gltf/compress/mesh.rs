@@ -514,26 +514,14 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
             // No inverse bind matrices means identities: they become the dequantization.
             let joints = s.root.skins.get(*k).map_or(0, |sk| sk.joints.len());
             let d = dequant(g).to_cols_array();
-            let bytes: Vec<u8> = (0..joints)
-                .flat_map(|_| d)
-                .flat_map(f32::to_le_bytes)
-                .collect();
+            let matrices: Vec<f32> = (0..joints).flat_map(|_| d).collect();
             let index = s.root.accessors.len();
             s.root.accessors.push(json::Accessor {
                 count: json::validation::USize64::from(joints),
                 type_: Valid(Type::Mat4),
                 ..super::layout::empty_accessor()
             });
-            let d = Data::new(
-                bytes,
-                joints,
-                ComponentType::F32,
-                Type::Mat4,
-                false,
-                64,
-                Kind::Plain,
-            );
-            s.data.push(Some(d));
+            s.data.push(Some(Data::floats(&matrices, Type::Mat4)));
             if let Some(sk) = s.root.skins.get_mut(*k) {
                 sk.inverse_bind_matrices = Some(json::Index::new(index as u32));
             }
@@ -541,7 +529,7 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
         };
         let r = raw(&s.root, s.bin, ibm.value())?;
         let d = dequant(g);
-        let bytes: Vec<u8> = r
+        let matrices: Vec<f32> = r
             .floats()
             .chunks_exact(16)
             .flat_map(|m| {
@@ -550,18 +538,8 @@ pub(crate) fn meshes(s: &mut State<'_>) -> Result<(), CliError> {
                 (a[3], a[7], a[11], a[15]) = (0.0, 0.0, 0.0, 1.0);
                 a
             })
-            .flat_map(f32::to_le_bytes)
             .collect();
-        let d = Data::new(
-            bytes,
-            r.count,
-            ComponentType::F32,
-            Type::Mat4,
-            false,
-            64,
-            Kind::Plain,
-        );
-        s.data[ibm.value()] = Some(d);
+        s.data[ibm.value()] = Some(Data::floats(&matrices, Type::Mat4));
     }
     if s.root
         .materials
@@ -1009,17 +987,13 @@ fn directions(s: &mut State<'_>, r: &Raw, feature: Feature) -> Data {
     } else {
         let mut bytes = Vec::with_capacity(count * stride);
         for e in v.chunks_exact(n) {
-            let q: Vec<i32> = (0..4)
-                .map(|k| {
-                    if k < 3 {
-                        snorm(e[k], bits)
-                    } else if n == 4 {
-                        snorm(e[3], bits)
-                    } else {
-                        0
-                    }
-                })
-                .collect();
+            let q: [i32; 4] = std::array::from_fn(|k| {
+                if k < 3 || n == 4 {
+                    snorm(e[k], bits)
+                } else {
+                    0
+                }
+            });
             let top = ((1i32 << (bits - 1)) - 1) as f32;
             worst = worst.max(angle_deg(
                 [q[0] as f32 / top, q[1] as f32 / top, q[2] as f32 / top],

@@ -150,23 +150,15 @@ fn write(v: &Value, out: &mut Vec<u8>) {
 /// `root`'s JSON without defaults, numbers compacted (its tree made straight from the
 /// document, never printed and parsed again).
 pub(crate) fn minified(root: &gltf_json::Root) -> Result<Vec<u8>, serde_json::Error> {
-    let mut v = serde_json::to_value(root)?;
+    Ok(compacted(serde_json::to_value(root)?))
+}
+
+/// The tree `v` without defaults, written compactly.
+fn compacted(mut v: Value) -> Vec<u8> {
     defaults(&mut v);
     let mut out = Vec::with_capacity(4096);
     write(&v, &mut out);
-    Ok(out)
-}
-
-/// `json` (a serialized document) without defaults, numbers compacted.
-#[cfg(test)]
-fn minified_text(json: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
-    // Parsed exactly (serde_json's `float_roundtrip`): an f32's shortest decimal comes
-    // back as that f32, and prints back the same.
-    let mut v: Value = serde_json::from_slice(json)?;
-    defaults(&mut v);
-    let mut out = Vec::with_capacity(json.len());
-    write(&v, &mut out);
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -177,7 +169,10 @@ mod tests {
             "name":"a \"b\"","pbrMetallicRoughness":{"baseColorFactor":[1.0,1.0,1.0,1.0],"metallicFactor":0.0,"roughnessFactor":1.0}}],
             "nodes":[{"scale":[1.0,1.0,1.0],"translation":[0.5,-2.0,1e-30],"rotation":[0.1,0.2,0.3,0.9273618]}],
             "accessors":[{"count":3,"min":[0.0],"max":[0.6],"normalized":false}]}"#;
-        let out = String::from_utf8(super::minified_text(doc)?).unwrap_or_default();
+        // Parsed exactly (serde_json's `float_roundtrip`): an f32's shortest decimal
+        // comes back as that f32, and prints back the same.
+        let out =
+            String::from_utf8(super::compacted(serde_json::from_slice(doc)?)).unwrap_or_default();
         assert_eq!(
             out,
             r#"{"accessors":[{"count":3,"max":[0.6],"min":[0]}],"materials":[{"name":"a \"b\"","pbrMetallicRoughness":{"metallicFactor":0}}],"nodes":[{"rotation":[0.1,0.2,0.3,0.9273618],"translation":[0.5,-2,1e-30]}]}"#

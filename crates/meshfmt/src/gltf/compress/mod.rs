@@ -39,7 +39,7 @@ use meshfmt_core::{Budget, Feature, Loss, LossKind};
 use crate::error::CliError;
 
 pub(crate) use minify::minified;
-pub(crate) use read::components;
+pub(crate) use read::{components, elements};
 
 /// The precision and coding of a compressed export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +170,22 @@ impl Data {
             filter: Filter::None,
             bounds: None,
         }
+    }
+}
+
+impl Data {
+    /// `values` as plain floats of type `ty` (keys, matrices: packed, no filter).
+    pub fn floats(values: &[f32], ty: Type) -> Data {
+        let comps = read::components(ty);
+        Data::new(
+            parsing_primitives::le_bytes(values),
+            values.len() / comps,
+            ComponentType::F32,
+            ty,
+            false,
+            comps * 4,
+            Kind::Plain,
+        )
     }
 }
 

@@ -35,8 +35,40 @@ pub struct Raw {
     pub bytes: Vec<u8>,
 }
 
-/// The packed elements of accessor `index`.
-pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError> {
+/// Accessor `index` resolved in the buffer: its shape and the bytes of its view from
+/// its first element on, every element checked to lie inside (offsets added without
+/// overflow: a loaded document's offsets are untrusted).
+pub struct Elements<'a> {
+    pub component: ComponentType,
+    pub ty: Type,
+    pub normalized: bool,
+    pub count: usize,
+    /// Bytes per element.
+    pub elem: usize,
+    /// Bytes from one element to the next.
+    pub stride: usize,
+    data: &'a [u8],
+}
+
+impl<'a> Elements<'a> {
+    /// Element `i`'s bytes.
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        let at = i.checked_mul(self.stride)?;
+        self.data.get(at..at.checked_add(self.elem)?)
+    }
+
+    /// Every element's bytes, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        (0..self.count).filter_map(|i| self.get(i))
+    }
+}
+
+/// Accessor `index`'s elements in `bin` (see [`Elements`]).
+pub fn elements<'a>(
+    root: &json::Root,
+    bin: &'a [u8],
+    index: usize,
+) -> Result<Elements<'a>, CliError> {
     let what = format!("accessors[{index}]");
     let a = root
         .accessors
@@ -47,36 +79,54 @@ pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError>
     };
     let component = ct.0;
     let elem = components(ty) * component_size(component);
-    let count = a.count.0 as usize;
+    let count = usize::try_from(a.count.0).unwrap_or(usize::MAX);
     let view = a
         .buffer_view
         .and_then(|v| root.buffer_views.get(v.value()))
         .ok_or_else(|| bad(format!("{what}: no bufferView")))?;
     let stride = view.byte_stride.map_or(elem, |s| s.0);
-    let start =
-        view.byte_offset.map_or(0, |o| o.0 as usize) + a.byte_offset.map_or(0, |o| o.0 as usize);
-    let end = view.byte_offset.map_or(0, |o| o.0 as usize) + view.byte_length.0 as usize;
-    let data = bin
-        .get(start..end)
+    let view_start = view.byte_offset.map_or(0, |o| o.0);
+    let range = view_start
+        .checked_add(a.byte_offset.map_or(0, |o| o.0))
+        .zip(view_start.checked_add(view.byte_length.0))
+        .and_then(|(s, e)| Some(usize::try_from(s).ok()?..usize::try_from(e).ok()?));
+    let data = range
+        .and_then(|r| bin.get(r))
         .ok_or_else(|| bad(format!("{what}: view out of the buffer")))?;
-    let needed = count.checked_sub(1).map_or(0, |c| c * stride + elem);
-    if stride < elem || data.len() < needed {
+    let needed = match count.checked_sub(1) {
+        None => Some(0),
+        Some(c) => c.checked_mul(stride).and_then(|x| x.checked_add(elem)),
+    };
+    if stride < elem || needed.is_none_or(|n| data.len() < n) {
         return Err(bad(format!("{what}: elements do not fit the view")));
     }
-    let mut bytes = Vec::with_capacity(count * elem);
-    if stride == elem {
-        bytes.extend_from_slice(&data[..count * elem]);
-    } else {
-        for i in 0..count {
-            bytes.extend_from_slice(&data[i * stride..i * stride + elem]);
-        }
-    }
-    Ok(Raw {
+    Ok(Elements {
         component,
         ty,
         normalized: a.normalized,
         count,
         elem,
+        stride,
+        data,
+    })
+}
+
+/// The packed elements of accessor `index`.
+pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError> {
+    let e = elements(root, bin, index)?;
+    let bytes = if e.stride == e.elem {
+        e.data.get(..e.count * e.elem).unwrap_or_default().to_vec()
+    } else {
+        let mut bytes = Vec::with_capacity(e.count * e.elem);
+        e.iter().for_each(|x| bytes.extend_from_slice(x));
+        bytes
+    };
+    Ok(Raw {
+        component: e.component,
+        ty: e.ty,
+        normalized: e.normalized,
+        count: e.count,
+        elem: e.elem,
         bytes,
     })
 }
@@ -86,11 +136,7 @@ impl Raw {
     pub fn floats(&self) -> Vec<f32> {
         // Floats, the common case: decoded in bulk.
         if self.component == ComponentType::F32 {
-            return self
-                .bytes
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
+            return parsing_primitives::le_elements(&self.bytes);
         }
         let size = component_size(self.component);
         self.bytes
