@@ -22,7 +22,7 @@ use super::timing::{geomean, median};
 /// it to the end of the file.
 pub const HEADING: &str = "## Delivery glTF";
 
-/// The fewest alternating runs per input (outside `--quick`).
+/// The fewest rounds (one run of each tool per input) outside `--quick`.
 const DELIVERY_RUNS: usize = 15;
 
 /// Output folders under the kept folder: ours `--compress`, ours `--quality
@@ -131,14 +131,25 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
     s.measured = true;
     let inputs = prepare(o, &meshfmt, tmp, grid_obj, &s.kept, &mut s.notes);
     eprintln!(
-        "bench: delivery glTF on {} inputs, {} alternating runs each (outputs in {})",
+        "bench: delivery glTF on {} inputs, {} rounds of one run of each tool per input \
+         (outputs in {})",
         inputs.len(),
         s.runs,
         s.kept.display()
     );
+    // Round-robin: each round runs every input once with each tool, so an input's runs
+    // are spread over the whole section and a slow minute of the machine falls on one
+    // run of many inputs, not on all the runs of a few.
+    let mut timings: Vec<Pairs> = inputs.iter().map(|_| Pairs::default()).collect();
+    for _ in 0..s.runs.max(1) {
+        for (p, pairs) in inputs.iter().zip(&mut timings) {
+            let [ours, cc] = timed_args(p, &s.kept);
+            pairs.run([(&meshfmt, &ours), (&gltfpack, &cc)]);
+        }
+    }
     eprintln!("{}", console_header());
-    for p in &inputs {
-        let row = compress_one(p, &meshfmt, &gltfpack, &s.kept, s.runs);
+    for (p, pairs) in inputs.iter().zip(timings) {
+        let row = compress_one(p, &meshfmt, &gltfpack, &s.kept, pairs);
         eprintln!("{}", console_line(&row));
         s.rows.push(row);
     }
@@ -303,28 +314,42 @@ fn unique_suffixes(paths: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Compresses one input with both tools, `runs` times alternating, then once each for
-/// sizes only, and measures the position errors of the two timed outputs.
+/// An input's timed commands, ours `--compress` and gltfpack `-cc`: program arguments.
+fn timed_args(p: &Prepared, kept: &Path) -> [Vec<PathBuf>; 2] {
+    let name = p.glb.file_name().unwrap_or_default();
+    let [ours_out, _, cc_out, _] = OUT_DIRS.map(|dir| kept.join(dir).join(name));
+    [
+        vec![
+            "convert".into(),
+            p.glb.clone(),
+            ours_out,
+            "--compress".into(),
+        ],
+        vec![
+            "-i".into(),
+            p.glb.clone(),
+            "-o".into(),
+            cc_out,
+            "-cc".into(),
+        ],
+    ]
+}
+
+/// One input's timed runs, ours then gltfpack -cc right after, round after round; then
+/// once each, untimed, `--quality quantized` and gltfpack `-c` for their sizes, and the
+/// position errors of the two timed outputs.
 fn compress_one(
     p: &Prepared,
     meshfmt: &Path,
     gltfpack: &Path,
     kept: &Path,
-    runs: usize,
+    pairs: Pairs,
 ) -> FileRow {
     let name = p.glb.file_name().unwrap_or_default();
     let out = |dir: &str| kept.join(dir).join(name);
     let [ours_out, quantized_out, cc_out, c_out] = OUT_DIRS.map(out);
     let convert = Path::new("convert");
-    let ours_args: [&Path; 4] = [convert, &p.glb, &ours_out, Path::new("--compress")];
-    let cc_args: [&Path; 5] = [
-        Path::new("-i"),
-        &p.glb,
-        Path::new("-o"),
-        &cc_out,
-        Path::new("-cc"),
-    ];
-    let ([ours, cc], pair_ratio) = alternate(runs, [(meshfmt, &ours_args), (gltfpack, &cc_args)]);
+    let ([ours, cc], pair_ratio) = pairs.settle();
     let quantized = once(
         meshfmt,
         &[
@@ -377,42 +402,49 @@ fn compress_one(
     }
 }
 
-/// Two commands run `runs` times, alternating (first, second, first, ...): each one's
-/// median time and peak RSS, or its failure, and the median of the runs' time ratios
-/// (first / second, each pair back to back, so a change in the machine's load between
-/// pairs cancels out).
-fn alternate(
-    runs: usize,
-    sides: [(&Path, &[&Path]); 2],
-) -> ([Result<Timed, String>; 2], Option<f64>) {
-    let mut figures: [(Vec<f64>, Vec<f64>); 2] = Default::default();
-    let mut failed: [Option<String>; 2] = [None, None];
-    for _ in 0..runs.max(1) {
+/// Two commands' runs, each pair back to back (first, then second): their times and
+/// peak RSS, or the first failure of each (a command that failed is not run again).
+#[derive(Default)]
+struct Pairs {
+    figures: [(Vec<f64>, Vec<f64>); 2],
+    failed: [Option<String>; 2],
+}
+
+impl Pairs {
+    fn run(&mut self, sides: [(&Path, &[PathBuf]); 2]) {
         for (k, (program, args)) in sides.iter().enumerate() {
-            if failed[k].is_some() {
+            if self.failed[k].is_some() {
                 continue;
             }
-            match run_once(program, args) {
+            let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
+            match run_once(program, &args) {
                 Ok((secs, peak)) => {
-                    figures[k].0.push(secs);
-                    figures[k].1.extend(peak);
+                    self.figures[k].0.push(secs);
+                    self.figures[k].1.extend(peak);
                 }
-                Err(_) => failed[k] = Some(why_failed(program, args)),
+                Err(_) => self.failed[k] = Some(why_failed(program, &args)),
             }
         }
     }
-    let [a, b] = figures;
-    let [fa, fb] = failed;
-    let pairs: Vec<f64> = a.0.iter().zip(&b.0).map(|(x, y)| x / y).collect();
-    let pair_ratio = (fa.is_none() && fb.is_none() && !pairs.is_empty()).then(|| median(&pairs));
-    let settle = |(secs, peaks): (Vec<f64>, Vec<f64>), failed: Option<String>| match failed {
-        Some(e) => Err(e),
-        None => Ok(Timed {
-            secs: median(&secs),
-            peak_kb: (!peaks.is_empty()).then(|| median(&peaks)),
-        }),
-    };
-    ([settle(a, fa), settle(b, fb)], pair_ratio)
+
+    /// Each command's median time and peak RSS, or its failure, and the median of the
+    /// pairs' time ratios (first / second: a change in the machine's load between pairs
+    /// cancels out).
+    fn settle(self) -> ([Result<Timed, String>; 2], Option<f64>) {
+        let [a, b] = self.figures;
+        let [fa, fb] = self.failed;
+        let pairs: Vec<f64> = a.0.iter().zip(&b.0).map(|(x, y)| x / y).collect();
+        let pair_ratio =
+            (fa.is_none() && fb.is_none() && !pairs.is_empty()).then(|| median(&pairs));
+        let settle = |(secs, peaks): (Vec<f64>, Vec<f64>), failed: Option<String>| match failed {
+            Some(e) => Err(e),
+            None => Ok(Timed {
+                secs: median(&secs),
+                peak_kb: (!peaks.is_empty()).then(|| median(&peaks)),
+            }),
+        };
+        ([settle(a, fa), settle(b, fb)], pair_ratio)
+    }
 }
 
 /// One untimed run for the size of what it writes to `out`.
@@ -1121,7 +1153,9 @@ fn paragraph(s: &Section) -> String {
          \"agent_*.anim\"`) and the generated 1,000,000-triangle `grid.obj` of the rows \
          above (clip files included: their keys are what is compressed); samples that do not convert or hold neither triangles nor clips (skeletons, curves) are \
          left out and named in the notes. Each input is compressed by both tools, one \
-         process per run, {} runs alternating ours and gltfpack `-cc`: sizes are the \
+         process per run, in {} rounds (each round runs every input once with ours, then \
+         gltfpack `-cc` right after, so an input's runs are spread over the whole \
+         section): sizes are the \
          output files' bytes, times the median wall time of the whole process (start, \
          read, compress, write) and peak RSS the median of each process's maximum \
          resident set (GNU time's `%M`); the time ratio is the median of the runs' own \
