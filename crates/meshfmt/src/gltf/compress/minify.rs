@@ -145,10 +145,48 @@ impl Minifier<'_> {
         };
     }
 
+    /// Opens an array or an object.
+    fn open(&mut self, array: bool) {
+        self.frames.push(Frame {
+            array,
+            kept: 0,
+            member: 0,
+            key: (0, 0),
+            value: 0,
+        });
+        self.out.push(if array { b'[' } else { b'{' });
+    }
+
+    fn close(&mut self, array: bool) {
+        self.frames.pop();
+        self.out.push(if array { b']' } else { b'}' });
+    }
+
     fn integer(&mut self, i: impl std::fmt::Display) {
         use std::io::Write as _;
         let _ = write!(self.out, "{i}");
     }
+}
+
+/// The ten integer writers of [`Formatter`], all alike.
+macro_rules! integer_writers {
+    ($($name:ident: $t:ty),*) => {$(
+        fn $name<W: ?Sized + io::Write>(&mut self, _: &mut W, value: $t) -> io::Result<()> {
+            self.integer(value);
+            Ok(())
+        }
+    )*};
+}
+
+/// The [`Formatter`] writers that copy text as it is (a number's own text, a run of a
+/// string that needs no escape, a raw value).
+macro_rules! text_writers {
+    ($($name:ident),*) => {$(
+        fn $name<W: ?Sized + io::Write>(&mut self, _: &mut W, text: &str) -> io::Result<()> {
+            self.out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }
+    )*};
 }
 
 impl Formatter for Minifier<'_> {
@@ -161,46 +199,18 @@ impl Formatter for Minifier<'_> {
             .extend_from_slice(if value { b"true" } else { b"false" });
         Ok(())
     }
-    fn write_i8<W: ?Sized + io::Write>(&mut self, _: &mut W, value: i8) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_i16<W: ?Sized + io::Write>(&mut self, _: &mut W, value: i16) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_i32<W: ?Sized + io::Write>(&mut self, _: &mut W, value: i32) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_i64<W: ?Sized + io::Write>(&mut self, _: &mut W, value: i64) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_i128<W: ?Sized + io::Write>(&mut self, _: &mut W, value: i128) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_u8<W: ?Sized + io::Write>(&mut self, _: &mut W, value: u8) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_u16<W: ?Sized + io::Write>(&mut self, _: &mut W, value: u16) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_u32<W: ?Sized + io::Write>(&mut self, _: &mut W, value: u32) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_u64<W: ?Sized + io::Write>(&mut self, _: &mut W, value: u64) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
-    fn write_u128<W: ?Sized + io::Write>(&mut self, _: &mut W, value: u128) -> io::Result<()> {
-        self.integer(value);
-        Ok(())
-    }
+    integer_writers!(
+        write_i8: i8,
+        write_i16: i16,
+        write_i32: i32,
+        write_i64: i64,
+        write_i128: i128,
+        write_u8: u8,
+        write_u16: u16,
+        write_u32: u32,
+        write_u64: u64,
+        write_u128: u128
+    );
     fn write_f32<W: ?Sized + io::Write>(&mut self, _: &mut W, value: f32) -> io::Result<()> {
         self.number(f64::from(value));
         Ok(())
@@ -209,28 +219,13 @@ impl Formatter for Minifier<'_> {
         self.number(value);
         Ok(())
     }
-    fn write_number_str<W: ?Sized + io::Write>(
-        &mut self,
-        _: &mut W,
-        value: &str,
-    ) -> io::Result<()> {
-        self.out.extend_from_slice(value.as_bytes());
-        Ok(())
-    }
+    text_writers!(write_number_str, write_string_fragment, write_raw_fragment);
     fn begin_string<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
         self.out.push(b'"');
         Ok(())
     }
     fn end_string<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
         self.out.push(b'"');
-        Ok(())
-    }
-    fn write_string_fragment<W: ?Sized + io::Write>(
-        &mut self,
-        _: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
-        self.out.extend_from_slice(fragment.as_bytes());
         Ok(())
     }
     fn write_char_escape<W: ?Sized + io::Write>(
@@ -257,28 +252,12 @@ impl Formatter for Minifier<'_> {
         }
         Ok(())
     }
-    fn write_raw_fragment<W: ?Sized + io::Write>(
-        &mut self,
-        _: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
-        self.out.extend_from_slice(fragment.as_bytes());
-        Ok(())
-    }
     fn begin_array<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.frames.push(Frame {
-            array: true,
-            kept: 0,
-            member: 0,
-            key: (0, 0),
-            value: 0,
-        });
-        self.out.push(b'[');
+        self.open(true);
         Ok(())
     }
     fn end_array<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.frames.pop();
-        self.out.push(b']');
+        self.close(true);
         Ok(())
     }
     fn begin_array_value<W: ?Sized + io::Write>(
@@ -295,19 +274,11 @@ impl Formatter for Minifier<'_> {
         Ok(())
     }
     fn begin_object<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.frames.push(Frame {
-            array: false,
-            kept: 0,
-            member: 0,
-            key: (0, 0),
-            value: 0,
-        });
-        self.out.push(b'{');
+        self.open(false);
         Ok(())
     }
     fn end_object<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.frames.pop();
-        self.out.push(b'}');
+        self.close(false);
         Ok(())
     }
     // `first` is serde's view: a dropped first member leaves the next one first.
