@@ -140,11 +140,11 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
     // Round-robin: each round runs every input once with each tool, so an input's runs
     // are spread over the whole section and a slow minute of the machine falls on one
     // run of many inputs, not on all the runs of a few.
+    let args: Vec<[Vec<PathBuf>; 2]> = inputs.iter().map(|p| timed_args(p, &s.kept)).collect();
     let mut timings: Vec<Pairs> = inputs.iter().map(|_| Pairs::default()).collect();
     for _ in 0..s.runs.max(1) {
-        for (p, pairs) in inputs.iter().zip(&mut timings) {
-            let [ours, cc] = timed_args(p, &s.kept);
-            pairs.run([(&meshfmt, &ours), (&gltfpack, &cc)]);
+        for ([ours, cc], pairs) in args.iter().zip(&mut timings) {
+            pairs.run([(&meshfmt, ours), (&gltfpack, cc)]);
         }
     }
     eprintln!("{}", console_header());

@@ -14,7 +14,7 @@ use meshfmt_core::glam::{Mat4, Quat, Vec3};
 use meshfmt_core::quantize::{Rounding, unorm8};
 
 use super::quantize::{Grid, angle_deg, snorm, unorm, weights_u8};
-use super::read::{Raw, raw};
+use super::read::{Raw, elements, raw};
 use super::{Data, Kind, State};
 use crate::error::CliError;
 
@@ -595,13 +595,8 @@ fn primitive(
             .attributes
             .get(&Valid(Semantic::Positions))
             .ok_or_else(|| bad(format!("{path}: no POSITION")))?;
-        // The count alone (raw() checks it against the view when the data is read).
-        let count = s
-            .root
-            .accessors
-            .get(pos.value())
-            .map(|a| a.count.0 as usize);
-        counts.push(count.ok_or_else(|| bad(format!("{path}: no accessors[{}]", pos.value())))?);
+        // The count alone, checked against the view, without copying the data.
+        counts.push(elements(&s.root, s.bin, pos.value())?.count);
     }
     let n: usize = counts.iter().sum();
     if let Some((_, a, r)) = raws.iter().find(|x| x.2.count != n) {

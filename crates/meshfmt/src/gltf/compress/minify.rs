@@ -10,6 +10,7 @@
 //! most of the cost of writing the JSON of an animation's hundreds of accessors).
 
 use std::io;
+use std::ops::Range;
 
 use serde::Serialize;
 use serde_json::ser::{CharEscape, Formatter, Serializer};
@@ -76,10 +77,10 @@ struct Frame {
     array: bool,
     /// Members or elements kept so far.
     kept: usize,
-    /// The current member: where it starts (at its comma), its key's text (quotes
-    /// included) and where its value starts.
+    /// The current member: where it starts (at its comma), where its key's text lies
+    /// (inside the quotes) and where its value starts.
     member: usize,
-    key: (usize, usize),
+    key: Range<usize>,
     value: usize,
 }
 
@@ -97,9 +98,7 @@ impl Minifier<'_> {
         if f.array {
             b"[]"
         } else {
-            self.out
-                .get(f.key.0 + 1..f.key.1.saturating_sub(1))
-                .unwrap_or_default()
+            self.out.get(f.key.clone()).unwrap_or_default()
         }
     }
 
@@ -118,10 +117,7 @@ impl Minifier<'_> {
 
     /// Whether the member just written is a default.
     fn is_default(&self, f: &Frame) -> bool {
-        let key = self
-            .out
-            .get(f.key.0 + 1..f.key.1.saturating_sub(1))
-            .unwrap_or_default();
+        let key = self.out.get(f.key.clone()).unwrap_or_default();
         let value = self.out.get(f.value..).unwrap_or_default();
         let is = |(k, v): (&str, &str)| key == k.as_bytes() && value == v.as_bytes();
         DEFAULTS
@@ -151,7 +147,7 @@ impl Minifier<'_> {
             array,
             kept: 0,
             member: 0,
-            key: (0, 0),
+            key: 0..0,
             value: 0,
         });
         self.out.push(if array { b'[' } else { b'{' });
@@ -293,14 +289,16 @@ impl Formatter for Minifier<'_> {
             if f.kept > 0 {
                 self.out.push(b',');
             }
-            f.key.0 = self.out.len();
+            // Past the opening quote.
+            f.key.start = self.out.len() + 1;
         }
         Ok(())
     }
     fn end_object_key<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
         let len = self.out.len();
         if let Some(f) = self.frames.last_mut() {
-            f.key.1 = len;
+            // Before the closing quote.
+            f.key.end = len.saturating_sub(1);
         }
         Ok(())
     }

@@ -171,9 +171,7 @@ impl Data {
             bounds: None,
         }
     }
-}
 
-impl Data {
     /// `values` as plain floats of type `ty` (keys, matrices: packed, no filter).
     pub fn floats(values: &[f32], ty: Type) -> Data {
         let comps = read::components(ty);
