@@ -118,7 +118,7 @@ pub fn child(args: &[&str]) -> ExitCode {
 }
 
 /// The release binaries' folder: beside the folder this (test-profile) xtask runs from.
-fn release_dir() -> PathBuf {
+pub(crate) fn release_dir() -> PathBuf {
     std::env::current_exe()
         .ok()
         .and_then(|p| Some(p.parent()?.parent()?.join("release")))

@@ -12,6 +12,9 @@
 //! cargo xtask bench [--runs N] [--quick] [--out FILE] [--samples DIR] [--reference DIR]
 //!                               one table: every format against memcpy, conversions,
 //!                               M3D beside m3d.h; written to BENCHMARKS.md
+//! cargo xtask link-order [--check]
+//!                               profile short runs of the tool; write the linker
+//!                               script that puts the functions they run first
 //! cargo xtask web [--serve] [--port N] [--no-build] [--test]
 //!                               the page (crates/meshfmt-web) built into target/web;
 //!                               served on 127.0.0.1, or tested in Debian's chromium
@@ -32,6 +35,7 @@ mod deps;
 mod fixtures;
 mod gltf;
 mod hostile;
+mod link_order;
 mod quirks;
 mod samples;
 mod vitaboy;
@@ -42,7 +46,8 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       cargo xtask hostile OUT\n       {}\n       {}",
+        "usage: cargo xtask fixtures [--check]\n       cargo xtask conformance --samples DIR [--bless] [--gltf-out OUT]\n       cargo xtask gltf OUT\n       cargo xtask hostile OUT\n       {}\n       {}\n       {}",
+        link_order::USAGE,
         bench::USAGE,
         web::USAGE
     );
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         ["bench", rest @ ..] => bench::run(rest),
         ["bench-child", rest @ ..] => bench::child(rest),
         ["web", rest @ ..] => web::run(rest),
+        ["link-order", rest @ ..] => link_order::run(rest),
         _ => usage(),
     }
 }
