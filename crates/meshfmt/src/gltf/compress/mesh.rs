@@ -585,7 +585,7 @@ fn primitive(
                 .get(semantic)
                 .ok_or_else(|| bad(format!("{path}: merged primitive lacks {semantic:?}")))?;
             let o = raw(&s.root, s.bin, other.value())?;
-            r.bytes.extend_from_slice(&o.bytes);
+            r.bytes.to_mut().extend_from_slice(&o.bytes);
             r.count += o.count;
         }
         raws.push((semantic.clone(), a.value(), r));

@@ -1,6 +1,8 @@
 //! Reading the accessors of a document the builder wrote (tight little-endian arrays in
 //! one buffer), checked against their views: the compressor's only byte access.
 
+use std::borrow::Cow;
+
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
 use json::validation::Checked::Valid;
@@ -26,13 +28,15 @@ pub fn components(ty: Type) -> usize {
 }
 
 /// An accessor's shape and its elements' bytes (each `elem` bytes, packed).
-pub struct Raw {
+pub struct Raw<'a> {
     pub component: ComponentType,
     pub ty: Type,
     pub normalized: bool,
     pub count: usize,
     pub elem: usize,
-    pub bytes: Vec<u8>,
+    /// Borrowed from the buffer where the elements lie packed: an attribute of a large
+    /// mesh is not copied only to be read once.
+    pub bytes: Cow<'a, [u8]>,
 }
 
 /// Accessor `index` resolved in the buffer: its shape and the bytes of its view from
@@ -112,14 +116,14 @@ pub fn elements<'a>(
 }
 
 /// The packed elements of accessor `index`.
-pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError> {
+pub fn raw<'a>(root: &json::Root, bin: &'a [u8], index: usize) -> Result<Raw<'a>, CliError> {
     let e = elements(root, bin, index)?;
     let bytes = if e.stride == e.elem {
-        e.data.get(..e.count * e.elem).unwrap_or_default().to_vec()
+        Cow::Borrowed(e.data.get(..e.count * e.elem).unwrap_or_default())
     } else {
         let mut bytes = Vec::with_capacity(e.count * e.elem);
         e.iter().for_each(|x| bytes.extend_from_slice(x));
-        bytes
+        Cow::Owned(bytes)
     };
     Ok(Raw {
         component: e.component,
@@ -131,7 +135,7 @@ pub fn raw(root: &json::Root, bin: &[u8], index: usize) -> Result<Raw, CliError>
     })
 }
 
-impl Raw {
+impl Raw<'_> {
     /// The elements as floats (normalized integers decoded as glTF specifies).
     pub fn floats(&self) -> Vec<f32> {
         // Floats, the common case: decoded in bulk.
