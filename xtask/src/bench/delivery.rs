@@ -28,6 +28,8 @@ const DELIVERY_RUNS: usize = 15;
 /// Output folders under the kept folder: ours `--compress`, ours `--quality
 /// quantized`, gltfpack `-cc`, gltfpack `-c`.
 const OUT_DIRS: [&str; 4] = ["ours", "ours-quantized", "gltfpack-cc", "gltfpack-c"];
+/// The static-pie build's outputs (its time is the point; they are the same files).
+const STATIC_DIR: &str = "ours-static";
 
 /// Sample extensions left out, as the conformance run leaves them out: Vitaboy
 /// appearances (which name meshes measured on their own) and bindings.
@@ -47,6 +49,8 @@ struct FileRow {
     diagonal: f64,
     /// The median of the runs' ours / -cc time ratios (each pair back to back).
     pair_ratio: Option<f64>,
+    /// The same for the static-pie build (run right after gltfpack), when there is one.
+    static_ratio: Option<f64>,
 }
 
 /// One compressed output: its size, its process's median time and peak RSS, and its
@@ -66,6 +70,8 @@ pub struct Section {
     kept: PathBuf,
     /// False when gltfpack or the release tool is missing (nothing was measured).
     measured: bool,
+    /// Whether the static-pie build was timed too.
+    static_build: bool,
     rows: Vec<FileRow>,
     notes: Vec<String>,
 }
@@ -99,6 +105,7 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
             .unwrap_or_else(|_| "unknown".into()),
         kept,
         measured: false,
+        static_build: false,
         rows: Vec::new(),
         notes: Vec::new(),
     };
@@ -122,12 +129,34 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
         return s;
     }
     let _ = std::fs::remove_dir_all(&s.kept);
-    for d in ["inputs"].iter().chain(&OUT_DIRS) {
+    for d in ["inputs", STATIC_DIR].iter().chain(&OUT_DIRS) {
         if let Err(e) = std::fs::create_dir_all(s.kept.join(d)) {
             s.notes.push(format!("{}: {e}", s.kept.join(d).display()));
             return s;
         }
     }
+    // The tool runs from a copy, as `cargo install` puts it: the file the linker has just
+    // written (through a memory map) took 6% longer per small conversion than a copy of
+    // it, side by side, which would time the build, not the tool.
+    let installed = s.kept.join("bin").join("meshfmt");
+    let copied = installed
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::copy(&meshfmt, &installed));
+    if let Err(e) = copied {
+        s.notes.push(format!("{}: {e}", installed.display()));
+        return s;
+    }
+    let meshfmt = installed;
+    // The static-pie build, when the bench made one (Linux with glibc), copied alike.
+    let static_bin = super::static_release_dir()
+        .map(|d| d.join("meshfmt"))
+        .filter(|b| b.is_file())
+        .and_then(|b| {
+            let to = s.kept.join("bin").join("meshfmt-static");
+            std::fs::copy(&b, &to).ok().map(|_| to)
+        });
+    s.static_build = static_bin.is_some();
     s.measured = true;
     let inputs = prepare(o, &meshfmt, tmp, grid_obj, &s.kept, &mut s.notes);
     eprintln!(
@@ -140,11 +169,13 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
     // Round-robin: each round runs every input once with each tool, so an input's runs
     // are spread over the whole section and a slow minute of the machine falls on one
     // run of many inputs, not on all the runs of a few.
-    let args: Vec<[Vec<PathBuf>; 2]> = inputs.iter().map(|p| timed_args(p, &s.kept)).collect();
+    let args: Vec<[Vec<PathBuf>; 3]> = inputs.iter().map(|p| timed_args(p, &s.kept)).collect();
     let mut timings: Vec<Pairs> = inputs.iter().map(|_| Pairs::default()).collect();
     for _ in 0..s.runs.max(1) {
-        for ([ours, cc], pairs) in args.iter().zip(&mut timings) {
-            pairs.run([(&meshfmt, ours), (&gltfpack, cc)]);
+        for ([ours, cc, st], pairs) in args.iter().zip(&mut timings) {
+            let mut sides = vec![(meshfmt.as_path(), ours.as_slice()), (&gltfpack, cc)];
+            sides.extend(static_bin.as_deref().map(|b| (b, st.as_slice())));
+            pairs.run(&sides);
         }
     }
     eprintln!("{}", console_header());
@@ -314,17 +345,16 @@ fn unique_suffixes(paths: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// An input's timed commands, ours `--compress` and gltfpack `-cc`: program arguments.
-fn timed_args(p: &Prepared, kept: &Path) -> [Vec<PathBuf>; 2] {
+/// An input's timed commands, ours `--compress`, gltfpack `-cc` and the static-pie
+/// build's `--compress`: program arguments.
+fn timed_args(p: &Prepared, kept: &Path) -> [Vec<PathBuf>; 3] {
     let name = p.glb.file_name().unwrap_or_default();
     let [ours_out, _, cc_out, _] = OUT_DIRS.map(|dir| kept.join(dir).join(name));
+    let ours = |out: PathBuf| -> Vec<PathBuf> {
+        vec!["convert".into(), p.glb.clone(), out, "--compress".into()]
+    };
     [
-        vec![
-            "convert".into(),
-            p.glb.clone(),
-            ours_out,
-            "--compress".into(),
-        ],
+        ours(ours_out),
         vec![
             "-i".into(),
             p.glb.clone(),
@@ -332,6 +362,7 @@ fn timed_args(p: &Prepared, kept: &Path) -> [Vec<PathBuf>; 2] {
             cc_out,
             "-cc".into(),
         ],
+        ours(kept.join(STATIC_DIR).join(name)),
     ]
 }
 
@@ -349,7 +380,7 @@ fn compress_one(
     let out = |dir: &str| kept.join(dir).join(name);
     let [ours_out, quantized_out, cc_out, c_out] = OUT_DIRS.map(out);
     let convert = Path::new("convert");
-    let ([ours, cc], pair_ratio) = pairs.settle();
+    let ([ours, cc], pair_ratio, static_ratio) = pairs.settle();
     let quantized = once(
         meshfmt,
         &[
@@ -399,20 +430,22 @@ fn compress_one(
         quantized_bytes: quantized,
         diagonal: diagonal(&p.points),
         pair_ratio,
+        static_ratio,
     }
 }
 
-/// Two commands' runs, each pair back to back (first, then second): their times and
-/// peak RSS, or the first failure of each (a command that failed is not run again).
+/// Ours, gltfpack and the static-pie build's runs, each round back to back in that
+/// order: their times and peak RSS, or the first failure of each (a command that failed
+/// is not run again).
 #[derive(Default)]
 struct Pairs {
-    figures: [(Vec<f64>, Vec<f64>); 2],
-    failed: [Option<String>; 2],
+    figures: [(Vec<f64>, Vec<f64>); 3],
+    failed: [Option<String>; 3],
 }
 
 impl Pairs {
-    fn run(&mut self, sides: [(&Path, &[PathBuf]); 2]) {
-        for (k, (program, args)) in sides.iter().enumerate() {
+    fn run(&mut self, sides: &[(&Path, &[PathBuf])]) {
+        for (k, (program, args)) in sides.iter().enumerate().take(3) {
             if self.failed[k].is_some() {
                 continue;
             }
@@ -427,15 +460,18 @@ impl Pairs {
         }
     }
 
-    /// Each command's median time and peak RSS, or its failure, and the median of the
-    /// pairs' time ratios (first / second: a change in the machine's load between pairs
-    /// cancels out).
-    fn settle(self) -> ([Result<Timed, String>; 2], Option<f64>) {
-        let [a, b] = self.figures;
-        let [fa, fb] = self.failed;
-        let pairs: Vec<f64> = a.0.iter().zip(&b.0).map(|(x, y)| x / y).collect();
-        let pair_ratio =
-            (fa.is_none() && fb.is_none() && !pairs.is_empty()).then(|| median(&pairs));
+    /// Ours and gltfpack's median time and peak RSS, or the failure, and the medians of
+    /// the runs' time ratios to the gltfpack run beside them, ours then the static-pie
+    /// build's (a change in the machine's load between rounds cancels out).
+    fn settle(self) -> ([Result<Timed, String>; 2], Option<f64>, Option<f64>) {
+        let [a, b, st] = self.figures;
+        let [fa, fb, fs] = self.failed;
+        let over_gltfpack = |side: &[f64], failed: bool| {
+            let r: Vec<f64> = side.iter().zip(&b.0).map(|(x, y)| x / y).collect();
+            (!failed && fb.is_none() && !r.is_empty()).then(|| median(&r))
+        };
+        let pair_ratio = over_gltfpack(&a.0, fa.is_some());
+        let static_ratio = over_gltfpack(&st.0, fs.is_some());
         let settle = |(secs, peaks): (Vec<f64>, Vec<f64>), failed: Option<String>| match failed {
             Some(e) => Err(e),
             None => Ok(Timed {
@@ -443,7 +479,7 @@ impl Pairs {
                 peak_kb: (!peaks.is_empty()).then(|| median(&peaks)),
             }),
         };
-        ([settle(a, fa), settle(b, fb)], pair_ratio)
+        ([settle(a, fa), settle(b, fb)], pair_ratio, static_ratio)
     }
 }
 
@@ -1152,8 +1188,11 @@ fn paragraph(s: &Section) -> String {
          (`actor_00.mesh --anim \"actor_00/*.anim\"`, `agent.mesh --anim \
          \"agent_*.anim\"`) and the generated 1,000,000-triangle `grid.obj` of the rows \
          above (clip files included: their keys are what is compressed); samples that do not convert or hold neither triangles nor clips (skeletons, curves) are \
-         left out and named in the notes. Each input is compressed by both tools, one \
-         process per run, in {} rounds (each round runs every input once with ours, then \
+         left out and named in the notes. Our tool is the release build (`cargo build \
+         --release`, dynamically linked, its hot functions first as `link/hot.ld` lists \
+         them), run from a copy in `bin/`, as `cargo install` places one, not from the file \
+         the linker has just written.{} Each \
+         input is compressed by both tools, one process per run, in {} rounds (each round runs every input once with ours, then \
          gltfpack `-cc` right after, so an input's runs are spread over the whole \
          section): sizes are the \
          output files' bytes, times the median wall time of the whole process (start, \
@@ -1175,6 +1214,16 @@ fn paragraph(s: &Section) -> String {
         s.date,
         s.gltfpack.as_deref().unwrap_or("gltfpack not installed"),
         s.load,
+        if s.static_build {
+            " A static-pie build of the same code (`RUSTFLAGS=\"-C \
+             target-feature=+crt-static\" cargo build --release --target <host>`, as \
+             `cargo xtask bench` makes it: no dynamic loader or shared libraries to map at \
+             start) runs third in each round, right after gltfpack, copied alike, for its \
+             time beside that run (the `static-pie build` row; its outputs go to \
+             `ours-static/`)."
+        } else {
+            ""
+        },
         s.runs,
         display_kept(&s.kept),
         OUT_DIRS.join("/`, `")
@@ -1255,6 +1304,26 @@ fn summary(rows: &[FileRow]) -> Vec<[String; 10]> {
             timed.len()
         );
     }
+    // The static-pie build's time, beside the same gltfpack runs.
+    let statics: Vec<(&FileRow, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.static_ratio?)))
+        .collect();
+    let mut rows_out = vec![mean, max];
+    if let Some(&(slowest, slowest_ratio)) = statics.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        let v: Vec<f64> = statics.iter().map(|(_, x)| *x).collect();
+        let mut st = empty();
+        st[0] = "**static-pie build**, time only (geometric mean; largest)".into();
+        st[7] = format!(
+            "**{}** ({} files); largest **{}** ({}); {} above 1x",
+            ratio(geomean(&v)),
+            v.len(),
+            ratio(slowest_ratio),
+            slowest.label,
+            v.iter().filter(|x| **x > 1.0).count()
+        );
+        rows_out.push(st);
+    }
     let mut count = empty();
     count[0] = "**files where ours is more than 1.1x -cc**".into();
     count[4] = format!("**{larger} of {}**", sizes.len());
@@ -1263,7 +1332,8 @@ fn summary(rows: &[FileRow]) -> Vec<[String; 10]> {
         times.iter().filter(|x| **x > 1.1).count(),
         times.len()
     );
-    vec![mean, max, count]
+    rows_out.push(count);
+    rows_out
 }
 
 /// `--only delivery`: the section measured and printed alone, then spliced into the
