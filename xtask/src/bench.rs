@@ -125,6 +125,28 @@ pub(crate) fn release_dir() -> PathBuf {
         .unwrap_or_else(|| workspace().join("target/release"))
 }
 
+/// `cargo build --locked --release -p meshfmt --bin meshfmt`: the binary's path.
+pub(crate) fn release_tool() -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(workspace())
+        .args([
+            "build",
+            "--locked",
+            "--release",
+            "-p",
+            "meshfmt",
+            "--bin",
+            "meshfmt",
+        ])
+        .status()
+        .map_err(|e| format!("cargo: {e}"))?;
+    if !status.success() {
+        return Err("the release build failed".into());
+    }
+    Ok(release_dir().join("meshfmt"))
+}
+
 /// Where the static-pie build of the tool goes (`--target <host>`), on Linux with glibc,
 /// whose `crt-static` links a static PIE; `None` elsewhere.
 pub(crate) fn static_release_dir() -> Option<PathBuf> {

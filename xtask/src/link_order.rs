@@ -58,28 +58,6 @@ fn root() -> PathBuf {
     test_support::workspace_root()
 }
 
-/// `cargo build --release -p meshfmt --bin meshfmt`: the binary's path.
-fn build_release() -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(root())
-        .args([
-            "build",
-            "--locked",
-            "--release",
-            "-p",
-            "meshfmt",
-            "--bin",
-            "meshfmt",
-        ])
-        .status()
-        .map_err(|e| format!("cargo: {e}"))?;
-    if !status.success() {
-        return Err("the release build failed".into());
-    }
-    Ok(crate::bench::release_dir().join("meshfmt"))
-}
-
 /// A command's standard output, or why it failed.
 fn output(cmd: &mut Command) -> Result<String, String> {
     let out = cmd
@@ -377,7 +355,7 @@ fn train(bin: &Path, work: &Path) -> Result<Vec<String>, String> {
 }
 
 fn generate() -> Result<(), String> {
-    let bin = build_release()?;
+    let bin = crate::bench::release_tool()?;
     let work = root().join("target/link-order");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
@@ -465,7 +443,7 @@ fn check() -> Result<(), String> {
     if patterns.is_empty() {
         return Err(format!("{SCRIPT} names no function"));
     }
-    let bin = build_release()?;
+    let bin = crate::bench::release_tool()?;
     let Some(block) = section(&bin, SECTION)? else {
         return Err(format!(
             "{} has no {SECTION} section: the build did not use {SCRIPT}",

@@ -420,19 +420,7 @@ fn test(site: &Path) -> Result<(), String> {
     let bin = match std::env::var_os("MESHFMT_BIN") {
         // The tests run it from other folders.
         Some(b) => std::path::absolute(PathBuf::from(b)).map_err(|e| e.to_string())?,
-        None => {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            run_cmd(Command::new(cargo).current_dir(&root).args([
-                "build",
-                "--locked",
-                "--release",
-                "-p",
-                "meshfmt",
-                "--bin",
-                "meshfmt",
-            ]))?;
-            root.join("target/release/meshfmt")
-        }
+        None => crate::bench::release_tool()?,
     };
     let work = root.join("target/web-test");
     let _ = std::fs::remove_dir_all(&work);
