@@ -125,92 +125,66 @@ pub(crate) fn release_dir() -> PathBuf {
         .unwrap_or_else(|| workspace().join("target/release"))
 }
 
+/// `cargo build --release` of `packages` in the workspace, with `RUSTFLAGS` when given
+/// (CARGO_ENCODED_RUSTFLAGS then cleared, since it would win): whether it succeeded.
+fn cargo_build(args: &[&str], rustflags: Option<&str>) -> bool {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace())
+        .args(["build", "--release"])
+        .args(args);
+    if let Some(flags) = rustflags {
+        cmd.env("RUSTFLAGS", flags)
+            .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    }
+    cmd.status().is_ok_and(|s| s.success())
+}
+
 /// `cargo build --locked --release -p meshfmt --bin meshfmt`: the binary's path.
 pub(crate) fn release_tool() -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(workspace())
-        .args([
-            "build",
-            "--locked",
-            "--release",
-            "-p",
-            "meshfmt",
-            "--bin",
-            "meshfmt",
-        ])
-        .status()
-        .map_err(|e| format!("cargo: {e}"))?;
-    if !status.success() {
-        return Err("the release build failed".into());
+    if !cargo_build(&["--locked", "-p", "meshfmt", "--bin", "meshfmt"], None) {
+        return Err("the release build of meshfmt failed".into());
     }
     Ok(release_dir().join("meshfmt"))
 }
 
-/// Where the static-pie build of the tool goes (`--target <host>`), on Linux with glibc,
-/// whose `crt-static` links a static PIE; `None` elsewhere.
-pub(crate) fn static_release_dir() -> Option<PathBuf> {
-    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    let target = release_dir().parent()?.to_path_buf();
-    (cfg!(all(target_os = "linux", target_env = "gnu")))
-        .then(|| target.join(triple).join("release"))
+/// The host's triple for the static-pie build, on Linux with glibc (whose `crt-static`
+/// links a static PIE); `None` elsewhere.
+fn static_triple() -> Option<String> {
+    cfg!(all(target_os = "linux", target_env = "gnu"))
+        .then(|| format!("{}-unknown-linux-gnu", std::env::consts::ARCH))
 }
 
-/// `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target <host>`:
-/// with `--target`, the flag reaches only target code (a proc macro cannot be linked
-/// static). A failure is reported and the bench goes on without that build.
-fn build_static(cargo: &std::ffi::OsStr) {
-    let Some(dir) = static_release_dir() else {
-        return;
-    };
-    let Some(triple) = dir.parent().and_then(|d| d.file_name()) else {
-        return;
-    };
-    eprintln!(
-        "bench: building the static-pie meshfmt (--target {})...",
-        triple.to_string_lossy()
-    );
-    let built = Command::new(cargo)
-        .current_dir(workspace())
-        .env("RUSTFLAGS", "-C target-feature=+crt-static")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "meshfmt",
-            "--bin",
-            "meshfmt",
-            "--target",
-        ])
-        .arg(triple)
-        .status();
-    if !built.is_ok_and(|s| s.success()) {
-        eprintln!("bench: the static-pie build failed; the bench goes on without it");
-    }
+/// Where the static-pie build of the tool goes (`--target <host>`).
+pub(crate) fn static_release_dir() -> Option<PathBuf> {
+    Some(
+        release_dir()
+            .parent()?
+            .join(static_triple()?)
+            .join("release"),
+    )
 }
 
 fn in_release(args: &[&str]) -> ExitCode {
     eprintln!("bench: building xtask and meshfmt in release (cargo build --release)...");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let built = Command::new(&cargo)
-        .current_dir(workspace())
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "xtask",
-            "-p",
-            "meshfmt",
-        ])
-        .status();
-    if !built.is_ok_and(|s| s.success()) {
+    if !cargo_build(&["--quiet", "-p", "xtask", "-p", "meshfmt"], None) {
         eprintln!("bench: the release build failed");
         return ExitCode::FAILURE;
     }
-    build_static(&cargo);
+    // With `--target`, RUSTFLAGS reaches only target code (a proc macro cannot be
+    // linked static). A failure is reported and the bench goes on without that build.
+    if let Some(triple) = static_triple() {
+        eprintln!("bench: building the static-pie meshfmt (--target {triple})...");
+        let built = cargo_build(
+            &[
+                "--quiet", "-p", "meshfmt", "--bin", "meshfmt", "--target", &triple,
+            ],
+            Some("-C target-feature=+crt-static"),
+        );
+        if !built {
+            eprintln!("bench: the static-pie build failed; the bench goes on without it");
+        }
+    }
     let status = Command::new(release_dir().join("xtask"))
         .arg("bench")
         .args(args)

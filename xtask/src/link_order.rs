@@ -196,26 +196,13 @@ fn plain(name: &str) -> bool {
 /// delivery output is the run whose time we compare with a peer (BENCHMARKS.md).
 const KINDS: [&str; 5] = ["compress", "quantized", "convert", "info", "validate"];
 
-/// The fixtures the training reads: every committed input file.
-fn fixture_inputs() -> Result<Vec<PathBuf>, String> {
-    let fixtures = root().join("fixtures");
-    let mut inputs = Vec::new();
-    let dirs = std::fs::read_dir(&fixtures).map_err(|e| format!("{}: {e}", fixtures.display()))?;
-    for dir in dirs {
-        let dir = dir.map_err(|e| e.to_string())?.path();
-        let Ok(files) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for f in files.flatten() {
-            let p = f.path();
-            let doc = matches!(p.extension().and_then(|e| e.to_str()), Some("txt" | "md"));
-            if p.is_file() && !doc {
-                inputs.push(p);
-            }
-        }
-    }
-    inputs.sort();
-    Ok(inputs)
+/// The fixtures the training reads: every committed file of a format the tool reads.
+fn fixture_inputs() -> Vec<PathBuf> {
+    let extensions: Vec<&str> = meshfmt::formats::FORMATS
+        .iter()
+        .flat_map(|f| f.info().extensions.iter().copied())
+        .collect();
+    test_support::files_under(&root().join("fixtures"), &extensions)
 }
 
 /// A path quoted for `sh`.
@@ -225,7 +212,7 @@ fn quote(p: &Path) -> String {
 
 /// The training's commands, by kind (the order of [`KINDS`]).
 fn commands(bin: &Path, work: &Path) -> Result<[Vec<String>; KINDS.len()], String> {
-    let inputs = fixture_inputs()?;
+    let inputs = fixture_inputs();
     let mut out: [Vec<String>; KINDS.len()] = Default::default();
     let b = quote(bin);
     for (i, input) in inputs.iter().enumerate() {

@@ -70,8 +70,6 @@ pub struct Section {
     kept: PathBuf,
     /// False when gltfpack or the release tool is missing (nothing was measured).
     measured: bool,
-    /// Whether the static-pie build was timed too.
-    static_build: bool,
     rows: Vec<FileRow>,
     notes: Vec<String>,
 }
@@ -105,7 +103,6 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
             .unwrap_or_else(|_| "unknown".into()),
         kept,
         measured: false,
-        static_build: false,
         rows: Vec::new(),
         notes: Vec::new(),
     };
@@ -138,25 +135,24 @@ pub fn measure(o: &super::Options, tmp: &Path, grid_obj: Option<&Path>) -> Secti
     // The tool runs from a copy, as `cargo install` puts it: the file the linker has just
     // written (through a memory map) took 6% longer per small conversion than a copy of
     // it, side by side, which would time the build, not the tool.
-    let installed = s.kept.join("bin").join("meshfmt");
-    let copied = installed
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::copy(&meshfmt, &installed));
-    if let Err(e) = copied {
-        s.notes.push(format!("{}: {e}", installed.display()));
-        return s;
-    }
-    let meshfmt = installed;
+    let bin = s.kept.join("bin");
+    let install = |from: &Path, name: &str| -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(&bin)?;
+        std::fs::copy(from, bin.join(name))?;
+        Ok(bin.join(name))
+    };
+    let meshfmt = match install(&meshfmt, "meshfmt") {
+        Ok(m) => m,
+        Err(e) => {
+            s.notes.push(format!("{}: {e}", bin.display()));
+            return s;
+        }
+    };
     // The static-pie build, when the bench made one (Linux with glibc), copied alike.
     let static_bin = super::static_release_dir()
         .map(|d| d.join("meshfmt"))
         .filter(|b| b.is_file())
-        .and_then(|b| {
-            let to = s.kept.join("bin").join("meshfmt-static");
-            std::fs::copy(&b, &to).ok().map(|_| to)
-        });
-    s.static_build = static_bin.is_some();
+        .and_then(|b| install(&b, "meshfmt-static").ok());
     s.measured = true;
     let inputs = prepare(o, &meshfmt, tmp, grid_obj, &s.kept, &mut s.notes);
     eprintln!(
@@ -1214,7 +1210,7 @@ fn paragraph(s: &Section) -> String {
         s.date,
         s.gltfpack.as_deref().unwrap_or("gltfpack not installed"),
         s.load,
-        if s.static_build {
+        if s.rows.iter().any(|r| r.static_ratio.is_some()) {
             " A static-pie build of the same code (`RUSTFLAGS=\"-C \
              target-feature=+crt-static\" cargo build --release --target <host>`, as \
              `cargo xtask bench` makes it: no dynamic loader or shared libraries to map at \
